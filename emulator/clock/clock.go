@@ -1,0 +1,131 @@
+// Package clock is the emulator's sense of time: a real clock that may start at a
+// chosen instant, or a manual clock that moves only when told, plus a scheduler of
+// due transitions that fires in time order on either.
+package clock
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode says how the clock moves.
+type Mode string
+
+const (
+	// Real moves with the wall clock (from the chosen start).
+	Real Mode = "real"
+	// Manual moves only on Advance or Set.
+	Manual Mode = "manual"
+)
+
+// ParseMode reads "real" or "manual".
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case Real, Manual:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("clock mode %q: want real or manual", s)
+}
+
+// ErrBackwards is returned when a manual clock would be set to an earlier time.
+var ErrBackwards = errors.New("the clock never moves backwards")
+
+// Clock is an emulator clock. The zero value is not usable; use New.
+type Clock struct {
+	wall func() time.Time // the machine's time; replaceable in tests
+
+	mu     sync.Mutex // guards the fields below
+	mode   Mode
+	base   time.Time // emulated time at wallAt (real) or the frozen time (manual)
+	wallAt time.Time
+}
+
+// New returns a clock in mode starting at start (the zero time means the wall clock now,
+// truncated to the second).
+func New(mode Mode, start time.Time) *Clock {
+	c := &Clock{wall: time.Now}
+	now := c.wall()
+	if start.IsZero() {
+		start = now.Truncate(time.Second)
+	}
+	c.mode, c.base, c.wallAt = mode, start.UTC(), now
+	return c
+}
+
+// Now is the emulated time, in UTC.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nowLocked()
+}
+
+func (c *Clock) nowLocked() time.Time {
+	if c.mode == Manual {
+		return c.base
+	}
+	return c.base.Add(c.wall().Sub(c.wallAt)).UTC()
+}
+
+// Mode is the clock's current mode.
+func (c *Clock) Mode() Mode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mode
+}
+
+// SetMode switches mode, keeping the current emulated time: a real clock frozen becomes
+// manual at that instant; a manual clock released runs on from where it stood.
+func (c *Clock) SetMode(m Mode) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.nowLocked()
+	c.mode, c.base, c.wallAt = m, now, c.wall()
+}
+
+// set moves a manual clock to t; it never moves backwards.
+func (c *Clock) set(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mode != Manual {
+		return errors.New("only a manual clock can be set")
+	}
+	if t.Before(c.base) {
+		return ErrBackwards
+	}
+	c.base = t.UTC()
+	return nil
+}
+
+// ParseDuration reads a Go duration with an extra unit "d" for days ("90d", "1d12h").
+// Negative durations are refused.
+func ParseDuration(s string) (time.Duration, error) {
+	orig := s
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	var total time.Duration
+	if i := strings.IndexByte(s, 'd'); i >= 0 {
+		days, err := strconv.ParseUint(s[:i], 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("invalid duration %q", orig)
+		}
+		total = time.Duration(days) * 24 * time.Hour
+		s = s[i+1:]
+		if s == "" {
+			return total, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q", orig)
+	}
+	if d < 0 || s[0] == '-' {
+		return 0, fmt.Errorf("negative duration %q", orig)
+	}
+	return total + d, nil
+}

@@ -1,0 +1,230 @@
+package clock
+
+import (
+	"container/heap"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Scheduler fires functions at emulated instants, in time order (ties in the order they
+// were scheduled). On a real clock a goroutine fires them as they fall due; on a manual
+// clock only Advance, Step and FireDue do. Firing is serialised: one function at a time.
+type Scheduler struct {
+	clock *Clock
+
+	mu     sync.Mutex // guards events and seq
+	events eventHeap
+	seq    uint64
+
+	fireMu sync.Mutex // serialises firing, so transitions never interleave
+
+	wake     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	started  atomic.Bool
+	stopOnce sync.Once
+}
+
+type event struct {
+	at  time.Time
+	seq uint64
+	fn  func(at time.Time)
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = event{}
+	*h = old[:len(old)-1]
+	return e
+}
+
+// NewScheduler returns a scheduler on c. Call Start to fire on a real clock, Close to stop.
+func NewScheduler(c *Clock) *Scheduler {
+	return &Scheduler{clock: c, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Clock is the scheduler's clock.
+func (s *Scheduler) Clock() *Clock { return s.clock }
+
+// At schedules fn at t. fn receives the instant it was scheduled for.
+func (s *Scheduler) At(t time.Time, fn func(at time.Time)) {
+	s.mu.Lock()
+	s.seq++
+	heap.Push(&s.events, event{at: t, seq: s.seq, fn: fn})
+	first := s.events[0].seq == s.seq
+	s.mu.Unlock()
+	if first {
+		s.Wake()
+	}
+}
+
+// Len is the number of pending events.
+func (s *Scheduler) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.events)
+}
+
+// NextAt is the time of the earliest pending event.
+func (s *Scheduler) NextAt() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.events) == 0 {
+		return time.Time{}, false
+	}
+	return s.events[0].at, true
+}
+
+// Clear drops every pending event.
+func (s *Scheduler) Clear() {
+	s.mu.Lock()
+	s.events = nil
+	s.mu.Unlock()
+}
+
+// popDue removes and returns the earliest event due at or before limit.
+func (s *Scheduler) popDue(limit time.Time) (event, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.events) == 0 || s.events[0].at.After(limit) {
+		return event{}, false
+	}
+	return heap.Pop(&s.events).(event), true
+}
+
+// FireDue fires every event due at or before the clock's present, in order. Requests call
+// it first, so what they read is exact whatever the background goroutine's latency.
+func (s *Scheduler) FireDue() {
+	if t, ok := s.NextAt(); !ok || t.After(s.clock.Now()) {
+		return
+	}
+	s.fireMu.Lock()
+	defer s.fireMu.Unlock()
+	for {
+		e, ok := s.popDue(s.clock.Now())
+		if !ok {
+			return
+		}
+		e.fn(e.at)
+	}
+}
+
+// ErrNotManual is returned by operations that only a manual clock allows.
+var ErrNotManual = errors.New("the clock is not in manual mode")
+
+// Advance moves a manual clock forward by d, firing every event due by the new time in
+// time order, with the clock standing at each event's instant while it fires.
+func (s *Scheduler) Advance(d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return time.Time{}, ErrBackwards
+	}
+	if s.clock.Mode() != Manual {
+		return time.Time{}, ErrNotManual
+	}
+	return s.AdvanceTo(s.clock.Now().Add(d))
+}
+
+// AdvanceTo moves a manual clock to target, firing what falls due on the way.
+func (s *Scheduler) AdvanceTo(target time.Time) (time.Time, error) {
+	s.fireMu.Lock()
+	defer s.fireMu.Unlock()
+	if s.clock.Mode() != Manual {
+		return time.Time{}, ErrNotManual
+	}
+	if target.Before(s.clock.Now()) {
+		return time.Time{}, ErrBackwards
+	}
+	for {
+		e, ok := s.popDue(target)
+		if !ok {
+			break
+		}
+		if e.at.After(s.clock.Now()) {
+			if err := s.clock.set(e.at); err != nil {
+				return time.Time{}, err
+			}
+		}
+		e.fn(e.at)
+	}
+	if err := s.clock.set(target); err != nil {
+		return time.Time{}, err
+	}
+	return target, nil
+}
+
+// Step moves a manual clock to the next pending event, if it is due by limit, and fires
+// every event due at that instant. It reports whether it fired anything.
+func (s *Scheduler) Step(limit time.Time) (bool, error) {
+	next, ok := s.NextAt()
+	if !ok || next.After(limit) {
+		return false, nil
+	}
+	if now := s.clock.Now(); next.Before(now) {
+		next = now
+	}
+	_, err := s.AdvanceTo(next)
+	return err == nil, err
+}
+
+// Wake makes the background goroutine look at the clock again (after a mode change).
+func (s *Scheduler) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the goroutine that fires events on a real clock. It returns at once.
+func (s *Scheduler) Start() {
+	if s.started.CompareAndSwap(false, true) {
+		go s.loop()
+	}
+}
+
+func (s *Scheduler) loop() {
+	defer close(s.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		wait := time.Hour
+		if s.clock.Mode() == Real {
+			s.FireDue()
+			if next, ok := s.NextAt(); ok {
+				wait = max(next.Sub(s.clock.Now()), 0)
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-s.wake:
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+// Close stops the goroutine started by Start and waits for it.
+func (s *Scheduler) Close() {
+	s.stopOnce.Do(func() { close(s.stop) })
+	if !s.started.Load() {
+		return
+	}
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+	}
+}

@@ -1,0 +1,34 @@
+// Package fault describes injected faults (the control API's and scenarios' fault
+// objects), matches them against requests and decides, with a seeded random source,
+// whether one fires.
+package fault
+
+import "time"
+
+// Match selects the requests a fault applies to. Empty fields match everything.
+type Match struct {
+	Method  string `json:"method,omitempty" yaml:"method"`
+	Path    string `json:"path,omitempty" yaml:"path"`       // `*` wildcards
+	Service string `json:"service,omitempty" yaml:"service"` // hosting or cipher
+	Scope   string `json:"scope,omitempty" yaml:"scope"`     // the caller's token scope
+}
+
+// Delay is a fixed delay (Min == Max) or a uniform range.
+type Delay struct {
+	Min time.Duration
+	Max time.Duration
+}
+
+// Spec is one fault as users write it. Exactly the fields of PRODUCT.md's fault object.
+type Spec struct {
+	Match       Match    `json:"match"`
+	Status      int      `json:"status,omitempty"`
+	Code        string   `json:"code,omitempty"`
+	Message     string   `json:"message,omitempty"`
+	Delay       *Delay   `json:"delay,omitempty"`
+	Drop        bool     `json:"drop,omitempty"`
+	RateLimit   bool     `json:"rate_limit,omitempty"`
+	Timeout     bool     `json:"timeout,omitempty"`
+	Times       int      `json:"times,omitempty"`
+	Probability *float64 `json:"probability,omitempty"`
+}

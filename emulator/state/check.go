@@ -1,0 +1,94 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Check reports every inconsistency in snap: duplicate ids, tokens or hostnames, unknown
+// scopes or statuses, and references to projects or deployments that do not exist.
+func (snap *Snapshot) Check() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	tokens := map[string]bool{}
+	for _, t := range snap.Tokens {
+		if t.Token == "" {
+			bad("tokens: empty token")
+		}
+		if tokens[t.Token] {
+			bad("tokens: duplicate token")
+		}
+		tokens[t.Token] = true
+		if _, ok := ParseScope(string(t.Scope)); !ok {
+			bad("tokens: unknown scope %q", t.Scope)
+		}
+	}
+	if s := snap.Policy.DomainWriteScope; s != "" && s != ScopeAdmin && s != ScopeDeploy {
+		bad("policy.domain_write_scope: %q is not admin or deploy", s)
+	}
+	keyIDs := map[string]bool{}
+	for _, k := range snap.Cipher.MasterKeys {
+		if k.ID == "" || keyIDs[k.ID] {
+			bad("cipher.master_keys: empty or duplicate id %q", k.ID)
+		}
+		keyIDs[k.ID] = true
+		if len(k.Key) != 32 {
+			bad("cipher.master_keys: key %q is %d bytes, want 32", k.ID, len(k.Key))
+		}
+	}
+	projects := map[string]bool{}
+	for _, p := range snap.Projects {
+		if !strings.HasPrefix(p.ID, "prj_") || len(p.ID) == 4 {
+			bad("projects: id %q does not have the form prj_<suffix>", p.ID)
+		}
+		if projects[p.ID] {
+			bad("projects: duplicate id %q", p.ID)
+		}
+		projects[p.ID] = true
+	}
+	deployments := map[string]string{}
+	for _, d := range snap.Deployments {
+		if !strings.HasPrefix(d.ID, "dpl_") || len(d.ID) == 4 {
+			bad("deployments: id %q does not have the form dpl_<suffix>", d.ID)
+		}
+		if _, dup := deployments[d.ID]; dup {
+			bad("deployments: duplicate id %q", d.ID)
+		}
+		deployments[d.ID] = d.ProjectID
+		if !projects[d.ProjectID] {
+			bad("deployment %q: project %q does not exist", d.ID, d.ProjectID)
+		}
+		if !ValidDeploymentStatus(d.Status) {
+			bad("deployment %q: unknown status %q", d.ID, d.Status)
+		}
+		if d.Target != TargetPreview && d.Target != TargetProduction {
+			bad("deployment %q: unknown target %q", d.ID, d.Target)
+		}
+	}
+	for _, p := range snap.Projects {
+		if id := p.ProductionDeploymentID; id != "" && deployments[id] != p.ID {
+			bad("project %q: production deployment %q is not one of its deployments", p.ID, id)
+		}
+	}
+	hosts := map[string]bool{}
+	for _, d := range snap.Domains {
+		if hosts[d.Hostname] {
+			bad("domains: duplicate hostname %q", d.Hostname)
+		}
+		hosts[d.Hostname] = true
+		if !projects[d.ProjectID] {
+			bad("domain %q: project %q does not exist", d.Hostname, d.ProjectID)
+		}
+		if !ValidDomainStatus(d.Status) {
+			bad("domain %q: unknown status %q", d.Hostname, d.Status)
+		}
+		switch d.TLS.Status {
+		case TLSPending, TLSIssued, TLSError:
+		default:
+			bad("domain %q: unknown tls status %q", d.Hostname, d.TLS.Status)
+		}
+	}
+	return errors.Join(errs...)
+}

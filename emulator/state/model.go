@@ -1,0 +1,194 @@
+// Package state holds one emulated world's resources: projects, deployments, domains,
+// tokens, uploaded files and decryption keys, with the indexes the API reads them by.
+// It knows nothing of HTTP; its errors carry the catalogue's codes.
+package state
+
+import "time"
+
+// Scope is a hosting token's permission level.
+type Scope string
+
+// The three scopes of the spec, each including the one before it.
+const (
+	ScopeRead   Scope = "read"
+	ScopeDeploy Scope = "deploy"
+	ScopeAdmin  Scope = "admin"
+)
+
+// ParseScope reads a scope name.
+func ParseScope(s string) (Scope, bool) {
+	switch Scope(s) {
+	case ScopeRead, ScopeDeploy, ScopeAdmin:
+		return Scope(s), true
+	}
+	return "", false
+}
+
+// Allows reports whether a token of scope s may do what needs scope need.
+func (s Scope) Allows(need Scope) bool { return s.rank() >= need.rank() }
+
+func (s Scope) rank() int {
+	switch s {
+	case ScopeRead:
+		return 1
+	case ScopeDeploy:
+		return 2
+	case ScopeAdmin:
+		return 3
+	}
+	return 0
+}
+
+// Deployment statuses.
+const (
+	StatusQueued   = "queued"
+	StatusBuilding = "building"
+	StatusReady    = "ready"
+	StatusError    = "error"
+)
+
+// Domain statuses (StatusError is shared).
+const (
+	StatusPending   = "pending"
+	StatusVerifying = "verifying"
+	StatusActive    = "active"
+)
+
+// Certificate statuses.
+const (
+	TLSPending = "pending"
+	TLSIssued  = "issued"
+	TLSError   = "error"
+)
+
+// Targets of a deployment.
+const (
+	TargetPreview    = "preview"
+	TargetProduction = "production"
+)
+
+// ValidDeploymentStatus reports whether s is one of the spec's deployment statuses.
+func ValidDeploymentStatus(s string) bool {
+	switch s {
+	case StatusQueued, StatusBuilding, StatusReady, StatusError:
+		return true
+	}
+	return false
+}
+
+// ValidDomainStatus reports whether s is one of the spec's domain statuses.
+func ValidDomainStatus(s string) bool {
+	switch s {
+	case StatusPending, StatusVerifying, StatusActive, StatusError:
+		return true
+	}
+	return false
+}
+
+// Token is a hosting bearer token and its one scope.
+type Token struct {
+	Token string `json:"token" yaml:"token"`
+	Scope Scope  `json:"scope" yaml:"scope"`
+}
+
+// Policy holds the emulator's answers to the spec's open permission questions.
+type Policy struct {
+	// DomainWriteScope is the scope that adds and deletes domains: admin or deploy.
+	DomainWriteScope Scope `json:"domain_write_scope"`
+}
+
+// MasterKey is a decryption-service master key: 32 bytes, base64 in files.
+type MasterKey struct {
+	ID  string `json:"id"`
+	Key []byte `json:"key"`
+}
+
+// Cipher is the decryption service's credentials. The first master key encrypts.
+type Cipher struct {
+	APIKeys    []string    `json:"api_keys"`
+	MasterKeys []MasterKey `json:"master_keys"`
+}
+
+// Project is a hosting project.
+type Project struct {
+	ID                     string            `json:"id"`
+	Name                   string            `json:"name"`
+	CreatedAt              time.Time         `json:"created_at"`
+	Env                    map[string]string `json:"env"`
+	ProductionDeploymentID string            `json:"production_deployment_id"`
+}
+
+// ErrorInfo is why a deployment or domain ended in error.
+type ErrorInfo struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Timings records when a deployment reached each status; nil until reached.
+type Timings struct {
+	QueuedAt   *time.Time `json:"queued_at"`
+	BuildingAt *time.Time `json:"building_at"`
+	ReadyAt    *time.Time `json:"ready_at"`
+	ErrorAt    *time.Time `json:"error_at"`
+}
+
+// LogLine is one build log line.
+type LogLine struct {
+	CreatedAt time.Time `json:"created_at"`
+	Text      string    `json:"text"`
+}
+
+// Deployment is an immutable build of a project. Env holds the deployment's own
+// overrides; the merged environment is computed when read. Env and Files are never
+// mutated after creation, and Logs is only appended to, so copies may share them.
+type Deployment struct {
+	ID        string            `json:"id"`
+	ProjectID string            `json:"project_id"`
+	URL       string            `json:"url"`
+	Target    string            `json:"target"`
+	Status    string            `json:"status"`
+	CreatedAt time.Time         `json:"created_at"`
+	Env       map[string]string `json:"env"`
+	Files     map[string]string `json:"files"`
+	Timings   Timings           `json:"timings"`
+	Error     *ErrorInfo        `json:"error"`
+	Logs      []LogLine         `json:"logs"`
+}
+
+// TLS is a domain's certificate.
+type TLS struct {
+	Status    string     `json:"status"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	Issuer    *string    `json:"issuer"`
+}
+
+// Domain is a custom hostname attached to a project.
+type Domain struct {
+	Hostname   string     `json:"hostname"`
+	ProjectID  string     `json:"project_id"`
+	Status     string     `json:"status"`
+	RedirectTo string     `json:"redirect_to,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	TLS        TLS        `json:"tls"`
+	Error      *ErrorInfo `json:"error"`
+}
+
+// Detachment is a deleted domain still being removed from the edge.
+type Detachment struct {
+	Hostname string    `json:"hostname"`
+	DeleteAt time.Time `json:"deleted_at"`
+	DetachAt time.Time `json:"detach_at"`
+}
+
+// Snapshot is a whole world's state: what fixtures produce, what reset restores, and
+// what GET/PUT /_emulator/state export and import.
+type Snapshot struct {
+	Tokens      []Token      `json:"tokens"`
+	Policy      Policy       `json:"policy"`
+	Cipher      Cipher       `json:"cipher"`
+	Projects    []Project    `json:"projects"`
+	Deployments []Deployment `json:"deployments"`
+	Domains     []Domain     `json:"domains"`
+	Files       []string     `json:"files"`
+	Detaching   []Detachment `json:"detaching"`
+}

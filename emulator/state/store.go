@@ -1,0 +1,438 @@
+package state
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Store is one world's resources. It is safe for concurrent use; every read returns
+// a copy, so a reader never sees a half-made change.
+type Store struct {
+	mu          sync.RWMutex // guards everything below
+	projects    map[string]*Project
+	projectIdx  index
+	deployments map[string]*Deployment
+	allIdx      index
+	byProject   map[string]*index
+	domains     map[string]*Domain // by hostname
+	domainIdx   map[string]*index  // by project id; key ID is the hostname
+	tokens      map[[32]byte]Token // by SHA-256 of the token
+	files       map[string]struct{}
+	detaching   []Detachment
+	policy      Policy
+	cipher      Cipher
+}
+
+// New returns an empty store.
+func New() *Store {
+	s := &Store{}
+	s.reset()
+	return s
+}
+
+func (s *Store) reset() {
+	s.projects = map[string]*Project{}
+	s.projectIdx = index{}
+	s.deployments = map[string]*Deployment{}
+	s.allIdx = index{}
+	s.byProject = map[string]*index{}
+	s.domains = map[string]*Domain{}
+	s.domainIdx = map[string]*index{}
+	s.tokens = map[[32]byte]Token{}
+	s.files = map[string]struct{}{}
+	s.detaching = nil
+	s.policy = Policy{DomainWriteScope: ScopeAdmin}
+	s.cipher = Cipher{}
+}
+
+// Load replaces the whole state with snap. It checks snap first (see Snapshot.Check) and
+// changes nothing when snap is inconsistent.
+func (s *Store) Load(snap Snapshot) error {
+	if err := snap.Check(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reset()
+	for _, t := range snap.Tokens {
+		s.tokens[sha256.Sum256([]byte(t.Token))] = t
+	}
+	if snap.Policy.DomainWriteScope != "" {
+		s.policy = snap.Policy
+	}
+	s.cipher = snap.Cipher
+	for i := range snap.Projects {
+		p := snap.Projects[i]
+		p.Env = maps.Clone(p.Env)
+		s.projects[p.ID] = &p
+		s.projectIdx.insert(keyOf(p.CreatedAt, p.ID))
+		s.byProject[p.ID] = &index{}
+		s.domainIdx[p.ID] = &index{}
+	}
+	for i := range snap.Deployments {
+		d := snap.Deployments[i]
+		d.Logs = slices.Clone(d.Logs)
+		s.insertDeployment(&d)
+	}
+	for i := range snap.Domains {
+		d := snap.Domains[i]
+		s.domains[d.Hostname] = &d
+		s.domainIdx[d.ProjectID].insert(keyOf(d.CreatedAt, d.Hostname))
+	}
+	for _, f := range snap.Files {
+		s.files[f] = struct{}{}
+	}
+	s.detaching = slices.Clone(snap.Detaching)
+	return nil
+}
+
+func (s *Store) insertDeployment(d *Deployment) {
+	s.deployments[d.ID] = d
+	k := keyOf(d.CreatedAt, d.ID)
+	s.allIdx.insert(k)
+	s.byProject[d.ProjectID].insert(k)
+}
+
+// Export returns the whole state, newest first in each list.
+func (s *Store) Export() Snapshot {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	snap := Snapshot{Policy: s.policy, Cipher: s.cipher, Detaching: slices.Clone(s.detaching)}
+	for _, t := range s.tokens {
+		snap.Tokens = append(snap.Tokens, t)
+	}
+	slices.SortFunc(snap.Tokens, func(a, b Token) int {
+		if a.Scope != b.Scope {
+			return a.Scope.rank() - b.Scope.rank()
+		}
+		return compareStrings(a.Token, b.Token)
+	})
+	s.projectIdx.walk(Range{}, func(k Key) bool {
+		snap.Projects = append(snap.Projects, *s.projects[k.ID])
+		return true
+	})
+	s.allIdx.walk(Range{}, func(k Key) bool {
+		snap.Deployments = append(snap.Deployments, *s.deployments[k.ID])
+		return true
+	})
+	for _, p := range snap.Projects {
+		s.domainIdx[p.ID].walk(Range{}, func(k Key) bool {
+			snap.Domains = append(snap.Domains, *s.domains[k.ID])
+			return true
+		})
+	}
+	for f := range s.files {
+		snap.Files = append(snap.Files, f)
+	}
+	slices.Sort(snap.Files)
+	return snap
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Authenticate returns the scope of token. The lookup is by the token's SHA-256 and the
+// final comparison is constant-time, so timing tells nothing of a token's prefix.
+func (s *Store) Authenticate(token string) (Scope, bool) {
+	h := sha256.Sum256([]byte(token))
+	s.mu.RLock()
+	t, ok := s.tokens[h]
+	s.mu.RUnlock()
+	if !ok || subtle.ConstantTimeCompare([]byte(t.Token), []byte(token)) != 1 {
+		return "", false
+	}
+	return t.Scope, true
+}
+
+// AddToken adds (or replaces) a hosting token.
+func (s *Store) AddToken(t Token) {
+	s.mu.Lock()
+	s.tokens[sha256.Sum256([]byte(t.Token))] = t
+	s.mu.Unlock()
+}
+
+// RevokeToken removes a hosting token, reporting whether it existed.
+func (s *Store) RevokeToken(token string) bool {
+	h := sha256.Sum256([]byte(token))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tokens[h]; !ok {
+		return false
+	}
+	delete(s.tokens, h)
+	return true
+}
+
+// Policy returns the permission policy.
+func (s *Store) Policy() Policy {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.policy
+}
+
+// Cipher returns the decryption service's credentials.
+func (s *Store) Cipher() Cipher {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.cipher
+}
+
+// Project returns a project by id.
+func (s *Store) Project(id string) (Project, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.projects[id]
+	if !ok {
+		return Project{}, Errorf(CodeProjectNotFound, "project %q not found", id)
+	}
+	return *p, nil
+}
+
+// Projects lists projects newest first after the cursor key.
+func (s *Store) Projects(after *Key, limit int) ([]Project, *Key) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Project
+	next := page(&s.projectIdx, Range{After: after}, limit, func(k Key) bool {
+		out = append(out, *s.projects[k.ID])
+		return true
+	})
+	return out, next
+}
+
+// page walks x within r, offering each key to take (which reports whether it kept the
+// item) until limit items are kept, and returns the cursor key for the next page (nil
+// when the walk reached the end).
+func page(x *index, r Range, limit int, take func(Key) bool) *Key {
+	n := 0
+	var last Key
+	more := false
+	x.walk(r, func(k Key) bool {
+		if n == limit {
+			more = true
+			return false
+		}
+		if take(k) {
+			n++
+			last = k
+		}
+		return true
+	})
+	if !more {
+		return nil
+	}
+	return &last
+}
+
+// DeploymentQuery filters a deployment list.
+type DeploymentQuery struct {
+	ProjectID string
+	Target    string
+	Status    string
+	Range     Range
+	Limit     int
+}
+
+// Deployments lists deployments newest first. A page of all deployments or of one
+// project's costs O(log n + limit); the target and status filters skip what they drop.
+func (s *Store) Deployments(q DeploymentQuery) ([]Deployment, *Key, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	x := &s.allIdx
+	if q.ProjectID != "" {
+		var ok bool
+		if x, ok = s.byProject[q.ProjectID]; !ok {
+			return nil, nil, Errorf(CodeProjectNotFound, "project %q not found", q.ProjectID)
+		}
+	}
+	out := make([]Deployment, 0, min(q.Limit, 100))
+	next := page(x, q.Range, q.Limit, func(k Key) bool {
+		d := s.deployments[k.ID]
+		if (q.Target != "" && d.Target != q.Target) || (q.Status != "" && d.Status != q.Status) {
+			return false
+		}
+		out = append(out, *d)
+		return true
+	})
+	return out, next, nil
+}
+
+// Deployment returns a deployment and whether it is its project's production deployment.
+func (s *Store) Deployment(id string) (Deployment, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.deployments[id]
+	if !ok {
+		return Deployment{}, false, Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+	}
+	return *d, s.projects[d.ProjectID].ProductionDeploymentID == id, nil
+}
+
+// ProjectEnv returns a project's environment (read-only; never mutated in place).
+func (s *Store) ProjectEnv(id string) map[string]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if p, ok := s.projects[id]; ok {
+		return p.Env
+	}
+	return nil
+}
+
+// CreateDeployment stores a new deployment. Its project must exist and its id be new.
+func (s *Store) CreateDeployment(d Deployment) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.projects[d.ProjectID]; !ok {
+		return Errorf(CodeProjectNotFound, "project %q not found", d.ProjectID)
+	}
+	if _, ok := s.deployments[d.ID]; ok {
+		return Errorf(CodeInvalidRequest, "deployment id %q already exists", d.ID)
+	}
+	s.insertDeployment(&d)
+	return nil
+}
+
+// UpdateDeployment applies fn to a deployment under the write lock and returns the result.
+func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) (Deployment, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.deployments[id]
+	if !ok {
+		return Deployment{}, Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+	}
+	fn(d, s.projects[d.ProjectID])
+	return *d, nil
+}
+
+// Promote makes a ready deployment its project's production deployment, in one step
+// under the write lock, and returns the project's previous production deployment id.
+func (s *Store) Promote(id string) (projectID, previous string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.deployments[id]
+	if !ok {
+		return "", "", Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+	}
+	if d.Status != StatusReady {
+		return "", "", Errorf(CodeDeploymentNotReady, "deployment %q is %s; only a ready deployment can be promoted", id, d.Status)
+	}
+	p := s.projects[d.ProjectID]
+	previous, p.ProductionDeploymentID = p.ProductionDeploymentID, id
+	return p.ID, previous, nil
+}
+
+// HasFile reports whether a file with this SHA-256 hex digest was uploaded.
+func (s *Store) HasFile(hash string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.files[hash]
+	return ok
+}
+
+// AddFile records an uploaded file's digest.
+func (s *Store) AddFile(hash string) {
+	s.mu.Lock()
+	s.files[hash] = struct{}{}
+	s.mu.Unlock()
+}
+
+// Domain returns a domain by hostname.
+func (s *Store) Domain(hostname string) (Domain, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.domains[hostname]
+	if !ok {
+		return Domain{}, Errorf(CodeDomainNotFound, "domain %q not found", hostname)
+	}
+	return *d, nil
+}
+
+// Domains lists a project's domains newest first.
+func (s *Store) Domains(projectID string, after *Key, limit int) ([]Domain, *Key, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	x, ok := s.domainIdx[projectID]
+	if !ok {
+		return nil, nil, Errorf(CodeProjectNotFound, "project %q not found", projectID)
+	}
+	var out []Domain
+	next := page(x, Range{After: after}, limit, func(k Key) bool {
+		out = append(out, *s.domains[k.ID])
+		return true
+	})
+	return out, next, nil
+}
+
+// AddDomain attaches a new hostname to its project. Hostnames are unique across projects.
+func (s *Store) AddDomain(d Domain) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.domainIdx[d.ProjectID]
+	if !ok {
+		return Errorf(CodeProjectNotFound, "project %q not found", d.ProjectID)
+	}
+	if _, ok := s.domains[d.Hostname]; ok {
+		return Errorf(CodeDomainAlreadyExists, "domain %q is already attached to a project", d.Hostname)
+	}
+	s.domains[d.Hostname] = &d
+	x.insert(keyOf(d.CreatedAt, d.Hostname))
+	return nil
+}
+
+// UpdateDomain applies fn to a domain under the write lock and returns the result.
+func (s *Store) UpdateDomain(hostname string, fn func(d *Domain)) (Domain, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.domains[hostname]
+	if !ok {
+		return Domain{}, Errorf(CodeDomainNotFound, "domain %q not found", hostname)
+	}
+	fn(d)
+	return *d, nil
+}
+
+// DeleteDomain removes a project's domain at once (the hostname is free again) and
+// records its detachment from the edge, due at detachAt.
+func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time) (Domain, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.domainIdx[projectID]
+	if !ok {
+		return Domain{}, Errorf(CodeProjectNotFound, "project %q not found", projectID)
+	}
+	d, ok := s.domains[hostname]
+	if !ok || d.ProjectID != projectID {
+		return Domain{}, Errorf(CodeDomainNotFound, "domain %q not found in project %q", hostname, projectID)
+	}
+	delete(s.domains, hostname)
+	x.remove(keyOf(d.CreatedAt, hostname))
+	s.detaching = append(s.detaching, Detachment{Hostname: hostname, DeleteAt: now, DetachAt: detachAt})
+	return *d, nil
+}
+
+// Detached completes the edge detachment of a deleted hostname.
+func (s *Store) Detached(hostname string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.detaching = slices.DeleteFunc(s.detaching, func(d Detachment) bool {
+		return d.Hostname == hostname && !d.DetachAt.After(at)
+	})
+}
+
+// Detaching lists deleted hostnames not yet detached at the edge.
+func (s *Store) Detaching() []Detachment {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.detaching)
+}
