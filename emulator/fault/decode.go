@@ -117,7 +117,7 @@ func (s *Spec) Validate() error {
 	if s.Times < 0 {
 		problems = append(problems, "times: must be 0 (unlimited) or more")
 	}
-	if p := s.Probability; p != nil && (*p < 0 || *p > 1) {
+	if p := s.Probability; p != nil && !(*p >= 0 && *p <= 1) { // also refuses NaN
 		problems = append(problems, "probability: must be between 0 and 1")
 	}
 	switch s.Match.Service {

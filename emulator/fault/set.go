@@ -1,0 +1,267 @@
+package fault
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Fault is a snapshot of one fault held by a [Set], as the control API lists it.
+type Fault struct {
+	// ID names the fault: "flt_<n>" when added through the API, "scn_<scenario>_<i>"
+	// when it comes from the active scenario.
+	ID string
+	// Spec is the fault as written.
+	Spec Spec
+	// Source is "api" or "scenario:<name>".
+	Source string
+	// Hits counts the times it fired.
+	Hits int64
+}
+
+// MarshalJSON writes the fault object of GET /_emulator/faults: the spec's fields
+// plus "id", "source" and "hits".
+func (f Fault) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Spec
+		ID     string `json:"id"`
+		Source string `json:"source"`
+		Hits   int64  `json:"hits"`
+	}{f.Spec, f.ID, f.Source, f.Hits})
+}
+
+// Request is what faults match on.
+type Request struct {
+	Method  string // e.g. "POST"
+	Path    string // without the query
+	Service string // "hosting" or "cipher"
+	Scope   string // the caller's token scope; empty when unauthenticated
+}
+
+// Action is what a fault that fired makes the HTTP layer do. Delay applies with any of
+// the others, before them or before the real answer.
+type Action struct {
+	// FaultID is the fault that fired.
+	FaultID string
+	// Status, when not 0, is the error status to answer. Code is empty when the spec
+	// gave none: the HTTP layer then uses its catalogue's code for Status.
+	Status  int
+	Code    string
+	Message string
+	// Delay is drawn uniformly from the spec's range.
+	Delay time.Duration
+	// Drop closes the connection without a response.
+	Drop bool
+	// RateLimit answers 429 as if the caller's limit were exhausted.
+	RateLimit bool
+	// Timeout holds the request until the client gives up (at most MaxTimeoutSeconds),
+	// then drops it.
+	Timeout bool
+}
+
+// Set holds the faults added through the control API and those of the active scenario,
+// and decides which one fires for a request. It is safe for concurrent use.
+type Set struct {
+	// held mirrors len(api)+len(scenario) so that Match takes no lock when there are
+	// no faults, the usual case.
+	held atomic.Int64
+
+	mu       sync.Mutex // guards rng, api, scenario and next
+	rng      *rand.Rand
+	api      []*Fault // in the order added
+	scenario []*Fault
+	next     int // sequence of the next API-added id
+}
+
+// NewSet returns an empty Set drawing probabilities and delays from rng, which should
+// be seeded per emulator and not be used elsewhere without the set: the set guards it
+// with its own lock. A nil rng means a fixed seed.
+func NewSet(rng *rand.Rand) *Set {
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(0, 0))
+	}
+	return &Set{rng: rng, next: 1}
+}
+
+// Add validates spec and adds it after the other API-added faults, with the next id of
+// the sequence flt_1, flt_2, ...
+func (s *Set) Add(spec Spec) (Fault, error) {
+	if err := spec.Validate(); err != nil {
+		return Fault{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: clone(spec), Source: "api"}
+	s.next++
+	s.api = append(s.api, f)
+	s.count()
+	return snapshot(f), nil
+}
+
+// Remove removes the API-added fault id, reporting whether there was one. Scenario
+// faults cannot be removed, only replaced by switching scenario.
+func (s *Set) Remove(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.api {
+		if f.ID == id {
+			s.api = append(s.api[:i:i], s.api[i+1:]...)
+			s.count()
+			return true
+		}
+	}
+	return false
+}
+
+// Clear removes every API-added fault.
+func (s *Set) Clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.api = nil
+	s.count()
+}
+
+// SetScenarioFaults replaces the scenario faults with specs, those of the scenario
+// name, as ids scn_<name>_1, scn_<name>_2, ... with no hits. The specs are expected to
+// be valid already: the scenario loader validates them with file and line.
+func (s *Set) SetScenarioFaults(name string, specs []Spec) {
+	faults := make([]*Fault, len(specs))
+	for i, spec := range specs {
+		faults[i] = &Fault{
+			ID:     fmt.Sprintf("scn_%s_%d", name, i+1),
+			Spec:   clone(spec),
+			Source: "scenario:" + name,
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scenario = faults
+	s.count()
+}
+
+// List returns a snapshot of every fault: the API-added ones in the order added, then
+// the scenario's.
+func (s *Set) List() []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Fault, 0, len(s.api)+len(s.scenario))
+	for _, list := range [...][]*Fault{s.api, s.scenario} {
+		for _, f := range list {
+			out = append(out, snapshot(f))
+		}
+	}
+	return out
+}
+
+// Reset goes back to the start-up faults, as POST /_emulator/reset does: no API-added
+// faults, the id sequence back to flt_1, and the scenario's faults with no hits.
+func (s *Set) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.api, s.next = nil, 1
+	for _, f := range s.scenario {
+		f.Hits = 0
+	}
+	s.count()
+}
+
+// Match finds the first fault that fires for r, API-added faults first in the order
+// added, then the scenario's, counts the hit and says what to do. A fault fires when
+// every field of its match holds (method case-insensitively, path by [PathMatch],
+// service and scope exactly; empty fields hold for every request), it has fired fewer
+// than `times` times (0 is unlimited), and a draw passes its probability (absent is
+// 1, 0 never fires; only probabilities strictly between draw). A fault that matches
+// but does not fire leaves the request to the next one.
+func (s *Set) Match(r Request) (Action, bool) {
+	if s.held.Load() == 0 {
+		return Action{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, list := range [...][]*Fault{s.api, s.scenario} {
+		for _, f := range list {
+			if matches(f.Spec.Match, r) && s.fires(f) {
+				f.Hits++
+				return s.action(f), true
+			}
+		}
+	}
+	return Action{}, false
+}
+
+func matches(m Match, r Request) bool {
+	return (m.Method == "" || strings.EqualFold(m.Method, r.Method)) &&
+		(m.Service == "" || m.Service == r.Service) &&
+		(m.Scope == "" || m.Scope == r.Scope) &&
+		(m.Path == "" || PathMatch(m.Path, r.Path))
+}
+
+// fires applies times and probability to a fault that matches.
+func (s *Set) fires(f *Fault) bool {
+	if f.Spec.Times > 0 && f.Hits >= int64(f.Spec.Times) {
+		return false
+	}
+	switch p := f.Spec.Probability; {
+	case p == nil || *p >= 1:
+		return true
+	case !(*p > 0): // also NaN
+		return false
+	default:
+		return s.rng.Float64() < *p
+	}
+}
+
+func (s *Set) action(f *Fault) Action {
+	sp := f.Spec
+	a := Action{
+		FaultID:   f.ID,
+		Status:    sp.Status,
+		Code:      sp.Code,
+		Message:   sp.Message,
+		Drop:      sp.Drop,
+		RateLimit: sp.RateLimit,
+		Timeout:   sp.Timeout,
+	}
+	if d := sp.Delay; d != nil {
+		a.Delay = s.draw(d.Min, d.Max)
+	}
+	return a
+}
+
+// draw picks a duration uniformly in [lo, hi], treating negatives as 0.
+func (s *Set) draw(lo, hi time.Duration) time.Duration {
+	lo = max(lo, 0)
+	hi = max(hi, lo)
+	span := uint64(hi - lo) // at most MaxInt64, so span+1 cannot wrap
+	if span == 0 {
+		return lo
+	}
+	return lo + time.Duration(s.rng.Uint64N(span+1))
+}
+
+// count refreshes held; s.mu is held.
+func (s *Set) count() { s.held.Store(int64(len(s.api) + len(s.scenario))) }
+
+// clone copies spec deeply so that neither the caller nor a snapshot's holder can
+// change a held fault.
+func clone(spec Spec) Spec {
+	if spec.Delay != nil {
+		d := *spec.Delay
+		spec.Delay = &d
+	}
+	if spec.Probability != nil {
+		p := *spec.Probability
+		spec.Probability = &p
+	}
+	return spec
+}
+
+func snapshot(f *Fault) Fault {
+	c := *f
+	c.Spec = clone(f.Spec)
+	return c
+}
