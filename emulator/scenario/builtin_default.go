@@ -1,29 +1,27 @@
 package scenario
 
-import "time"
+import (
+	"fmt"
+	"sync"
 
-// builtinDefault is the default scenario as PRODUCT.md's "Lifecycles" fixes it.
-// TODO(scenario engine): replaced by scenarios/default.yaml once the parser lands.
-func builtinDefault() *Scenario {
-	return &Scenario{
-		Name:        "default",
-		Description: "Builds are ready within 6 s and never fail; domains are active within 12 s.",
-		Source:      "builtin",
-		Uploads:     UploadsLenient,
-		DeploymentLifecycle: []Step{
-			{Status: "queued"},
-			{Status: "building", After: time.Second},
-			{Status: "ready", After: 5 * time.Second},
-		},
-		DomainLifecycle: []Step{
-			{Status: "pending"},
-			{Status: "verifying", After: 2 * time.Second},
-			{Status: "active", After: 10 * time.Second},
-		},
-		Certificates: Certificates{Issuer: "hostemu Test CA", ValidFor: 90 * 24 * time.Hour, RenewBefore: 30 * 24 * time.Hour},
-		RateLimits:   RateLimits{Enabled: true, PerTokenPerSecond: 100, PerTokenPerMinute: 5000, PerIPPerSecond: 10, Burst: 30 * time.Second},
+	"github.com/hostemu/hostemu/scenarios"
+)
+
+// defaultScenario is the built-in default, read once from scenarios/default.yaml with
+// no base (so it must set every key). It is shared: never modify it.
+var defaultScenario = sync.OnceValue(func() *Scenario {
+	data, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		panic(fmt.Sprintf("scenario: the built-in default.yaml is missing: %v", err))
 	}
-}
+	s, problems := parse("default.yaml", data, nil)
+	if len(problems) > 0 {
+		panic(fmt.Sprintf("scenario: the built-in default.yaml is invalid: %v", problems))
+	}
+	s.Source = SourceBuiltin
+	return s
+})
 
-// Default returns the built-in default scenario.
-func Default() *Scenario { return builtinDefault() }
+// Default returns the built-in default scenario (PRODUCT.md's "Lifecycles"), the base
+// every other scenario's missing sections come from. Each call returns a fresh copy.
+func Default() *Scenario { return defaultScenario().clone() }

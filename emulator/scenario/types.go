@@ -5,6 +5,7 @@ package scenario
 
 import (
 	"path"
+	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/fault"
@@ -73,6 +74,8 @@ type Scenario struct {
 	Certificates        Certificates
 	RateLimits          RateLimits
 	Faults              []fault.Spec
+
+	nameLine int // where the file names it, for "defined twice" problems
 }
 
 // DeploymentSteps is the lifecycle a new deployment follows: the first matching rule's,
@@ -101,8 +104,10 @@ func (r DeploymentRule) matches(projectID, target string, env map[string]string)
 	return true
 }
 
-// DomainSteps is the lifecycle a new domain follows.
+// DomainSteps is the lifecycle a new domain follows: the first rule whose glob matches
+// the hostname (in lower case, as rules are written), else the scenario's own.
 func (s *Scenario) DomainSteps(hostname string) []Step {
+	hostname = strings.ToLower(hostname)
 	for _, r := range s.DomainRules {
 		if ok, _ := path.Match(r.Hostname, hostname); ok {
 			return r.Lifecycle

@@ -1,0 +1,278 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hostemu/hostemu/scenarios"
+)
+
+// SourceBuiltin is the Source of the scenarios built into the binary.
+const SourceBuiltin = "builtin"
+
+// Info describes one available scenario, for GET /_emulator/scenarios.
+type Info struct {
+	Name        string
+	Description string
+	Source      string // SourceBuiltin or the file it came from
+}
+
+// Registry holds the scenarios by name: the built-ins, overridden or added to by the
+// files of one directory. Reloads swap an immutable snapshot in atomically, so readers
+// never lock and never see half a reload. It is safe for concurrent use.
+type Registry struct {
+	builtins map[string]*Scenario // never modified after NewRegistry
+
+	loadMu sync.Mutex // serialises reloads, so snapshots and notifications keep their order
+	snap   atomic.Pointer[snapshot]
+
+	subMu   sync.Mutex // guards subs and nextSub
+	subs    map[int]func()
+	nextSub int
+}
+
+// snapshot is one immutable state of the registry.
+type snapshot struct {
+	version   uint64
+	scenarios map[string]*Scenario
+	infos     []Info
+	problems  []Problem
+	lastGood  map[string]*Scenario // by file path: the last version of the file that parsed
+}
+
+// NewRegistry returns a registry of the built-in scenarios. An error means a built-in
+// scenario is broken, a bug in hostemu.
+func NewRegistry() (*Registry, error) {
+	builtins, err := loadBuiltins(scenarios.FS)
+	if err != nil {
+		return nil, err
+	}
+	r := &Registry{builtins: builtins, subs: map[int]func(){}}
+	r.snap.Store(newSnapshot(1, maps.Clone(builtins), nil, nil))
+	return r, nil
+}
+
+func loadBuiltins(fsys fs.FS) (map[string]*Scenario, error) {
+	files, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*Scenario{}
+	var problems []string
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		s, ps := Parse(f, data)
+		for _, p := range ps {
+			problems = append(problems, p.String())
+		}
+		if s == nil {
+			continue
+		}
+		if _, dup := out[s.Name]; dup {
+			problems = append(problems, fmt.Sprintf("%s: scenario %q defined twice", f, s.Name))
+			continue
+		}
+		s.Source = SourceBuiltin
+		out[s.Name] = s
+	}
+	if _, ok := out["default"]; !ok {
+		problems = append(problems, "no built-in default scenario")
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("built-in scenarios: %s", strings.Join(problems, "; "))
+	}
+	return out, nil
+}
+
+func newSnapshot(version uint64, byName map[string]*Scenario, problems []Problem, lastGood map[string]*Scenario) *snapshot {
+	infos := make([]Info, 0, len(byName))
+	for _, s := range byName {
+		infos = append(infos, Info{Name: s.Name, Description: s.Description, Source: s.Source})
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	return &snapshot{version: version, scenarios: byName, infos: infos, problems: problems, lastGood: lastGood}
+}
+
+// Get returns the scenario named name. The scenario is shared: never modify it.
+func (r *Registry) Get(name string) (*Scenario, bool) {
+	s, ok := r.snap.Load().scenarios[name]
+	return s, ok
+}
+
+// List describes every available scenario, sorted by name.
+func (r *Registry) List() []Info {
+	return append([]Info(nil), r.snap.Load().infos...)
+}
+
+// Problems are the problems of the directory's last load, sorted by file and line.
+func (r *Registry) Problems() []Problem {
+	return append([]Problem(nil), r.snap.Load().problems...)
+}
+
+// Version counts the registry's changes: it grows whenever a reload changes a scenario
+// or the problems.
+func (r *Registry) Version() uint64 {
+	return r.snap.Load().version
+}
+
+// Subscribe calls fn after each reload that changed the registry (a scenario or the
+// problems), so its owner can fetch the active scenario again by name. Calls are made
+// one at a time, in the order of the changes, from the goroutine that reloaded; fn must
+// not call LoadDir. The returned function unsubscribes.
+func (r *Registry) Subscribe(fn func()) (cancel func()) {
+	r.subMu.Lock()
+	defer r.subMu.Unlock()
+	id := r.nextSub
+	r.nextSub++
+	r.subs[id] = fn
+	return func() {
+		r.subMu.Lock()
+		defer r.subMu.Unlock()
+		delete(r.subs, id)
+	}
+}
+
+func (r *Registry) notify() {
+	r.subMu.Lock()
+	ids := make([]int, 0, len(r.subs))
+	for id := range r.subs {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	fns := make([]func(), 0, len(ids))
+	for _, id := range ids {
+		fns = append(fns, r.subs[id])
+	}
+	r.subMu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// LoadDir (re)loads every *.yaml and *.yml file directly in dir (not in subdirectories;
+// names starting with a dot are skipped, as editors' lock and swap files are) and swaps
+// the result in at once. A file that parses adds its scenario, or overrides the
+// built-in of the same name. A file that fails keeps its last good version, if it had
+// one, in force; its problems are recorded. A file gone from dir takes its scenario
+// with it (a built-in of the same name comes back). When two files name the same
+// scenario, the first in lexical order wins and the second is a problem. It returns the
+// problems of this load (also in Problems).
+func (r *Registry) LoadDir(dir string) []Problem {
+	return r.load(dir, nil)
+}
+
+// load is LoadDir; report, when set, is told of every load and whether it changed the
+// registry, before subscribers hear of the change.
+func (r *Registry) load(dir string, report func(problems []Problem, changed bool)) []Problem {
+	r.loadMu.Lock()
+	defer r.loadMu.Unlock()
+	old := r.snap.Load()
+
+	files, problems := scenarioFiles(dir)
+	byName := maps.Clone(r.builtins)
+	claimed := map[string]string{} // scenario name → file that defines it
+	lastGood := map[string]*Scenario{}
+	for _, path := range files {
+		s, ps := readScenario(path)
+		problems = append(problems, ps...)
+		if s == nil {
+			s = old.lastGood[path]
+		}
+		if s == nil {
+			continue
+		}
+		lastGood[path] = s
+		if other, dup := claimed[s.Name]; dup {
+			problems = append(problems, Problem{File: path, Line: s.nameLine,
+				Message: fmt.Sprintf("scenario %q is already defined in %s; this file is ignored", s.Name, other)})
+			continue
+		}
+		claimed[s.Name] = path
+		byName[s.Name] = s
+	}
+	sortProblems(problems)
+	if reflect.DeepEqual(byName, old.scenarios) && reflect.DeepEqual(problems, old.problems) {
+		// Nothing users see changed; a file ignored as a duplicate may still have a new
+		// last good version, so keep that without bumping the version.
+		r.snap.Store(&snapshot{version: old.version, scenarios: old.scenarios, infos: old.infos, problems: old.problems, lastGood: lastGood})
+		if report != nil {
+			report(problems, false)
+		}
+		return problems
+	}
+	// Keep the scenarios that did not change, so their pointers stay stable.
+	for name, s := range byName {
+		if prev, ok := old.scenarios[name]; ok && prev != s && reflect.DeepEqual(prev, s) {
+			byName[name] = prev
+		}
+	}
+	r.snap.Store(newSnapshot(old.version+1, byName, problems, lastGood))
+	if report != nil {
+		report(problems, true)
+	}
+	r.notify()
+	return problems
+}
+
+func readScenario(path string) (*Scenario, []Problem) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, []Problem{{File: path, Message: fmt.Sprintf("cannot read: %v", unwrapPath(err))}}
+	}
+	return Parse(path, data)
+}
+
+// scenarioFiles lists dir's scenario files in lexical order.
+func scenarioFiles(dir string) ([]string, []Problem) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		msg := fmt.Sprintf("cannot read the scenarios directory: %v", unwrapPath(err))
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = "the scenarios directory does not exist; only the built-in scenarios are available until it does"
+		}
+		return nil, []Problem{{File: dir, Message: msg}}
+	}
+	var files []string
+	for _, e := range entries {
+		name := e.Name()
+		if !isScenarioFile(name) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		// Stat, not e.Type: a symlink to a file counts (Kubernetes ConfigMaps are links).
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+func isScenarioFile(name string) bool {
+	if strings.HasPrefix(name, ".") {
+		return false
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// unwrapPath drops the path a *fs.PathError repeats, as problems name the file already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,252 @@
+package scenario
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// deploymentRules reads deployments.rules and refuses rules an earlier rule shadows.
+func (d *decoder) deploymentRules(n *yaml.Node, where string) ([]DeploymentRule, bool) {
+	items, ok := d.seq(n, where)
+	if !ok {
+		return nil, false
+	}
+	type seen struct {
+		rule DeploymentRule
+		line int
+	}
+	var earlier []seen
+	rules := make([]DeploymentRule, 0, len(items))
+	good := true
+	for i, item := range items {
+		at := fmt.Sprintf("%s[%d]", where, i)
+		f, ok := d.fields(item, at, "when", "lifecycle")
+		if !ok {
+			good = false
+			continue
+		}
+		wv, hasWhen := f["when"]
+		lv, hasLC := f["lifecycle"]
+		if !hasWhen {
+			d.addf(item, "%s: missing when (use when: {} to match every deployment)", at)
+			good = false
+		}
+		if !hasLC {
+			d.addf(item, "%s: missing lifecycle", at)
+			good = false
+		}
+		if !hasWhen || !hasLC {
+			continue
+		}
+		rule, ok := d.deploymentWhen(wv.val, at+".when")
+		lc, lcOK := d.lifecycle(lv.val, at+".lifecycle", deploymentKind)
+		if !ok || !lcOK {
+			good = false
+		}
+		if !ok {
+			continue
+		}
+		for _, e := range earlier {
+			if deploymentCovers(e.rule, rule) {
+				d.addf(wv.key, "%s: this rule never matches: %s", at, shadowReason(e.line, sameDeploymentWhen(e.rule, rule)))
+				good = false
+				break
+			}
+		}
+		earlier = append(earlier, seen{rule, wv.key.Line})
+		rule.Lifecycle = lc
+		rules = append(rules, rule)
+	}
+	return rules, good
+}
+
+func shadowReason(line int, identical bool) string {
+	if identical {
+		return fmt.Sprintf("the rule at line %d has the same when", line)
+	}
+	return fmt.Sprintf("the rule at line %d comes first and matches everything this one does", line)
+}
+
+func (d *decoder) deploymentWhen(n *yaml.Node, at string) (DeploymentRule, bool) {
+	var r DeploymentRule
+	f, ok := d.fields(n, at, "project_id", "target", "env")
+	if !ok {
+		return r, false
+	}
+	good := true
+	if v, has := f["project_id"]; has {
+		r.ProjectID, ok = d.word(v.val, at+".project_id")
+		good = good && ok
+	}
+	if v, has := f["target"]; has {
+		t, ok := d.str(v.val, at+".target")
+		if ok && t != "production" && t != "preview" {
+			d.addf(v.val, "%s.target: %q: want production or preview", at, t)
+			ok = false
+		}
+		r.Target = t
+		good = good && ok
+	}
+	if v, has := f["env"]; has {
+		r.Env, ok = d.env(v.val, at+".env")
+		good = good && ok
+	}
+	return r, good
+}
+
+func (d *decoder) env(n *yaml.Node, at string) (map[string]string, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.MappingNode {
+		d.addf(n, "%s: want a mapping of variable names to values, got %s", at, kindName(n))
+		return nil, false
+	}
+	env := map[string]string{}
+	lines := map[string]int{}
+	good := true
+	for _, p := range d.pairs(n, 0) {
+		if p.key.Kind != yaml.ScalarNode || strings.TrimSpace(p.key.Value) == "" {
+			d.addf(p.key, "%s: variable names must be non-empty words", at)
+			good = false
+			continue
+		}
+		k := p.key.Value
+		if first, dup := lines[k]; dup {
+			d.addf(p.key, "%s: %s repeated (first at line %d)", at, k, first)
+			good = false
+			continue
+		}
+		lines[k] = p.key.Line
+		v, ok := d.str(p.val, at+"."+k)
+		good = good && ok
+		env[k] = v
+	}
+	if len(env) == 0 {
+		env = nil
+	}
+	return env, good
+}
+
+// deploymentCovers reports whether every deployment b matches also matches a.
+func deploymentCovers(a, b DeploymentRule) bool {
+	if a.ProjectID != "" && a.ProjectID != b.ProjectID {
+		return false
+	}
+	if a.Target != "" && a.Target != b.Target {
+		return false
+	}
+	for k, v := range a.Env {
+		if got, ok := b.Env[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sameDeploymentWhen(a, b DeploymentRule) bool {
+	return deploymentCovers(a, b) && deploymentCovers(b, a)
+}
+
+// domainRules reads domains.rules and refuses rules an earlier rule shadows.
+func (d *decoder) domainRules(n *yaml.Node, where string) ([]DomainRule, bool) {
+	items, ok := d.seq(n, where)
+	if !ok {
+		return nil, false
+	}
+	type seen struct {
+		glob string
+		line int
+	}
+	var earlier []seen
+	rules := make([]DomainRule, 0, len(items))
+	good := true
+	for i, item := range items {
+		at := fmt.Sprintf("%s[%d]", where, i)
+		f, ok := d.fields(item, at, "when", "lifecycle")
+		if !ok {
+			good = false
+			continue
+		}
+		wv, hasWhen := f["when"]
+		lv, hasLC := f["lifecycle"]
+		if !hasWhen {
+			d.addf(item, "%s: missing when (use when: {} to match every hostname)", at)
+			good = false
+		}
+		if !hasLC {
+			d.addf(item, "%s: missing lifecycle", at)
+			good = false
+		}
+		if !hasWhen || !hasLC {
+			continue
+		}
+		glob, ok := d.domainWhen(wv.val, at+".when")
+		lc, lcOK := d.lifecycle(lv.val, at+".lifecycle", domainKind)
+		if !ok || !lcOK {
+			good = false
+		}
+		if !ok {
+			continue
+		}
+		for _, e := range earlier {
+			if globCovers(e.glob, glob) {
+				d.addf(wv.key, "%s: this rule never matches: %s", at, shadowReason(e.line, e.glob == glob))
+				good = false
+				break
+			}
+		}
+		earlier = append(earlier, seen{glob, wv.key.Line})
+		rules = append(rules, DomainRule{Hostname: glob, Lifecycle: lc})
+	}
+	return rules, good
+}
+
+// domainWhen reads {hostname: glob}; an empty when matches every hostname and is kept
+// as the glob "*", which path.Match matches against any hostname.
+func (d *decoder) domainWhen(n *yaml.Node, at string) (string, bool) {
+	f, ok := d.fields(n, at, "hostname")
+	if !ok {
+		return "", false
+	}
+	v, has := f["hostname"]
+	if !has {
+		return "*", true
+	}
+	glob, ok := d.word(v.val, at+".hostname")
+	if !ok {
+		return "", false
+	}
+	if _, err := path.Match(glob, ""); err != nil {
+		d.addf(v.val, "%s.hostname: %q is not a valid glob (*, ?, [a-z] and \\ escapes)", at, glob)
+		return "", false
+	}
+	if glob != strings.ToLower(glob) {
+		d.addf(v.val, "%s.hostname: %q: write hostnames in lower case; they are matched in lower case", at, glob)
+		return "", false
+	}
+	if strings.Contains(glob, "/") {
+		d.addf(v.val, "%s.hostname: %q: a hostname has no /", at, glob)
+		return "", false
+	}
+	return glob, true
+}
+
+// globCovers reports, soundly but not completely, whether every hostname b matches
+// also matches a: when b is a plain hostname that a matches, or when both use only *
+// wildcards and a matches b's text (each of b's stars then falls inside one of a's).
+func globCovers(a, b string) bool {
+	if a == b || a == "*" {
+		return true
+	}
+	const meta = `*?[\`
+	if !strings.ContainsAny(b, meta) || (!strings.ContainsAny(a, `?[\`) && !strings.ContainsAny(b, `?[\`)) {
+		ok, _ := path.Match(a, b)
+		return ok
+	}
+	return false
+}

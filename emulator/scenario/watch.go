@@ -1,0 +1,112 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// debounce is how long the watcher waits after the last change before reloading, so an
+// editor's burst of writes and renames makes one reload, well within PRODUCT.md's second.
+const debounce = 50 * time.Millisecond
+
+// Watch loads dir, then reloads it whenever something in it changes, until ctx ends.
+// It watches the directory and its parent, so a directory removed and created again is
+// picked up, and it reloads the whole directory each time, so saves by rename, links
+// swapped (Kubernetes ConfigMaps), files added and removed all count. Each change that
+// alters the registry is logged at Info and every problem at Warn. It returns nil when
+// ctx ends, or an error when it cannot watch at all.
+func (r *Registry) Watch(ctx context.Context, dir string, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("watch scenarios %s: %w", dir, err)
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watch scenarios %s: %w", dir, err)
+	}
+	defer w.Close()
+	parentErr := w.Add(filepath.Dir(abs))
+	if parentErr != nil {
+		logger.Warn("cannot watch the scenarios directory's parent; a removed directory will not be picked up again",
+			"dir", filepath.Dir(abs), "error", parentErr)
+	}
+	if err := w.Add(abs); err != nil && (parentErr != nil || !errors.Is(err, fs.ErrNotExist)) {
+		return fmt.Errorf("watch scenarios %s: %w", dir, err)
+	}
+	r.reload(dir, logger, true)
+
+	var timer *time.Timer
+	var due <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			if timer != nil {
+				timer.Stop()
+			}
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if !concerns(ev, abs) {
+				continue
+			}
+			if timer == nil {
+				timer = time.NewTimer(debounce)
+			} else {
+				timer.Reset(debounce)
+			}
+			due = timer.C
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			logger.Warn("watching scenarios", "dir", dir, "error", err)
+		case <-due:
+			due = nil
+			// A directory created again needs a new watch; Add on a watched one is a no-op.
+			if err := w.Add(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				logger.Warn("watching scenarios", "dir", dir, "error", err)
+			}
+			r.reload(dir, logger, false)
+		}
+	}
+}
+
+// concerns reports whether ev is about dir itself or something directly in it.
+func concerns(ev fsnotify.Event, dir string) bool {
+	if ev.Op == fsnotify.Chmod {
+		return false
+	}
+	return ev.Name == dir || filepath.Dir(ev.Name) == dir
+}
+
+// reload loads dir and logs the outcome when it changed something (always at start),
+// before subscribers hear of it.
+func (r *Registry) reload(dir string, logger *slog.Logger, initial bool) {
+	r.load(dir, func(problems []Problem, changed bool) {
+		if !changed && !initial {
+			return
+		}
+		var fromDir []string
+		for _, info := range r.List() {
+			if info.Source != SourceBuiltin {
+				fromDir = append(fromDir, info.Name)
+			}
+		}
+		logger.Info("scenarios loaded", "dir", dir, "version", r.Version(), "from_dir", fromDir, "problems", len(problems))
+		for _, p := range problems {
+			logger.Warn("scenario problem", "file", p.File, "line", p.Line, "error", p.Message)
+		}
+	})
+}
