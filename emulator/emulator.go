@@ -1,24 +1,166 @@
 package emulator
 
-import "net/http"
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/fixture"
+	"github.com/hostemu/hostemu/emulator/httpapi"
+	"github.com/hostemu/hostemu/emulator/scenario"
+	"github.com/hostemu/hostemu/emulator/state"
+	"github.com/hostemu/hostemu/emulator/world"
+)
 
 // Emulator is one emulated world and its HTTP handlers.
 type Emulator struct {
-	opts Options
+	opts  Options
+	log   *slog.Logger
+	world *world.World
+	api   *httpapi.API
+
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+	saver     *saver
 }
 
-// New builds an emulator from opts.
-func New(opts Options) (*Emulator, error) { return &Emulator{opts: opts}, nil }
+// New builds an emulator from opts: scenarios (built in, plus a watched directory),
+// fixtures (embedded, or from files), the world, and its handlers.
+func New(opts Options) (*Emulator, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	start := opts.ClockStart
+	if start.IsZero() {
+		start = time.Now().UTC().Truncate(time.Second)
+	}
+	reg, err := scenario.NewRegistry()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Emulator{opts: opts, log: opts.Logger, cancel: cancel}
+	if opts.ScenariosDir != "" {
+		for _, p := range reg.LoadDir(opts.ScenariosDir) {
+			e.log.Warn("scenario problem", "problem", p.String())
+		}
+	}
+	snap, err := loadFixtures(opts, start)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	e.world, err = world.New(world.Config{
+		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: start, Fixtures: snap,
+		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
+		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
+	})
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if opts.StateFile != "" {
+		if e.saver, err = newSaver(opts.StateFile, e.world, e.log); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	e.api = httpapi.New(e.world, httpapi.Config{
+		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
+		ControlToken: opts.ControlToken, Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger,
+		CipherSeparate: opts.CipherAddr != "",
+	})
+	reg.Subscribe(e.world.RefreshScenario)
+	if opts.ScenariosDir != "" {
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			if err := reg.Watch(ctx, opts.ScenariosDir, e.log); err != nil {
+				e.log.Error("watching scenarios stopped", "dir", opts.ScenariosDir, "err", err)
+			}
+		}()
+	}
+	if e.saver != nil {
+		e.wg.Add(1)
+		go func() { defer e.wg.Done(); e.saver.run(ctx) }()
+	}
+	e.world.Start()
+	return e, nil
+}
+
+func loadFixtures(opts Options, start time.Time) (state.Snapshot, error) {
+	fo := fixture.Options{Seed: opts.Seed, Start: start}
+	if opts.Fixtures == "" {
+		return fixture.Default(fo)
+	}
+	snap, problems := fixture.Load(opts.Fixtures, fo)
+	if len(problems) > 0 {
+		lines := make([]string, len(problems))
+		for i, p := range problems {
+			lines[i] = p.String()
+		}
+		return state.Snapshot{}, fmt.Errorf("fixtures:\n%s", strings.Join(lines, "\n"))
+	}
+	return snap, nil
+}
+
+// World is the emulated world, for in-process tests that reach past HTTP.
+func (e *Emulator) World() *world.World { return e.world }
 
 // Handler serves the hosting service, the control API and the docs (and the
 // decryption service unless Options.CipherAddr gives it its own listener).
-func (e *Emulator) Handler() http.Handler { return http.NotFoundHandler() }
+func (e *Emulator) Handler() http.Handler { return e.api.Handler() }
 
 // CipherHandler serves the decryption service alone.
-func (e *Emulator) CipherHandler() http.Handler { return http.NotFoundHandler() }
+func (e *Emulator) CipherHandler() http.Handler { return e.api.CipherHandler() }
 
-// Banner is the start-up text: where each service listens and the well-known credentials.
-func (e *Emulator) Banner(url, cipherURL string) string { return "" }
+// Banner is the start-up text: where each service listens and the credentials.
+func (e *Emulator) Banner(url, cipherURL string) string {
+	w := e.world
+	var b strings.Builder
+	fmt.Fprintf(&b, "hostemu %s · scenario %s · clock %s (%s)\n", e.opts.Version, w.Scenario().Name, w.Clock.Mode(), w.Clock.Now().Format(time.RFC3339))
+	fmt.Fprintf(&b, "  hosting API      %s/v1\n", url)
+	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
+	fmt.Fprintf(&b, "  control API      %s/_emulator\n", url)
+	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
+	snap := w.Store.Export()
+	seen := map[state.Scope]bool{}
+	for _, t := range snap.Tokens {
+		if !seen[t.Scope] {
+			seen[t.Scope] = true
+			fmt.Fprintf(&b, "  %-16s %s\n", "token ("+string(t.Scope)+")", t.Token)
+		}
+	}
+	if len(snap.Cipher.APIKeys) > 0 {
+		fmt.Fprintf(&b, "  %-16s %s\n", "cipher API key", snap.Cipher.APIKeys[0])
+	}
+	if len(snap.Tokens) > 0 {
+		fmt.Fprintf(&b, "  try: curl -H 'Authorization: Bearer %s' %s/v1/projects\n", snap.Tokens[0].Token, url)
+	}
+	return b.String()
+}
 
 // Close stops the world's clock and watchers and saves state when configured.
-func (e *Emulator) Close() error { return nil }
+func (e *Emulator) Close() error {
+	e.closeOnce.Do(func() {
+		e.cancel()
+		e.wg.Wait()
+		e.world.Close()
+		if e.saver != nil {
+			e.closeErr = e.saver.save()
+		}
+	})
+	return e.closeErr
+}

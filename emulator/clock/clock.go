@@ -86,6 +86,18 @@ func (c *Clock) SetMode(m Mode) {
 	c.mode, c.base, c.wallAt = m, now, c.wall()
 }
 
+// Restart puts the clock back at t in mode m, backwards included: reset uses it to
+// return a world to its start.
+func (c *Clock) Restart(m Mode, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mode, c.base, c.wallAt = m, t.UTC(), c.wall()
+}
+
+// Set moves a manual clock to t; it never moves backwards. Scheduler.AdvanceTo is the
+// way to move it while firing what falls due.
+func (c *Clock) Set(t time.Time) error { return c.set(t) }
+
 // set moves a manual clock to t; it never moves backwards.
 func (c *Clock) set(t time.Time) error {
 	c.mu.Lock()
@@ -99,6 +111,9 @@ func (c *Clock) set(t time.Time) error {
 	c.base = t.UTC()
 	return nil
 }
+
+// maxDays keeps a day count far from time.Duration's limit of about 292 years.
+const maxDays = 36500
 
 // ParseDuration reads a Go duration with an extra unit "d" for days ("90d", "1d12h").
 // Negative durations are refused.
@@ -114,6 +129,9 @@ func ParseDuration(s string) (time.Duration, error) {
 		if err != nil {
 			return 0, fmt.Errorf("invalid duration %q", orig)
 		}
+		if days > maxDays {
+			return 0, fmt.Errorf("duration %q is too long (at most %d days)", orig, maxDays)
+		}
 		total = time.Duration(days) * 24 * time.Hour
 		s = s[i+1:]
 		if s == "" {
@@ -126,6 +144,9 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	if d < 0 || s[0] == '-' {
 		return 0, fmt.Errorf("negative duration %q", orig)
+	}
+	if total+d < total {
+		return 0, fmt.Errorf("duration %q is too long", orig)
 	}
 	return total + d, nil
 }

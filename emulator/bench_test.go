@@ -1,0 +1,143 @@
+package emulator_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/clock"
+	"github.com/hostemu/hostemu/emulator/state"
+)
+
+// BenchmarkGetDeployment compares GET /v1/deployments/{id} through hostemu's whole
+// middleware chain (auth, rate limit, faults, journal, JSON) with a bare gin handler
+// that returns the same bytes, in-process and over loopback HTTP.
+func BenchmarkGetDeployment(b *testing.B) {
+	e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, RateLimitsOff: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	h := e.Handler()
+	get := func(h http.Handler) []byte {
+		r := httptest.NewRequest("GET", "http://hostemu.test/v1/deployments/dpl_first", nil)
+		r.Header.Set("Authorization", "Bearer t-read")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 200 {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+		return w.Body.Bytes()
+	}
+	body := get(h)
+	bare := gin.New()
+	bare.GET("/v1/deployments/:id", func(c *gin.Context) { c.Data(200, "application/json; charset=utf-8", body) })
+
+	for _, bc := range []struct {
+		name string
+		h    http.Handler
+	}{{"hostemu", h}, {"bare-gin", bare}} {
+		b.Run("in-process/"+bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				get(bc.h)
+			}
+		})
+	}
+	for _, bc := range []struct {
+		name string
+		h    http.Handler
+	}{{"hostemu", h}, {"bare-gin", bare}} {
+		b.Run("loopback/"+bc.name, func(b *testing.B) {
+			srv := httptest.NewServer(bc.h)
+			defer srv.Close()
+			client := srv.Client()
+			req, _ := http.NewRequest("GET", srv.URL+"/v1/deployments/dpl_first", nil)
+			req.Header.Set("Authorization", "Bearer t-read")
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					b.Fatalf("status %d", res.StatusCode)
+				}
+			}
+		})
+	}
+}
+
+// bigWorld is an emulator holding n deployments of one project.
+func bigWorld(b *testing.B, n int) *emulator.Emulator {
+	e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, RateLimitsOff: true, JournalSize: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	snap := e.World().Store.Export()
+	for i := 0; i < n; i++ {
+		at := testStart.Add(-time.Duration(i) * time.Second)
+		snap.Deployments = append(snap.Deployments, state.Deployment{
+			ID: fmt.Sprintf("dpl_bench%07d", i), ProjectID: "prj_blog", URL: "https://blog.hostemu.test", Target: "preview",
+			Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at},
+		})
+	}
+	if err := e.World().Import(snap); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// BenchmarkListDeep compares the first page of 100,000 deployments with a page deep
+// into them (after 90,000): the cursor seeks, it does not scan.
+func BenchmarkListDeep(b *testing.B) {
+	e := bigWorld(b, 100_000)
+	h := e.Handler()
+	get := func(url string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", url, nil)
+		r.Header.Set("Authorization", "Bearer t-read")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 200 {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+		return w
+	}
+	for _, scope := range []string{"", "project_id=prj_blog&"} {
+		// walk 900 pages of 100 to get a cursor 90,000 deep
+		cursor := ""
+		for i := 0; i < 900; i++ {
+			var page struct {
+				NextCursor string `json:"next_cursor"`
+			}
+			w := get("/v1/deployments?" + scope + "limit=100&cursor=" + cursor)
+			if err := jsonUnmarshal(w.Body.Bytes(), &page); err != nil {
+				b.Fatal(err)
+			}
+			cursor = page.NextCursor
+		}
+		name := "all"
+		if scope != "" {
+			name = "project"
+		}
+		b.Run(name+"/first-page", func(b *testing.B) {
+			for b.Loop() {
+				get("/v1/deployments?" + scope + "limit=20")
+			}
+		})
+		b.Run(name+"/page-at-90000", func(b *testing.B) {
+			for b.Loop() {
+				get("/v1/deployments?" + scope + "limit=20&cursor=" + cursor)
+			}
+		})
+	}
+}

@@ -1,0 +1,187 @@
+package clock
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"90s", 90 * time.Second, true},
+		{"750ms", 750 * time.Millisecond, true},
+		{"1d", 24 * time.Hour, true},
+		{"90d", 90 * 24 * time.Hour, true},
+		{"1d12h", 36 * time.Hour, true},
+		{"0s", 0, true},
+		{"0", 0, true},
+		{"-1s", 0, false},
+		{"-1d", 0, false},
+		{"1d-1h", 0, false},
+		{"", 0, false},
+		{"d", 0, false},
+		{"soon", 0, false},
+		{"1w", 0, false},
+		{"200000d", 0, false},
+		{"36500d", 36500 * 24 * time.Hour, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseDuration(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestRealClockFollowsWall(t *testing.T) {
+	wall := t0
+	c := New(Real, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	c.wall = func() time.Time { return wall }
+	c.wallAt = wall
+	wall = wall.Add(90 * time.Second)
+	if got := c.Now(); !got.Equal(time.Date(2030, 1, 1, 0, 1, 30, 0, time.UTC)) {
+		t.Fatalf("Now = %v", got)
+	}
+	c.SetMode(Manual)
+	wall = wall.Add(time.Hour)
+	if got := c.Now(); !got.Equal(time.Date(2030, 1, 1, 0, 1, 30, 0, time.UTC)) {
+		t.Fatalf("manual clock moved with the wall: %v", got)
+	}
+	c.SetMode(Real)
+	wall = wall.Add(time.Second)
+	if got := c.Now(); !got.Equal(time.Date(2030, 1, 1, 0, 1, 31, 0, time.UTC)) {
+		t.Fatalf("released clock: %v", got)
+	}
+}
+
+func TestAdvanceFiresInOrderAtEventTimes(t *testing.T) {
+	c := New(Manual, t0)
+	s := NewScheduler(c)
+	var got []string
+	at := func(d time.Duration, name string) {
+		s.At(t0.Add(d), func(when time.Time) {
+			if !c.Now().Equal(when) {
+				t.Errorf("%s fired with the clock at %v, want %v", name, c.Now(), when)
+			}
+			got = append(got, name)
+		})
+	}
+	at(3*time.Second, "c")
+	at(time.Second, "a")
+	at(time.Second, "b") // same instant: in the order scheduled
+	at(10*time.Second, "late")
+	// an event that schedules another one inside the same advance
+	s.At(t0.Add(2*time.Second), func(time.Time) {
+		got = append(got, "x")
+		s.At(t0.Add(2500*time.Millisecond), func(time.Time) { got = append(got, "y") })
+	})
+	now, err := s.Advance(5 * time.Second)
+	if err != nil || !now.Equal(t0.Add(5*time.Second)) {
+		t.Fatalf("Advance = %v, %v", now, err)
+	}
+	if want := "a b x y c"; join(got) != want {
+		t.Fatalf("fired %q, want %q", join(got), want)
+	}
+	if s.Len() != 1 {
+		t.Fatalf("%d pending, want 1", s.Len())
+	}
+	if _, err := s.Advance(-time.Second); err == nil {
+		t.Error("negative advance accepted")
+	}
+	if _, err := s.AdvanceTo(t0); err != ErrBackwards {
+		t.Errorf("AdvanceTo the past: %v", err)
+	}
+}
+
+func join(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += x
+	}
+	return out
+}
+
+func TestStepAndFireDue(t *testing.T) {
+	c := New(Manual, t0)
+	s := NewScheduler(c)
+	n := 0
+	s.At(t0, func(time.Time) { n++ })
+	s.At(t0.Add(time.Minute), func(time.Time) { n += 10 })
+	s.FireDue()
+	if n != 1 {
+		t.Fatalf("FireDue fired %d, want the event due now", n)
+	}
+	if fired, _ := s.Step(t0.Add(30 * time.Second)); fired {
+		t.Fatal("Step fired an event beyond its limit")
+	}
+	if fired, _ := s.Step(t0.Add(time.Hour)); !fired || n != 11 || !c.Now().Equal(t0.Add(time.Minute)) {
+		t.Fatalf("Step: fired=%v n=%d now=%v", fired, n, c.Now())
+	}
+}
+
+func TestAdvanceNeedsManual(t *testing.T) {
+	s := NewScheduler(New(Real, t0))
+	if _, err := s.Advance(time.Second); err != ErrNotManual {
+		t.Fatalf("Advance on a real clock: %v", err)
+	}
+}
+
+func TestRealSchedulerFires(t *testing.T) {
+	c := New(Real, time.Time{})
+	s := NewScheduler(c)
+	s.Start()
+	defer s.Close()
+	done := make(chan struct{})
+	s.At(c.Now().Add(5*time.Millisecond), func(time.Time) { close(done) })
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a due event never fired on a real clock")
+	}
+}
+
+func TestConcurrentScheduling(t *testing.T) {
+	c := New(Manual, t0)
+	s := NewScheduler(c)
+	var mu sync.Mutex
+	n := 0
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				s.At(t0.Add(time.Duration(i)*time.Millisecond), func(time.Time) { mu.Lock(); n++; mu.Unlock() })
+				s.FireDue()
+			}
+		}()
+	}
+	wg.Wait()
+	s.Advance(time.Second)
+	if n != 800 {
+		t.Fatalf("fired %d, want 800", n)
+	}
+}
+
+// BenchmarkAdvance100k: one clock advance firing 100,000 due transitions.
+func BenchmarkAdvance100k(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		c := New(Manual, t0)
+		s := NewScheduler(c)
+		for i := 0; i < 100_000; i++ {
+			s.At(t0.Add(time.Duration(i%6000)*time.Millisecond), func(time.Time) {})
+		}
+		b.StartTimer()
+		s.Advance(time.Minute)
+	}
+}

@@ -1,0 +1,204 @@
+package emulator_test
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAddDomain(t *testing.T) {
+	e := newEnv(t)
+	r := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "Blog.Shop.Test", "redirect_to": "shop.test"})
+	mustStatus(t, r, 201)
+	d := r.JSON(t)
+	if d["hostname"] != "blog.shop.test" || d["project_id"] != "prj_shop" || d["status"] != "pending" || d["redirect_to"] != "shop.test" {
+		t.Fatalf("add answer %v", d)
+	}
+	if d["created_at"] != testStart.Format(time.RFC3339) {
+		t.Errorf("created_at %v", d["created_at"])
+	}
+	tls := d["tls"].(map[string]any)
+	if v, ok := tls["expires_at"]; !ok || v != nil {
+		t.Errorf("tls.expires_at must be present and null while pending: %v", tls)
+	}
+	if v, ok := tls["issuer"]; !ok || v != nil || tls["status"] != "pending" {
+		t.Errorf("tls = %v", tls)
+	}
+	dns := d["dns"].([]any)
+	if len(dns) != 2 {
+		t.Fatalf("dns = %v, want A and AAAA", dns)
+	}
+	for _, rec := range dns {
+		rr := rec.(map[string]any)
+		if rr["name"] != "blog" {
+			t.Errorf("record name %v, want blog (relative to the apex)", rr["name"])
+		}
+		ip, err := netip.ParseAddr(rr["value"].(string))
+		if err != nil {
+			t.Fatalf("record value %v: %v", rr["value"], err)
+		}
+		doc := false
+		for _, p := range []string{"192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"} {
+			doc = doc || netip.MustParsePrefix(p).Contains(ip)
+		}
+		if !doc || (rr["type"] == "A") != ip.Is4() {
+			t.Errorf("record %v: want A/AAAA values from the documentation ranges", rr)
+		}
+	}
+	// no redirect: redirect_to is null
+	plain := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "*.shop.test"}).JSON(t)
+	if v, ok := plain["redirect_to"]; !ok || v != nil {
+		t.Errorf("redirect_to = %v, want null", v)
+	}
+	if plain["hostname"] != "*.shop.test" || plain["dns"].([]any)[0].(map[string]any)["name"] != "*" {
+		t.Errorf("wildcard domain %v", plain)
+	}
+	apex := e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "blog.test"}).JSON(t)
+	if apex["dns"].([]any)[0].(map[string]any)["name"] != "@" {
+		t.Errorf("apex record name %v, want @", apex["dns"])
+	}
+}
+
+func TestDomainLifecycleAndCertificate(t *testing.T) {
+	e := newEnv(t)
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "blog.test"}), 201)
+	status := func() map[string]any {
+		for _, d := range e.get("/v1/projects/prj_blog/domains", "t-read").JSON(t)["domains"].([]any) {
+			return d.(map[string]any)
+		}
+		t.Fatal("no domain")
+		return nil
+	}
+	e.advance("2s")
+	if d := status(); d["status"] != "verifying" || d["tls"].(map[string]any)["status"] != "pending" {
+		t.Fatalf("after 2s: %v", d)
+	}
+	e.advance("10s")
+	d := status()
+	tls := d["tls"].(map[string]any)
+	if d["status"] != "active" || tls["status"] != "issued" || tls["issuer"] != "hostemu Test CA" {
+		t.Fatalf("after 12s: %v", d)
+	}
+	exp, _ := time.Parse(time.RFC3339, tls["expires_at"].(string))
+	if want := testStart.Add(12*time.Second + 90*24*time.Hour); !exp.Equal(want) {
+		t.Fatalf("expires_at %v, want %v (90 days after issue)", exp, want)
+	}
+	// renewal 30 days before expiry moves expires_at forward
+	e.advance("60d")
+	tls = status()["tls"].(map[string]any)
+	exp2, _ := time.Parse(time.RFC3339, tls["expires_at"].(string))
+	if want := exp.Add(-30 * 24 * time.Hour).Add(90 * 24 * time.Hour); !exp2.Equal(want) {
+		t.Fatalf("after renewal expires_at %v, want %v", exp2, want)
+	}
+}
+
+func TestDomainErrors(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("a", 64) + ".test"
+	tests := []struct {
+		name, path, token string
+		body              any
+		status            int
+		code              string
+	}{
+		{"deploy scope", "/v1/projects/prj_shop/domains", "t-deploy", map[string]any{"hostname": "x.test"}, 403, "insufficient_scope"},
+		{"read scope", "/v1/projects/prj_shop/domains", "t-read", map[string]any{"hostname": "x.test"}, 403, "insufficient_scope"},
+		{"missing hostname", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{}, 400, "invalid_request"},
+		{"hostname number", "/v1/projects/prj_shop/domains", "t-admin", `{"hostname":5}`, 400, "invalid_request"},
+		{"single label", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "localhost"}, 400, "invalid_hostname"},
+		{"underscore", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "a_b.test"}, 400, "invalid_hostname"},
+		{"label too long", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": long}, 400, "invalid_hostname"},
+		{"inner wildcard", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "a.*.test"}, 400, "invalid_hostname"},
+		{"double wildcard", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "*.*.test"}, 400, "invalid_hostname"},
+		{"ip address", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "10.0.0.1"}, 400, "invalid_hostname"},
+		{"hyphen edge", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "-a.test"}, 400, "invalid_hostname"},
+		{"bad redirect", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "x.test", "redirect_to": "not a host"}, 400, "invalid_hostname"},
+		{"wildcard redirect", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "x.test", "redirect_to": "*.shop.test"}, 400, "invalid_hostname"},
+		{"redirect to itself", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "x.test", "redirect_to": "x.test"}, 400, "invalid_request"},
+		{"taken in same project", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "shop.test"}, 409, "domain_already_exists"},
+		{"taken by another project", "/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "SHOP.test."}, 409, "domain_already_exists"},
+		{"unknown project", "/v1/projects/prj_nope/domains", "t-admin", map[string]any{"hostname": "x.test"}, 404, "project_not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.post(tt.path, tt.token, tt.body)
+			if r.Status != tt.status || r.Code() != tt.code {
+				t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.Code(), tt.status, tt.code, r.Body)
+			}
+		})
+	}
+	if r := e.get("/v1/projects/prj_nope/domains", "t-read"); r.Status != 404 || r.Code() != "project_not_found" {
+		t.Errorf("list of unknown project: %d %s", r.Status, r.Code())
+	}
+}
+
+func TestDomainWriteScopePolicy(t *testing.T) {
+	e := newEnv(t)
+	snap := e.get("/_emulator/state", "").JSON(t)
+	snap["policy"] = map[string]any{"domain_write_scope": "deploy"}
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/state", Body: snap}), 200)
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-deploy", map[string]any{"hostname": "x.test"}), 201)
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/v1/projects/prj_blog/domains/x.test", Token: "t-deploy"}), 200)
+}
+
+func TestListAndDeleteDomains(t *testing.T) {
+	e := newEnv(t)
+	r := e.get("/v1/projects/prj_shop/domains", "t-read")
+	mustStatus(t, r, 200)
+	m := r.JSON(t)
+	ds := m["domains"].([]any)
+	if len(ds) != 2 || ds[0].(map[string]any)["hostname"] != "www.shop.test" || m["next_cursor"] != nil {
+		t.Fatalf("domains %v", m)
+	}
+	www := ds[0].(map[string]any)
+	if www["redirect_to"] != "shop.test" {
+		t.Errorf("www redirect_to %v", www["redirect_to"])
+	}
+	p1 := e.get("/v1/projects/prj_shop/domains?limit=1", "t-read").JSON(t)
+	p2 := e.get("/v1/projects/prj_shop/domains?limit=1&cursor="+p1["next_cursor"].(string), "t-read").JSON(t)
+	if p2["domains"].([]any)[0].(map[string]any)["hostname"] != "shop.test" {
+		t.Errorf("second page %v", p2)
+	}
+	if r := e.get("/v1/projects/prj_blog/domains?cursor="+p1["next_cursor"].(string), "t-read"); r.Code() != "invalid_cursor" {
+		t.Errorf("a cursor of another project's list: %d %s", r.Status, r.Code())
+	}
+
+	del := e.do(req{Method: "DELETE", Path: "/v1/projects/prj_shop/domains/shop.test", Token: "t-admin"})
+	mustStatus(t, del, 200)
+	if m := del.JSON(t); m["hostname"] != "shop.test" || m["deleted"] != true {
+		t.Fatalf("delete answer %v", m)
+	}
+	if n := len(e.get("/v1/projects/prj_shop/domains", "t-read").JSON(t)["domains"].([]any)); n != 1 {
+		t.Errorf("%d domains after delete, want 1", n)
+	}
+	// free at once, for any project
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "shop.test"}), 201)
+	st := e.get("/_emulator/state", "").JSON(t)
+	if det := st["detaching"].([]any); len(det) != 1 {
+		t.Fatalf("detaching = %v, want shop.test until 5 s after delete", det)
+	}
+	e.advance("5s")
+	if det := e.get("/_emulator/state", "").JSON(t)["detaching"]; det != nil && len(det.([]any)) != 0 {
+		t.Fatalf("detaching after 5 s = %v", det)
+	}
+
+	for _, tt := range []struct {
+		path, token string
+		status      int
+		code        string
+	}{
+		{"/v1/projects/prj_shop/domains/nope.test", "t-admin", 404, "domain_not_found"},
+		{"/v1/projects/prj_shop/domains/shop.test", "t-admin", 404, "domain_not_found"}, // now in prj_blog
+		{"/v1/projects/prj_nope/domains/shop.test", "t-admin", 404, "project_not_found"},
+		{"/v1/projects/prj_blog/domains/shop.test", "t-deploy", 403, "insufficient_scope"},
+	} {
+		r := e.do(req{Method: "DELETE", Path: tt.path, Token: tt.token})
+		if r.Status != tt.status || r.Code() != tt.code {
+			t.Errorf("DELETE %s: %d %s, want %d %s", tt.path, r.Status, r.Code(), tt.status, tt.code)
+		}
+	}
+	// a wildcard domain can be deleted by its literal name
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "*.blog.test"}), 201)
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/v1/projects/prj_blog/domains/*.blog.test", Token: "t-admin"}), 200)
+}

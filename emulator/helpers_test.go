@@ -1,0 +1,142 @@
+package emulator_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/clock"
+)
+
+// testStart is the manual clock's start in every test world.
+var testStart = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// env is one emulator behind a loopback HTTP server, for black-box tests.
+type env struct {
+	t   testing.TB
+	emu *emulator.Emulator
+	url string
+}
+
+// newEnv starts an emulator on the test fixtures with a manual clock; opts may change it.
+func newEnv(t testing.TB, opts ...func(*emulator.Options)) *env {
+	t.Helper()
+	o := emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart}
+	for _, f := range opts {
+		f(&o)
+	}
+	e, err := emulator.New(o)
+	if err != nil {
+		t.Fatalf("emulator.New: %v", err)
+	}
+	srv := httptest.NewServer(e.Handler())
+	t.Cleanup(func() { srv.Close(); e.Close() })
+	return &env{t: t, emu: e, url: srv.URL}
+}
+
+// resp is an answered request.
+type resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r resp) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
+	}
+	return m
+}
+
+// Code is the error code of an error envelope ("" when the body is not one).
+func (r resp) Code() string {
+	var e struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	json.Unmarshal(r.Body, &e)
+	return e.Error.Code
+}
+
+// req is a request to make: body may be a string (sent as is) or a value (as JSON).
+type req struct {
+	Method  string
+	Path    string
+	Token   string
+	Body    any
+	Headers map[string]string
+}
+
+func (e *env) do(r req) resp {
+	e.t.Helper()
+	var body io.Reader
+	switch b := r.Body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(b)
+	case []byte:
+		body = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		body = bytes.NewReader(j)
+	}
+	hr, err := http.NewRequest(r.Method, e.url+r.Path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.Token != "" {
+		hr.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	for k, v := range r.Headers {
+		if v == "" {
+			hr.Header.Del(k)
+		} else {
+			hr.Header.Set(k, v)
+		}
+	}
+	res, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{Status: res.StatusCode, Header: res.Header, Body: b}
+}
+
+func (e *env) get(path, token string) resp { return e.do(req{Method: "GET", Path: path, Token: token}) }
+
+func (e *env) post(path, token string, body any) resp {
+	return e.do(req{Method: "POST", Path: path, Token: token, Body: body})
+}
+
+// mustStatus fails unless r has status want.
+func mustStatus(t testing.TB, r resp, want int) {
+	t.Helper()
+	if r.Status != want {
+		t.Fatalf("status %d, want %d: %s", r.Status, want, r.Body)
+	}
+}
+
+// advance moves the manual clock.
+func (e *env) advance(by string) {
+	e.t.Helper()
+	mustStatus(e.t, e.post("/_emulator/clock/advance", "", map[string]string{"by": by}), 200)
+}
+
+const sha = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+)
+
+// handlerFunc is what every route handler is: it returns a value to render as JSON, or
+// an error to render as the documented envelope. Rendering happens in one place.
+type handlerFunc func(c *gin.Context) (any, error)
+
+// created marks a value answered with 201 Created.
+type created struct{ v any }
+
+// handle adapts a handlerFunc to gin.
+func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		v, err := fn(c)
+		if err != nil {
+			a.renderError(c, err)
+			return
+		}
+		status := http.StatusOK
+		if cr, ok := v.(created); ok {
+			status, v = http.StatusCreated, cr.v
+		}
+		writeJSON(c, status, v)
+	}
+}
+
+var jsonContentType = "application/json; charset=utf-8"
+
+func writeJSON(c *gin.Context, status int, v any) {
+	var b []byte
+	if raw, ok := v.(json.RawMessage); ok {
+		b = raw
+	} else {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			status, b = http.StatusInternalServerError, []byte(`{"error":{"code":"internal_error","message":"response encoding failed","doc_url":""}}`)
+		}
+	}
+	c.Data(status, jsonContentType, b)
+}
+
+type errorBody struct {
+	Error errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+	DocURL  string   `json:"doc_url"`
+	Missing []string `json:"missing,omitempty"`
+}
+
+// renderError answers err in the documented envelope and aborts the chain.
+func (a *API) renderError(c *gin.Context, err error) {
+	ae, known := toAPIError(err)
+	if !known {
+		a.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+	}
+	if info := infoOf(c); info != nil {
+		info.errCode = ae.Code
+	}
+	b, _ := json.Marshal(errorBody{Error: errorObject{
+		Code: ae.Code, Message: ae.Message, DocURL: a.baseURL(c) + "/docs/errors/" + ae.Code, Missing: ae.Missing,
+	}})
+	c.Abort()
+	c.Data(ae.Status, jsonContentType, b)
+}
+
+// baseURL is where links to hostemu point: --public-url, else the request's own
+// scheme and host (so links work from a CI job container).
+func (a *API) baseURL(c *gin.Context) string {
+	if a.cfg.PublicURL != "" {
+		return a.cfg.PublicURL
+	}
+	scheme := "http"
+	if c.Request.TLS != nil {
+		scheme = "https"
+	} else if p := c.Request.Header.Get("X-Forwarded-Proto"); (p == "https" || p == "http") && a.trustedPeer(c) {
+		scheme = p
+	}
+	host := c.Request.Host
+	if host == "" {
+		host = "localhost"
+	}
+	return scheme + "://" + host
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,82 @@
+package emulator_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A walk of a project's deployments while others are being created neither skips an
+// item that existed when it began nor repeats one: the cursor holds the sort key.
+func TestPaginationWalkDuringInserts(t *testing.T) {
+	e := newEnv(t)
+	for i := 0; i < 40; i++ {
+		mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_blog", "files": map[string]string{}}), 201)
+		if i%3 == 0 {
+			e.advance("1ms")
+		}
+	}
+	before := map[string]bool{}
+	for _, d := range e.get("/v1/deployments?project_id=prj_blog&limit=100", "t-read").JSON(t)["deployments"].([]any) {
+		before[d.(map[string]any)["id"].(string)] = true
+	}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_blog", "files": map[string]string{}})
+			}
+		}()
+	}
+	seen := map[string]bool{}
+	var last string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		path := "/v1/deployments?project_id=prj_blog&limit=7"
+		if cursor != "" {
+			path += "&cursor=" + cursor
+		}
+		r := e.get(path, "t-read")
+		mustStatus(t, r, 200)
+		m := r.JSON(t)
+		for _, d := range m["deployments"].([]any) {
+			dd := d.(map[string]any)
+			id := dd["id"].(string)
+			if seen[id] {
+				t.Fatalf("%s seen twice", id)
+			}
+			seen[id] = true
+			at, err := time.Parse(time.RFC3339Nano, dd["created_at"].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := fmt.Sprintf("%020d|%s", at.UnixNano(), id)
+			if last != "" && key >= last {
+				t.Fatalf("order broken at %s", id)
+			}
+			last = key
+		}
+		next, _ := m["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	close(stop)
+	wg.Wait()
+	for id := range before {
+		if !seen[id] {
+			t.Errorf("%s existed before the walk and was skipped", id)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package state
+
+import "strings"
+
+// NormalizeHostname lower-cases a hostname, drops one trailing dot, and checks that it
+// is a fully qualified domain name, optionally with one leading "*." label: at least two
+// labels, each 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen,
+// at most 253 characters, and a top-level label that is not all digits.
+func NormalizeHostname(h string, allowWildcard bool) (string, bool) {
+	h = strings.ToLower(strings.TrimSuffix(h, "."))
+	rest := h
+	if strings.HasPrefix(rest, "*.") {
+		if !allowWildcard {
+			return "", false
+		}
+		rest = rest[2:]
+	}
+	if len(h) > 253 || rest == "" {
+		return "", false
+	}
+	labels := strings.Split(rest, ".")
+	if len(labels) < 2 {
+		return "", false
+	}
+	for _, l := range labels {
+		if !validLabel(l) {
+			return "", false
+		}
+	}
+	tld := labels[len(labels)-1]
+	if strings.Trim(tld, "0123456789") == "" {
+		return "", false
+	}
+	return h, true
+}
+
+func validLabel(l string) bool {
+	if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// Apex guesses the registrable domain of a hostname: its last two labels. hostemu's
+// DNS instructions name records relative to it ("@", "www", "*").
+func Apex(h string) string {
+	h = strings.TrimPrefix(h, "*.")
+	i := strings.LastIndexByte(h, '.')
+	if i < 0 {
+		return h
+	}
+	if j := strings.LastIndexByte(h[:i], '.'); j >= 0 {
+		return h[j+1:]
+	}
+	return h
+}

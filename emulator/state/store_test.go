@@ -1,0 +1,142 @@
+package state
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+func world(t *testing.T, n int) *Store {
+	t.Helper()
+	snap := Snapshot{Projects: []Project{{ID: "prj_a", Name: "a", CreatedAt: t0}, {ID: "prj_b", Name: "b", CreatedAt: t0}}}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < n; i++ {
+		p := "prj_a"
+		if i%3 == 0 {
+			p = "prj_b"
+		}
+		// shuffled creation times with ties, to exercise the id tie-break
+		snap.Deployments = append(snap.Deployments, Deployment{ID: fmt.Sprintf("dpl_%04d", i), ProjectID: p, Target: TargetPreview,
+			Status: StatusReady, CreatedAt: t0.Add(time.Duration(r.IntN(n/2+1)) * time.Second)})
+	}
+	s := New()
+	if err := s.Load(snap); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestDeploymentsPagesMatchSortedOrder(t *testing.T) {
+	s := world(t, 500)
+	snap := s.Export()
+	want := snap.Deployments
+	if !sort.SliceIsSorted(want, func(i, j int) bool {
+		return keyOf(want[i].CreatedAt, want[i].ID).before(keyOf(want[j].CreatedAt, want[j].ID))
+	}) {
+		t.Fatal("export is not newest first")
+	}
+	for _, limit := range []int{1, 7, 100} {
+		var got []string
+		var after *Key
+		for {
+			page, next, err := s.Deployments(DeploymentQuery{Limit: limit, Range: Range{After: after}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range page {
+				got = append(got, d.ID)
+			}
+			if next == nil {
+				break
+			}
+			after = next
+		}
+		if len(got) != len(want) {
+			t.Fatalf("limit %d: walked %d of %d", limit, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i].ID {
+				t.Fatalf("limit %d: item %d is %s, want %s", limit, i, got[i], want[i].ID)
+			}
+		}
+	}
+}
+
+func TestDeploymentRanges(t *testing.T) {
+	s := world(t, 200)
+	lo, hi := t0.Add(20*time.Second), t0.Add(60*time.Second)
+	page, _, err := s.Deployments(DeploymentQuery{ProjectID: "prj_b", Limit: 100, Range: Range{Oldest: lo, Newest: hi}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := s.Export().Deployments
+	n := 0
+	for _, d := range all {
+		if d.ProjectID == "prj_b" && d.CreatedAt.After(lo) && d.CreatedAt.Before(hi) {
+			n++
+		}
+	}
+	if len(page) != n || n == 0 {
+		t.Fatalf("range gave %d, want %d", len(page), n)
+	}
+	for _, d := range page {
+		if !d.CreatedAt.After(lo) || !d.CreatedAt.Before(hi) || d.ProjectID != "prj_b" {
+			t.Fatalf("%s at %v is outside the range", d.ID, d.CreatedAt)
+		}
+	}
+}
+
+func TestLoadRejectsInconsistentSnapshot(t *testing.T) {
+	s := world(t, 3)
+	before := s.Export()
+	bad := before
+	bad.Deployments = append([]Deployment{}, before.Deployments...)
+	bad.Deployments[0].ProjectID = "prj_missing"
+	if err := s.Load(bad); err == nil {
+		t.Fatal("a deployment of a missing project was accepted")
+	}
+	if got := s.Export(); len(got.Deployments) != len(before.Deployments) || got.Deployments[0].ProjectID != before.Deployments[0].ProjectID {
+		t.Fatal("a refused load changed the state")
+	}
+}
+
+func TestPromoteIsAtomic(t *testing.T) {
+	s := world(t, 10)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 1000; i++ {
+			s.Promote(fmt.Sprintf("dpl_%04d", 1+i%2))
+		}
+	}()
+	for i := 0; i < 1000; i++ {
+		p, _ := s.Project("prj_a")
+		if p.ProductionDeploymentID != "" && p.ProductionDeploymentID != "dpl_0001" && p.ProductionDeploymentID != "dpl_0002" {
+			t.Fatalf("production pointer %q", p.ProductionDeploymentID)
+		}
+	}
+	<-done
+}
+
+func TestTokens(t *testing.T) {
+	s := New()
+	s.AddToken(Token{Token: "abc", Scope: ScopeDeploy})
+	if sc, ok := s.Authenticate("abc"); !ok || sc != ScopeDeploy {
+		t.Fatal("token not found")
+	}
+	for _, bad := range []string{"", "ab", "abcd", "ABC"} {
+		if _, ok := s.Authenticate(bad); ok {
+			t.Errorf("%q authenticated", bad)
+		}
+	}
+	if !s.RevokeToken("abc") || s.RevokeToken("abc") {
+		t.Error("revoke")
+	}
+	if !ScopeAdmin.Allows(ScopeDeploy) || ScopeRead.Allows(ScopeDeploy) || !ScopeDeploy.Allows(ScopeRead) {
+		t.Error("scope order")
+	}
+}
