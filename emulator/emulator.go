@@ -16,6 +16,14 @@ import (
 	"github.com/hostemu/hostemu/emulator/world"
 )
 
+// ConfigError reports options that name something wrong: fixtures that do not load, a
+// scenario that does not exist, a state file that is not one. The command line exits 2
+// on it, as for a bad flag.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
 // Emulator is one emulated world and its HTTP handlers.
 type Emulator struct {
 	opts  Options
@@ -60,7 +68,7 @@ func New(opts Options) (*Emulator, error) {
 	snap, err := loadFixtures(opts, start)
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, &ConfigError{err}
 	}
 	e.world, err = world.New(world.Config{
 		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: start, Fixtures: snap,
@@ -69,12 +77,12 @@ func New(opts Options) (*Emulator, error) {
 	})
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, &ConfigError{err}
 	}
 	if opts.StateFile != "" {
 		if e.saver, err = newSaver(opts.StateFile, e.world, e.log); err != nil {
 			cancel()
-			return nil, err
+			return nil, &ConfigError{err}
 		}
 	}
 	e.api = httpapi.New(e.world, httpapi.Config{
@@ -151,6 +159,10 @@ func (e *Emulator) Banner(url, cipherURL string) string {
 	}
 	return b.String()
 }
+
+// Release lets go of requests held by delay and timeout faults, so that a shutdown
+// does not wait for them: delayed requests are answered at once, timed-out ones dropped.
+func (e *Emulator) Release() { e.api.Release() }
 
 // Close stops the world's clock and watchers and saves state when configured.
 func (e *Emulator) Close() error {

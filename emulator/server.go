@@ -107,6 +107,7 @@ func (s *Server) Serve() error {
 // the emulator (stopping its clock and watchers and saving state when configured).
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		s.emu.Release()
 		err := s.http.Shutdown(ctx)
 		if s.cipherHTTP != nil {
 			err = errors.Join(err, s.cipherHTTP.Shutdown(ctx))

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -41,6 +42,9 @@ type API struct {
 	cursorKey []byte
 	main      *gin.Engine
 	cipher    *gin.Engine
+
+	release     chan struct{} // closed by Release
+	releaseOnce sync.Once
 }
 
 // New builds the handlers of world w.
@@ -52,7 +56,7 @@ func New(w *world.World, cfg Config) *API {
 		cfg.CORSOrigins = []string{"*"}
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
-	a := &API{w: w, cfg: cfg, log: cfg.Logger}
+	a := &API{w: w, cfg: cfg, log: cfg.Logger, release: make(chan struct{})}
 	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)
@@ -68,6 +72,10 @@ func New(w *world.World, cfg Config) *API {
 	a.healthRoute(a.cipher)
 	return a
 }
+
+// Release ends every wait of a delay or timeout fault, now and from now on: a server
+// shutting down does not wait for them.
+func (a *API) Release() { a.releaseOnce.Do(func() { close(a.release) }) }
 
 // Handler serves the hosting service, the control API, the docs and, unless it has its
 // own listener, the decryption service.

@@ -234,8 +234,9 @@ func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
 		select {
 		case <-t.C:
 		case <-c.Request.Context().Done():
-			t.Stop()
+		case <-a.release:
 		}
+		t.Stop()
 	}
 	switch {
 	case act.Status != 0:
@@ -256,7 +257,10 @@ func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
 		return false
 	case act.Timeout:
 		ctx, cancel := context.WithTimeout(c.Request.Context(), fault.MaxTimeoutSeconds*time.Second)
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-a.release:
+		}
 		cancel()
 		info.errCode = "timeout"
 		drop(c)

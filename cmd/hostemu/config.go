@@ -1,0 +1,374 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/clock"
+)
+
+// Config is everything `hostemu serve` needs, read from flags and HOSTEMU_* variables.
+type Config struct {
+	// Options go to emulator.Listen; serve adds Logger and Version.
+	Options emulator.Options
+	// LogFormat is "text" or "json".
+	LogFormat string
+	// LogLevel is the minimum level logged.
+	LogLevel slog.Level
+
+	// origin names where each path setting came from ("--scenarios" or
+	// "HOSTEMU_SCENARIOS"), so that checkPaths can name it.
+	origin map[string]string
+}
+
+// setting is one serve flag: its default, help text and how it lands in Config.
+type setting struct {
+	name  string // flag name without dashes; the variable is HOSTEMU_ + upper snake case
+	def   string // applied when neither the flag nor the variable is given
+	usage string
+	apply func(c *Config, v string) error
+}
+
+// settings lists every serve flag in the order usage shows them.
+var settings = []setting{
+	{"addr", "127.0.0.1:4700", "`host:port` of the hosting service and control API", func(c *Config, v string) error {
+		return setAddr(&c.Options.Addr, v, true)
+	}},
+	{"cipher-addr", "", "`host:port` of the decryption service (empty: served on --addr)", func(c *Config, v string) error {
+		return setAddr(&c.Options.CipherAddr, v, false)
+	}},
+	{"public-url", "", "absolute http(s) `URL` used in links to hostemu (empty: the request's scheme and host)", func(c *Config, v string) error {
+		u, err := parsePublicURL(v)
+		c.Options.PublicURL = u
+		return err
+	}},
+	{"scenarios", "", "`DIR` of scenario YAML files, watched (empty: built-in scenarios only)", func(c *Config, v string) error {
+		c.Options.ScenariosDir = v
+		return nil
+	}},
+	{"scenario", "default", "`NAME` of the active scenario", func(c *Config, v string) error {
+		c.Options.Scenario = v
+		return notEmpty(v)
+	}},
+	{"fixtures", "", "fixture `FILE|DIR` replacing the embedded fixtures", func(c *Config, v string) error {
+		c.Options.Fixtures = v
+		return nil
+	}},
+	{"seed", "1", "`N`, the seed of every random choice (int64)", func(c *Config, v string) (err error) {
+		c.Options.Seed, err = strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return errors.New("want an integer (int64)")
+		}
+		return nil
+	}},
+	{"clock", "real", "clock `mode`: real or manual", func(c *Config, v string) (err error) {
+		if c.Options.ClockMode, err = clock.ParseMode(v); err != nil {
+			return errors.New("want real or manual")
+		}
+		return nil
+	}},
+	{"clock-start", "", "emulated `RFC3339` time at start (empty: now, to the second)", func(c *Config, v string) (err error) {
+		if v == "" {
+			return nil
+		}
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return errors.New("want an RFC 3339 time such as 2026-01-02T15:04:05Z")
+		}
+		c.Options.ClockStart = t.UTC()
+		return nil
+	}},
+	{"rate-limits", "on", "`on|off`; off still sends the headers but refuses nothing", func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "on", "true":
+			c.Options.RateLimitsOff = false
+		case "off", "false":
+			c.Options.RateLimitsOff = true
+		default:
+			return errors.New("want on or off")
+		}
+		return nil
+	}},
+	{"trusted-proxies", "", "comma-separated `CIDRs` (or IPs) whose X-Forwarded-For is believed", func(c *Config, v string) (err error) {
+		c.Options.TrustedProxies, err = parsePrefixes(v)
+		return err
+	}},
+	{"cors-origins", "*", "comma-separated allowed `origins` (* for any)", func(c *Config, v string) (err error) {
+		c.Options.CORSOrigins, err = parseOrigins(v)
+		return err
+	}},
+	{"control-token", "", "`token` required by the control API, health excepted (empty: open)", func(c *Config, v string) error {
+		c.Options.ControlToken = v
+		if strings.IndexFunc(v, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+			return errors.New("must not contain spaces or control characters")
+		}
+		return nil
+	}},
+	{"journal-size", "1000", "`N` requests kept in the journal (> 0)", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return errors.New("want a whole number above 0")
+		}
+		c.Options.JournalSize = n
+		return nil
+	}},
+	{"state", "", "state `FILE`, loaded at start when present and saved while running (empty: nothing persisted)", func(c *Config, v string) error {
+		c.Options.StateFile = v
+		return nil
+	}},
+	{"log-format", "text", "log `format`: text or json", func(c *Config, v string) error {
+		switch v {
+		case "text", "json":
+			c.LogFormat = v
+			return nil
+		}
+		return errors.New("want text or json")
+	}},
+	{"log-level", "info", "minimum log `level`: debug, info, warn or error", func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "debug":
+			c.LogLevel = slog.LevelDebug
+		case "info":
+			c.LogLevel = slog.LevelInfo
+		case "warn", "warning":
+			c.LogLevel = slog.LevelWarn
+		case "error":
+			c.LogLevel = slog.LevelError
+		default:
+			return errors.New("want debug, info, warn or error")
+		}
+		return nil
+	}},
+}
+
+// envName is the variable that backs a flag: --cipher-addr ← HOSTEMU_CIPHER_ADDR.
+func envName(flagName string) string {
+	return "HOSTEMU_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// errHelp asks for serve's usage (-h, --help).
+var errHelp = flag.ErrHelp
+
+// Load reads serve's flags, each falling back to its HOSTEMU_* variable (a variable set
+// to the empty string counts as unset) and then to its default. A flag given on the
+// command line wins over its variable, even when empty. It touches no files: see
+// Config.checkPaths.
+func Load(args []string, getenv func(string) string) (Config, error) {
+	fset := flag.NewFlagSet("hostemu serve", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	vals := make(map[string]*string, len(settings))
+	for _, s := range settings {
+		vals[s.name] = fset.String(s.name, s.def, s.usage)
+	}
+	if err := fset.Parse(args); err != nil {
+		return Config{}, flagError(err)
+	}
+	if fset.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q (serve takes flags only)", fset.Arg(0))
+	}
+	given := map[string]bool{}
+	fset.Visit(func(f *flag.Flag) { given[f.Name] = true })
+
+	c := Config{origin: map[string]string{}}
+	for _, s := range settings {
+		v, origin := s.def, "default --"+s.name
+		switch {
+		case given[s.name]:
+			v, origin = *vals[s.name], "--"+s.name
+		case getenv(envName(s.name)) != "":
+			v, origin = getenv(envName(s.name)), envName(s.name)
+		}
+		if err := s.apply(&c, v); err != nil {
+			return Config{}, fmt.Errorf("invalid %s %q: %v", origin, v, err)
+		}
+		c.origin[s.name] = origin
+	}
+	return c, nil
+}
+
+// flagError rewords the flag package's errors, which we do not let it print.
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return fmt.Errorf("unknown flag %s (see hostemu serve -h)", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return fmt.Errorf("flag %s needs a value", name)
+	}
+	return errors.New(msg)
+}
+
+// checkPaths checks, with stat, the path settings Load leaves alone to stay pure:
+// --scenarios is a directory, --fixtures exists, and --state is not a directory and
+// sits in one that exists (the file itself may not exist yet).
+func (c Config) checkPaths(stat func(string) (fs.FileInfo, error)) error {
+	var errs []error
+	bad := func(name, path, why string) {
+		errs = append(errs, fmt.Errorf("invalid %s %q: %s", c.origin[name], path, why))
+	}
+	if p := c.Options.ScenariosDir; p != "" {
+		if fi, err := stat(p); err != nil {
+			bad("scenarios", p, statReason(err))
+		} else if !fi.IsDir() {
+			bad("scenarios", p, "not a directory")
+		}
+	}
+	if p := c.Options.Fixtures; p != "" {
+		if _, err := stat(p); err != nil {
+			bad("fixtures", p, statReason(err))
+		}
+	}
+	if p := c.Options.StateFile; p != "" {
+		if fi, err := stat(p); err == nil && fi.IsDir() {
+			bad("state", p, "is a directory")
+		} else if dir, err := stat(filepath.Dir(p)); err != nil || !dir.IsDir() {
+			bad("state", p, "its directory does not exist")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// statReason is a stat error without the path, which the caller already names.
+func statReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func notEmpty(v string) error {
+	if v == "" {
+		return errors.New("must not be empty")
+	}
+	return nil
+}
+
+// setAddr checks a listen address: host:port with a numeric port; host may be empty
+// (all interfaces).
+func setAddr(dst *string, v string, required bool) error {
+	*dst = v
+	if v == "" {
+		if required {
+			return errors.New("must not be empty")
+		}
+		return nil
+	}
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return errors.New("want host:port, e.g. 127.0.0.1:4700 or 0.0.0.0:4700")
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("port %q: want 0 to 65535", port)
+	}
+	return nil
+}
+
+// parsePublicURL accepts an absolute http(s) URL with a host and no query or fragment,
+// and strips its trailing slashes.
+func parsePublicURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("want an absolute http:// or https:// URL")
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", errors.New("want a base URL without user, query or fragment")
+	}
+	return strings.TrimRight(v, "/"), nil
+}
+
+// parsePrefixes reads comma-separated CIDRs; a bare address is a single-host prefix.
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range splitList(v) {
+		if strings.Contains(item, "/") {
+			p, err := netip.ParsePrefix(item)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not a CIDR such as 10.0.0.0/8", item)
+			}
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("%q is not an IP address or CIDR", item)
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// parseOrigins reads comma-separated origins: "*" or scheme://host[:port].
+func parseOrigins(v string) ([]string, error) {
+	items := splitList(v)
+	if len(items) == 0 {
+		return nil, errors.New("want * or a list of origins such as https://app.test")
+	}
+	out := make([]string, 0, len(items))
+	for _, item := range items {
+		if item == "*" {
+			out = append(out, item)
+			continue
+		}
+		origin := strings.TrimRight(item, "/")
+		u, err := url.Parse(origin)
+		if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+			return nil, fmt.Errorf("%q is not an origin such as https://app.test:8080", item)
+		}
+		out = append(out, origin)
+	}
+	return out, nil
+}
+
+// splitList splits on commas, trims spaces and drops empty items.
+func splitList(v string) []string {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// serveUsage writes serve's flags with their variables and defaults.
+func serveUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: hostemu [serve] [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Starts the emulator. Every flag also reads HOSTEMU_<NAME> (--cipher-addr from")
+	fmt.Fprintln(w, "HOSTEMU_CIPHER_ADDR); a flag beats its variable.")
+	fmt.Fprintln(w)
+	for _, s := range settings {
+		arg, usage := flag.UnquoteUsage(&flag.Flag{Name: s.name, Usage: s.usage, DefValue: s.def, Value: new(stringValue)})
+		fmt.Fprintf(w, "  --%s %s\n    \t%s\n    \t(env %s", s.name, arg, usage, envName(s.name))
+		if s.def != "" {
+			fmt.Fprintf(w, ", default %s", s.def)
+		}
+		fmt.Fprintln(w, ")")
+	}
+}
+
+// stringValue lets flag.UnquoteUsage see a string flag.
+type stringValue string
+
+func (s *stringValue) String() string     { return string(*s) }
+func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+)
+
+// waitLimit bounds every wait in these tests; reaching it is a failure, never a pass.
+const waitLimit = 10 * time.Second
+
+// lockedBuffer is an io.Writer that is safe to read while a command writes to it and
+// that signals every write, so tests wait for output without sleeping.
+type lockedBuffer struct {
+	mu    sync.Mutex // guards buf
+	buf   bytes.Buffer
+	wrote chan struct{}
+}
+
+func newLockedBuffer() *lockedBuffer { return &lockedBuffer{wrote: make(chan struct{}, 1)} }
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	n, err := b.buf.Write(p)
+	b.mu.Unlock()
+	select {
+	case b.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor returns re's first match in the buffer once it appears; it fails the test if
+// done closes first (the writer is gone) or waitLimit passes.
+func (b *lockedBuffer) waitFor(tb testing.TB, re *regexp.Regexp, done <-chan struct{}) []string {
+	tb.Helper()
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	for {
+		if m := re.FindStringSubmatch(b.String()); m != nil {
+			return m
+		}
+		select {
+		case <-b.wrote:
+		case <-done:
+			if m := re.FindStringSubmatch(b.String()); m != nil {
+				return m
+			}
+			tb.Fatalf("exited before printing %q; output:\n%s", re, b.String())
+		case <-deadline.C:
+			tb.Fatalf("no %q within %s; output:\n%s", re, waitLimit, b.String())
+		}
+	}
+}
+
+var listeningLine = regexp.MustCompile(`(?m)^hostemu listening on (http://\S+)$`)
+
+// served is a `run serve` running in a goroutine.
+type served struct {
+	url            string
+	stdout, stderr *lockedBuffer
+	cancel         context.CancelFunc
+	done           chan struct{}
+	code           int // valid once done is closed
+}
+
+// startServe runs `hostemu serve args...` in-process and returns once it prints its URL.
+func startServe(tb testing.TB, vars map[string]string, args ...string) *served {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &served{stdout: newLockedBuffer(), stderr: newLockedBuffer(), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.code = run(ctx, append([]string{"serve"}, args...), env(vars), s.stdout, s.stderr)
+	}()
+	tb.Cleanup(func() { s.stop(tb) })
+	s.url = s.stdout.waitFor(tb, listeningLine, s.done)[1]
+	return s
+}
+
+// stop cancels serve's context, as a signal would, and returns its exit code.
+func (s *served) stop(tb testing.TB) int {
+	tb.Helper()
+	s.cancel()
+	select {
+	case <-s.done:
+		return s.code
+	case <-time.After(waitLimit):
+		tb.Fatalf("serve still running %s after cancel; stderr:\n%s", waitLimit, s.stderr.String())
+		return -1
+	}
+}
+
+// runCmd runs one short command in-process.
+func runCmd(tb testing.TB, vars map[string]string, args ...string) (code int, stdout, stderr string) {
+	tb.Helper()
+	out, errOut := newLockedBuffer(), newLockedBuffer()
+	code = run(context.Background(), args, env(vars), out, errOut)
+	return code, out.String(), errOut.String()
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+// processStart approximates the process's start, for the start-up time in the log.
+var processStart = time.Now()
+
+// shutdownTimeout bounds how long in-flight requests may finish after a signal.
+var shutdownTimeout = 5 * time.Second
+
+// serve runs the emulator until ctx ends, then shuts it down: 0 on a clean stop, 1 when
+// it cannot listen or stop cleanly, 2 for a bad flag or variable or for fixtures,
+// scenario or state that the flags name and that do not load.
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := Load(args, getenv)
+	if errors.Is(err, errHelp) {
+		serveUsage(stdout)
+		return 0
+	}
+	if err == nil {
+		err = cfg.checkPaths(os.Stat)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu: %v\n", err)
+		return 2
+	}
+	log := newLogger(stderr, cfg)
+	opts := cfg.Options
+	opts.Logger = log
+	opts.Version, _ = buildVersion()
+
+	srv, err := emulator.Listen(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu: cannot start: %v\n", err)
+		var ce *emulator.ConfigError
+		if errors.As(err, &ce) {
+			return 2
+		}
+		return 1
+	}
+	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(),
+		"startup", time.Since(processStart).Round(time.Microsecond))
+	printBanner(stdout, srv, cfg)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve() }()
+	select {
+	case <-ctx.Done():
+		log.Info("stopping", "reason", context.Cause(ctx), "grace", shutdownTimeout)
+	case err := <-served:
+		// Serve only returns early when a listener fails; it has shut down already.
+		log.Error("serving failed", "err", err)
+		srv.Shutdown(context.Background())
+		return 1
+	}
+
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if serr := <-served; serr != nil {
+		err = errors.Join(err, serr)
+	}
+	if err != nil {
+		log.Error("unclean stop", "err", err)
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+func newLogger(w io.Writer, cfg Config) *slog.Logger {
+	ho := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, ho))
+	}
+	return slog.New(slog.NewTextHandler(w, ho))
+}
+
+// printBanner prints, once, a stable first line that scripts can wait for, then the
+// emulator's banner (or a short fallback while it has none).
+func printBanner(w io.Writer, srv *emulator.Server, cfg Config) {
+	fmt.Fprintf(w, "hostemu listening on %s\n", srv.URL())
+	banner := srv.Emulator().Banner(srv.URL(), srv.CipherURL())
+	if banner == "" {
+		banner = fallbackBanner(srv.URL(), srv.CipherURL(), cfg.Options.Fixtures == "")
+	}
+	fmt.Fprint(w, banner)
+	if !strings.HasSuffix(banner, "\n") {
+		fmt.Fprintln(w)
+	}
+}
+
+func fallbackBanner(url, cipherURL string, embeddedFixtures bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  hosting service     %s\n", url)
+	fmt.Fprintf(&b, "  decryption service  %s\n", cipherURL)
+	fmt.Fprintf(&b, "  control API         %s/_emulator/\n", url)
+	if embeddedFixtures {
+		fmt.Fprintf(&b, "  hosting tokens      hostemu-read, hostemu-deploy, hostemu-admin\n")
+		fmt.Fprintf(&b, "  decryption API key  hostemu-cipher\n")
+	}
+	return b.String()
+}
