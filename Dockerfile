@@ -20,10 +20,13 @@ ARG VERSION=dev
 ARG COMMIT=unknown
 RUN CGO_ENABLED=0 go build -trimpath \
       -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
-      -o /out/hostemu ./cmd/hostemu
+      -o /out/hostemu ./cmd/hostemu \
+ && mkdir -p /out/state
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/hostemu /usr/local/bin/hostemu
+# An empty directory owned by the runtime user, so that a volume mounted on it is writable.
+COPY --from=build --chown=65532:65532 /out/state /state
 # nonroot:nonroot, numeric so that Kubernetes' runAsNonRoot can verify it.
 USER 65532:65532
 ENV HOSTEMU_ADDR=0.0.0.0:4700

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 	"time"
 
@@ -140,4 +141,27 @@ func BenchmarkListDeep(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLoadGenerated100k: an emulator starting on fixtures that generate 100,000
+// deployments. heap-MB is the live heap after a GC with the world loaded.
+func BenchmarkLoadGenerated100k(b *testing.B) {
+	var heap uint64
+	for b.Loop() {
+		e, err := emulator.New(emulator.Options{Fixtures: "testdata/big/generate-100k.yaml", ClockMode: clock.Manual, ClockStart: testStart})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = max(heap, ms.HeapAlloc)
+		if n := len(e.World().Store.Export().Deployments); n != 100_000 {
+			b.Fatalf("%d deployments", n)
+		}
+		e.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MB")
 }

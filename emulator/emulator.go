@@ -65,13 +65,9 @@ func New(opts Options) (*Emulator, error) {
 			e.log.Warn("scenario problem", "problem", p.String())
 		}
 	}
-	snap, err := loadFixtures(opts, start)
-	if err != nil {
-		cancel()
-		return nil, &ConfigError{err}
-	}
+	fixtures := func() (state.Snapshot, error) { return loadFixtures(opts, start) }
 	e.world, err = world.New(world.Config{
-		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: start, Fixtures: snap,
+		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: start, Fixtures: fixtures,
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
 	})
@@ -143,19 +139,19 @@ func (e *Emulator) Banner(url, cipherURL string) string {
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", url)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
-	snap := w.Store.Export()
+	tokens, cipher := w.Store.Tokens(), w.Store.Cipher()
 	seen := map[state.Scope]bool{}
-	for _, t := range snap.Tokens {
+	for _, t := range tokens {
 		if !seen[t.Scope] {
 			seen[t.Scope] = true
 			fmt.Fprintf(&b, "  %-16s %s\n", "token ("+string(t.Scope)+")", t.Token)
 		}
 	}
-	if len(snap.Cipher.APIKeys) > 0 {
-		fmt.Fprintf(&b, "  %-16s %s\n", "cipher API key", snap.Cipher.APIKeys[0])
+	if len(cipher.APIKeys) > 0 {
+		fmt.Fprintf(&b, "  %-16s %s\n", "cipher API key", cipher.APIKeys[0])
 	}
-	if len(snap.Tokens) > 0 {
-		fmt.Fprintf(&b, "  try: curl -H 'Authorization: Bearer %s' %s/v1/projects\n", snap.Tokens[0].Token, url)
+	if len(tokens) > 0 {
+		fmt.Fprintf(&b, "  try: curl -H 'Authorization: Bearer %s' %s/v1/projects\n", tokens[0].Token, url)
 	}
 	return b.String()
 }

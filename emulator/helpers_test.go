@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -148,3 +149,5 @@ func writeFile(t testing.TB, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func asConfigError(err error, target **emulator.ConfigError) bool { return errors.As(err, target) }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 	"sync"
 
@@ -43,7 +42,8 @@ type API struct {
 	main      *gin.Engine
 	cipher    *gin.Engine
 
-	release     chan struct{} // closed by Release
+	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
+	release     chan struct{}                   // closed by Release
 	releaseOnce sync.Once
 }
 
@@ -56,7 +56,7 @@ func New(w *world.World, cfg Config) *API {
 		cfg.CORSOrigins = []string{"*"}
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
-	a := &API{w: w, cfg: cfg, log: cfg.Logger, release: make(chan struct{})}
+	a := &API{w: w, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
 	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)
@@ -103,7 +103,11 @@ func (a *API) engine() *gin.Engine {
 // publicRoute registers a public route and answers CORS preflights on its path.
 func (a *API) publicRoute(r *gin.Engine, method, path string, auth gin.HandlerFunc, h handlerFunc) {
 	r.Handle(method, path, auth, a.handle(h))
-	if !slices.ContainsFunc(r.Routes(), func(ri gin.RouteInfo) bool { return ri.Method == http.MethodOptions && ri.Path == path }) {
+	if a.preflights[r] == nil {
+		a.preflights[r] = map[string]bool{}
+	}
+	if !a.preflights[r][path] {
+		a.preflights[r][path] = true
 		r.OPTIONS(path, a.preflight)
 	}
 }

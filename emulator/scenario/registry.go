@@ -52,7 +52,7 @@ type snapshot struct {
 // NewRegistry returns a registry of the built-in scenarios. An error means a built-in
 // scenario is broken, a bug in hostemu.
 func NewRegistry() (*Registry, error) {
-	builtins, err := loadBuiltins(scenarios.FS)
+	builtins, err := embeddedBuiltins()
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +60,11 @@ func NewRegistry() (*Registry, error) {
 	r.snap.Store(newSnapshot(1, maps.Clone(builtins), nil, nil))
 	return r, nil
 }
+
+// embeddedBuiltins parses the embedded scenarios once per process: compiled scenarios
+// are immutable, so every registry can share them, and starting an emulator (one per
+// test) does not parse YAML again.
+var embeddedBuiltins = sync.OnceValues(func() (map[string]*Scenario, error) { return loadBuiltins(scenarios.FS) })
 
 func loadBuiltins(fsys fs.FS) (map[string]*Scenario, error) {
 	files, err := fs.Glob(fsys, "*.yaml")

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -43,6 +44,20 @@ func (x *index) insert(k Key) {
 	copy(x.keys[i+1:], x.keys[i:])
 	x.keys[i] = k
 }
+
+// keyOrder compares keys oldest first.
+func keyOrder(a, b Key) int {
+	switch {
+	case a == b:
+		return 0
+	case b.before(a):
+		return -1
+	}
+	return 1
+}
+
+// sort orders keys appended out of order (oldest first).
+func (x *index) sort() { slices.SortFunc(x.keys, keyOrder) }
 
 func (x *index) remove(k Key) {
 	i := x.olderCount(k)

@@ -65,23 +65,39 @@ func (s *Store) Load(snap Snapshot) error {
 		s.policy = snap.Policy
 	}
 	s.cipher = snap.Cipher
+	// Indexes are filled unsorted and sorted once: inserting one by one would cost
+	// O(n²) for a snapshot listed newest first.
 	for i := range snap.Projects {
 		p := snap.Projects[i]
 		p.Env = maps.Clone(p.Env)
 		s.projects[p.ID] = &p
-		s.projectIdx.insert(keyOf(p.CreatedAt, p.ID))
+		s.projectIdx.keys = append(s.projectIdx.keys, keyOf(p.CreatedAt, p.ID))
 		s.byProject[p.ID] = &index{}
 		s.domainIdx[p.ID] = &index{}
 	}
+	s.allIdx.keys = make([]Key, 0, len(snap.Deployments))
 	for i := range snap.Deployments {
 		d := snap.Deployments[i]
-		d.Logs = slices.Clone(d.Logs)
-		s.insertDeployment(&d)
+		d.Logs = slices.Clip(d.Logs) // appends then copy, never write into the snapshot's array
+		s.deployments[d.ID] = &d
+		k := keyOf(d.CreatedAt, d.ID)
+		s.allIdx.keys = append(s.allIdx.keys, k)
+		x := s.byProject[d.ProjectID]
+		x.keys = append(x.keys, k)
 	}
 	for i := range snap.Domains {
 		d := snap.Domains[i]
 		s.domains[d.Hostname] = &d
-		s.domainIdx[d.ProjectID].insert(keyOf(d.CreatedAt, d.Hostname))
+		x := s.domainIdx[d.ProjectID]
+		x.keys = append(x.keys, keyOf(d.CreatedAt, d.Hostname))
+	}
+	s.projectIdx.sort()
+	s.allIdx.sort()
+	for _, x := range s.byProject {
+		x.sort()
+	}
+	for _, x := range s.domainIdx {
+		x.sort()
 	}
 	for _, f := range snap.Files {
 		s.files[f] = struct{}{}
@@ -105,12 +121,7 @@ func (s *Store) Export() Snapshot {
 	for _, t := range s.tokens {
 		snap.Tokens = append(snap.Tokens, t)
 	}
-	slices.SortFunc(snap.Tokens, func(a, b Token) int {
-		if a.Scope != b.Scope {
-			return a.Scope.rank() - b.Scope.rank()
-		}
-		return compareStrings(a.Token, b.Token)
-	})
+	sortTokens(snap.Tokens)
 	s.projectIdx.walk(Range{}, func(k Key) bool {
 		snap.Projects = append(snap.Projects, *s.projects[k.ID])
 		return true
@@ -153,6 +164,27 @@ func (s *Store) Authenticate(token string) (Scope, bool) {
 		return "", false
 	}
 	return t.Scope, true
+}
+
+// Tokens lists the hosting tokens, by scope then token.
+func (s *Store) Tokens() []Token {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Token, 0, len(s.tokens))
+	for _, t := range s.tokens {
+		out = append(out, t)
+	}
+	sortTokens(out)
+	return out
+}
+
+func sortTokens(ts []Token) {
+	slices.SortFunc(ts, func(a, b Token) int {
+		if a.Scope != b.Scope {
+			return a.Scope.rank() - b.Scope.rank()
+		}
+		return compareStrings(a.Token, b.Token)
+	})
 }
 
 // AddToken adds (or replaces) a hosting token.
@@ -428,6 +460,27 @@ func (s *Store) Detached(hostname string, at time.Time) {
 	s.detaching = slices.DeleteFunc(s.detaching, func(d Detachment) bool {
 		return d.Hostname == hostname && !d.DetachAt.After(at)
 	})
+}
+
+// InFlight returns what a freshly loaded world must schedule: deployments still queued or
+// building, every domain, and hostnames still detaching. It copies only those, so that
+// resuming a world of 100,000 finished deployments costs nothing like an export.
+func (s *Store) InFlight() ([]Deployment, []Domain, []Detachment) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var ds []Deployment
+	for _, d := range s.deployments {
+		if d.Status == StatusQueued || d.Status == StatusBuilding {
+			ds = append(ds, *d)
+		}
+	}
+	slices.SortFunc(ds, func(a, b Deployment) int { return keyOrder(keyOf(a.CreatedAt, a.ID), keyOf(b.CreatedAt, b.ID)) })
+	doms := make([]Domain, 0, len(s.domains))
+	for _, d := range s.domains {
+		doms = append(doms, *d)
+	}
+	slices.SortFunc(doms, func(a, b Domain) int { return keyOrder(keyOf(a.CreatedAt, a.Hostname), keyOf(b.CreatedAt, b.Hostname)) })
+	return ds, doms, slices.Clone(s.detaching)
 }
 
 // Detaching lists deleted hostnames not yet detached at the edge.

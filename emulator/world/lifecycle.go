@@ -183,13 +183,11 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 func (w *World) resume() {
 	sc := w.Scenario()
 	now := w.Clock.Now()
-	snap := w.Store.Export()
-	for _, d := range snap.Deployments {
-		if d.Status == state.StatusQueued || d.Status == state.StatusBuilding {
-			w.scheduleDeployment(d.ID, d.Status, sc.DeploymentSteps(d.ProjectID, d.Target, MergeEnv(w.Store.ProjectEnv(d.ProjectID), d.Env)), now)
-		}
+	deployments, domains, detaching := w.Store.InFlight()
+	for _, d := range deployments {
+		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentSteps(d.ProjectID, d.Target, MergeEnv(w.Store.ProjectEnv(d.ProjectID), d.Env)), now)
 	}
-	for _, d := range snap.Domains {
+	for _, d := range domains {
 		switch {
 		case d.Status == state.StatusPending || d.Status == state.StatusVerifying:
 			w.scheduleDomain(d.Hostname, d.Status, sc.DomainSteps(d.Hostname), sc.Certificates, now)
@@ -197,7 +195,7 @@ func (w *World) resume() {
 			w.scheduleRenewal(d.Hostname, *d.TLS.ExpiresAt, sc.Certificates)
 		}
 	}
-	for _, dt := range snap.Detaching {
+	for _, dt := range detaching {
 		w.scheduleDetach(dt.Hostname, dt.DetachAt)
 	}
 }

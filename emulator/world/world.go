@@ -22,10 +22,12 @@ import (
 
 // Config is what a world starts from.
 type Config struct {
-	Seed          int64
-	ClockMode     clock.Mode
-	ClockStart    time.Time // zero: now, to the second
-	Fixtures      state.Snapshot
+	Seed       int64
+	ClockMode  clock.Mode
+	ClockStart time.Time // zero: now, to the second
+	// Fixtures builds the start-up state; Reset calls it again rather than keeping a
+	// copy of a world that may hold 100,000 deployments.
+	Fixtures      func() (state.Snapshot, error)
 	Scenarios     *scenario.Registry
 	Scenario      string // active scenario's name
 	JournalSize   int
@@ -50,7 +52,7 @@ type World struct {
 	seed          int64
 
 	// start-up world, restored by Reset
-	startSnap     state.Snapshot
+	fixtures      func() (state.Snapshot, error)
 	startMode     clock.Mode
 	startTime     time.Time
 	startScenario string
@@ -87,7 +89,7 @@ func New(cfg Config) (*World, error) {
 		scenarios:     cfg.Scenarios,
 		rateLimitsOff: cfg.RateLimitsOff,
 		seed:          cfg.Seed,
-		startSnap:     cfg.Fixtures,
+		fixtures:      cfg.Fixtures,
 		startMode:     cfg.ClockMode,
 		startTime:     c.Now(),
 		startScenario: cfg.Scenario,
@@ -99,7 +101,11 @@ func New(cfg Config) (*World, error) {
 	}
 	w.Limiter = ratelimit.New(w.limits(sc))
 	w.setScenario(sc)
-	if err := w.load(cfg.Fixtures); err != nil {
+	snap, err := cfg.Fixtures()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.load(snap); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -204,7 +210,10 @@ func (w *World) Reset() error {
 	w.Faults.Reset()
 	w.Journal.Clear()
 	w.Limiter.Reset()
-	err := w.load(w.startSnap)
+	snap, err := w.fixtures()
+	if err == nil {
+		err = w.load(snap)
+	}
 	w.Sched.Wake()
 	return err
 }

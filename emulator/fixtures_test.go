@@ -1,0 +1,149 @@
+package emulator_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/clock"
+)
+
+func stateOf(t *testing.T, o emulator.Options) string {
+	t.Helper()
+	e, err := emulator.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	b, err := json.Marshal(e.World().Store.Export())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestDefaultFixturesDeterministic(t *testing.T) {
+	o := emulator.Options{ClockMode: clock.Manual, ClockStart: testStart}
+	a, b := stateOf(t, o), stateOf(t, o)
+	if a != b {
+		t.Fatal("two starts with one seed and --clock-start differ")
+	}
+	for _, tok := range []string{"hostemu-read", "hostemu-deploy", "hostemu-admin", "hostemu-cipher", "prj_demo"} {
+		if !strings.Contains(a, tok) {
+			t.Errorf("the default fixtures lack %s", tok)
+		}
+	}
+	o.Seed = 2
+	if c := stateOf(t, o); c == a {
+		t.Fatal("another seed gives the same world")
+	}
+	o.Seed = 1
+	o.ClockStart = testStart.Add(72 * time.Hour)
+	shifted := stateOf(t, o)
+	if shifted == a {
+		t.Fatal("another clock start gives the same timestamps")
+	}
+	strip := func(s string) string {
+		var v any
+		json.Unmarshal([]byte(s), &v)
+		var walk func(any) any
+		walk = func(x any) any {
+			switch x := x.(type) {
+			case map[string]any:
+				for k, v := range x {
+					if str, ok := v.(string); ok {
+						if _, err := time.Parse(time.RFC3339, str); err == nil {
+							x[k] = "T"
+							continue
+						}
+					}
+					x[k] = walk(v)
+				}
+			case []any:
+				for i := range x {
+					x[i] = walk(x[i])
+				}
+			}
+			return x
+		}
+		b, _ := json.Marshal(walk(v))
+		return string(b)
+	}
+	if strip(shifted) != strip(a) {
+		t.Error("another clock start changes more than the timestamps")
+	}
+}
+
+func TestCustomFixturesReplaceDefaults(t *testing.T) {
+	e := newEnv(t) // testdata/fixtures.yaml
+	if r := e.get("/v1/projects", "hostemu-read"); r.Status != 401 {
+		t.Errorf("a default token still works with custom fixtures: %d", r.Status)
+	}
+	mustStatus(t, e.get("/v1/projects", "t-read"), 200)
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.yaml"), "tokens: [{token: a, scope: read}]\nprojects: [{id: prj_a, name: a}]\n")
+	writeFile(t, filepath.Join(dir, "b.yaml"), "tokens: [{token: b, scope: admin}]\nprojects: [{id: prj_b, name: b}]\n")
+	d := newEnv(t, func(o *emulator.Options) { o.Fixtures = dir })
+	if n := len(d.get("/v1/projects", "a").JSON(t)["projects"].([]any)); n != 2 {
+		t.Errorf("a directory of fixtures did not merge: %d projects", n)
+	}
+	mustStatus(t, d.get("/v1/projects", "b"), 200)
+
+	writeFile(t, filepath.Join(dir, "c.yaml"), "projects: [{id: prj_a, name: dup}]\n")
+	_, err := emulator.New(emulator.Options{Fixtures: dir})
+	var ce *emulator.ConfigError
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:1") || !asConfigError(err, &ce) {
+		t.Errorf("conflicting ids across files: %v", err)
+	}
+}
+
+func TestStateFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	start := func() (*emulator.Server, *env) {
+		srv, err := emulator.Listen(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, StateFile: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve()
+		return srv, &env{t: t, emu: srv.Emulator(), url: srv.URL()}
+	}
+	srv, e := start()
+	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
+	e.advance("6s")
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]string{"hostname": "kept.test"}), 201)
+	if err := srv.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no state file after shutdown: %v", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*tmp")); len(m) != 0 {
+		t.Errorf("temporary files left behind: %v", m)
+	}
+
+	srv, e = start()
+	if s := e.get("/v1/deployments/"+id, "t-read").JSON(t)["status"]; s != "ready" {
+		t.Errorf("deployment after restart: %v", s)
+	}
+	if n := len(e.get("/v1/projects/prj_blog/domains", "t-read").JSON(t)["domains"].([]any)); n != 1 {
+		t.Errorf("domains after restart: %d", n)
+	}
+	srv.Shutdown(t.Context())
+
+	// an interrupted write leaves a temporary file beside the state, never a torn state
+	writeFile(t, filepath.Join(dir, ".state.json.123.tmp"), `{"tokens":[{"tok`)
+	srv, e = start()
+	mustStatus(t, e.get("/v1/deployments/"+id, "t-read"), 200)
+	srv.Shutdown(t.Context())
+
+	writeFile(t, path, `{"tokens":[{"tok`)
+	if _, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", StateFile: path}); err == nil {
+		t.Error("a torn state file was loaded")
+	}
+}
