@@ -1,0 +1,55 @@
+package testkit
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/hostemu/hostemu/emulator/fault"
+)
+
+// InjectFault adds a fault: the requests f.Match selects get its action (an error
+// status, a delay, a dropped connection, a 429, a timeout) as often as f.Times and
+// f.Probability allow. It stays until removed or Reset.
+func (e *Emulator) InjectFault(f fault.Spec) *Fault {
+	e.tb.Helper()
+	var out struct {
+		ID string `json:"id"`
+	}
+	e.call(http.MethodPost, "/_emulator/faults", f, &out)
+	return &Fault{e: e, id: out.ID}
+}
+
+// Fault is a fault added by InjectFault.
+type Fault struct {
+	e  *Emulator
+	id string
+}
+
+// ID is the fault's id in the control API (flt_1, flt_2, ...).
+func (f *Fault) ID() string { return f.id }
+
+// Remove removes the fault. Removing it twice, or after Reset, fails the test.
+func (f *Fault) Remove() {
+	f.e.tb.Helper()
+	f.e.call(http.MethodDelete, "/_emulator/faults/"+url.PathEscape(f.id), nil, nil)
+}
+
+// Hits is how many times the fault has fired. Asking after it was removed or the
+// emulator reset fails the test.
+func (f *Fault) Hits() int64 {
+	f.e.tb.Helper()
+	var out struct {
+		Faults []struct {
+			ID   string `json:"id"`
+			Hits int64  `json:"hits"`
+		} `json:"faults"`
+	}
+	f.e.call(http.MethodGet, "/_emulator/faults", nil, &out)
+	for _, x := range out.Faults {
+		if x.ID == f.id {
+			return x.Hits
+		}
+	}
+	f.e.tb.Fatalf("testkit: fault %s is gone (removed, or the emulator was reset)", f.id)
+	return 0
+}

@@ -1,0 +1,37 @@
+package testkit
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/hostemu/hostemu/emulator/journal"
+)
+
+// Requests returns the requests of the hosting and decryption services that the
+// emulator answered and filter selects, oldest first (the control API's own calls are
+// not journaled). The journal keeps the newest 1,000 by default.
+func (e *Emulator) Requests(filter journal.Filter) []journal.Entry {
+	e.tb.Helper()
+	q := url.Values{}
+	if filter.Method != "" {
+		q.Set("method", filter.Method)
+	}
+	if filter.Path != "" {
+		q.Set("path", filter.Path)
+	}
+	path := "/_emulator/requests"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out struct {
+		Requests []journal.Entry `json:"requests"`
+	}
+	e.call(http.MethodGet, path, nil, &out)
+	return out.Requests
+}
+
+// ClearRequests empties the journal.
+func (e *Emulator) ClearRequests() {
+	e.tb.Helper()
+	e.call(http.MethodDelete, "/_emulator/requests", nil, nil)
+}

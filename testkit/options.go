@@ -1,0 +1,111 @@
+package testkit
+
+import (
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/clock"
+)
+
+// defaultClockStart is where Start's manual clock begins unless WithClockStart says
+// otherwise: a fixed instant makes the fixtures' generated timestamps, and every time a
+// test reads, the same on every run.
+var defaultClockStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Option configures Start or Connect.
+type Option func(*config)
+
+// config is what the options say. set records which options were given, so that
+// Connect can refuse the ones that describe a world it cannot make.
+type config struct {
+	scenario     string
+	scenariosDir string
+	fixtures     string
+	seed         int64
+	clockMode    clock.Mode
+	clockStart   time.Time
+	controlToken string
+	cipherURL    string
+	logger       *slog.Logger
+	set          map[string]bool
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{set: map[string]bool{}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// given lists the options of names that were given, for an error message.
+func (c *config) given(names ...string) string {
+	var out []string
+	for _, n := range names {
+		if c.set[n] {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// WithScenario makes the named scenario active (built in, e.g. "failing-builds",
+// "instant", "slow-dns", or one from WithScenariosDir). With Start it is the start-up
+// scenario that Reset returns to; with Connect it is switched to at connect, and Reset
+// returns to the running emulator's own start-up scenario.
+func WithScenario(name string) Option {
+	return func(c *config) { c.scenario, c.set["WithScenario"] = name, true }
+}
+
+// WithScenariosDir adds scenarios from the YAML files of dir to the built-in ones, and
+// watches it (Start only).
+func WithScenariosDir(dir string) Option {
+	return func(c *config) { c.scenariosDir, c.set["WithScenariosDir"] = dir, true }
+}
+
+// WithFixtures replaces the embedded fixtures with a fixture file or directory (Start
+// only). The well-known tokens hostemu-read, hostemu-deploy and hostemu-admin exist only
+// if the fixtures define them; Token works with any fixtures.
+func WithFixtures(path string) Option {
+	return func(c *config) { c.fixtures, c.set["WithFixtures"] = path, true }
+}
+
+// WithSeed seeds the world's random choices: generated fixtures, ids, fault
+// probabilities (Start only; 1 by default).
+func WithSeed(n int64) Option {
+	return func(c *config) { c.seed, c.set["WithSeed"] = n, true }
+}
+
+// WithClock sets the clock mode (Start only). Start's default is clock.Manual, unlike
+// the hostemu command's: time moves only on Advance and the WaitFor methods, so
+// lifecycles take no real time and every timestamp a test sees is the same on every
+// run. With clock.Real and no WithClockStart, the clock starts at the real time.
+func WithClock(mode clock.Mode) Option {
+	return func(c *config) { c.clockMode, c.set["WithClock"] = mode, true }
+}
+
+// WithClockStart sets the emulated time at start (Start only; 2026-01-01T00:00:00Z by
+// default on a manual clock).
+func WithClockStart(t time.Time) Option {
+	return func(c *config) { c.clockStart, c.set["WithClockStart"] = t, true }
+}
+
+// WithControlToken guards the control API. With Start it sets the emulator's control
+// token (and the Emulator sends it); with Connect it is the token to send, the one the
+// running emulator was started with (--control-token).
+func WithControlToken(tok string) Option {
+	return func(c *config) { c.controlToken, c.set["WithControlToken"] = tok, true }
+}
+
+// WithCipherURL is the decryption service's base URL of a running emulator started
+// with its own --cipher-addr (Connect only; by default the URL given to Connect).
+func WithCipherURL(url string) Option {
+	return func(c *config) { c.cipherURL, c.set["WithCipherURL"] = strings.TrimRight(url, "/"), true }
+}
+
+// WithLogger receives the logs: the emulator's own with Start, and with both, one
+// debug line per control API call the Emulator makes.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger, c.set["WithLogger"] = l, true }
+}
