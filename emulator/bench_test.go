@@ -165,3 +165,40 @@ func BenchmarkLoadGenerated100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MB")
 }
+
+// BenchmarkAdvance100kTransitions: one clock advance firing 100,000 due transitions
+// (50,000 queued deployments going to building, then ready) through the world.
+func BenchmarkAdvance100kTransitions(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := e.World()
+		snap := w.Store.Export()
+		for i := 0; i < 50_000; i++ {
+			at := testStart.Add(-time.Duration(i) * time.Millisecond)
+			snap.Deployments = append(snap.Deployments, state.Deployment{
+				ID: fmt.Sprintf("dpl_q%07d", i), ProjectID: "prj_blog", URL: "https://blog.hostemu.test", Target: "preview",
+				Status: "queued", CreatedAt: at, Timings: state.Timings{QueuedAt: &at},
+			})
+		}
+		if err := w.Import(snap); err != nil { // resumes: schedules the rest of every lifecycle
+			b.Fatal(err)
+		}
+		if n := w.Sched.Len(); n < 100_000 {
+			b.Fatalf("%d transitions scheduled", n)
+		}
+		b.StartTimer()
+		if _, err := w.Advance(6 * time.Second); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if n := w.Sched.Len(); n > 10 {
+			b.Fatalf("%d transitions left", n)
+		}
+		e.Close()
+		b.StartTimer()
+	}
+}

@@ -151,7 +151,7 @@ func TestAwait(t *testing.T) {
 }
 
 func TestJournal(t *testing.T) {
-	e := newEnv(t, func(o *emulator.Options) { o.JournalSize = 3 })
+	e := newEnv(t, func(o *emulator.Options) { o.JournalSize = 4 })
 	e.get("/v1/projects", "t-read")
 	e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_nope", "files": map[string]string{}})
 	e.get("/_emulator/clock", "") // control routes are not journaled
@@ -168,6 +168,11 @@ func TestJournal(t *testing.T) {
 	if !strings.Contains(post["body"].(string), "prj_nope") || post["time"] == nil || post["duration_ms"] == nil {
 		t.Errorf("entry %v", post)
 	}
+	e.post("/v1/deployments", "t-read", map[string]any{"project_id": "prj_refused"}) // 403 before the body is read
+	rs = e.get("/_emulator/requests?path=/v1/deployments", "").JSON(t)["requests"].([]any)
+	if b := rs[len(rs)-1].(map[string]any)["body"].(string); !strings.Contains(b, "prj_refused") {
+		t.Errorf("body of a request refused before its handler: %q", b)
+	}
 	if strings.Contains(string(e.get("/_emulator/requests", "").Body), "t-deploy") {
 		t.Error("the journal holds a token")
 	}
@@ -175,13 +180,13 @@ func TestJournal(t *testing.T) {
 		e.get("/v1/deployments?limit=1", "t-read")
 	}
 	rs = e.get("/_emulator/requests", "").JSON(t)["requests"].([]any)
-	if len(rs) != 3 || rs[0].(map[string]any)["query"] != "limit=1" {
-		t.Errorf("ring of 3: %v", rs)
+	if len(rs) != 4 || rs[0].(map[string]any)["query"] != "limit=1" {
+		t.Errorf("ring of 4: %v", rs)
 	}
 	if n := len(e.get("/_emulator/requests?method=post", "").JSON(t)["requests"].([]any)); n != 0 {
 		t.Errorf("filter method=post: %d", n)
 	}
-	if n := len(e.get("/_emulator/requests?path=/v1/deploy*", "").JSON(t)["requests"].([]any)); n != 3 {
+	if n := len(e.get("/_emulator/requests?path=/v1/deploy*", "").JSON(t)["requests"].([]any)); n != 4 {
 		t.Errorf("filter path: %d", n)
 	}
 	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/requests"}), 200)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"fmt"
 	"sort"
@@ -163,20 +164,30 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	base := a.baseURL(c)
-	out := listDeploymentsResponse{Deployments: make([]deploymentView, len(ds)), NextCursor: a.encodeCursor(scope, next)}
-	for i, d := range ds {
-		p, _ := a.w.Store.Project(d.ProjectID)
-		out.Deployments[i] = a.fullView(base, d, p.ProductionDeploymentID == d.ID)
+	b := make([]byte, 0, 256+len(ds)*1024)
+	b = append(b, `{"deployments":[`...)
+	for i := range ds {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		p, _ := a.w.Store.Project(ds[i].ProjectID)
+		b = a.appendDeployment(b, base, &ds[i], p.Env, p.ProductionDeploymentID == ds[i].ID)
 	}
-	return out, nil
+	b = append(b, `],"next_cursor":`...)
+	if cur := a.encodeCursor(scope, next); cur != nil {
+		b = appendJSONString(b, *cur)
+	} else {
+		b = append(b, "null"...)
+	}
+	return json.RawMessage(append(b, '}')), nil
 }
 
 func (a *API) getDeployment(c *gin.Context) (any, error) {
-	d, production, err := a.w.Store.Deployment(c.Param("id"))
+	d, env, production, err := a.w.Store.DeploymentWithEnv(c.Param("id"))
 	if err != nil {
 		return nil, err
 	}
-	return a.fullView(a.baseURL(c), d, production), nil
+	return json.RawMessage(a.appendDeployment(make([]byte, 0, 1024), a.baseURL(c), &d, env, production)), nil
 }
 
 func (a *API) getBuildLogs(c *gin.Context) (any, error) {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -54,10 +55,14 @@ func infoOf(c *gin.Context) *reqInfo {
 type capture struct {
 	r   io.ReadCloser
 	buf bytes.Buffer
+	eof bool // the body was read to its end
 }
 
 func (c *capture) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
+	if err != nil {
+		c.eof = true
+	}
 	if room := journal.MaxBody + 1 - c.buf.Len(); room > 0 && n > 0 {
 		c.buf.Write(p[:min(n, room)])
 	}
@@ -143,14 +148,19 @@ func (a *API) identify(c *gin.Context, info *reqInfo) {
 	h := c.Request.Header.Get("Authorization")
 	info.hasHeader = h != ""
 	if tok, ok := bearer(h); ok {
+		var sum [32]byte
 		if info.service == serviceCipher {
 			info.authed = a.validAPIKey(tok)
+			sum = sha256.Sum256([]byte(tok))
 		} else {
-			info.scope, info.authed = a.w.Store.Authenticate(tok)
+			info.scope, sum, info.authed = a.w.Store.AuthenticateHash(tok)
 		}
 		if info.authed {
-			sum := sha256.Sum256([]byte(tok))
-			info.limitKey = info.service + "|" + hex.EncodeToString(sum[:12])
+			var key [len(serviceHosting) + 1 + 24]byte
+			n := copy(key[:], info.service)
+			key[n] = '|'
+			hex.Encode(key[n+1:], sum[:12])
+			info.limitKey = string(key[:n+25])
 			return
 		}
 	}
@@ -170,10 +180,13 @@ func bearer(h string) (string, bool) {
 
 func setRateHeaders(c *gin.Context, d ratelimit.Decision) {
 	// written as the spec spells them; clients read headers case-insensitively
+	// one backing array for the three values: this runs on every request
+	v := [3]string{itoa(int64(d.Limit)), itoa(int64(max(d.Remaining, 0))), itoa(d.Reset.Unix())}
+	vals := v[:]
 	h := c.Writer.Header()
-	h["X-RateLimit-Limit"] = []string{itoa(int64(d.Limit))}
-	h["X-RateLimit-Remaining"] = []string{itoa(int64(max(d.Remaining, 0)))}
-	h["X-RateLimit-Reset"] = []string{itoa(d.Reset.Unix())}
+	h["X-RateLimit-Limit"] = vals[0:1:1]
+	h["X-RateLimit-Remaining"] = vals[1:2:2]
+	h["X-RateLimit-Reset"] = vals[2:3:3]
 }
 
 func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {
@@ -306,12 +319,19 @@ func (a *API) record(c *gin.Context, info *reqInfo) {
 	if info.service == serviceCipher && info.authed {
 		e.Scope = "api_key"
 	}
-	if info.body != nil {
-		e.Body = info.body.buf.String()
+	if b := info.body; b != nil {
+		if !b.eof && b.buf.Len() <= journal.MaxBody && status != 0 {
+			// answered before the handler read the body (401, 403, 415, 429, a fault):
+			// read what the journal keeps of it now
+			io.CopyN(io.Discard, b, int64(journal.MaxBody+1-b.buf.Len()))
+		}
+		e.Body = b.buf.String()
 	}
 	a.w.Journal.Add(e)
-	a.log.Debug("request", "method", e.Method, "path", e.Path, "status", status, "service", e.Service,
-		"scope", e.Scope, "error_code", e.ErrorCode, "duration_ms", e.DurationMS)
+	if a.log.Enabled(c.Request.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
+		a.log.Debug("request", "method", e.Method, "path", e.Path, "query", e.Query, "status", status, "service", e.Service,
+			"scope", e.Scope, "error_code", e.ErrorCode, "duration_ms", e.DurationMS)
+	}
 }
 
 // clientIP is the TCP peer, or with --trusted-proxies the nearest untrusted address of

@@ -31,7 +31,11 @@ func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 	}
 }
 
-var jsonContentType = "application/json; charset=utf-8"
+const jsonContentType = "application/json; charset=utf-8"
+
+// jsonContentTypeValue is shared by every response: header values are replaced, never
+// modified in place, so one slice serves all (and spares an allocation per request).
+var jsonContentTypeValue = []string{jsonContentType}
 
 func writeJSON(c *gin.Context, status int, v any) {
 	var b []byte
@@ -43,7 +47,9 @@ func writeJSON(c *gin.Context, status int, v any) {
 			status, b = http.StatusInternalServerError, []byte(`{"error":{"code":"internal_error","message":"response encoding failed","doc_url":""}}`)
 		}
 	}
-	c.Data(status, jsonContentType, b)
+	c.Writer.Header()["Content-Type"] = jsonContentTypeValue
+	c.Status(status)
+	c.Writer.Write(b)
 }
 
 type errorBody struct {
@@ -70,7 +76,7 @@ func (a *API) renderError(c *gin.Context, err error) {
 		Code: ae.Code, Message: ae.Message, DocURL: a.baseURL(c) + "/docs/errors/" + ae.Code, Missing: ae.Missing,
 	}})
 	c.Abort()
-	c.Data(ae.Status, jsonContentType, b)
+	writeJSON(c, ae.Status, json.RawMessage(b))
 }
 
 // baseURL is where links to hostemu point: --public-url, else the request's own

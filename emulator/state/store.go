@@ -156,14 +156,21 @@ func compareStrings(a, b string) int {
 // Authenticate returns the scope of token. The lookup is by the token's SHA-256 and the
 // final comparison is constant-time, so timing tells nothing of a token's prefix.
 func (s *Store) Authenticate(token string) (Scope, bool) {
+	scope, _, ok := s.AuthenticateHash(token)
+	return scope, ok
+}
+
+// AuthenticateHash is Authenticate that also returns the token's SHA-256, which callers
+// use as a key that is not the token itself (rate-limit counters).
+func (s *Store) AuthenticateHash(token string) (Scope, [32]byte, bool) {
 	h := sha256.Sum256([]byte(token))
 	s.mu.RLock()
 	t, ok := s.tokens[h]
 	s.mu.RUnlock()
 	if !ok || subtle.ConstantTimeCompare([]byte(t.Token), []byte(token)) != 1 {
-		return "", false
+		return "", h, false
 	}
-	return t.Scope, true
+	return t.Scope, h, true
 }
 
 // Tokens lists the hosting tokens, by scope then token.
@@ -309,6 +316,19 @@ func (s *Store) Deployment(id string) (Deployment, bool, error) {
 		return Deployment{}, false, Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
 	}
 	return *d, s.projects[d.ProjectID].ProductionDeploymentID == id, nil
+}
+
+// DeploymentWithEnv is Deployment with its project's environment, read under one lock:
+// what a full deployment object needs.
+func (s *Store) DeploymentWithEnv(id string) (Deployment, map[string]string, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.deployments[id]
+	if !ok {
+		return Deployment{}, nil, false, Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+	}
+	p := s.projects[d.ProjectID]
+	return *d, p.Env, p.ProductionDeploymentID == id, nil
 }
 
 // ProjectEnv returns a project's environment (read-only; never mutated in place).

@@ -1,7 +1,8 @@
 package world
 
 import (
-	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/scenario"
@@ -72,6 +73,7 @@ func certKey(host string) string     { return "crt:" + host }
 // for a production-target deployment turning ready, the project's production pointer.
 func setDeploymentStatus(d *state.Deployment, p *state.Project, status string, e *scenario.StepError, t time.Time) {
 	d.Status = status
+	d.Logs = slices.Grow(d.Logs, 2) // a lifecycle's lines in one allocation, not one per step
 	tt := t
 	switch status {
 	case state.StatusQueued:
@@ -80,7 +82,7 @@ func setDeploymentStatus(d *state.Deployment, p *state.Project, status string, e
 	case state.StatusBuilding:
 		d.Timings.BuildingAt = &tt
 		d.Logs = append(d.Logs,
-			state.LogLine{CreatedAt: t, Text: fmt.Sprintf("Building %s (%d files)", d.ID, len(d.Files))},
+			state.LogLine{CreatedAt: t, Text: "Building " + d.ID + " (" + strconv.Itoa(len(d.Files)) + " files)"},
 			state.LogLine{CreatedAt: t, Text: "Running build command"})
 	case state.StatusReady:
 		d.Timings.ReadyAt = &tt

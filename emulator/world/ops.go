@@ -45,6 +45,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	d := state.Deployment{
 		ID: id, ProjectID: p.ID, URL: fixture.DeploymentURL(p.Name, id), Target: in.Target,
 		CreatedAt: now, Env: in.Env, Files: in.Files,
+		Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
 	}
 	setDeploymentStatus(&d, nil, state.StatusQueued, nil, now)
 	if err := w.Store.CreateDeployment(d); err != nil {
