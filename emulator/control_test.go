@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -339,5 +340,94 @@ func TestScenarioSwitch(t *testing.T) {
 	}
 	if r := e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "nope"}}); r.Status != 404 || r.Code() != "scenario_not_found" {
 		t.Errorf("unknown scenario: %d %s", r.Status, r.Code())
+	}
+}
+
+// Review findings, each a regression test.
+func TestControlEdgeCases(t *testing.T) {
+	e := newEnv(t)
+	snap := e.get("/_emulator/state", "").JSON(t)
+	dom := snap["domains"].([]any)[0].(map[string]any)
+	dom["tls"] = map[string]any{"status": "issued", "expires_at": nil, "issuer": nil}
+	if r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: snap}); r.Status != 400 || r.Code() != "invalid_request" {
+		t.Errorf("an issued certificate without expiry was imported: %d %s", r.Status, r.Code())
+	}
+	dom["status"], dom["tls"] = "verifying", map[string]any{"status": "issued", "expires_at": "2027-01-01T00:00:00Z", "issuer": "x"}
+	if r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: snap}); r.Status != 400 {
+		t.Errorf("a verifying domain with an issued certificate was imported: %d", r.Status)
+	}
+
+	// ids drawn after an import never collide with the imported ones
+	first := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}})
+	mustStatus(t, first, 201)
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/state", Body: string(e.get("/_emulator/state", "").Body)}), 200)
+	second := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}})
+	mustStatus(t, second, 201)
+	if first.JSON(t)["id"] == second.JSON(t)["id"] {
+		t.Error("the same id twice")
+	}
+
+	for _, tt := range []struct {
+		method, path string
+		body         any
+	}{
+		{"PUT", "/_emulator/clock", map[string]string{"now": "2300-01-01T00:00:00Z"}},
+		{"PUT", "/_emulator/clock", map[string]string{"mode": "real", "now": "2027-01-01T00:00:00Z"}},
+		{"POST", "/_emulator/faults", map[string]any{"delay": "abc"}},
+	} {
+		r := e.do(req{Method: tt.method, Path: tt.path, Body: tt.body})
+		if r.Status != 400 || r.Code() != "invalid_request" {
+			t.Errorf("%s %s %v: %d %s", tt.method, tt.path, tt.body, r.Status, r.Code())
+		}
+	}
+	if m := e.get("/_emulator/clock", "").JSON(t)["mode"]; m != "manual" {
+		t.Errorf("a refused PUT /_emulator/clock changed the mode to %v", m)
+	}
+	if r := e.get("/v1/deployments?created_after=9999-01-01T00:00:00Z", "t-read"); r.Status != 400 {
+		t.Errorf("created_after in the year 9999: %d", r.Status)
+	}
+	r := e.do(req{Method: "OPTIONS", Path: "/v1/nope", Headers: map[string]string{"Origin": "http://a.test", "Access-Control-Request-Method": "GET"}})
+	if r.Status != 404 || r.Code() != "not_found" || r.Header.Get("X-RateLimit-Limit") == "" {
+		t.Errorf("OPTIONS of an unknown path: %d %s %v", r.Status, r.Code(), r.Header)
+	}
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]string{"path": "/v1/projects"}, "status": 408}), 201)
+	if r := e.get("/v1/projects", "t-read"); r.Status != 408 || r.Code() != "request_timeout" {
+		t.Errorf("a 408 fault: %d %s", r.Status, r.Code())
+	}
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/clock", Body: map[string]string{"now": "2190-01-01T00:00:00Z"}}), 200)
+	if r := e.post("/_emulator/clock/advance", "", map[string]string{"by": "36500d"}); r.Status != 400 || r.Code() != "invalid_request" {
+		t.Errorf("advancing past 2200: %d %s", r.Status, r.Code())
+	}
+	mustStatus(t, e.get("/_emulator/health", ""), 200)
+}
+
+func TestResetSurvivesFixtureFileRemoval(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/f.yaml"
+	writeFile(t, path, "tokens: [{token: x, scope: read}]\nprojects: [{id: prj_a, name: a}]\n")
+	e := newEnv(t, func(o *emulator.Options) { o.Fixtures = path })
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, e.post("/_emulator/reset", "", nil), 200)
+	mustStatus(t, e.get("/v1/projects", "x"), 200)
+}
+
+func TestSeparateCipherDocURL(t *testing.T) {
+	srv, err := emulator.Listen(emulator.Options{Fixtures: "testdata/fixtures.yaml", CipherAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() { srv.Shutdown(t.Context()) })
+	c := &env{t: t, emu: srv.Emulator(), url: srv.CipherURL()}
+	doc := c.post("/v1/decrypt", "", map[string]string{"envelope": "x"}).JSON(t)["error"].(map[string]any)["doc_url"].(string)
+	res, err := http.Get(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("GET %s: %d", doc, res.StatusCode)
 	}
 }

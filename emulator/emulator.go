@@ -54,6 +54,9 @@ func New(opts Options) (*Emulator, error) {
 	if start.IsZero() {
 		start = time.Now().UTC().Truncate(time.Second)
 	}
+	if !state.InRange(start) {
+		return nil, &ConfigError{fmt.Errorf("clock start %s is outside the years %d to %d", start.Format(time.RFC3339), state.MinYear, state.MaxYear)}
+	}
 	reg, err := scenario.NewRegistry()
 	if err != nil {
 		return nil, err
@@ -65,7 +68,11 @@ func New(opts Options) (*Emulator, error) {
 			e.log.Warn("scenario problem", "problem", p.String())
 		}
 	}
-	fixtures := func() (state.Snapshot, error) { return loadFixtures(opts, start) }
+	fixtures, err := fixtureBuilder(opts, start)
+	if err != nil {
+		cancel()
+		return nil, &ConfigError{err}
+	}
 	e.world, err = world.New(world.Config{
 		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: start, Fixtures: fixtures,
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
@@ -104,20 +111,35 @@ func New(opts Options) (*Emulator, error) {
 	return e, nil
 }
 
-func loadFixtures(opts Options, start time.Time) (state.Snapshot, error) {
+// fixtureBuilder parses the fixtures once and returns what builds the start-up state
+// from them, at start and on every reset.
+func fixtureBuilder(opts Options, start time.Time) (func() (state.Snapshot, error), error) {
 	fo := fixture.Options{Seed: opts.Seed, Start: start}
+	var files []*fixture.File
+	var problems []fixture.Problem
 	if opts.Fixtures == "" {
-		return fixture.Default(fo)
+		files, problems = fixture.Embedded()
+	} else {
+		files, problems = fixture.ParsePath(opts.Fixtures)
 	}
-	snap, problems := fixture.Load(opts.Fixtures, fo)
-	if len(problems) > 0 {
-		lines := make([]string, len(problems))
-		for i, p := range problems {
-			lines[i] = p.String()
-		}
-		return state.Snapshot{}, fmt.Errorf("fixtures:\n%s", strings.Join(lines, "\n"))
+	if err := problemsError(problems); err != nil {
+		return nil, err
 	}
-	return snap, nil
+	return func() (state.Snapshot, error) {
+		snap, problems := fixture.Build(files, fo)
+		return snap, problemsError(problems)
+	}, nil
+}
+
+func problemsError(problems []fixture.Problem) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.String()
+	}
+	return fmt.Errorf("fixtures:\n%s", strings.Join(lines, "\n"))
 }
 
 // World is the emulated world, for in-process tests that reach past HTTP.

@@ -31,6 +31,13 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("clock mode %q: want real or manual", s)
 }
 
+// Limit is the latest instant a clock may show: far enough for any test, near enough
+// that Unix nanoseconds, RFC 3339 and rate-limit arithmetic stay exact.
+var Limit = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ErrTooFar is returned when a clock would pass Limit.
+var ErrTooFar = errors.New("the clock cannot pass the year 2200")
+
 // ErrBackwards is returned when a manual clock would be set to an earlier time.
 var ErrBackwards = errors.New("the clock never moves backwards")
 
@@ -107,6 +114,9 @@ func (c *Clock) set(t time.Time) error {
 	}
 	if t.Before(c.base) {
 		return ErrBackwards
+	}
+	if t.After(Limit) {
+		return ErrTooFar
 	}
 	c.base = t.UTC()
 	return nil

@@ -13,6 +13,8 @@ import (
 // clock only Advance, Step and FireDue do. Firing is serialised: one function at a time.
 type Scheduler struct {
 	clock *Clock
+	// OnPanic, when set before Start, hears of an event that panicked.
+	OnPanic func(any)
 
 	mu     sync.Mutex // guards events and seq
 	events eventHeap
@@ -106,6 +108,25 @@ func (s *Scheduler) popDue(limit time.Time) (event, bool) {
 	return heap.Pop(&s.events).(event), true
 }
 
+// fire runs one event; a panic in it is reported to OnPanic, never allowed to take the
+// process down from the background goroutine.
+func (s *Scheduler) fire(e event) {
+	defer func() {
+		if r := recover(); r != nil && s.OnPanic != nil {
+			s.OnPanic(r)
+		}
+	}()
+	e.fn(e.at)
+}
+
+// Exclusive runs fn while no event fires, so that fn and a transition falling due at
+// the same moment never interleave.
+func (s *Scheduler) Exclusive(fn func()) {
+	s.fireMu.Lock()
+	defer s.fireMu.Unlock()
+	fn()
+}
+
 // FireDue fires every event due at or before the clock's present, in order. Requests call
 // it first, so what they read is exact whatever the background goroutine's latency.
 func (s *Scheduler) FireDue() {
@@ -119,7 +140,7 @@ func (s *Scheduler) FireDue() {
 		if !ok {
 			return
 		}
-		e.fn(e.at)
+		s.fire(e)
 	}
 }
 
@@ -135,7 +156,11 @@ func (s *Scheduler) Advance(d time.Duration) (time.Time, error) {
 	if s.clock.Mode() != Manual {
 		return time.Time{}, ErrNotManual
 	}
-	return s.AdvanceTo(s.clock.Now().Add(d))
+	now := s.clock.Now()
+	if d > Limit.Sub(now) {
+		return time.Time{}, ErrTooFar
+	}
+	return s.AdvanceTo(now.Add(d))
 }
 
 // AdvanceTo moves a manual clock to target, firing what falls due on the way.
@@ -148,6 +173,9 @@ func (s *Scheduler) AdvanceTo(target time.Time) (time.Time, error) {
 	if target.Before(s.clock.Now()) {
 		return time.Time{}, ErrBackwards
 	}
+	if target.After(Limit) {
+		return time.Time{}, ErrTooFar
+	}
 	for {
 		e, ok := s.popDue(target)
 		if !ok {
@@ -158,7 +186,7 @@ func (s *Scheduler) AdvanceTo(target time.Time) (time.Time, error) {
 				return time.Time{}, err
 			}
 		}
-		e.fn(e.at)
+		s.fire(e)
 	}
 	if err := s.clock.set(target); err != nil {
 		return time.Time{}, err

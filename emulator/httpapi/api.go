@@ -70,6 +70,7 @@ func New(w *world.World, cfg Config) *API {
 	a.cipher = a.engine()
 	a.cipherRoutes(a.cipher)
 	a.healthRoute(a.cipher)
+	a.docsRoutes(a.cipher) // its errors' doc_url points at this listener
 	return a
 }
 

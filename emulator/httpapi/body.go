@@ -89,7 +89,8 @@ func jsonError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return newError("invalid_json", "the request body is not valid JSON: unexpected end of input")
 	}
-	return newError("invalid_json", "the request body is not valid JSON: "+err.Error())
+	// the JSON was well formed: a field's own decoder refused its value (a fault's delay)
+	return newError("invalid_request", "field "+err.Error())
 }
 
 func jsonKind(goKind string) string {

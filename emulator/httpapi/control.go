@@ -104,20 +104,37 @@ func (a *API) setClock(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
+	// check both fields before changing anything
+	mode := a.w.Clock.Mode()
 	if req.Mode != nil {
 		m, err := clock.ParseMode(*req.Mode)
 		if err != nil {
 			return nil, newError("invalid_request", "field \"mode\" must be \"real\" or \"manual\"")
 		}
-		a.w.Clock.SetMode(m)
-		a.w.Sched.Wake()
+		mode = m
 	}
+	var now time.Time
 	if req.Now != nil {
 		t, err := time.Parse(time.RFC3339Nano, *req.Now)
 		if err != nil {
 			return nil, newError("invalid_request", "field \"now\" must be an RFC 3339 time")
 		}
-		if _, err := a.w.Sched.AdvanceTo(t.UTC()); err != nil {
+		now = t.UTC()
+		switch {
+		case mode != clock.Manual:
+			return nil, clockError(clock.ErrNotManual)
+		case now.Before(a.w.Clock.Now()):
+			return nil, clockError(clock.ErrBackwards)
+		case now.After(clock.Limit):
+			return nil, clockError(clock.ErrTooFar)
+		}
+	}
+	if req.Mode != nil {
+		a.w.Clock.SetMode(mode)
+		a.w.Sched.Wake()
+	}
+	if req.Now != nil {
+		if _, err := a.w.Sched.AdvanceTo(now); err != nil {
 			return nil, clockError(err)
 		}
 	}
@@ -130,6 +147,8 @@ func clockError(err error) error {
 		return newError("invalid_request", "the clock is in real mode; set {\"mode\":\"manual\"} first")
 	case errors.Is(err, clock.ErrBackwards):
 		return newError("invalid_request", "the clock never moves backwards")
+	case errors.Is(err, clock.ErrTooFar):
+		return newError("invalid_request", "the clock cannot pass the year 2200")
 	}
 	return err
 }

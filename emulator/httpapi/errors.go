@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/hostemu/hostemu/emulator/envelope"
 	"github.com/hostemu/hostemu/emulator/state"
@@ -20,18 +21,19 @@ type ErrorDoc struct {
 	Meaning string
 }
 
-// catalogue is every error code hostemu can return, in one place.
+// catalogue is every error code hostemu can return, in one place. The first "any" code
+// of a status is what a fault giving only that status answers with.
 var catalogue = []ErrorDoc{
-	{"invalid_json", 400, "any", "The request body is not valid JSON."},
 	{"invalid_request", 400, "any", "A field is missing, has the wrong type, or has a value outside its rules; the message names it. Also a bad query parameter."},
+	{"invalid_json", 400, "any", "The request body is not valid JSON."},
 	{"invalid_cursor", 400, "hosting", "The cursor is malformed, forged, or from another list."},
 	{"invalid_hostname", 400, "hosting", "The hostname (or redirect_to) is not a fully qualified domain name, optionally with one leading `*.` label."},
 	{"missing_files", 400, "hosting", "With strict uploads, some file hashes of the deployment were never uploaded; the error object's `missing` array lists them. Upload them with POST /v1/files."},
 	{"digest_mismatch", 400, "hosting", "The uploaded bytes do not hash to the X-File-Digest header (or the header is not 64 lowercase hex characters)."},
 	{"invalid_envelope", 400, "cipher", "The envelope is malformed, truncated, extended or tampered with. The message is the same whatever part is wrong."},
 	{"key_not_found", 400, "cipher", "The envelope names a master key that this emulator does not hold."},
-	{"missing_token", 401, "any", "No Authorization header with a bearer token was sent."},
 	{"invalid_token", 401, "any", "The bearer token is unknown, revoked or malformed."},
+	{"missing_token", 401, "any", "No Authorization header with a bearer token was sent."},
 	{"insufficient_scope", 403, "hosting", "The token's scope does not allow this operation; the message names the scope needed."},
 	{"not_found", 404, "any", "No such route."},
 	{"deployment_not_found", 404, "hosting", "No deployment has this id."},
@@ -71,22 +73,31 @@ func Catalogue() []ErrorDoc {
 	return out
 }
 
-// codeForStatus is the catalogue's code for a status, for faults that give only a status.
+// codeForStatus is the code a fault that gives only a status answers with: the
+// catalogue's public code for it, else the status text in snake_case (408
+// request_timeout, 502 bad_gateway), which gets a docs page saying it was injected.
 func codeForStatus(status int) string {
 	for _, d := range catalogue {
 		if d.Status == status && d.Service == "any" {
 			return d.Code
 		}
 	}
-	for _, d := range catalogue {
-		if d.Status == status {
-			return d.Code
+	text := strings.ToLower(http.StatusText(status))
+	if text == "" {
+		if status >= 500 {
+			return "server_error"
 		}
+		return "client_error"
 	}
-	if status >= 500 {
-		return "server_error"
-	}
-	return "client_error"
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r == ' ' || r == '-':
+			return '_'
+		}
+		return -1
+	}, text)
 }
 
 // apiError is an error answered with the documented envelope.

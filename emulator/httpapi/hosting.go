@@ -37,12 +37,13 @@ func parseLimit(c *gin.Context) (int, error) {
 // parseTime reads created_after / created_before: RFC 3339 or Unix milliseconds.
 func parseTime(name, s string) (time.Time, error) {
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.UnixMilli(ms).UTC(), nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if t := time.UnixMilli(ms).UTC(); state.InRange(t) {
+			return t, nil
+		}
+	} else if t, err := time.Parse(time.RFC3339Nano, s); err == nil && state.InRange(t) {
 		return t.UTC(), nil
 	}
-	return time.Time{}, newError("invalid_request", fmt.Sprintf("query parameter %s must be an RFC 3339 time or Unix milliseconds, not %q", name, s))
+	return time.Time{}, newError("invalid_request", fmt.Sprintf("query parameter %s must be an RFC 3339 time or Unix milliseconds from 1970 to 2200, not %q", name, s))
 }
 
 func (a *API) listProjects(c *gin.Context) (any, error) {

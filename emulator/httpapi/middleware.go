@@ -107,8 +107,8 @@ func serviceOf(path string) string {
 func (a *API) public() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		path := c.Request.URL.Path
-		if isControl(path) || c.Request.Method == http.MethodOptions {
-			c.Next()
+		if isControl(path) || (c.Request.Method == http.MethodOptions && c.FullPath() != "") {
+			c.Next() // control routes and CORS preflights are not counted
 			return
 		}
 		info := &reqInfo{start: time.Now(), service: serviceOf(path)}
@@ -117,7 +117,17 @@ func (a *API) public() gin.HandlerFunc {
 			info.body = &capture{r: c.Request.Body}
 			c.Request.Body = info.body
 		}
-		defer a.record(c, info)
+		defer func() {
+			// recover here, not only in recovery(), so the journal records the 500
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				a.log.Error("panic serving request", "method", c.Request.Method, "path", path, "panic", r)
+				a.renderError(c, newError("internal_error", "internal error; see the emulator's log"))
+			}
+			a.record(c, info)
+		}()
 		a.w.Sched.FireDue()
 		a.identify(c, info)
 

@@ -4,7 +4,30 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
+
+// The years a timestamp of the world may have: within them Unix nanoseconds, RFC 3339
+// and every computation on the clock stay exact.
+const (
+	MinYear = 1970
+	MaxYear = 2200
+)
+
+// InRange reports whether t lies in the years MinYear to MaxYear.
+func InRange(t time.Time) bool { return t.Year() >= MinYear && t.Year() < MaxYear }
+
+// TLSStatusFor is the certificate status a domain status implies: issued once active,
+// error with the domain, pending before.
+func TLSStatusFor(domainStatus string) string {
+	switch domainStatus {
+	case StatusActive:
+		return TLSIssued
+	case StatusError:
+		return TLSError
+	}
+	return TLSPending
+}
 
 // Check reports every inconsistency in snap: duplicate ids, tokens or hostnames, unknown
 // scopes or statuses, and references to projects or deployments that do not exist.
@@ -50,6 +73,9 @@ func (snap *Snapshot) Check() error {
 	}
 	deployments := map[string]string{}
 	for _, d := range snap.Deployments {
+		if !InRange(d.CreatedAt) {
+			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear)
+		}
 		if !strings.HasPrefix(d.ID, "dpl_") || len(d.ID) == 4 {
 			bad("deployments: id %q does not have the form dpl_<suffix>", d.ID)
 		}
@@ -88,6 +114,15 @@ func (snap *Snapshot) Check() error {
 		case TLSPending, TLSIssued, TLSError:
 		default:
 			bad("domain %q: unknown tls status %q", d.Hostname, d.TLS.Status)
+		}
+		if want := TLSStatusFor(d.Status); ValidDomainStatus(d.Status) && d.TLS.Status != want {
+			bad("domain %q: tls.status %q does not fit a domain that is %s (want %s)", d.Hostname, d.TLS.Status, d.Status, want)
+		}
+		if issued := d.TLS.Status == TLSIssued; issued != (d.TLS.ExpiresAt != nil) || issued != (d.TLS.Issuer != nil) {
+			bad("domain %q: tls.expires_at and tls.issuer are set exactly when the certificate is issued", d.Hostname)
+		}
+		if d.TLS.ExpiresAt != nil && !InRange(*d.TLS.ExpiresAt) {
+			bad("domain %q: tls.expires_at is outside %d-%d", d.Hostname, MinYear, MaxYear)
 		}
 	}
 	return errors.Join(errs...)

@@ -2,6 +2,7 @@ package state
 
 import (
 	"crypto/sha256"
+	"errors"
 	"crypto/subtle"
 	"maps"
 	"slices"
@@ -201,6 +202,12 @@ func (s *Store) AddToken(t Token) {
 	s.mu.Unlock()
 }
 
+// HasToken reports whether token exists.
+func (s *Store) HasToken(token string) bool {
+	_, ok := s.Authenticate(token)
+	return ok
+}
+
 // RevokeToken removes a hosting token, reporting whether it existed.
 func (s *Store) RevokeToken(token string) bool {
 	h := sha256.Sum256([]byte(token))
@@ -349,11 +356,15 @@ func (s *Store) CreateDeployment(d Deployment) error {
 		return Errorf(CodeProjectNotFound, "project %q not found", d.ProjectID)
 	}
 	if _, ok := s.deployments[d.ID]; ok {
-		return Errorf(CodeInvalidRequest, "deployment id %q already exists", d.ID)
+		return ErrIDTaken
 	}
 	s.insertDeployment(&d)
 	return nil
 }
+
+// ErrIDTaken is CreateDeployment's answer to an id already in use: the caller draws
+// another.
+var ErrIDTaken = errors.New("deployment id already exists")
 
 // UpdateDeployment applies fn to a deployment under the write lock and returns the result.
 func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) (Deployment, error) {

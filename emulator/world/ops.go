@@ -1,6 +1,7 @@
 package world
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"time"
@@ -41,16 +42,24 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		}
 	}
 	now := w.Clock.Now().Truncate(time.Millisecond)
-	id := w.newID("dpl_")
-	d := state.Deployment{
-		ID: id, ProjectID: p.ID, URL: fixture.DeploymentURL(p.Name, id), Target: in.Target,
-		CreatedAt: now, Env: in.Env, Files: in.Files,
-		Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
+	var d state.Deployment
+	for {
+		id := w.newID("dpl_")
+		d = state.Deployment{
+			ID: id, ProjectID: p.ID, URL: fixture.DeploymentURL(p.Name, id), Target: in.Target,
+			CreatedAt: now, Env: in.Env, Files: in.Files,
+			Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
+		}
+		setDeploymentStatus(&d, nil, state.StatusQueued, nil, now)
+		err := w.Store.CreateDeployment(d)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, state.ErrIDTaken) { // an imported state may hold the id drawn
+			return state.Deployment{}, err
+		}
 	}
-	setDeploymentStatus(&d, nil, state.StatusQueued, nil, now)
-	if err := w.Store.CreateDeployment(d); err != nil {
-		return state.Deployment{}, err
-	}
+	id := d.ID
 	w.scheduleDeployment(id, state.StatusQueued, sc.DeploymentSteps(p.ID, in.Target, MergeEnv(p.Env, in.Env)), now)
 	w.changed()
 	w.Sched.FireDue() // zero-time steps happen at once
@@ -129,12 +138,19 @@ func (w *World) ForceDeploymentStatus(id, status string) (state.Deployment, erro
 		return state.Deployment{}, state.Errorf(state.CodeInvalidRequest, "status %q: want queued, building, ready or error", status)
 	}
 	w.Sched.FireDue()
-	now := w.Clock.Now()
-	d, err := w.Store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
-		setDeploymentStatus(d, p, status, &scenario.StepError{Code: CodeBuildFailed, Message: "status forced to error by the control API"}, now)
+	var d state.Deployment
+	var err error
+	w.Sched.Exclusive(func() { // no scheduled step can land between the two
+		if _, _, err = w.Store.Deployment(id); err != nil {
+			return
+		}
+		w.end(deploymentKey(id))
+		now := w.Clock.Now()
+		d, err = w.Store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+			setDeploymentStatus(d, p, status, &scenario.StepError{Code: CodeBuildFailed, Message: "status forced to error by the control API"}, now)
+		})
 	})
 	if err == nil {
-		w.end(deploymentKey(id))
 		w.changed()
 	}
 	return d, err
@@ -147,16 +163,23 @@ func (w *World) ForceDomainStatus(host, status string) (state.Domain, error) {
 		return state.Domain{}, state.Errorf(state.CodeInvalidRequest, "status %q: want pending, verifying, active or error", status)
 	}
 	w.Sched.FireDue()
-	now := w.Clock.Now()
 	certs := w.Scenario().Certificates
-	d, err := w.Store.UpdateDomain(host, func(d *state.Domain) {
-		setDomainStatus(d, status, &scenario.StepError{Code: CodeVerificationFailed, Message: "status forced to error by the control API"}, certs, now)
+	var d state.Domain
+	var err error
+	w.Sched.Exclusive(func() { // no scheduled step can land between the two
+		if _, err = w.Store.Domain(host); err != nil {
+			return
+		}
+		w.end(domainKey(host))
+		w.end(certKey(host))
+		now := w.Clock.Now()
+		d, err = w.Store.UpdateDomain(host, func(d *state.Domain) {
+			setDomainStatus(d, status, &scenario.StepError{Code: CodeVerificationFailed, Message: "status forced to error by the control API"}, certs, now)
+		})
 	})
 	if err != nil {
 		return d, err
 	}
-	w.end(domainKey(host))
-	w.end(certKey(host))
 	if d.TLS.Status == state.TLSIssued {
 		w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 	}

@@ -94,6 +94,7 @@ func New(cfg Config) (*World, error) {
 		startTime:     c.Now(),
 		startScenario: cfg.Scenario,
 	}
+	w.Sched.OnPanic = func(r any) { w.Log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
 	w.Faults = fault.NewSet(rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6661756c74)))
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
@@ -101,6 +102,7 @@ func New(cfg Config) (*World, error) {
 	}
 	w.Limiter = ratelimit.New(w.limits(sc))
 	w.setScenario(sc)
+	w.reseed()
 	snap, err := cfg.Fixtures()
 	if err != nil {
 		return nil, err
@@ -189,7 +191,6 @@ func (w *World) load(snap state.Snapshot) error {
 	w.keyring.Store(kr)
 	w.Sched.Clear()
 	w.mu.Lock()
-	w.rng = rand.New(rand.NewPCG(uint64(w.seed), 0x686f7374656d75))
 	w.gens = map[string]uint64{}
 	w.mu.Unlock()
 	w.resume()
@@ -203,6 +204,10 @@ func (w *World) Import(snap state.Snapshot) error { return w.load(snap) }
 // Reset returns the world to its start: fixtures, start-up scenario, no API faults, an
 // empty journal, fresh rate-limit counters, and a manual clock back at its start.
 func (w *World) Reset() error {
+	snap, err := w.fixtures()
+	if err != nil {
+		return err // nothing changed
+	}
 	w.Clock.Restart(w.startMode, w.startTime)
 	if sc, ok := w.scenarios.Get(w.startScenario); ok {
 		w.setScenario(sc)
@@ -210,12 +215,18 @@ func (w *World) Reset() error {
 	w.Faults.Reset()
 	w.Journal.Clear()
 	w.Limiter.Reset()
-	snap, err := w.fixtures()
-	if err == nil {
-		err = w.load(snap)
-	}
+	w.reseed()
+	err = w.load(snap)
 	w.Sched.Wake()
 	return err
+}
+
+// reseed restarts the id source, so that the same requests after a start or a reset
+// get the same ids. Loading a state does not: its ids would come again.
+func (w *World) reseed() {
+	w.mu.Lock()
+	w.rng = rand.New(rand.NewPCG(uint64(w.seed), 0x686f7374656d75))
+	w.mu.Unlock()
 }
 
 // newID returns prefix + 20 letters and digits from the world's seeded source.
@@ -234,6 +245,9 @@ func (w *World) newID(prefix string) string {
 // MintToken creates a new hosting token of scope.
 func (w *World) MintToken(scope state.Scope) state.Token {
 	t := state.Token{Token: "hostemu_" + string(scope) + "_" + w.newID(""), Scope: scope}
+	for w.Store.HasToken(t.Token) { // an imported state may hold what the source gives
+		t.Token = "hostemu_" + string(scope) + "_" + w.newID("")
+	}
 	w.Store.AddToken(t)
 	w.changed()
 	return t
