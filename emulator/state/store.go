@@ -2,8 +2,8 @@ package state
 
 import (
 	"crypto/sha256"
-	"errors"
 	"crypto/subtle"
+	"errors"
 	"maps"
 	"slices"
 	"sync"
