@@ -25,7 +25,21 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 	if c.Request.Body == nil {
 		return nil, nil
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
+	r := http.MaxBytesReader(c.Writer, c.Request.Body, limit)
+	var b []byte
+	var err error
+	if n := c.Request.ContentLength; n > 0 && n <= limit {
+		// the size is known: one allocation instead of ReadAll's doublings
+		b = make([]byte, n, n+1)
+		if _, err = io.ReadFull(r, b); err == nil {
+			var extra [1]byte
+			if m, _ := r.Read(extra[:]); m > 0 {
+				err = errors.New("body longer than its Content-Length")
+			}
+		}
+	} else {
+		b, err = io.ReadAll(r)
+	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return nil, newError("payload_too_large", fmt.Sprintf("the request body is over the limit of %d bytes", limit))
@@ -47,20 +61,30 @@ func isJSON(contentType string) bool {
 // (413), valid JSON (invalid_json) with known fields of the right type (invalid_request,
 // naming the field). Unknown fields are ignored.
 func decodeJSON(c *gin.Context, dst any, limit int64) error {
-	b, err := readBody(c, limit)
-	if err != nil {
+	b, err := readJSONBody(c, limit)
+	if err != nil || b == nil {
 		return err
 	}
+	return unmarshalStrict(b, dst)
+}
+
+// readJSONBody reads a body for decodeJSON: nil when it is empty, else the bytes of a
+// body with a JSON Content-Type.
+func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
+	b, err := readBody(c, limit)
+	if err != nil {
+		return nil, err
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
+		return nil, nil
 	}
 	if ct := c.Request.Header.Get("Content-Type"); !isJSON(ct) {
 		if ct == "" {
 			ct = "none"
 		}
-		return newError("unsupported_media_type", "send the body with Content-Type: application/json (got "+ct+")")
+		return nil, newError("unsupported_media_type", "send the body with Content-Type: application/json (got "+ct+")")
 	}
-	return unmarshalStrict(b, dst)
+	return b, nil
 }
 
 // unmarshalStrict decodes exactly one JSON value into dst, mapping errors to the catalogue.

@@ -61,3 +61,22 @@ func FuzzCursor(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastStringField: whenever the fast path reads a body, encoding/json reads the
+// same value from it (so the two paths never answer differently).
+func FuzzFastStringField(f *testing.F) {
+	for _, s := range []string{`{"payload":"x"}`, ` { "payload" : "héllo" } `, `{"payload":"a\"b"}`, `{"payload":"\u00e9"}`,
+		`{"payload":"x","a":1}`, `{"payload":"x"`, `{"payload":"tab	"}`, `{"payload":"\xff"}`, `{"PAYLOAD":"x"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, ok := fastStringField(b, "payload")
+		if !ok {
+			return
+		}
+		var req encryptRequest
+		if err := unmarshalStrict(b, &req); err != nil || req.Payload == nil || *req.Payload != v {
+			t.Fatalf("%q: fast path %q, encoding/json %v %v", b, v, req.Payload, err)
+		}
+	})
+}
