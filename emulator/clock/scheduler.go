@@ -1,7 +1,6 @@
 package clock
 
 import (
-	"container/heap"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -30,28 +29,61 @@ type Scheduler struct {
 }
 
 type event struct {
-	at  time.Time
+	at  int64 // Unix nanoseconds: compared far more often than read
 	seq uint64
 	fn  func(at time.Time)
 }
 
+func (e *event) less(o *event) bool {
+	if e.at != o.at {
+		return e.at < o.at
+	}
+	return e.seq < o.seq
+}
+
+// eventHeap is a binary min-heap of events, written out rather than through
+// container/heap's interface: one advance may pop 100,000 of them.
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+func (h *eventHeap) push(e event) {
+	*h = append(*h, e)
+	q := *h
+	i := len(q) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !q[i].less(&q[parent]) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
 	}
-	return h[i].seq < h[j].seq
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = event{}
-	*h = old[:len(old)-1]
-	return e
+
+func (h *eventHeap) pop() event {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q[last] = event{}
+	q = q[:last]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(q) {
+			break
+		}
+		m := l
+		if r := l + 1; r < len(q) && q[r].less(&q[l]) {
+			m = r
+		}
+		if !q[m].less(&q[i]) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 // NewScheduler returns a scheduler on c. Call Start to fire on a real clock, Close to stop.
@@ -66,7 +98,7 @@ func (s *Scheduler) Clock() *Clock { return s.clock }
 func (s *Scheduler) At(t time.Time, fn func(at time.Time)) {
 	s.mu.Lock()
 	s.seq++
-	heap.Push(&s.events, event{at: t, seq: s.seq, fn: fn})
+	s.events.push(event{at: t.UnixNano(), seq: s.seq, fn: fn})
 	first := s.events[0].seq == s.seq
 	s.mu.Unlock()
 	if first {
@@ -88,7 +120,7 @@ func (s *Scheduler) NextAt() (time.Time, bool) {
 	if len(s.events) == 0 {
 		return time.Time{}, false
 	}
-	return s.events[0].at, true
+	return time.Unix(0, s.events[0].at).UTC(), true
 }
 
 // Clear drops every pending event.
@@ -102,10 +134,10 @@ func (s *Scheduler) Clear() {
 func (s *Scheduler) popDue(limit time.Time) (event, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.events) == 0 || s.events[0].at.After(limit) {
+	if len(s.events) == 0 || s.events[0].at > limit.UnixNano() {
 		return event{}, false
 	}
-	return heap.Pop(&s.events).(event), true
+	return s.events.pop(), true
 }
 
 // fire runs one event; a panic in it is reported to OnPanic, never allowed to take the
@@ -116,7 +148,7 @@ func (s *Scheduler) fire(e event) {
 			s.OnPanic(r)
 		}
 	}()
-	e.fn(e.at)
+	e.fn(time.Unix(0, e.at).UTC())
 }
 
 // Exclusive runs fn while no event fires, so that fn and a transition falling due at
@@ -181,8 +213,8 @@ func (s *Scheduler) AdvanceTo(target time.Time) (time.Time, error) {
 		if !ok {
 			break
 		}
-		if e.at.After(s.clock.Now()) {
-			if err := s.clock.set(e.at); err != nil {
+		if at := time.Unix(0, e.at).UTC(); at.After(s.clock.Now()) {
+			if err := s.clock.set(at); err != nil {
 				return time.Time{}, err
 			}
 		}

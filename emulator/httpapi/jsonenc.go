@@ -16,6 +16,14 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// plainASCII marks the ASCII bytes that JSON strings carry as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendJSONString appends s as a JSON string, escaped as encoding/json escapes it
 // (HTML-safe, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped).
 func appendJSONString(b []byte, s string) []byte {
@@ -31,7 +39,7 @@ func appendEscaped(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainASCII[c] {
 				i++
 				continue
 			}

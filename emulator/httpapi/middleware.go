@@ -28,8 +28,6 @@ const (
 	serviceCipher  = "cipher"
 )
 
-const infoKey = "hostemu.request"
-
 // reqInfo is what the middleware learns about a public request.
 type reqInfo struct {
 	start     time.Time
@@ -43,12 +41,19 @@ type reqInfo struct {
 	body      *capture
 }
 
+// infoWriter carries a public request's reqInfo on its response writer: one
+// allocation, where gin's c.Set would make a map per request.
+type infoWriter struct {
+	gin.ResponseWriter
+	info reqInfo
+}
+
+// infoOf is the reqInfo of a public request, or nil for control and docs requests.
 func infoOf(c *gin.Context) *reqInfo {
-	v, ok := c.Get(infoKey)
-	if !ok {
-		return nil
+	if w, ok := c.Writer.(*infoWriter); ok {
+		return &w.info
 	}
-	return v.(*reqInfo)
+	return nil
 }
 
 // capture keeps the first journal.MaxBody bytes of a request body as it is read.
@@ -111,8 +116,9 @@ func (a *API) public() gin.HandlerFunc {
 			c.Next() // control routes and CORS preflights are not counted
 			return
 		}
-		info := &reqInfo{start: time.Now(), service: serviceOf(path)}
-		c.Set(infoKey, info)
+		iw := &infoWriter{ResponseWriter: c.Writer, info: reqInfo{start: time.Now(), service: serviceOf(path)}}
+		c.Writer = iw
+		info := &iw.info
 		if c.Request.Body != nil && c.Request.Body != http.NoBody {
 			info.body = &capture{r: c.Request.Body}
 			c.Request.Body = info.body
