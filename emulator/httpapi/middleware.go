@@ -195,14 +195,14 @@ func bearer(h string) (string, bool) {
 }
 
 func setRateHeaders(c *gin.Context, d ratelimit.Decision) {
-	// written as the spec spells them; clients read headers case-insensitively
-	// one backing array for the three values: this runs on every request
+	// one backing array for the three values: this runs on every request. The keys are
+	// in Go's canonical form, so Header.Get finds them in-process too.
 	v := [3]string{itoa(int64(d.Limit)), itoa(int64(max(d.Remaining, 0))), itoa(d.Reset.Unix())}
 	vals := v[:]
 	h := c.Writer.Header()
-	h["X-RateLimit-Limit"] = vals[0:1:1]
-	h["X-RateLimit-Remaining"] = vals[1:2:2]
-	h["X-RateLimit-Reset"] = vals[2:3:3]
+	h["X-Ratelimit-Limit"] = vals[0:1:1]
+	h["X-Ratelimit-Remaining"] = vals[1:2:2]
+	h["X-Ratelimit-Reset"] = vals[2:3:3]
 }
 
 func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {
