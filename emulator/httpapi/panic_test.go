@@ -34,7 +34,9 @@ func TestPanicIsA500InTheEnvelope(t *testing.T) {
 	r.Header.Set("Authorization", "Bearer t")
 	rec := httptest.NewRecorder()
 	a.Handler().ServeHTTP(rec, r)
-	var body struct{ Error struct{ Code, Message, DocURL string } }
+	var body struct {
+		Error struct{ Code, Message, DocURL string }
+	}
 	json.Unmarshal(rec.Body.Bytes(), &body)
 	if rec.Code != 500 || body.Error.Code != "internal_error" || rec.Header().Get("X-RateLimit-Limit") == "" {
 		t.Fatalf("panic answered %d %s %v", rec.Code, rec.Body, rec.Header())
