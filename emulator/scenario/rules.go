@@ -10,16 +10,27 @@ import (
 
 // deploymentRules reads deployments.rules and refuses rules an earlier rule shadows.
 func (d *decoder) deploymentRules(n *yaml.Node, where string) ([]DeploymentRule, bool) {
+	return readRules(d, n, where, "deployment", deploymentKind, d.deploymentWhen,
+		deploymentCovers, sameDeploymentWhen,
+		func(r DeploymentRule, lc []Step) DeploymentRule { r.Lifecycle = lc; return r })
+}
+
+// readRules reads a list of {when, lifecycle} rules: when reads a rule's condition,
+// covers reports whether an earlier condition matches all a later one does (so the later
+// rule never matches), same whether two conditions are identical, and build makes the
+// rule from its condition and lifecycle.
+func readRules[W, R any](d *decoder, n *yaml.Node, where, noun string, kind lifecycleKind,
+	when func(*yaml.Node, string) (W, bool), covers, same func(a, b W) bool, build func(W, []Step) R) ([]R, bool) {
 	items, ok := d.seq(n, where)
 	if !ok {
 		return nil, false
 	}
 	type seen struct {
-		rule DeploymentRule
+		when W
 		line int
 	}
 	var earlier []seen
-	rules := make([]DeploymentRule, 0, len(items))
+	rules := make([]R, 0, len(items))
 	good := true
 	for i, item := range items {
 		at := fmt.Sprintf("%s[%d]", where, i)
@@ -31,7 +42,7 @@ func (d *decoder) deploymentRules(n *yaml.Node, where string) ([]DeploymentRule,
 		wv, hasWhen := f["when"]
 		lv, hasLC := f["lifecycle"]
 		if !hasWhen {
-			d.addf(item, "%s: missing when (use when: {} to match every deployment)", at)
+			d.addf(item, "%s: missing when (use when: {} to match every %s)", at, noun)
 			good = false
 		}
 		if !hasLC {
@@ -41,8 +52,8 @@ func (d *decoder) deploymentRules(n *yaml.Node, where string) ([]DeploymentRule,
 		if !hasWhen || !hasLC {
 			continue
 		}
-		rule, ok := d.deploymentWhen(wv.val, at+".when")
-		lc, lcOK := d.lifecycle(lv.val, at+".lifecycle", deploymentKind)
+		w, ok := when(wv.val, at+".when")
+		lc, lcOK := d.lifecycle(lv.val, at+".lifecycle", kind)
 		if !ok || !lcOK {
 			good = false
 		}
@@ -50,15 +61,14 @@ func (d *decoder) deploymentRules(n *yaml.Node, where string) ([]DeploymentRule,
 			continue
 		}
 		for _, e := range earlier {
-			if deploymentCovers(e.rule, rule) {
-				d.addf(wv.key, "%s: this rule never matches: %s", at, shadowReason(e.line, sameDeploymentWhen(e.rule, rule)))
+			if covers(e.when, w) {
+				d.addf(wv.key, "%s: this rule never matches: %s", at, shadowReason(e.line, same(e.when, w)))
 				good = false
 				break
 			}
 		}
-		earlier = append(earlier, seen{rule, wv.key.Line})
-		rule.Lifecycle = lc
-		rules = append(rules, rule)
+		earlier = append(earlier, seen{w, wv.key.Line})
+		rules = append(rules, build(w, lc))
 	}
 	return rules, good
 }
@@ -154,56 +164,9 @@ func sameDeploymentWhen(a, b DeploymentRule) bool {
 
 // domainRules reads domains.rules and refuses rules an earlier rule shadows.
 func (d *decoder) domainRules(n *yaml.Node, where string) ([]DomainRule, bool) {
-	items, ok := d.seq(n, where)
-	if !ok {
-		return nil, false
-	}
-	type seen struct {
-		glob string
-		line int
-	}
-	var earlier []seen
-	rules := make([]DomainRule, 0, len(items))
-	good := true
-	for i, item := range items {
-		at := fmt.Sprintf("%s[%d]", where, i)
-		f, ok := d.fields(item, at, "when", "lifecycle")
-		if !ok {
-			good = false
-			continue
-		}
-		wv, hasWhen := f["when"]
-		lv, hasLC := f["lifecycle"]
-		if !hasWhen {
-			d.addf(item, "%s: missing when (use when: {} to match every hostname)", at)
-			good = false
-		}
-		if !hasLC {
-			d.addf(item, "%s: missing lifecycle", at)
-			good = false
-		}
-		if !hasWhen || !hasLC {
-			continue
-		}
-		glob, ok := d.domainWhen(wv.val, at+".when")
-		lc, lcOK := d.lifecycle(lv.val, at+".lifecycle", domainKind)
-		if !ok || !lcOK {
-			good = false
-		}
-		if !ok {
-			continue
-		}
-		for _, e := range earlier {
-			if globCovers(e.glob, glob) {
-				d.addf(wv.key, "%s: this rule never matches: %s", at, shadowReason(e.line, e.glob == glob))
-				good = false
-				break
-			}
-		}
-		earlier = append(earlier, seen{glob, wv.key.Line})
-		rules = append(rules, DomainRule{Hostname: glob, Lifecycle: lc})
-	}
-	return rules, good
+	return readRules(d, n, where, "hostname", domainKind, d.domainWhen,
+		globCovers, func(a, b string) bool { return a == b },
+		func(glob string, lc []Step) DomainRule { return DomainRule{Hostname: glob, Lifecycle: lc} })
 }
 
 // domainWhen reads {hostname: glob}; an empty when matches every hostname and is kept
