@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -217,5 +218,22 @@ func TestCORS(t *testing.T) {
 	r = only.do(req{Method: "GET", Path: "/v1/projects", Token: "t-read", Headers: map[string]string{"Origin": "http://app.test"}})
 	if r.Header.Get("Access-Control-Allow-Origin") != "http://app.test" {
 		t.Errorf("Allow-Origin %q", r.Header.Get("Access-Control-Allow-Origin"))
+	}
+}
+
+// The client IP is the TCP peer; X-Forwarded-For counts only from --trusted-proxies.
+func TestTrustedProxies(t *testing.T) {
+	from := func(e *env, ip string) int {
+		return e.do(req{Method: "GET", Path: "/v1/projects", Headers: map[string]string{"X-Forwarded-For": ip}}).Status
+	}
+	trusting := newEnv(t, withScenario("rate-limited"), func(o *emulator.Options) {
+		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	})
+	if a, b, c := from(trusting, "192.0.2.1"), from(trusting, "192.0.2.1"), from(trusting, "192.0.2.2"); a != 401 || b != 429 || c != 401 {
+		t.Errorf("behind a trusted proxy: %d %d %d, want 401 429 401 (one bucket per forwarded client)", a, b, c)
+	}
+	plain := newEnv(t, withScenario("rate-limited"))
+	if a, b := from(plain, "192.0.2.1"), from(plain, "192.0.2.2"); a != 401 || b != 429 {
+		t.Errorf("X-Forwarded-For from an untrusted peer: %d %d, want 401 429 (the peer's bucket)", a, b)
 	}
 }
