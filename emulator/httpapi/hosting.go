@@ -3,7 +3,6 @@ package httpapi
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -165,8 +164,8 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	base := a.baseURL(c)
-	b := make([]byte, 0, 256+len(ds)*1024)
-	b = append(b, `{"deployments":[`...)
+	p := newPooledJSON()
+	b := append(p.b, `{"deployments":[`...)
 	for i := range ds {
 		if i > 0 {
 			b = append(b, ',')
@@ -180,7 +179,8 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	} else {
 		b = append(b, "null"...)
 	}
-	return json.RawMessage(append(b, '}')), nil
+	p.b = append(b, '}')
+	return p, nil
 }
 
 func (a *API) getDeployment(c *gin.Context) (any, error) {
@@ -188,7 +188,9 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(a.appendDeployment(make([]byte, 0, 1024), a.baseURL(c), &d, env, production)), nil
+	p := newPooledJSON()
+	p.b = a.appendDeployment(p.b, a.baseURL(c), &d, env, production)
+	return p, nil
 }
 
 func (a *API) getBuildLogs(c *gin.Context) (any, error) {

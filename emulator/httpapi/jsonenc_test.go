@@ -39,7 +39,13 @@ func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
 	a := &API{}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 2000; i++ {
-		at := time.Date(2026, 1, 1, 0, 0, 0, r.IntN(2e9), time.UTC).Add(time.Duration(r.IntN(1e6)) * time.Second)
+		at := time.Date(1970+r.IntN(230), 1, 1, 0, 0, 0, r.IntN(2e9), time.UTC).Add(time.Duration(r.IntN(1e8)) * time.Second)
+		switch r.IntN(4) { // whole seconds and round fractions, as timestamps often are
+		case 0:
+			at = at.Truncate(time.Second)
+		case 1:
+			at = at.Truncate(time.Millisecond)
+		}
 		d := state.Deployment{ID: randomString(r), URL: randomString(r), Status: randomString(r), CreatedAt: at,
 			ProjectID: randomString(r), Target: randomString(r), Env: randomMap(r), Files: randomMap(r)}
 		if r.IntN(2) == 0 {

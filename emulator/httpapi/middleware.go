@@ -11,7 +11,9 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -197,12 +199,47 @@ func bearer(h string) (string, bool) {
 func setRateHeaders(c *gin.Context, d ratelimit.Decision) {
 	// one backing array for the three values: this runs on every request. The keys are
 	// in Go's canonical form, so Header.Get finds them in-process too.
-	v := [3]string{itoa(int64(d.Limit)), itoa(int64(max(d.Remaining, 0))), itoa(d.Reset.Unix())}
+	v := [3]string{smallItoa(int64(d.Limit)), smallItoa(int64(max(d.Remaining, 0))), resetItoa(d.Reset.Unix())}
 	vals := v[:]
 	h := c.Writer.Header()
 	h["X-Ratelimit-Limit"] = vals[0:1:1]
 	h["X-Ratelimit-Remaining"] = vals[1:2:2]
 	h["X-Ratelimit-Reset"] = vals[2:3:3]
+}
+
+// smallInts are the decimal forms of the limits and counts most headers carry, made
+// once rather than on every response.
+var smallInts = func() (t [5001]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+func smallItoa(n int64) string {
+	if n >= 0 && n < int64(len(smallInts)) {
+		return smallInts[n]
+	}
+	return itoa(n)
+}
+
+// lastReset caches the decimal form of the last X-RateLimit-Reset: within a second,
+// every response carries the same one.
+var lastReset atomic.Pointer[struct {
+	n int64
+	s string
+}]
+
+func resetItoa(n int64) string {
+	if p := lastReset.Load(); p != nil && p.n == n {
+		return p.s
+	}
+	s := itoa(n)
+	lastReset.Store(&struct {
+		n int64
+		s string
+	}{n, s})
+	return s
 }
 
 func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 )
@@ -15,12 +16,35 @@ type handlerFunc func(c *gin.Context) (any, error)
 // created marks a value answered with 201 Created.
 type created struct{ v any }
 
+// pooledJSON is a body rendered into a pooled buffer: the hot GETs render into one and
+// handle hands it back once written, so a request does not allocate its body.
+type pooledJSON struct{ b []byte }
+
+var jsonBuffers = sync.Pool{New: func() any { return &pooledJSON{b: make([]byte, 0, 2048)} }}
+
+func newPooledJSON() *pooledJSON {
+	p := jsonBuffers.Get().(*pooledJSON)
+	p.b = p.b[:0]
+	return p
+}
+
+func (p *pooledJSON) release() {
+	if cap(p.b) <= 64<<10 { // a huge list page is not worth keeping
+		jsonBuffers.Put(p)
+	}
+}
+
 // handle adapts a handlerFunc to gin.
 func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		v, err := fn(c)
 		if err != nil {
 			a.renderError(c, err)
+			return
+		}
+		if p, ok := v.(*pooledJSON); ok {
+			writeJSON(c, http.StatusOK, json.RawMessage(p.b))
+			p.release()
 			return
 		}
 		status := http.StatusOK
