@@ -99,7 +99,7 @@ func (s *Spec) Validate() error {
 	if s.Status != 0 && (s.Status < 400 || s.Status > 599) {
 		problems = append(problems, fmt.Sprintf("status %d: want an error status from 400 to 599", s.Status))
 	}
-	if s.Code != "" && !isSnake(s.Code) {
+	if s.Code != "" && !ValidCode(s.Code) {
 		problems = append(problems, fmt.Sprintf("code %q: want snake_case", s.Code))
 	}
 	if (s.Code != "" || s.Message != "") && s.Status == 0 {
@@ -142,7 +142,13 @@ func (s *Spec) Validate() error {
 	return nil
 }
 
-func isSnake(s string) bool {
+// ValidCode reports whether s can be an error code: snake_case, starting with a letter,
+// at most 64 characters (build_failed, service_unavailable). Faults, scenarios and the
+// docs pages all hold codes to it.
+func ValidCode(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
 	for i, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9' && i > 0, r == '_' && i > 0:

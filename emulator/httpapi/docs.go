@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator/fault"
 )
 
 var docsTmpl = template.Must(template.New("docs").Parse(`<!doctype html>
@@ -45,7 +47,7 @@ func (a *API) docsError(c *gin.Context) {
 		a.renderDocs(c, docsPage{Title: code, Doc: &d})
 		return
 	}
-	if !isSnakeCase(code) {
+	if !fault.ValidCode(code) {
 		a.renderError(c, newError("not_found", "no documentation page for "+code))
 		return
 	}
@@ -58,16 +60,4 @@ func (a *API) renderDocs(c *gin.Context, p docsPage) {
 	if err := docsTmpl.Execute(c.Writer, p); err != nil {
 		a.log.Error("rendering docs", "err", err)
 	}
-}
-
-func isSnakeCase(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
-			return false
-		}
-	}
-	return true
 }

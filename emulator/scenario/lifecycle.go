@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"github.com/hostemu/hostemu/emulator/fault"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -141,7 +142,7 @@ func (d *decoder) stepError(n *yaml.Node, at string, kind lifecycleKind) (*StepE
 		if !ok {
 			return nil, false
 		}
-		if !isSnake(code) {
+		if !fault.ValidCode(code) {
 			d.addf(cv.val, "%s.code: %q: want snake_case, e.g. %s", at, code, kind.defaultCode)
 			return nil, false
 		}

@@ -368,15 +368,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
-
-// isSnake reports whether s is a snake_case error code such as build_failed.
-func isSnake(s string) bool {
-	for i, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9' && i > 0, r == '_' && i > 0:
-		default:
-			return false
-		}
-	}
-	return s != ""
-}
