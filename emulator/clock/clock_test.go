@@ -185,3 +185,16 @@ func BenchmarkAdvance100k(b *testing.B) {
 		s.Advance(time.Minute)
 	}
 }
+
+// Instants outside what Unix nanoseconds hold are clamped, not wrapped around.
+func TestAtOutOfRange(t *testing.T) {
+	c := New(Manual, t0)
+	s := NewScheduler(c)
+	var fired []string
+	s.At(time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC), func(time.Time) { fired = append(fired, "past") })
+	s.At(time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), func(time.Time) { fired = append(fired, "far") })
+	s.FireDue()
+	if len(fired) != 1 || fired[0] != "past" {
+		t.Fatalf("fired %v, want only the overdue event", fired)
+	}
+}

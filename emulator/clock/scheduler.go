@@ -2,6 +2,7 @@ package clock
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,8 +95,20 @@ func NewScheduler(c *Clock) *Scheduler {
 // Clock is the scheduler's clock.
 func (s *Scheduler) Clock() *Clock { return s.clock }
 
-// At schedules fn at t. fn receives the instant it was scheduled for.
+// schedulable bounds the instants events are kept at: Unix nanoseconds cover 1678 to
+// 2262, and nothing before 1970 needs to be told from 1970 (it is overdue either way).
+var (
+	earliest = time.Unix(0, 0).UTC()
+	latest   = time.Unix(0, math.MaxInt64).UTC()
+)
+
+// At schedules fn at t (clamped to 1970–2262). fn receives the instant it fires for.
 func (s *Scheduler) At(t time.Time, fn func(at time.Time)) {
+	if t.Before(earliest) {
+		t = earliest
+	} else if t.After(latest) {
+		t = latest
+	}
 	s.mu.Lock()
 	s.seq++
 	s.events.push(event{at: t.UnixNano(), seq: s.seq, fn: fn})

@@ -26,20 +26,11 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 		return nil, nil
 	}
 	r := http.MaxBytesReader(c.Writer, c.Request.Body, limit)
-	var b []byte
-	var err error
-	if n := c.Request.ContentLength; n > 0 && n <= limit {
-		// the size is known: one allocation instead of ReadAll's doublings
-		b = make([]byte, n, n+1)
-		if _, err = io.ReadFull(r, b); err == nil {
-			var extra [1]byte
-			if m, _ := r.Read(extra[:]); m > 0 {
-				err = errors.New("body longer than its Content-Length")
-			}
-		}
-	} else {
-		b, err = io.ReadAll(r)
-	}
+	// Start from the declared size (at most 1 MiB: a client may declare more than it
+	// sends) rather than ReadAll's doublings; grow only as bytes arrive.
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(c.Request.ContentLength, 0), 1<<20)+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	b := buf.Bytes()
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return nil, newError("payload_too_large", fmt.Sprintf("the request body is over the limit of %d bytes", limit))

@@ -127,14 +127,19 @@ func (a *API) public() gin.HandlerFunc {
 		}
 		defer func() {
 			// recover here, not only in recovery(), so the journal records the 500
-			if r := recover(); r != nil {
-				if r == http.ErrAbortHandler {
-					panic(r)
-				}
+			r := recover()
+			if r != nil && r != http.ErrAbortHandler {
 				a.log.Error("panic serving request", "method", c.Request.Method, "path", path, "panic", r)
-				a.renderError(c, newError("internal_error", "internal error; see the emulator's log"))
+				if !c.Writer.Written() {
+					a.renderError(c, newError("internal_error", "internal error; see the emulator's log"))
+				} else {
+					c.Abort()
+				}
 			}
 			a.record(c, info)
+			if r == http.ErrAbortHandler {
+				panic(r) // net/http's way to drop the connection
+			}
 		}()
 		a.w.Sched.FireDue()
 		a.identify(c, info)
@@ -198,13 +203,14 @@ func bearer(h string) (string, bool) {
 
 func setRateHeaders(c *gin.Context, d ratelimit.Decision) {
 	// one backing array for the three values: this runs on every request. The keys are
-	// in Go's canonical form, so Header.Get finds them in-process too.
+	// spelled as the spec spells them (not Go's canonical X-Ratelimit-…): that is what
+	// goes on the wire. In-process, read them as rec.Header()["X-RateLimit-Limit"].
 	v := [3]string{smallItoa(int64(d.Limit)), smallItoa(int64(max(d.Remaining, 0))), resetItoa(d.Reset.Unix())}
 	vals := v[:]
 	h := c.Writer.Header()
-	h["X-Ratelimit-Limit"] = vals[0:1:1]
-	h["X-Ratelimit-Remaining"] = vals[1:2:2]
-	h["X-Ratelimit-Reset"] = vals[2:3:3]
+	h["X-RateLimit-Limit"] = vals[0:1:1]
+	h["X-RateLimit-Remaining"] = vals[1:2:2]
+	h["X-RateLimit-Reset"] = vals[2:3:3]
 }
 
 // smallInts are the decimal forms of the limits and counts most headers carry, made

@@ -38,7 +38,7 @@ func TestPanicIsA500InTheEnvelope(t *testing.T) {
 		Error struct{ Code, Message, DocURL string }
 	}
 	json.Unmarshal(rec.Body.Bytes(), &body)
-	if rec.Code != 500 || body.Error.Code != "internal_error" || rec.Header().Get("X-RateLimit-Limit") == "" {
+	if rec.Code != 500 || body.Error.Code != "internal_error" || rec.Header()["X-RateLimit-Limit"] == nil {
 		t.Fatalf("panic answered %d %s %v", rec.Code, rec.Body, rec.Header())
 	}
 	es := w.Journal.List(journal.Filter{Path: "/v1/boom"})

@@ -125,5 +125,10 @@ func (snap *Snapshot) Check() error {
 			bad("domain %q: tls.expires_at is outside %d-%d", d.Hostname, MinYear, MaxYear)
 		}
 	}
+	for _, d := range snap.Detaching {
+		if !InRange(d.DeleteAt) || !InRange(d.DetachAt) {
+			bad("detaching %q: deleted_at and detach_at must lie in %d-%d", d.Hostname, MinYear, MaxYear)
+		}
+	}
 	return errors.Join(errs...)
 }
