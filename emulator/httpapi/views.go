@@ -131,11 +131,6 @@ type listProjectsResponse struct {
 	NextCursor *string       `json:"next_cursor"`
 }
 
-type listDeploymentsResponse struct {
-	Deployments []deploymentView `json:"deployments"`
-	NextCursor  *string          `json:"next_cursor"`
-}
-
 type listDomainsResponse struct {
 	Domains    []domainView `json:"domains"`
 	NextCursor *string      `json:"next_cursor"`
