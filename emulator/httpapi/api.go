@@ -155,11 +155,14 @@ func (a *API) preflight(c *gin.Context) {
 	c.AbortWithStatus(http.StatusNoContent)
 }
 
-// validAPIKey checks a decryption API key in constant time against every key.
-func (a *API) validAPIKey(key string) bool {
-	ok := 0
-	for _, k := range a.w.Store.Cipher().APIKeys {
-		ok |= subtle.ConstantTimeCompare([]byte(k), []byte(key))
+// apiKeyIndex checks a decryption API key in constant time against every key, and
+// returns which it is (the key its requests are counted under).
+func (a *API) apiKeyIndex(key string) (int, bool) {
+	found, ok := 0, 0
+	for i, k := range a.w.Store.Cipher().APIKeys {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			found, ok = i, 1
+		}
 	}
-	return ok == 1
+	return found, ok == 1
 }

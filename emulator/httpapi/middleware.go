@@ -3,8 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"log/slog"
 	"math"
@@ -171,19 +169,13 @@ func (a *API) identify(c *gin.Context, info *reqInfo) {
 	h := c.Request.Header.Get("Authorization")
 	info.hasHeader = h != ""
 	if tok, ok := bearer(h); ok {
-		var sum [32]byte
 		if info.service == serviceCipher {
-			info.authed = a.validAPIKey(tok)
-			sum = sha256.Sum256([]byte(tok))
-		} else {
-			info.scope, sum, info.authed = a.w.Store.AuthenticateHash(tok)
-		}
-		if info.authed {
-			var key [len(serviceHosting) + 1 + 24]byte
-			n := copy(key[:], info.service)
-			key[n] = '|'
-			hex.Encode(key[n+1:], sum[:12])
-			info.limitKey = string(key[:n+25])
+			var i int
+			if i, info.authed = a.apiKeyIndex(tok); info.authed {
+				info.limitKey = "cipher|k" + strconv.Itoa(i)
+				return
+			}
+		} else if info.scope, info.limitKey, info.authed = a.w.Store.AuthenticateKey(tok); info.authed {
 			return
 		}
 	}

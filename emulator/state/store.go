@@ -1,8 +1,6 @@
 package state
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"maps"
 	"slices"
@@ -21,7 +19,7 @@ type Store struct {
 	byProject   map[string]*index
 	domains     map[string]*Domain // by hostname
 	domainIdx   map[string]*index  // by project id; key ID is the hostname
-	tokens      map[[32]byte]Token // by SHA-256 of the token
+	tokens      *tokenTable
 	files       map[string]struct{}
 	detaching   []Detachment
 	policy      Policy
@@ -43,7 +41,7 @@ func (s *Store) reset() {
 	s.byProject = map[string]*index{}
 	s.domains = map[string]*Domain{}
 	s.domainIdx = map[string]*index{}
-	s.tokens = map[[32]byte]Token{}
+	s.tokens = newTokenTable()
 	s.files = map[string]struct{}{}
 	s.detaching = nil
 	s.policy = Policy{DomainWriteScope: ScopeAdmin}
@@ -60,7 +58,7 @@ func (s *Store) Load(snap Snapshot) error {
 	defer s.mu.Unlock()
 	s.reset()
 	for _, t := range snap.Tokens {
-		s.tokens[sha256.Sum256([]byte(t.Token))] = t
+		s.tokens.add(t)
 	}
 	if snap.Policy.DomainWriteScope != "" {
 		s.policy = snap.Policy
@@ -119,10 +117,7 @@ func (s *Store) Export() Snapshot {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	snap := Snapshot{Policy: s.policy, Cipher: s.cipher, Detaching: slices.Clone(s.detaching)}
-	for _, t := range s.tokens {
-		snap.Tokens = append(snap.Tokens, t)
-	}
-	sortTokens(snap.Tokens)
+	snap.Tokens = s.tokens.all()
 	s.projectIdx.walk(Range{}, func(k Key) bool {
 		snap.Projects = append(snap.Projects, *s.projects[k.ID])
 		return true
@@ -154,36 +149,29 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-// Authenticate returns the scope of token. The lookup is by the token's SHA-256 and the
-// final comparison is constant-time, so timing tells nothing of a token's prefix.
+// Authenticate returns the scope of token, comparing in constant time (see tokenTable).
 func (s *Store) Authenticate(token string) (Scope, bool) {
-	scope, _, ok := s.AuthenticateHash(token)
+	scope, _, ok := s.AuthenticateKey(token)
 	return scope, ok
 }
 
-// AuthenticateHash is Authenticate that also returns the token's SHA-256, which callers
-// use as a key that is not the token itself (rate-limit counters).
-func (s *Store) AuthenticateHash(token string) (Scope, [32]byte, bool) {
-	h := sha256.Sum256([]byte(token))
+// AuthenticateKey is Authenticate that also returns the key the token's requests are
+// counted under: stable for the token, and not the token itself.
+func (s *Store) AuthenticateKey(token string) (Scope, string, bool) {
 	s.mu.RLock()
-	t, ok := s.tokens[h]
+	r, ok := s.tokens.find(token)
 	s.mu.RUnlock()
-	if !ok || subtle.ConstantTimeCompare([]byte(t.Token), []byte(token)) != 1 {
-		return "", h, false
+	if !ok {
+		return "", "", false
 	}
-	return t.Scope, h, true
+	return r.tok.Scope, r.key, true
 }
 
 // Tokens lists the hosting tokens, by scope then token.
 func (s *Store) Tokens() []Token {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Token, 0, len(s.tokens))
-	for _, t := range s.tokens {
-		out = append(out, t)
-	}
-	sortTokens(out)
-	return out
+	return s.tokens.all()
 }
 
 func sortTokens(ts []Token) {
@@ -198,7 +186,7 @@ func sortTokens(ts []Token) {
 // AddToken adds (or replaces) a hosting token.
 func (s *Store) AddToken(t Token) {
 	s.mu.Lock()
-	s.tokens[sha256.Sum256([]byte(t.Token))] = t
+	s.tokens.add(t)
 	s.mu.Unlock()
 }
 
@@ -210,14 +198,9 @@ func (s *Store) HasToken(token string) bool {
 
 // RevokeToken removes a hosting token, reporting whether it existed.
 func (s *Store) RevokeToken(token string) bool {
-	h := sha256.Sum256([]byte(token))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.tokens[h]; !ok {
-		return false
-	}
-	delete(s.tokens, h)
-	return true
+	return s.tokens.remove(token)
 }
 
 // Policy returns the permission policy.

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"strings"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -138,5 +139,23 @@ func TestTokens(t *testing.T) {
 	}
 	if !ScopeAdmin.Allows(ScopeDeploy) || ScopeRead.Allows(ScopeDeploy) || !ScopeDeploy.Allows(ScopeRead) {
 		t.Error("scope order")
+	}
+}
+
+func TestTokenKeys(t *testing.T) {
+	s := New()
+	s.AddToken(Token{Token: "secret-one", Scope: ScopeRead})
+	s.AddToken(Token{Token: "secret-two", Scope: ScopeAdmin})
+	_, k1, ok1 := s.AuthenticateKey("secret-one")
+	_, k2, ok2 := s.AuthenticateKey("secret-two")
+	if !ok1 || !ok2 || k1 == k2 || strings.Contains(k1+k2, "secret") {
+		t.Fatalf("keys %q %q", k1, k2)
+	}
+	s.AddToken(Token{Token: "secret-one", Scope: ScopeDeploy}) // a new scope, the same token
+	if sc, k, _ := s.AuthenticateKey("secret-one"); sc != ScopeDeploy || k != k1 {
+		t.Errorf("re-added token: scope %s key %q, want deploy and %q", sc, k, k1)
+	}
+	if got := len(s.Tokens()); got != 2 {
+		t.Errorf("%d tokens, want 2", got)
 	}
 }
