@@ -2,9 +2,9 @@ package state
 
 import (
 	"fmt"
-	"strings"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
