@@ -49,7 +49,9 @@ func (s *Store) reset() {
 }
 
 // Load replaces the whole state with snap. It checks snap first (see Snapshot.Check) and
-// changes nothing when snap is inconsistent.
+// changes nothing when snap is inconsistent. Load takes snap's deployments and domains
+// over in place, without copying them one by one (a world may hold 100,000): the
+// caller must not use those slices afterwards.
 func (s *Store) Load(snap Snapshot) error {
 	if err := snap.Check(); err != nil {
 		return err
@@ -76,17 +78,17 @@ func (s *Store) Load(snap Snapshot) error {
 	}
 	s.allIdx.keys = make([]Key, 0, len(snap.Deployments))
 	for i := range snap.Deployments {
-		d := snap.Deployments[i]
-		d.Logs = slices.Clip(d.Logs) // appends then copy, never write into the snapshot's array
-		s.deployments[d.ID] = &d
+		d := &snap.Deployments[i]
+		d.Logs = slices.Clip(d.Logs) // appends then copy: the log array may be shared
+		s.deployments[d.ID] = d
 		k := keyOf(d.CreatedAt, d.ID)
 		s.allIdx.keys = append(s.allIdx.keys, k)
 		x := s.byProject[d.ProjectID]
 		x.keys = append(x.keys, k)
 	}
 	for i := range snap.Domains {
-		d := snap.Domains[i]
-		s.domains[d.Hostname] = &d
+		d := &snap.Domains[i]
+		s.domains[d.Hostname] = d
 		x := s.domainIdx[d.ProjectID]
 		x.keys = append(x.keys, keyOf(d.CreatedAt, d.Hostname))
 	}

@@ -26,7 +26,8 @@ type Config struct {
 	ClockMode  clock.Mode
 	ClockStart time.Time // zero: now, to the second
 	// Fixtures builds the start-up state; Reset calls it again rather than keeping a
-	// copy of a world that may hold 100,000 deployments.
+	// copy of a world that may hold 100,000 deployments. Each call must return a fresh
+	// snapshot: loading takes its slices over.
 	Fixtures      func() (state.Snapshot, error)
 	Scenarios     *scenario.Registry
 	Scenario      string // active scenario's name

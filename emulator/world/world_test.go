@@ -1,6 +1,7 @@
 package world_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -12,14 +13,21 @@ import (
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
+// newWorld starts a world on snap; each load gets its own copy, as fixtures must.
 func newWorld(t *testing.T, snap state.Snapshot) *world.World {
 	t.Helper()
+	fresh := func() (state.Snapshot, error) {
+		c := snap
+		c.Deployments = slices.Clone(snap.Deployments)
+		c.Domains = slices.Clone(snap.Domains)
+		return c, nil
+	}
 	reg, err := scenario.NewRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, err := world.New(world.Config{ClockMode: clock.Manual, ClockStart: t0, Scenarios: reg,
-		Fixtures: func() (state.Snapshot, error) { return snap, nil }})
+		Fixtures: fresh})
 	if err != nil {
 		t.Fatal(err)
 	}
