@@ -29,8 +29,6 @@ type Config struct {
 	Logger         *slog.Logger
 	// CipherSeparate serves the decryption service only from CipherHandler.
 	CipherSeparate bool
-	// OnImport, when set, runs after PUT /_emulator/state or reset changed the state.
-	OnChange func()
 }
 
 // API serves one world over HTTP.

@@ -56,14 +56,7 @@ func (a *API) reset(c *gin.Context) (any, error) {
 	if err := a.w.Reset(); err != nil {
 		return nil, err
 	}
-	a.changed()
 	return a.clockView(), nil
-}
-
-func (a *API) changed() {
-	if a.cfg.OnChange != nil {
-		a.cfg.OnChange()
-	}
 }
 
 func (a *API) exportState(c *gin.Context) (any, error) {
@@ -79,7 +72,6 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	if err := a.w.Import(snap); err != nil {
 		return nil, newError("invalid_request", "the state is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	a.changed()
 	return a.w.Store.Export(), nil
 }
 
@@ -388,12 +380,10 @@ func (a *API) forceDeploymentStatus(c *gin.Context) (any, error) {
 	if req.Status == nil {
 		return nil, newError("invalid_request", "field \"status\" is required")
 	}
-	d, err := a.w.ForceDeploymentStatus(c.Param("id"), *req.Status)
-	if err != nil {
+	if _, err := a.w.ForceDeploymentStatus(c.Param("id"), *req.Status); err != nil {
 		return nil, err
 	}
-	_, production, _ := a.w.Store.Deployment(d.ID)
-	return a.fullView(a.baseURL(c), d, production), nil
+	return a.renderDeployment(c, c.Param("id"))
 }
 
 func (a *API) forceDomainStatus(c *gin.Context) (any, error) {

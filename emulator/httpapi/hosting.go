@@ -164,14 +164,17 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	base := a.baseURL(c)
-	p := newPooledJSON()
-	b := append(p.b, `{"deployments":[`...)
+	out := newPooledJSON()
+	b := append(out.b, `{"deployments":[`...)
+	var project state.Project // a page is usually one project's: look it up once
 	for i := range ds {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		p, _ := a.w.Store.Project(ds[i].ProjectID)
-		b = a.appendDeployment(b, base, &ds[i], p.Env, p.ProductionDeploymentID == ds[i].ID)
+		if project.ID != ds[i].ProjectID {
+			project, _ = a.w.Store.Project(ds[i].ProjectID)
+		}
+		b = a.appendDeployment(b, base, &ds[i], project.Env, project.ProductionDeploymentID == ds[i].ID)
 	}
 	b = append(b, `],"next_cursor":`...)
 	if cur := a.encodeCursor(scope, next); cur != nil {
@@ -179,12 +182,18 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	} else {
 		b = append(b, "null"...)
 	}
-	p.b = append(b, '}')
-	return p, nil
+	out.b = append(b, '}')
+	return out, nil
 }
 
 func (a *API) getDeployment(c *gin.Context) (any, error) {
-	d, env, production, err := a.w.Store.DeploymentWithEnv(c.Param("id"))
+	return a.renderDeployment(c, c.Param("id"))
+}
+
+// renderDeployment answers the full deployment object, as GET and the control API's
+// forced status do.
+func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
+	d, env, production, err := a.w.Store.DeploymentWithEnv(id)
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // GET /v1/deployments/{id} and the deployment lists are the hot paths. Their bodies are
-// written by hand here, byte for byte what encoding/json would write for deploymentView
-// (a test checks that), without reflection, without the merged env map and without the
-// link strings.
+// written by hand here, byte for byte what encoding/json would write for the object
+// (jsonenc_test.go checks that), without reflection, without the merged env map and
+// without the link strings.
 
 const hexDigits = "0123456789abcdef"
 
@@ -168,8 +168,8 @@ func appendMergedMap(b []byte, base, over map[string]string) []byte {
 	return append(b, '}')
 }
 
-// appendDeployment appends the full deployment object, as encoding/json would write
-// deploymentView for it.
+// appendDeployment appends the full deployment object: the fields of PRODUCT.md's
+// Resources, env merged over the project's, files as sent, build_logs_url under base.
 func (a *API) appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map[string]string, production bool) []byte {
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, d.ID)

@@ -34,6 +34,23 @@ func randomMap(r *rand.Rand) map[string]string {
 	return m
 }
 
+// deploymentView is the full deployment object as encoding/json would write it: the
+// oracle the hand-written encoder is checked against.
+type deploymentView struct {
+	ID           string            `json:"id"`
+	URL          string            `json:"url"`
+	Status       string            `json:"status"`
+	CreatedAt    time.Time         `json:"created_at"`
+	ProjectID    string            `json:"project_id"`
+	Target       string            `json:"target"`
+	Env          map[string]string `json:"env"`
+	Files        map[string]string `json:"files"`
+	BuildLogsURL string            `json:"build_logs_url"`
+	Timings      state.Timings     `json:"timings"`
+	Error        *state.ErrorInfo  `json:"error"`
+	Production   bool              `json:"production"`
+}
+
 // The hand-written encoder writes exactly what encoding/json writes for deploymentView.
 func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
 	a := &API{}

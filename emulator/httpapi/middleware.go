@@ -84,12 +84,22 @@ func (a *API) recovery() gin.HandlerFunc {
 				if r == http.ErrAbortHandler {
 					panic(r)
 				}
-				a.log.Error("panic serving request", "method", c.Request.Method, "path", c.Request.URL.Path, "panic", r)
-				a.renderError(c, newError("internal_error", "internal error; see the emulator's log"))
+				a.panicked(c, r)
 			}
 		}()
 		c.Next()
 	}
+}
+
+// panicked logs a recovered panic and answers 500 in the envelope, unless the answer
+// was already on its way.
+func (a *API) panicked(c *gin.Context, r any) {
+	a.log.Error("panic serving request", "method", c.Request.Method, "path", c.Request.URL.Path, "panic", r)
+	if c.Writer.Written() {
+		c.Abort()
+		return
+	}
+	a.renderError(c, newError("internal_error", "internal error; see the emulator's log"))
 }
 
 // isControl reports whether a path belongs to the control API or the docs, which are
@@ -127,12 +137,7 @@ func (a *API) public() gin.HandlerFunc {
 			// recover here, not only in recovery(), so the journal records the 500
 			r := recover()
 			if r != nil && r != http.ErrAbortHandler {
-				a.log.Error("panic serving request", "method", c.Request.Method, "path", path, "panic", r)
-				if !c.Writer.Written() {
-					a.renderError(c, newError("internal_error", "internal error; see the emulator's log"))
-				} else {
-					c.Abort()
-				}
+				a.panicked(c, r)
 			}
 			a.record(c, info)
 			if r == http.ErrAbortHandler {
@@ -249,21 +254,19 @@ func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {
 // need is the per-route auth check: a valid credential, and for hosting routes a token
 // whose scope allows the operation.
 func (a *API) need(scope state.Scope) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if !a.authorize(c, func() state.Scope { return scope }) {
-			return
-		}
-		c.Next()
-	}
+	return a.needScope(func() state.Scope { return scope })
 }
 
 // needDomainWrite is need with the scope the fixtures' policy gives domain writes.
 func (a *API) needDomainWrite() gin.HandlerFunc {
+	return a.needScope(func() state.Scope { return a.w.Store.Policy().DomainWriteScope })
+}
+
+func (a *API) needScope(scope func() state.Scope) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if !a.authorize(c, func() state.Scope { return a.w.Store.Policy().DomainWriteScope }) {
-			return
+		if a.authorize(c, scope) {
+			c.Next()
 		}
-		c.Next()
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/state"
-	"github.com/hostemu/hostemu/emulator/world"
 )
 
 // The JSON shapes the hosting service answers with. Field names are PRODUCT.md's.
@@ -20,21 +19,6 @@ type deploymentCreatedView struct {
 	CreatedAt time.Time `json:"created_at"`
 	ProjectID string    `json:"project_id"`
 	Target    string    `json:"target"`
-}
-
-type deploymentView struct {
-	ID           string            `json:"id"`
-	URL          string            `json:"url"`
-	Status       string            `json:"status"`
-	CreatedAt    time.Time         `json:"created_at"`
-	ProjectID    string            `json:"project_id"`
-	Target       string            `json:"target"`
-	Env          map[string]string `json:"env"`
-	Files        map[string]string `json:"files"`
-	BuildLogsURL string            `json:"build_logs_url"`
-	Timings      state.Timings     `json:"timings"`
-	Error        *state.ErrorInfo  `json:"error"`
-	Production   bool              `json:"production"`
 }
 
 type projectView struct {
@@ -64,22 +48,6 @@ type domainView struct {
 
 func createdView(d state.Deployment) deploymentCreatedView {
 	return deploymentCreatedView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: d.CreatedAt, ProjectID: d.ProjectID, Target: d.Target}
-}
-
-func (a *API) fullView(base string, d state.Deployment, production bool) deploymentView {
-	files := d.Files
-	if files == nil {
-		files = map[string]string{}
-	}
-	return deploymentView{
-		ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: d.CreatedAt, ProjectID: d.ProjectID, Target: d.Target,
-		Env:          world.MergeEnv(a.w.Store.ProjectEnv(d.ProjectID), d.Env),
-		Files:        files,
-		BuildLogsURL: base + "/v1/deployments/" + d.ID + "/logs",
-		Timings:      d.Timings,
-		Error:        d.Error,
-		Production:   production,
-	}
 }
 
 func viewProject(p state.Project) projectView {
