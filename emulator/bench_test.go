@@ -17,8 +17,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/clock"
-	"github.com/hostemu/hostemu/emulator/state"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // BenchmarkGetDeployment compares GET /v1/deployments/{id} through hostemu's whole

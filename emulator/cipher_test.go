@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/envelope"
+	"github.com/hostemu/hostemu/emulator/internal/envelope"
 )
 
 func (e *env) encrypt(t *testing.T, payload string) string {

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hostemu/hostemu/emulator/fixture"
-	"github.com/hostemu/hostemu/emulator/httpapi"
-	"github.com/hostemu/hostemu/emulator/scenario"
-	"github.com/hostemu/hostemu/emulator/state"
-	"github.com/hostemu/hostemu/emulator/world"
+	"github.com/hostemu/hostemu/emulator/internal/fixture"
+	"github.com/hostemu/hostemu/emulator/internal/httpapi"
+	"github.com/hostemu/hostemu/emulator/internal/scenario"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // ConfigError reports options that name something wrong: fixtures that do not load, a

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/clock"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 func stateOf(t *testing.T, o emulator.Options) string {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/clock"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 // testStart is the manual clock's start in every test world.

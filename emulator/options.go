@@ -7,7 +7,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/hostemu/hostemu/emulator/clock"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 // Options configure an emulator. The zero value works: embedded fixtures and default

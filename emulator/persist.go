@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hostemu/hostemu/emulator/state"
-	"github.com/hostemu/hostemu/emulator/world"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // saveEvery is how often --state is written while the state changes.

@@ -4,9 +4,6 @@ import (
 	"context"
 	"net/http"
 	"time"
-
-	"github.com/hostemu/hostemu/emulator/clock"
-	"github.com/hostemu/hostemu/emulator/journal"
 )
 
 // Default timeouts of the WaitFor methods.
@@ -23,8 +20,8 @@ const (
 )
 
 type clockView struct {
-	Now  time.Time  `json:"now"`
-	Mode clock.Mode `json:"mode"`
+	Now  time.Time `json:"now"`
+	Mode ClockMode `json:"mode"`
 }
 
 func (e *Emulator) clock() clockView {
@@ -83,13 +80,13 @@ func (e *Emulator) WaitForDomainWithin(hostname, status string, timeout time.Dur
 // selects, as when the code under test calls the emulator from another goroutine, and
 // fails the test if it does not within 30 s. It waits in real time whatever the clock:
 // requests come from clients, not from the passing of emulated time.
-func (e *Emulator) WaitForRequests(filter journal.Filter, n int) {
+func (e *Emulator) WaitForRequests(filter RequestFilter, n int) {
 	e.tb.Helper()
 	e.WaitForRequestsWithin(filter, n, waitReal)
 }
 
 // WaitForRequestsWithin is WaitForRequests with a timeout (real time).
-func (e *Emulator) WaitForRequestsWithin(filter journal.Filter, n int, timeout time.Duration) {
+func (e *Emulator) WaitForRequestsWithin(filter RequestFilter, n int, timeout time.Duration) {
 	e.tb.Helper()
 	body := map[string]any{
 		"requests": map[string]string{"method": filter.Method, "path": filter.Path},
@@ -105,7 +102,7 @@ func (e *Emulator) WaitForRequestsWithin(filter journal.Filter, n int, timeout t
 func (e *Emulator) await(body map[string]any, timeout time.Duration) {
 	e.tb.Helper()
 	ctx := context.Background()
-	if c := e.clock(); c.Mode != clock.Manual {
+	if c := e.clock(); c.Mode != ClockManual {
 		if timeout == defaultWait {
 			timeout = waitReal
 		}

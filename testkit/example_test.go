@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostemu/hostemu/emulator/fault"
-	"github.com/hostemu/hostemu/emulator/journal"
 	"github.com/hostemu/hostemu/testkit"
 )
 
@@ -56,8 +54,8 @@ func ExampleEmulator_InjectFault() {
 	defer t.finish()
 	emu := testkit.Start(t)
 
-	f := emu.InjectFault(fault.Spec{
-		Match:  fault.Match{Method: "GET", Path: "/v1/projects"},
+	f := emu.InjectFault(testkit.FaultSpec{
+		Match:  testkit.FaultMatch{Method: "GET", Path: "/v1/projects"},
 		Status: http.StatusServiceUnavailable,
 		Times:  1,
 	})
@@ -113,10 +111,10 @@ func ExampleEmulator_Requests() {
 	hosting(emu, "GET", "/v1/projects", "hostemu-read", nil)
 	hosting(emu, "POST", "/v1/deployments", "hostemu-read", map[string]any{"project_id": "prj_demo", "files": map[string]string{}})
 	hosting(emu, "POST", "/v1/deployments", "hostemu-deploy", map[string]any{"project_id": "prj_demo", "files": map[string]string{}})
-	for _, r := range emu.Requests(journal.Filter{Path: "/v1/*"}) {
+	for _, r := range emu.Requests(testkit.RequestFilter{Path: "/v1/*"}) {
 		fmt.Printf("%s %s %d scope=%s error=%q\n", r.Method, r.Path, r.Status, r.Scope, r.ErrorCode)
 	}
-	created := emu.Requests(journal.Filter{Method: "POST", Path: "/v1/deployments"})[1]
+	created := emu.Requests(testkit.RequestFilter{Method: "POST", Path: "/v1/deployments"})[1]
 	fmt.Println("sent:", created.Body)
 	// Output:
 	// GET /v1/projects 200 scope=read error=""

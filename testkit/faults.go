@@ -3,14 +3,12 @@ package testkit
 import (
 	"net/http"
 	"net/url"
-
-	"github.com/hostemu/hostemu/emulator/fault"
 )
 
 // InjectFault adds a fault: the requests f.Match selects get its action (an error
 // status, a delay, a dropped connection, a 429, a timeout) as often as f.Times and
 // f.Probability allow. It stays until removed or Reset.
-func (e *Emulator) InjectFault(f fault.Spec) *Fault {
+func (e *Emulator) InjectFault(f FaultSpec) *Fault {
 	e.tb.Helper()
 	var out struct {
 		ID string `json:"id"`

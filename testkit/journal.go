@@ -3,14 +3,12 @@ package testkit
 import (
 	"net/http"
 	"net/url"
-
-	"github.com/hostemu/hostemu/emulator/journal"
 )
 
 // Requests returns the requests of the hosting and decryption services that the
 // emulator answered and filter selects, oldest first (the control API's own calls are
 // not journaled). The journal keeps the newest 1,000 by default.
-func (e *Emulator) Requests(filter journal.Filter) []journal.Entry {
+func (e *Emulator) Requests(filter RequestFilter) []Request {
 	e.tb.Helper()
 	q := url.Values{}
 	if filter.Method != "" {
@@ -24,7 +22,7 @@ func (e *Emulator) Requests(filter journal.Filter) []journal.Entry {
 		path += "?" + q.Encode()
 	}
 	var out struct {
-		Requests []journal.Entry `json:"requests"`
+		Requests []Request `json:"requests"`
 	}
 	e.call(http.MethodGet, path, nil, &out)
 	return out.Requests

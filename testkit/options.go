@@ -4,8 +4,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/hostemu/hostemu/emulator/clock"
 )
 
 // defaultClockStart is where Start's manual clock begins unless WithClockStart says
@@ -23,7 +21,7 @@ type config struct {
 	scenariosDir string
 	fixtures     string
 	seed         int64
-	clockMode    clock.Mode
+	clockMode    ClockMode
 	clockStart   time.Time
 	controlToken string
 	cipherURL    string
@@ -77,11 +75,11 @@ func WithSeed(n int64) Option {
 	return func(c *config) { c.seed, c.set["WithSeed"] = n, true }
 }
 
-// WithClock sets the clock mode (Start only). Start's default is clock.Manual, unlike
+// WithClock sets the clock mode (Start only). Start's default is ClockManual, unlike
 // the hostemu command's: time moves only on Advance and the WaitFor methods, so
 // lifecycles take no real time and every timestamp a test sees is the same on every
-// run. With clock.Real and no WithClockStart, the clock starts at the real time.
-func WithClock(mode clock.Mode) Option {
+// run. With ClockReal and no WithClockStart, the clock starts at the real time.
+func WithClock(mode ClockMode) Option {
 	return func(c *config) { c.clockMode, c.set["WithClock"] = mode, true }
 }
 

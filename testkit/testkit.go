@@ -32,7 +32,6 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/clock"
 )
 
 const (
@@ -92,9 +91,9 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 		ControlToken: cfg.controlToken, Logger: cfg.logger, Version: "testkit",
 	}
 	if o.ClockMode == "" {
-		o.ClockMode = clock.Manual
+		o.ClockMode = ClockManual
 	}
-	if o.ClockStart.IsZero() && o.ClockMode == clock.Manual {
+	if o.ClockStart.IsZero() && o.ClockMode == ClockManual {
 		o.ClockStart = defaultClockStart
 	}
 	srv, err := emulator.Listen(o)

@@ -15,9 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hostemu/hostemu/emulator/clock"
-	"github.com/hostemu/hostemu/emulator/fault"
-	"github.com/hostemu/hostemu/emulator/journal"
 	"github.com/hostemu/hostemu/testkit"
 )
 
@@ -141,7 +138,7 @@ var recipes = []struct {
 		expectTime(t, "Now after the build", e.Now(), t0.Add(6*time.Second))
 	}},
 	{"fault answers 503 and counts its hits", func(t *testing.T, e *testkit.Emulator) {
-		f := e.InjectFault(fault.Spec{Match: fault.Match{Method: "GET", Path: "/v1/projects"}, Status: 503})
+		f := e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "GET", Path: "/v1/projects"}, Status: 503})
 		if f.ID() == "" {
 			t.Fatal("the fault has no id")
 		}
@@ -174,7 +171,7 @@ var recipes = []struct {
 	{"reset returns to the start-up world", func(t *testing.T, e *testkit.Emulator) {
 		id := createDeployment(t, e, "hostemu-deploy", nil)
 		tok := e.Token("read")
-		e.InjectFault(fault.Spec{Match: fault.Match{Path: "/v1/projects"}, Status: 500})
+		e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Path: "/v1/projects"}, Status: 500})
 		e.UseScenario("failing-builds")
 		e.Advance(time.Hour)
 		e.Reset()
@@ -191,7 +188,7 @@ var recipes = []struct {
 		id = createDeployment(t, e, "hostemu-deploy", nil)
 		e.WaitForDeployment(id, "ready") // the default scenario again
 		e.ClearRequests()
-		if rs := e.Requests(journal.Filter{}); len(rs) != 0 {
+		if rs := e.Requests(testkit.RequestFilter{}); len(rs) != 0 {
 			t.Errorf("journal after ClearRequests: %v", rs)
 		}
 	}},
@@ -202,18 +199,18 @@ var recipes = []struct {
 				hosting(e, "GET", "/v1/projects", "hostemu-read", nil)
 			}
 		})
-		e.WaitForRequests(journal.Filter{Method: "GET", Path: "/v1/projects"}, 3)
+		e.WaitForRequests(testkit.RequestFilter{Method: "GET", Path: "/v1/projects"}, 3)
 		wg.Wait()
 		createDeployment(t, e, "hostemu-deploy", map[string]string{"FEATURE": "on"})
-		if rs := e.Requests(journal.Filter{}); len(rs) != 4 {
+		if rs := e.Requests(testkit.RequestFilter{}); len(rs) != 4 {
 			t.Fatalf("journal holds %d requests, want 4: %v", len(rs), rs)
 		}
-		rs := e.Requests(journal.Filter{Method: "post", Path: "/v1/deploy*"})
+		rs := e.Requests(testkit.RequestFilter{Method: "post", Path: "/v1/deploy*"})
 		if len(rs) != 1 || rs[0].Status != 201 || rs[0].Scope != "deploy" || !strings.Contains(rs[0].Body, `"FEATURE":"on"`) {
 			t.Fatalf("POST entries: %+v", rs)
 		}
 		e.ClearRequests()
-		if rs := e.Requests(journal.Filter{}); len(rs) != 0 {
+		if rs := e.Requests(testkit.RequestFilter{}); len(rs) != 0 {
 			t.Errorf("after ClearRequests: %v", rs)
 		}
 	}},
@@ -312,7 +309,7 @@ func TestFailuresNameTheError(t *testing.T) {
 		{"await of an unknown deployment", func(e *testkit.Emulator) { e.WaitForDeployment("dpl_nope", "ready") }, []string{"404 deployment_not_found"}},
 		{"negative advance", func(e *testkit.Emulator) { e.Advance(-time.Second) }, []string{"400 invalid_request", `"by"`}},
 		{"removed fault", func(e *testkit.Emulator) {
-			f := e.InjectFault(fault.Spec{Status: 500, Match: fault.Match{Path: "/nowhere"}})
+			f := e.InjectFault(testkit.FaultSpec{Status: 500, Match: testkit.FaultMatch{Path: "/nowhere"}})
 			f.Remove()
 			f.Hits()
 		}, []string{"fault flt_", "is gone"}},
@@ -351,7 +348,7 @@ func TestStartOptions(t *testing.T) {
 	t.Run("real clock and a scenario", func(t *testing.T) {
 		t.Parallel()
 		before := time.Now().Add(-time.Second)
-		e := testkit.Start(t, testkit.WithClock(clock.Real), testkit.WithScenario("instant"))
+		e := testkit.Start(t, testkit.WithClock(testkit.ClockReal), testkit.WithScenario("instant"))
 		if now := e.Now(); now.Before(before) || now.After(time.Now().Add(time.Second)) {
 			t.Errorf("a real clock without WithClockStart reads %s, not about now", now)
 		}

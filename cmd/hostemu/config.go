@@ -17,7 +17,6 @@ import (
 	"unicode"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/clock"
 )
 
 // Config is everything `hostemu serve` needs, read from flags and HOSTEMU_* variables.
@@ -75,7 +74,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"clock", "real", "clock `mode`: real or manual", func(c *Config, v string) (err error) {
-		if c.Options.ClockMode, err = clock.ParseMode(v); err != nil {
+		if c.Options.ClockMode, err = emulator.ParseClockMode(v); err != nil {
 			return errors.New("want real or manual")
 		}
 		return nil

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/clock"
 )
 
 // env is a getenv over a map.
@@ -28,7 +27,7 @@ func defaultConfig() Config {
 			Addr:        "127.0.0.1:4700",
 			Scenario:    "default",
 			Seed:        1,
-			ClockMode:   clock.Real,
+			ClockMode:   emulator.ClockReal,
 			CORSOrigins: []string{"*"},
 			JournalSize: 1000,
 		},
@@ -106,7 +105,7 @@ var valid = map[string][]struct {
 		{"0", func(c *Config) { c.Options.Seed = 0 }},
 	},
 	"clock": {
-		{"manual", func(c *Config) { c.Options.ClockMode = clock.Manual }},
+		{"manual", func(c *Config) { c.Options.ClockMode = emulator.ClockManual }},
 		{"real", func(c *Config) {}},
 	},
 	"clock-start": {
@@ -238,7 +237,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 		t.Parallel()
 		vars := map[string]string{"HOSTEMU_SEED": "9", "HOSTEMU_CLOCK": "manual", "HOSTEMU_ADDR": "0.0.0.0:4700"}
 		checkConfig(t, loadOK(t, []string{"--seed", "3"}, vars), func(c *Config) {
-			c.Options.Seed, c.Options.ClockMode, c.Options.Addr = 3, clock.Manual, "0.0.0.0:4700"
+			c.Options.Seed, c.Options.ClockMode, c.Options.Addr = 3, emulator.ClockManual, "0.0.0.0:4700"
 		})
 	})
 }

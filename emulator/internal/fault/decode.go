@@ -1,0 +1,160 @@
+package fault
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"gopkg.in/yaml.v3"
+)
+
+// MaxTimeoutSeconds bounds how long a timeout fault holds a request.
+const MaxTimeoutSeconds = 60
+
+// UnmarshalJSON reads "750ms" or {"min":"100ms","max":"2s"}.
+func (d *Delay) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		return d.parseFixed(s)
+	}
+	var r struct {
+		Min *string `json:"min"`
+		Max *string `json:"max"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return errors.New(`delay must be a duration string such as "750ms" or {"min","max"}`)
+	}
+	return d.parseRange(r.Min, r.Max)
+}
+
+// UnmarshalYAML reads the same two forms from YAML.
+func (d *Delay) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return d.parseFixed(n.Value)
+	}
+	var r struct {
+		Min *string `yaml:"min"`
+		Max *string `yaml:"max"`
+	}
+	if n.Kind != yaml.MappingNode {
+		return errors.New(`delay must be a duration such as 750ms or {min, max}`)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; k {
+		case "min", "max":
+		default:
+			return fmt.Errorf("delay: unknown key %q", k)
+		}
+	}
+	if err := n.Decode(&r); err != nil {
+		return errors.New(`delay must be a duration such as 750ms or {min, max}`)
+	}
+	return d.parseRange(r.Min, r.Max)
+}
+
+// MarshalJSON writes the fixed form when Min == Max, else the range.
+func (d Delay) MarshalJSON() ([]byte, error) {
+	if d.Min == d.Max {
+		return json.Marshal(d.Min.String())
+	}
+	return json.Marshal(map[string]string{"min": d.Min.String(), "max": d.Max.String()})
+}
+
+func (d *Delay) parseFixed(s string) error {
+	v, err := clock.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("delay: %v", err)
+	}
+	d.Min, d.Max = v, v
+	return nil
+}
+
+func (d *Delay) parseRange(minS, maxS *string) error {
+	if minS == nil || maxS == nil {
+		return errors.New("delay: a range needs both min and max")
+	}
+	lo, err := clock.ParseDuration(*minS)
+	if err != nil {
+		return fmt.Errorf("delay.min: %v", err)
+	}
+	hi, err := clock.ParseDuration(*maxS)
+	if err != nil {
+		return fmt.Errorf("delay.max: %v", err)
+	}
+	if hi < lo {
+		return errors.New("delay: max is less than min")
+	}
+	d.Min, d.Max = lo, hi
+	return nil
+}
+
+// Validate checks a fault as users wrote it. The message names the offending field.
+func (s *Spec) Validate() error {
+	var problems []string
+	if s.Status == 0 && s.Delay == nil && !s.Drop && !s.RateLimit && !s.Timeout {
+		problems = append(problems, "a fault needs an action: status, delay, drop, rate_limit or timeout")
+	}
+	if s.Status != 0 && (s.Status < 400 || s.Status > 599) {
+		problems = append(problems, fmt.Sprintf("status %d: want an error status from 400 to 599", s.Status))
+	}
+	if s.Code != "" && !ValidCode(s.Code) {
+		problems = append(problems, fmt.Sprintf("code %q: want snake_case", s.Code))
+	}
+	if (s.Code != "" || s.Message != "") && s.Status == 0 {
+		problems = append(problems, "code and message go with status")
+	}
+	n := 0
+	for _, b := range []bool{s.Status != 0, s.Drop, s.RateLimit, s.Timeout} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		problems = append(problems, "status, drop, rate_limit and timeout exclude each other")
+	}
+	if s.Times < 0 {
+		problems = append(problems, "times: must be 0 (unlimited) or more")
+	}
+	if p := s.Probability; p != nil && !(*p >= 0 && *p <= 1) { // also refuses NaN
+		problems = append(problems, "probability: must be between 0 and 1")
+	}
+	switch s.Match.Service {
+	case "", "hosting", "cipher":
+	default:
+		problems = append(problems, fmt.Sprintf("match.service %q: want hosting or cipher", s.Match.Service))
+	}
+	switch s.Match.Scope {
+	case "", "read", "deploy", "admin":
+	default:
+		problems = append(problems, fmt.Sprintf("match.scope %q: want read, deploy or admin", s.Match.Scope))
+	}
+	if m := s.Match.Method; m != "" && strings.ToUpper(m) != m {
+		problems = append(problems, fmt.Sprintf("match.method %q: want upper case, e.g. POST", m))
+	}
+	if p := s.Match.Path; p != "" && !strings.HasPrefix(p, "/") && p != "*" {
+		problems = append(problems, fmt.Sprintf("match.path %q: want a path starting with /", p))
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// ValidCode reports whether s can be an error code: snake_case, starting with a letter,
+// at most 64 characters (build_failed, service_unavailable). Faults, scenarios and the
+// docs pages all hold codes to it.
+func ValidCode(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9' && i > 0, r == '_' && i > 0:
+		default:
+			return false
+		}
+	}
+	return s != ""
+}

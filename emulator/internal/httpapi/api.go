@@ -1,0 +1,166 @@
+package httpapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/binary"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator/internal/world"
+)
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// Config is the HTTP layer's part of the emulator's options.
+type Config struct {
+	PublicURL      string // base of links to hostemu; empty: the request's scheme and host
+	CORSOrigins    []string
+	TrustedProxies []netip.Prefix
+	ControlToken   string
+	Version        string
+	Seed           int64
+	Logger         *slog.Logger
+	// CipherSeparate serves the decryption service only from CipherHandler.
+	CipherSeparate bool
+}
+
+// API serves one world over HTTP.
+type API struct {
+	w         *world.World
+	cfg       Config
+	log       *slog.Logger
+	cursorKey []byte
+	main      *gin.Engine
+	cipher    *gin.Engine
+
+	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
+	release     chan struct{}                   // closed by Release
+	releaseOnce sync.Once
+}
+
+// New builds the handlers of world w.
+func New(w *world.World, cfg Config) *API {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(cfg.CORSOrigins) == 0 {
+		cfg.CORSOrigins = []string{"*"}
+	}
+	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
+	a := &API{w: w, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
+	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
+	binary.Write(mac, binary.BigEndian, cfg.Seed)
+	a.cursorKey = mac.Sum(nil)
+	a.main = a.engine()
+	a.hostingRoutes(a.main)
+	if !cfg.CipherSeparate {
+		a.cipherRoutes(a.main)
+	}
+	a.controlRoutes(a.main)
+	a.docsRoutes(a.main)
+	a.cipher = a.engine()
+	a.cipherRoutes(a.cipher)
+	a.healthRoute(a.cipher)
+	a.docsRoutes(a.cipher) // its errors' doc_url points at this listener
+	return a
+}
+
+// Release ends every wait of a delay or timeout fault, now and from now on: a server
+// shutting down does not wait for them.
+func (a *API) Release() { a.releaseOnce.Do(func() { close(a.release) }) }
+
+// Handler serves the hosting service, the control API, the docs and, unless it has its
+// own listener, the decryption service.
+func (a *API) Handler() http.Handler { return a.main }
+
+// CipherHandler serves the decryption service (and health) alone.
+func (a *API) CipherHandler() http.Handler { return a.cipher }
+
+func (a *API) engine() *gin.Engine {
+	r := gin.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	r.ContextWithFallback = true
+	r.Use(a.recovery(), a.cors(), a.public())
+	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
+		return nil, newError("not_found", "no route "+c.Request.Method+" "+c.Request.URL.Path)
+	}))
+	r.NoMethod(a.handle(func(c *gin.Context) (any, error) {
+		return nil, newError("method_not_allowed", "method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+	}))
+	return r
+}
+
+// publicRoute registers a public route and answers CORS preflights on its path.
+func (a *API) publicRoute(r *gin.Engine, method, path string, auth gin.HandlerFunc, h handlerFunc) {
+	r.Handle(method, path, auth, a.handle(h))
+	if a.preflights[r] == nil {
+		a.preflights[r] = map[string]bool{}
+	}
+	if !a.preflights[r][path] {
+		a.preflights[r][path] = true
+		r.OPTIONS(path, a.preflight)
+	}
+}
+
+// cors adds the CORS headers to every response; preflights are answered by preflight.
+func (a *API) cors() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		origin := c.Request.Header.Get("Origin")
+		if allow := a.allowOrigin(origin); allow != "" {
+			h := c.Writer.Header()
+			h.Set("Access-Control-Allow-Origin", allow)
+			if allow != "*" {
+				h.Add("Vary", "Origin")
+			}
+			h.Set("Access-Control-Expose-Headers", "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
+		}
+		c.Next()
+	}
+}
+
+func (a *API) allowOrigin(origin string) string {
+	if origin == "" {
+		return ""
+	}
+	for _, o := range a.cfg.CORSOrigins {
+		if o == "*" {
+			return "*"
+		}
+		if strings.EqualFold(o, origin) {
+			return origin
+		}
+	}
+	return ""
+}
+
+// preflight answers a CORS preflight: not authenticated, not counted.
+func (a *API) preflight(c *gin.Context) {
+	h := c.Writer.Header()
+	if a.allowOrigin(c.Request.Header.Get("Origin")) != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-File-Digest")
+		h.Set("Access-Control-Max-Age", "600")
+	}
+	c.AbortWithStatus(http.StatusNoContent)
+}
+
+// apiKeyIndex checks a decryption API key in constant time against every key, and
+// returns which it is (the key its requests are counted under).
+func (a *API) apiKeyIndex(key string) (int, bool) {
+	found, ok := 0, 0
+	for i, k := range a.w.Store.Cipher().APIKeys {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			found, ok = i, 1
+		}
+	}
+	return found, ok == 1
+}

@@ -1,0 +1,217 @@
+package httpapi
+
+import (
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// GET /v1/deployments/{id} and the deployment lists are the hot paths. Their bodies are
+// written by hand here, byte for byte what encoding/json would write for the object
+// (jsonenc_test.go checks that), without reflection, without the merged env map and
+// without the link strings.
+
+const hexDigits = "0123456789abcdef"
+
+// plainASCII marks the ASCII bytes that JSON strings carry as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it
+// (HTML-safe, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	b = appendEscaped(b, s)
+	return append(b, '"')
+}
+
+// appendEscaped appends the inside of a JSON string: escaping is per character, so
+// pieces escaped one after another read as one string.
+func appendEscaped(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plainASCII[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(b, s[start:]...)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = appendRFC3339Nano(b, t)
+	return append(b, '"')
+}
+
+// appendRFC3339Nano appends t as time.RFC3339Nano does (what encoding/json writes),
+// digit by digit for UTC times of years 0-9999, the only ones the world holds; any other
+// goes through time.AppendFormat.
+func appendRFC3339Nano(b []byte, t time.Time) []byte {
+	if t.Location() != time.UTC || t.Year() > 9999 || t.Year() < 0 {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	year, month, day := t.Date()
+	hour, min, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, min, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	if ns := t.Nanosecond(); ns != 0 {
+		digits := 9
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		b = append(b, '.')
+		b = appendDigits(b, ns, digits)
+	}
+	return append(b, 'Z')
+}
+
+// appendDigits appends n in exactly width decimal digits.
+func appendDigits(b []byte, n, width int) []byte {
+	var buf [9]byte
+	for i := width - 1; i >= 0; i-- {
+		buf[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, buf[:width]...)
+}
+
+func appendTimePtr(b []byte, t *time.Time) []byte {
+	if t == nil {
+		return append(b, "null"...)
+	}
+	return appendTime(b, *t)
+}
+
+// appendMergedMap appends base with over merged on top, keys sorted, as a JSON object.
+func appendMergedMap(b []byte, base, over map[string]string) []byte {
+	var stack [32]string
+	keys := stack[:0]
+	for k := range base {
+		if _, ok := over[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	for k := range over {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		v, ok := over[k]
+		if !ok {
+			v = base[k]
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, v)
+	}
+	return append(b, '}')
+}
+
+// appendDeployment appends the full deployment object: the fields of PRODUCT.md's
+// Resources, env merged over the project's, files as sent, build_logs_url under base.
+func (a *API) appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map[string]string, production bool) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, d.ID)
+	b = append(b, `,"url":`...)
+	b = appendJSONString(b, d.URL)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, d.Status)
+	b = append(b, `,"created_at":`...)
+	b = appendTime(b, d.CreatedAt)
+	b = append(b, `,"project_id":`...)
+	b = appendJSONString(b, d.ProjectID)
+	b = append(b, `,"target":`...)
+	b = appendJSONString(b, d.Target)
+	b = append(b, `,"env":`...)
+	b = appendMergedMap(b, projectEnv, d.Env)
+	b = append(b, `,"files":`...)
+	b = appendMergedMap(b, nil, d.Files)
+	b = append(b, `,"build_logs_url":`...)
+	b = append(b, '"')
+	b = appendEscaped(b, base)
+	b = append(b, "/v1/deployments/"...)
+	b = appendEscaped(b, d.ID)
+	b = append(b, `/logs"`...)
+	b = append(b, `,"timings":{"queued_at":`...)
+	b = appendTimePtr(b, d.Timings.QueuedAt)
+	b = append(b, `,"building_at":`...)
+	b = appendTimePtr(b, d.Timings.BuildingAt)
+	b = append(b, `,"ready_at":`...)
+	b = appendTimePtr(b, d.Timings.ReadyAt)
+	b = append(b, `,"error_at":`...)
+	b = appendTimePtr(b, d.Timings.ErrorAt)
+	b = append(b, `},"error":`...)
+	if d.Error == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"code":`...)
+		b = appendJSONString(b, d.Error.Code)
+		b = append(b, `,"message":`...)
+		b = appendJSONString(b, d.Error.Message)
+		b = append(b, '}')
+	}
+	b = append(b, `,"production":`...)
+	b = strconv.AppendBool(b, production)
+	return append(b, '}')
+}

@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+var oddStrings = []string{"", "plain", `quote " back \ slash`, "<script>&amp;</script>", "tab\tnew\nline\r", "\x00\x01\x1f\x7f",
+	"ünïcödé ✓ 🚀", "\u2028\u2029", "bad \xff utf8 \xc3", "x\u00e9"}
+
+func randomString(r *rand.Rand) string {
+	if r.IntN(3) == 0 {
+		b := make([]byte, r.IntN(12))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		return string(b)
+	}
+	return oddStrings[r.IntN(len(oddStrings))]
+}
+
+func randomMap(r *rand.Rand) map[string]string {
+	if r.IntN(4) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for range r.IntN(40) {
+		m[randomString(r)+string(rune('a'+r.IntN(26)))] = randomString(r)
+	}
+	return m
+}
+
+// deploymentView is the full deployment object as encoding/json would write it: the
+// oracle the hand-written encoder is checked against.
+type deploymentView struct {
+	ID           string            `json:"id"`
+	URL          string            `json:"url"`
+	Status       string            `json:"status"`
+	CreatedAt    time.Time         `json:"created_at"`
+	ProjectID    string            `json:"project_id"`
+	Target       string            `json:"target"`
+	Env          map[string]string `json:"env"`
+	Files        map[string]string `json:"files"`
+	BuildLogsURL string            `json:"build_logs_url"`
+	Timings      state.Timings     `json:"timings"`
+	Error        *state.ErrorInfo  `json:"error"`
+	Production   bool              `json:"production"`
+}
+
+// The hand-written encoder writes exactly what encoding/json writes for deploymentView.
+func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
+	a := &API{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		at := time.Date(1970+r.IntN(230), 1, 1, 0, 0, 0, r.IntN(2e9), time.UTC).Add(time.Duration(r.IntN(1e8)) * time.Second)
+		switch r.IntN(4) { // whole seconds and round fractions, as timestamps often are
+		case 0:
+			at = at.Truncate(time.Second)
+		case 1:
+			at = at.Truncate(time.Millisecond)
+		}
+		d := state.Deployment{ID: randomString(r), URL: randomString(r), Status: randomString(r), CreatedAt: at,
+			ProjectID: randomString(r), Target: randomString(r), Env: randomMap(r), Files: randomMap(r)}
+		if r.IntN(2) == 0 {
+			d.Timings.QueuedAt = &at
+		}
+		if r.IntN(2) == 0 {
+			d.Timings.ErrorAt = &at
+			d.Error = &state.ErrorInfo{Code: randomString(r), Message: randomString(r)}
+		}
+		projectEnv := randomMap(r)
+		base := "http://" + randomString(r)
+		production := r.IntN(2) == 0
+		got := string(a.appendDeployment(nil, base, &d, projectEnv, production))
+		view := deploymentView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: d.CreatedAt, ProjectID: d.ProjectID, Target: d.Target,
+			Env: mergeForTest(projectEnv, d.Env), Files: d.Files, BuildLogsURL: base + "/v1/deployments/" + d.ID + "/logs",
+			Timings: d.Timings, Error: d.Error, Production: production}
+		if view.Files == nil {
+			view.Files = map[string]string{}
+		}
+		want, err := json.Marshal(view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(want) {
+			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+func mergeForTest(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// hostingRoutes registers the hosting service, one line a route.
+func (a *API) hostingRoutes(r *gin.Engine) {
+	read, deploy := a.need(state.ScopeRead), a.need(state.ScopeDeploy)
+	a.publicRoute(r, "GET", "/v1/projects", read, a.listProjects)
+	a.publicRoute(r, "POST", "/v1/deployments", deploy, a.createDeployment)
+	a.publicRoute(r, "GET", "/v1/deployments", read, a.listDeployments)
+	a.publicRoute(r, "GET", "/v1/deployments/:id", read, a.getDeployment)
+	a.publicRoute(r, "GET", "/v1/deployments/:id/logs", read, a.getBuildLogs)
+	a.publicRoute(r, "POST", "/v1/deployments/:id/promote", deploy, a.promote)
+	a.publicRoute(r, "POST", "/v1/files", deploy, a.uploadFile)
+	a.publicRoute(r, "POST", "/v1/projects/:project_id/domains", a.needDomainWrite(), a.addDomain)
+	a.publicRoute(r, "GET", "/v1/projects/:project_id/domains", read, a.listDomains)
+	a.publicRoute(r, "DELETE", "/v1/projects/:project_id/domains/:hostname", a.needDomainWrite(), a.deleteDomain)
+}
+
+// cipherRoutes registers the decryption service.
+func (a *API) cipherRoutes(r *gin.Engine) {
+	key := a.need("")
+	a.publicRoute(r, "POST", "/v1/decrypt", key, a.decrypt)
+	a.publicRoute(r, "POST", "/v1/encrypt", key, a.encrypt)
+}
+
+// controlRoutes registers the control API under /_emulator, one line a route.
+func (a *API) controlRoutes(r *gin.Engine) {
+	a.healthRoute(r)
+	g := r.Group("/_emulator", a.controlAuth())
+	g.POST("/reset", a.handle(a.reset))
+	g.GET("/state", a.handle(a.exportState))
+	g.PUT("/state", a.handle(a.importState))
+	g.GET("/clock", a.handle(a.getClock))
+	g.PUT("/clock", a.handle(a.setClock))
+	g.POST("/clock/advance", a.handle(a.advanceClock))
+	g.POST("/await", a.handle(a.await))
+	g.POST("/faults", a.handle(a.addFault))
+	g.GET("/faults", a.handle(a.listFaults))
+	g.DELETE("/faults", a.handle(a.clearFaults))
+	g.DELETE("/faults/:id", a.handle(a.deleteFault))
+	g.GET("/requests", a.handle(a.listRequests))
+	g.DELETE("/requests", a.handle(a.clearRequests))
+	g.POST("/tokens", a.handle(a.mintToken))
+	g.DELETE("/tokens/:token", a.handle(a.revokeToken))
+	g.POST("/deployments/:id/status", a.handle(a.forceDeploymentStatus))
+	g.POST("/domains/:hostname/status", a.handle(a.forceDomainStatus))
+	g.GET("/scenarios", a.handle(a.listScenarios))
+	g.PUT("/scenarios/active", a.handle(a.useScenario))
+}
+
+func (a *API) healthRoute(r *gin.Engine) {
+	r.GET("/_emulator/health", a.handle(a.health))
+}
+
+// docsRoutes registers the public docs: an index and a page per error code.
+func (a *API) docsRoutes(r *gin.Engine) {
+	r.GET("/docs", a.docsIndex)
+	r.GET("/docs/errors", a.docsIndex)
+	r.GET("/docs/errors/:code", a.docsError)
+}

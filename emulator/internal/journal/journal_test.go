@@ -1,0 +1,313 @@
+package journal_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+)
+
+var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func paths(es []journal.Entry) string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(e.Path)
+	}
+	return b.String()
+}
+
+func TestNewDefaultSize(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{0, -5} {
+		j := journal.New(size)
+		for i := range journal.DefaultSize + 10 {
+			j.Add(journal.Entry{Path: fmt.Sprint("/", i)})
+		}
+		if j.Len() != journal.DefaultSize {
+			t.Errorf("New(%d) keeps %d entries, want %d", size, j.Len(), journal.DefaultSize)
+		}
+	}
+}
+
+func TestRing(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		size, adds int
+		want       string // "" skips the comparison
+	}{
+		{size: 3, adds: 0, want: ""},
+		{size: 3, adds: 2, want: "/0 /1"},
+		{size: 3, adds: 3, want: "/0 /1 /2"},
+		{size: 3, adds: 4, want: "/1 /2 /3"},
+		{size: 3, adds: 7, want: "/4 /5 /6"},
+		{size: 1, adds: 5, want: "/4"},
+		{size: 100, adds: 250}, // order and newest checked below
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d in %d", tt.adds, tt.size), func(t *testing.T) {
+			t.Parallel()
+			j := journal.New(tt.size)
+			for i := range tt.adds {
+				j.Add(journal.Entry{Path: fmt.Sprint("/", i), Time: t0.Add(time.Duration(i) * time.Second)})
+			}
+			got := j.List(journal.Filter{})
+			if want := min(tt.size, tt.adds); len(got) != want || j.Len() != want || j.Count(journal.Filter{}) != want {
+				t.Fatalf("List has %d, Len %d, Count %d; want %d", len(got), j.Len(), j.Count(journal.Filter{}), want)
+			}
+			for i := 1; i < len(got); i++ {
+				if !got[i-1].Time.Before(got[i].Time) {
+					t.Fatalf("not oldest first: %s", paths(got))
+				}
+			}
+			if tt.want != "" && paths(got) != tt.want {
+				t.Errorf("got %q, want %q", paths(got), tt.want)
+			}
+			if len(got) > 0 && got[len(got)-1].Path != fmt.Sprint("/", tt.adds-1) {
+				t.Errorf("newest is %s", got[len(got)-1].Path)
+			}
+		})
+	}
+}
+
+func TestListIsACopy(t *testing.T) {
+	t.Parallel()
+	j := journal.New(2)
+	j.Add(journal.Entry{Path: "/a"})
+	got := j.List(journal.Filter{})
+	got[0].Path = "/changed"
+	if p := j.List(journal.Filter{})[0].Path; p != "/a" {
+		t.Errorf("List shares entries with the journal: %s", p)
+	}
+	if l := journal.New(1).List(journal.Filter{}); l == nil {
+		t.Error("List of an empty journal is nil; want empty, for JSON []")
+	}
+}
+
+func TestFilter(t *testing.T) {
+	t.Parallel()
+	j := journal.New(10)
+	for _, e := range []journal.Entry{
+		{Method: "POST", Path: "/v1/deployments"},
+		{Method: "GET", Path: "/v1/deployments/dpl_1"},
+		{Method: "GET", Path: "/v1/deployments/dpl_1/events"},
+		{Method: "POST", Path: "/v1/projects/prj_1/domains"},
+		{Method: "DELETE", Path: "/v1/projects/prj_1/domains/a.test"},
+	} {
+		j.Add(e)
+	}
+	tests := []struct {
+		f    journal.Filter
+		want string
+	}{
+		{journal.Filter{}, "/v1/deployments /v1/deployments/dpl_1 /v1/deployments/dpl_1/events /v1/projects/prj_1/domains /v1/projects/prj_1/domains/a.test"},
+		{journal.Filter{Method: "POST"}, "/v1/deployments /v1/projects/prj_1/domains"},
+		{journal.Filter{Method: "get"}, "/v1/deployments/dpl_1 /v1/deployments/dpl_1/events"},
+		{journal.Filter{Path: "/v1/deployments"}, "/v1/deployments"},
+		{journal.Filter{Path: "/v1/deployments/*"}, "/v1/deployments/dpl_1 /v1/deployments/dpl_1/events"},
+		{journal.Filter{Path: "*/domains*"}, "/v1/projects/prj_1/domains /v1/projects/prj_1/domains/a.test"},
+		{journal.Filter{Method: "GET", Path: "*/events"}, "/v1/deployments/dpl_1/events"},
+		{journal.Filter{Method: "PUT"}, ""},
+	}
+	for _, tt := range tests {
+		got := j.List(tt.f)
+		if paths(got) != tt.want {
+			t.Errorf("List(%+v) = %q, want %q", tt.f, paths(got), tt.want)
+		}
+		if n := j.Count(tt.f); n != len(got) {
+			t.Errorf("Count(%+v) = %d, List has %d", tt.f, n, len(got))
+		}
+	}
+}
+
+func TestBodyCap(t *testing.T) {
+	t.Parallel()
+	const limit = journal.MaxBody
+	tests := []struct {
+		name      string
+		body      string
+		wantLen   int
+		truncated bool
+	}{
+		{"empty", "", 0, false},
+		{"exactly the cap", strings.Repeat("a", limit), limit, false},
+		{"one byte over", strings.Repeat("a", limit+1), limit, true},
+		{"far over", strings.Repeat("a", 10*limit), limit, true},
+		{"2-byte rune across the cap", strings.Repeat("a", limit-1) + "é", limit - 1, true},
+		{"4-byte rune across the cap", strings.Repeat("a", limit-2) + "😀", limit - 2, true},
+		{"4-byte rune ending at the cap", strings.Repeat("a", limit-4) + "😀" + "b", limit, true},
+		{"binary", strings.Repeat("\x80", limit+10), limit, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			j := journal.New(1)
+			j.Add(journal.Entry{Body: tt.body})
+			got := j.List(journal.Filter{})[0]
+			if len(got.Body) != tt.wantLen || got.BodyTruncated != tt.truncated {
+				t.Fatalf("body of %d bytes, truncated %v; want %d, %v", len(got.Body), got.BodyTruncated, tt.wantLen, tt.truncated)
+			}
+			if !strings.HasPrefix(tt.body, got.Body) {
+				t.Fatal("body is not a prefix of the request's")
+			}
+			if utf8.ValidString(tt.body) && !utf8.ValidString(got.Body) {
+				t.Fatal("cut inside a UTF-8 sequence")
+			}
+		})
+	}
+	j := journal.New(1)
+	j.Add(journal.Entry{Body: "short", BodyTruncated: true})
+	if !j.List(journal.Filter{})[0].BodyTruncated {
+		t.Error("a caller's BodyTruncated was dropped")
+	}
+}
+
+func TestClear(t *testing.T) {
+	t.Parallel()
+	j := journal.New(3)
+	for i := range 5 {
+		j.Add(journal.Entry{Path: fmt.Sprint("/", i)})
+	}
+	v := j.Version()
+	j.Clear()
+	if j.Len() != 0 || len(j.List(journal.Filter{})) != 0 || j.Version() != v+1 {
+		t.Fatalf("after Clear: Len %d, version %d (was %d)", j.Len(), j.Version(), v)
+	}
+	for i := range 4 {
+		j.Add(journal.Entry{Path: fmt.Sprint("/", i)})
+	}
+	if got := paths(j.List(journal.Filter{})); got != "/1 /2 /3" {
+		t.Errorf("after Clear and 4 adds: %q", got)
+	}
+}
+
+func TestWaitWakesOnAdd(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		j := journal.New(10)
+		v := j.Version()
+		done := make(chan uint64)
+		go func() { done <- j.Wait(context.Background(), v) }()
+		synctest.Wait() // the waiter is blocked
+		select {
+		case got := <-done:
+			t.Fatalf("Wait returned %d before any change", got)
+		default:
+		}
+		j.Add(journal.Entry{Path: "/a"})
+		if got := <-done; got != v+1 {
+			t.Fatalf("Wait = %d, want %d", got, v+1)
+		}
+	})
+}
+
+func TestWaitAwaitsACount(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		j := journal.New(10)
+		f := journal.Filter{Method: "POST"}
+		done := make(chan int)
+		go func() {
+			for {
+				v := j.Version()
+				if n := j.Count(f); n >= 3 {
+					done <- n
+					return
+				}
+				j.Wait(context.Background(), v)
+			}
+		}()
+		for i := range 6 {
+			synctest.Wait()
+			j.Add(journal.Entry{Method: []string{"GET", "POST"}[i%2]})
+		}
+		if n := <-done; n != 3 {
+			t.Errorf("await saw %d", n)
+		}
+	})
+}
+
+func TestWaitEnds(t *testing.T) {
+	t.Parallel()
+	j := journal.New(10)
+	j.Add(journal.Entry{})
+	if got := j.Wait(context.Background(), 0); got != 1 {
+		t.Errorf("Wait past a change already made = %d, want 1 at once", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := j.Wait(ctx, 1); got != 1 {
+		t.Errorf("Wait with an ended context = %d, want 1", got)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		j := journal.New(10)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		if got := j.Wait(ctx, 0); got != 0 || time.Since(start) != 10*time.Second {
+			t.Errorf("Wait = %d after %v, want 0 after 10s", got, time.Since(start))
+		}
+	})
+}
+
+func TestConcurrent(t *testing.T) {
+	t.Parallel()
+	j := journal.New(100)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	for range 4 {
+		wg.Go(func() {
+			for v := uint64(0); ctx.Err() == nil; {
+				v = j.Wait(ctx, v)
+				j.Count(journal.Filter{Path: "/v1/*"})
+			}
+		})
+	}
+	var writers sync.WaitGroup
+	for g := range 8 {
+		writers.Go(func() {
+			for i := range 500 {
+				j.Add(journal.Entry{Method: "GET", Path: fmt.Sprintf("/v1/%d/%d", g, i)})
+				if i%100 == 0 {
+					j.List(journal.Filter{Method: "GET"})
+				}
+				if g == 0 && i == 250 {
+					j.Clear()
+				}
+			}
+		})
+	}
+	writers.Wait()
+	cancel()
+	wg.Wait()
+	if j.Len() != 100 || j.Version() != 8*500+1 {
+		t.Errorf("Len %d, version %d", j.Len(), j.Version())
+	}
+}
+
+func BenchmarkAdd(b *testing.B) {
+	j := journal.New(1000)
+	e := journal.Entry{Method: "POST", Path: "/v1/deployments", Status: 201, Body: strings.Repeat("x", 300), Scope: "deploy", Service: "hosting", Time: t0}
+	b.ReportAllocs()
+	for b.Loop() {
+		j.Add(e)
+	}
+}
+
+func BenchmarkAddLargeBody(b *testing.B) {
+	j := journal.New(1000)
+	e := journal.Entry{Method: "POST", Path: "/v1/files", Body: strings.Repeat("x", 1<<20)}
+	b.ReportAllocs()
+	for b.Loop() {
+		j.Add(e)
+	}
+}

@@ -1,0 +1,140 @@
+package scenario
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+)
+
+var faultKeys = []string{"match", "status", "code", "message", "delay", "drop", "rate_limit", "timeout", "times", "probability"}
+
+// faults reads the faults section: the control API's fault objects.
+func (d *decoder) faults(n *yaml.Node) ([]fault.Spec, bool) {
+	items, ok := d.seq(n, "faults")
+	if !ok {
+		return nil, false
+	}
+	specs := make([]fault.Spec, 0, len(items))
+	good := true
+	for i, item := range items {
+		spec, ok := d.fault(item, fmt.Sprintf("faults[%d]", i))
+		good = good && ok
+		specs = append(specs, spec)
+	}
+	return specs, good
+}
+
+func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
+	var s fault.Spec
+	f, ok := d.fields(n, at, faultKeys...)
+	if !ok {
+		return s, false
+	}
+	good := true
+	str := func(key string, dst *string) {
+		if v, has := f[key]; has {
+			var ok bool
+			*dst, ok = d.str(v.val, at+"."+key)
+			good = good && ok
+		}
+	}
+	boolean := func(key string, dst *bool) {
+		if v, has := f[key]; has {
+			var ok bool
+			*dst, ok = d.boolean(v.val, at+"."+key)
+			good = good && ok
+		}
+	}
+	integer := func(key string, dst *int) {
+		if v, has := f[key]; has {
+			var ok bool
+			*dst, ok = d.integer(v.val, at+"."+key)
+			good = good && ok
+		}
+	}
+	if v, has := f["match"]; has {
+		m, ok := d.fields(v.val, at+".match", "method", "path", "service", "scope")
+		good = good && ok
+		for _, e := range []struct {
+			key string
+			dst *string
+		}{{"method", &s.Match.Method}, {"path", &s.Match.Path}, {"service", &s.Match.Service}, {"scope", &s.Match.Scope}} {
+			key, dst := e.key, e.dst
+			if mv, has := m[key]; has {
+				var ok bool
+				*dst, ok = d.str(mv.val, at+".match."+key)
+				good = good && ok
+			}
+		}
+	}
+	integer("status", &s.Status)
+	str("code", &s.Code)
+	str("message", &s.Message)
+	if v, has := f["delay"]; has {
+		delay, ok := d.delay(v.val, at+".delay")
+		s.Delay = delay
+		good = good && ok
+	}
+	boolean("drop", &s.Drop)
+	boolean("rate_limit", &s.RateLimit)
+	boolean("timeout", &s.Timeout)
+	integer("times", &s.Times)
+	if v, has := f["probability"]; has {
+		p, ok := d.number(v.val, at+".probability")
+		if ok && (p < 0 || p > 1) {
+			d.addf(v.val, "%s.probability: %v: want a number from 0 to 1", at, p)
+			ok = false
+		}
+		s.Probability = &p
+		good = good && ok
+	}
+	if !good {
+		return s, false
+	}
+	if err := s.Validate(); err != nil {
+		d.addf(n, "%s: %v", at, err)
+		return s, false
+	}
+	return s, true
+}
+
+// delay reads "750ms" or {min, max} with fault.Delay's own reader, after bounding the
+// durations as every other duration of a scenario is bounded.
+func (d *decoder) delay(n *yaml.Node, at string) (*fault.Delay, bool) {
+	n = d.resolve(n)
+	if n == nil {
+		return nil, false
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if _, ok := d.duration(n, at); !ok {
+			return nil, false
+		}
+	case yaml.MappingNode:
+		f, ok := d.fields(n, at, "min", "max")
+		if !ok {
+			return nil, false
+		}
+		for _, k := range []string{"min", "max"} {
+			v, has := f[k]
+			if !has {
+				d.addf(n, "%s: a range needs both min and max", at)
+				return nil, false
+			}
+			if _, ok := d.duration(v.val, at+"."+k); !ok {
+				return nil, false
+			}
+		}
+	default:
+		d.addf(n, "%s: want a duration such as 750ms or {min: 100ms, max: 2s}, got %s", at, kindName(n))
+		return nil, false
+	}
+	var delay fault.Delay
+	if err := delay.UnmarshalYAML(n); err != nil {
+		d.addf(n, "%s: %v", at, err)
+		return nil, false
+	}
+	return &delay, true
+}

@@ -1,0 +1,174 @@
+package scenario
+
+import (
+	"fmt"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// lifecycleKind is what PRODUCT.md's "Lifecycles" allows for one kind of resource.
+type lifecycleKind struct {
+	resource    string              // "deployment" or "domain"
+	first       string              // the status at creation
+	statuses    []string            // every status, in the order the docs give them
+	next        map[string][]string // allowed transitions
+	defaultCode string              // the error code of an error step without one
+	maxSteps    int                 // the longest path through next
+}
+
+var deploymentKind = lifecycleKind{
+	resource: "deployment",
+	first:    "queued",
+	statuses: []string{"queued", "building", "ready", "error"},
+	next: map[string][]string{
+		"queued":   {"building"},
+		"building": {"ready", "error"},
+		"ready":    {"error"},
+	},
+	defaultCode: "build_failed",
+	maxSteps:    4, // queued, building, ready, error
+}
+
+var domainKind = lifecycleKind{
+	resource: "domain",
+	first:    "pending",
+	statuses: []string{"pending", "verifying", "active", "error"},
+	next: map[string][]string{
+		"pending":   {"verifying", "error"},
+		"verifying": {"active", "error"},
+	},
+	defaultCode: "verification_failed",
+	maxSteps:    3, // pending, verifying, active or error
+}
+
+// lifecycle reads a list of steps and checks it against the kind's transitions.
+func (d *decoder) lifecycle(n *yaml.Node, where string, kind lifecycleKind) ([]Step, bool) {
+	items, ok := d.seq(n, where)
+	if !ok {
+		return nil, false
+	}
+	if len(items) == 0 {
+		d.addf(n, "%s: empty; a %s lifecycle starts with %s", where, kind.resource, kind.first)
+		return nil, false
+	}
+	if len(items) > kind.maxSteps {
+		d.addf(n, "%s: %d steps; a %s lifecycle has at most %d steps, as no status repeats", where, len(items), kind.resource, kind.maxSteps)
+		return nil, false
+	}
+	steps := make([]Step, 0, len(items))
+	good := true
+	prev := ""
+	for i, item := range items {
+		at := fmt.Sprintf("%s[%d]", where, i)
+		step, ok := d.step(item, at, kind, i == 0, prev)
+		good = good && ok
+		if step.Status == "" {
+			break // without a known status, every later transition check would mislead
+		}
+		prev = step.Status
+		steps = append(steps, step)
+	}
+	if !good {
+		return nil, false
+	}
+	return steps, true
+}
+
+func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, prev string) (Step, bool) {
+	f, ok := d.fields(n, at, "status", "after", "error")
+	if !ok {
+		return Step{}, false
+	}
+	sv, has := f["status"]
+	if !has {
+		d.addf(n, "%s: missing status", at)
+		return Step{}, false
+	}
+	status, ok := d.str(sv.val, at+".status")
+	if !ok {
+		return Step{}, false
+	}
+	if !contains(kind.statuses, status) {
+		d.addf(sv.val, "%s.status: unknown %s status %q (want %s)", at, kind.resource, status, strings.Join(kind.statuses, ", "))
+		return Step{}, false
+	}
+	step := Step{Status: status}
+	good := true
+	if first && status != kind.first {
+		d.addf(sv.val, "%s.status: a %s lifecycle starts with %s (the status at creation), not %s", at, kind.resource, kind.first, status)
+		good = false
+	}
+	if !first {
+		if allowed := kind.next[prev]; len(allowed) == 0 {
+			d.addf(sv.val, "%s.status: %s is final; no step can follow it", at, prev)
+			good = false
+		} else if !contains(allowed, status) {
+			d.addf(sv.val, "%s.status: %s cannot follow %s (after %s comes %s; no step is skipped or repeated)",
+				at, status, prev, prev, strings.Join(allowed, " or "))
+			good = false
+		}
+	}
+	if av, has := f["after"]; has {
+		after, ok := d.duration(av.val, at+".after")
+		good = good && ok
+		if ok && first && after > 0 {
+			d.addf(av.val, "%s.after: the first step is the status at creation; it cannot wait (remove after)", at)
+			good = false
+		}
+		step.After = after
+	}
+	if ev, has := f["error"]; has {
+		if status != "error" {
+			d.addf(ev.key, "%s.error: only an error step carries error", at)
+			return step, false
+		}
+		se, ok := d.stepError(ev.val, at+".error", kind)
+		good = good && ok
+		step.Error = se
+	}
+	return step, good
+}
+
+func (d *decoder) stepError(n *yaml.Node, at string, kind lifecycleKind) (*StepError, bool) {
+	f, ok := d.fields(n, at, "code", "message")
+	if !ok {
+		return nil, false
+	}
+	se := &StepError{Code: kind.defaultCode}
+	if cv, has := f["code"]; has {
+		code, ok := d.str(cv.val, at+".code")
+		if !ok {
+			return nil, false
+		}
+		if !fault.ValidCode(code) {
+			d.addf(cv.val, "%s.code: %q: want snake_case, e.g. %s", at, code, kind.defaultCode)
+			return nil, false
+		}
+		se.Code = code
+	}
+	if mv, has := f["message"]; has {
+		msg, ok := d.str(mv.val, at+".message")
+		if !ok {
+			return nil, false
+		}
+		se.Message = msg
+	}
+	return se, true
+}
+
+func cloneSteps(steps []Step) []Step {
+	if steps == nil {
+		return nil
+	}
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		out[i] = s
+		if s.Error != nil {
+			e := *s.Error
+			out[i].Error = &e
+		}
+	}
+	return out
+}

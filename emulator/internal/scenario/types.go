@@ -1,0 +1,117 @@
+// Package scenario reads, validates and compiles YAML scenarios: the lifecycles of
+// deployments and domains, certificates, rate limits and faults of one emulated world.
+// A compiled *Scenario is immutable; a reload swaps in a new one.
+package scenario
+
+import (
+	"path"
+	"strings"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+)
+
+// Step is one status of a lifecycle, reached After the previous step.
+type Step struct {
+	Status string
+	After  time.Duration
+	Error  *StepError // for an error step; nil means the default code
+}
+
+// StepError is the error a lifecycle's error step reports.
+type StepError struct {
+	Code    string
+	Message string
+}
+
+// DeploymentRule replaces the deployment lifecycle for deployments it matches.
+type DeploymentRule struct {
+	ProjectID string            // empty: any
+	Target    string            // empty: any
+	Env       map[string]string // every key must have this value
+	Lifecycle []Step
+}
+
+// DomainRule replaces the domain lifecycle for hostnames matching its glob.
+type DomainRule struct {
+	Hostname  string // path.Match glob, e.g. "*.broken.test"
+	Lifecycle []Step
+}
+
+// Certificates says how certificates are issued and renewed.
+type Certificates struct {
+	Issuer      string
+	ValidFor    time.Duration
+	RenewBefore time.Duration
+}
+
+// RateLimits sets the rate limiter's numbers.
+type RateLimits struct {
+	Enabled           bool
+	PerTokenPerSecond float64
+	PerTokenPerMinute int
+	PerIPPerSecond    float64
+	Burst             time.Duration
+}
+
+// Uploads modes.
+const (
+	UploadsLenient = "lenient"
+	UploadsStrict  = "strict"
+)
+
+// Scenario is a compiled, immutable scenario.
+type Scenario struct {
+	Name        string
+	Description string
+	Source      string // "builtin" or the file it came from
+
+	Uploads             string
+	DeploymentLifecycle []Step
+	DeploymentRules     []DeploymentRule
+	DomainLifecycle     []Step
+	DomainRules         []DomainRule
+	Certificates        Certificates
+	RateLimits          RateLimits
+	Faults              []fault.Spec
+
+	nameLine int // where the file names it, for "defined twice" problems
+}
+
+// DeploymentSteps is the lifecycle a new deployment follows: the first matching rule's,
+// else the scenario's own.
+func (s *Scenario) DeploymentSteps(projectID, target string, env map[string]string) []Step {
+	for _, r := range s.DeploymentRules {
+		if r.matches(projectID, target, env) {
+			return r.Lifecycle
+		}
+	}
+	return s.DeploymentLifecycle
+}
+
+func (r DeploymentRule) matches(projectID, target string, env map[string]string) bool {
+	if r.ProjectID != "" && r.ProjectID != projectID {
+		return false
+	}
+	if r.Target != "" && r.Target != target {
+		return false
+	}
+	for k, v := range r.Env {
+		if got, ok := env[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// DomainSteps is the lifecycle a new domain follows: the first rule whose glob matches
+// the hostname (in lower case, as rules are written), else the scenario's own.
+func (s *Scenario) DomainSteps(hostname string) []Step {
+	hostname = strings.ToLower(hostname)
+	for _, r := range s.DomainRules {
+		if ok, _ := path.Match(r.Hostname, hostname); ok {
+			return r.Lifecycle
+		}
+	}
+	return s.DomainLifecycle
+}
