@@ -89,7 +89,7 @@ func bigWorld(b *testing.B, n int) *emulator.Emulator {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { e.Close() })
-	snap := e.World().Store.Export()
+	snap := e.World().Export()
 	for i := 0; i < n; i++ {
 		at := testStart.Add(-time.Duration(i) * time.Second)
 		snap.Deployments = append(snap.Deployments, state.Deployment{
@@ -162,7 +162,7 @@ func BenchmarkLoadGenerated100k(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		heap = max(heap, ms.HeapAlloc)
-		if n := len(e.World().Store.Export().Deployments); n != 100_000 {
+		if n := len(e.World().Export().Deployments); n != 100_000 {
 			b.Fatalf("%d deployments", n)
 		}
 		e.Close()
@@ -181,7 +181,7 @@ func BenchmarkAdvance100kTransitions(b *testing.B) {
 			b.Fatal(err)
 		}
 		w := e.World()
-		snap := w.Store.Export()
+		snap := w.Export()
 		for i := 0; i < 50_000; i++ {
 			at := testStart.Add(-time.Duration(i) * time.Millisecond)
 			snap.Deployments = append(snap.Deployments, state.Deployment{
@@ -192,7 +192,7 @@ func BenchmarkAdvance100kTransitions(b *testing.B) {
 		if err := w.Import(snap); err != nil { // resumes: schedules the rest of every lifecycle
 			b.Fatal(err)
 		}
-		if n := w.Sched.Len(); n < 100_000 {
+		if n := w.Pending(); n < 100_000 {
 			b.Fatalf("%d transitions scheduled", n)
 		}
 		runtime.GC() // the set-up's garbage is not the advance's
@@ -201,7 +201,7 @@ func BenchmarkAdvance100kTransitions(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if n := w.Sched.Len(); n > 10 {
+		if n := w.Pending(); n > 10 {
 			b.Fatalf("%d transitions left", n)
 		}
 		e.Close()

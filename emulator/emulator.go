@@ -156,12 +156,12 @@ func (e *Emulator) CipherHandler() http.Handler { return e.api.CipherHandler() }
 func (e *Emulator) Banner(url, cipherURL string) string {
 	w := e.world
 	var b strings.Builder
-	fmt.Fprintf(&b, "hostemu %s · scenario %s · clock %s (%s)\n", e.opts.Version, w.Scenario().Name, w.Clock.Mode(), w.Clock.Now().Format(time.RFC3339))
+	fmt.Fprintf(&b, "hostemu %s · scenario %s · clock %s (%s)\n", e.opts.Version, w.Scenario().Name, w.ClockMode(), w.Now().Format(time.RFC3339))
 	fmt.Fprintf(&b, "  hosting API      %s/v1\n", url)
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", url)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
-	tokens, cipher := w.Store.Tokens(), w.Store.Cipher()
+	tokens, cipherKeys := w.Tokens(), w.CipherAPIKeys()
 	seen := map[state.Scope]bool{}
 	for _, t := range tokens {
 		if !seen[t.Scope] {
@@ -169,8 +169,8 @@ func (e *Emulator) Banner(url, cipherURL string) string {
 			fmt.Fprintf(&b, "  %-16s %s\n", "token ("+string(t.Scope)+")", t.Token)
 		}
 	}
-	if len(cipher.APIKeys) > 0 {
-		fmt.Fprintf(&b, "  %-16s %s\n", "cipher API key", cipher.APIKeys[0])
+	if len(cipherKeys) > 0 {
+		fmt.Fprintf(&b, "  %-16s %s\n", "cipher API key", cipherKeys[0])
 	}
 	if len(tokens) > 0 {
 		fmt.Fprintf(&b, "  try: curl -H 'Authorization: Bearer %s' %s/v1/projects\n", tokens[0].Token, url)

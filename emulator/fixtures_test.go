@@ -19,7 +19,7 @@ func stateOf(t *testing.T, o emulator.Options) string {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	b, err := json.Marshal(e.World().Store.Export())
+	b, err := json.Marshal(e.World().Export())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,5 +145,36 @@ func TestStateFile(t *testing.T) {
 	writeFile(t, path, `{"tokens":[{"tok`)
 	if _, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", StateFile: path}); err == nil {
 		t.Error("a torn state file was loaded")
+	}
+}
+
+// A token revoked with the control API stays revoked after a restart with --state.
+// The revoke path used to change the world without counting the change, so the saver
+// had nothing to write and the token answered 200 again.
+func TestStateFileKeepsRevokedToken(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	start := func() (*emulator.Server, *env) {
+		srv, err := emulator.Listen(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, StateFile: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve()
+		return srv, &env{t: t, emu: srv.Emulator(), url: srv.URL()}
+	}
+	srv, e := start()
+	// a first save, so that the revoke is the only change left to write
+	mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}), 201)
+	if err := srv.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, e = start()
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/tokens/t-read"}), 200)
+	if err := srv.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, e = start()
+	defer srv.Shutdown(t.Context())
+	if r := e.get("/v1/projects", "t-read"); r.Status != 401 || r.Code() != "invalid_token" {
+		t.Fatalf("revoked token after restart: %d %s", r.Status, r.Body)
 	}
 }

@@ -74,7 +74,7 @@ func (s *saver) save() error {
 	if n == s.saved {
 		return nil
 	}
-	b, err := json.Marshal(s.world.Store.Export())
+	b, err := json.Marshal(s.world.Export())
 	if err != nil {
 		return err
 	}

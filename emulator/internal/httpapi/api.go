@@ -3,7 +3,6 @@ package httpapi
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/binary"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -91,10 +91,10 @@ func (a *API) engine() *gin.Engine {
 	r.ContextWithFallback = true
 	r.Use(a.recovery(), a.cors(), a.public())
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
-		return nil, newError("not_found", "no route "+c.Request.Method+" "+c.Request.URL.Path)
+		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
 	}))
 	r.NoMethod(a.handle(func(c *gin.Context) (any, error) {
-		return nil, newError("method_not_allowed", "method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+		return nil, apperr.New(apperr.MethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path)
 	}))
 	return r
 }
@@ -109,58 +109,4 @@ func (a *API) publicRoute(r *gin.Engine, method, path string, auth gin.HandlerFu
 		a.preflights[r][path] = true
 		r.OPTIONS(path, a.preflight)
 	}
-}
-
-// cors adds the CORS headers to every response; preflights are answered by preflight.
-func (a *API) cors() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		origin := c.Request.Header.Get("Origin")
-		if allow := a.allowOrigin(origin); allow != "" {
-			h := c.Writer.Header()
-			h.Set("Access-Control-Allow-Origin", allow)
-			if allow != "*" {
-				h.Add("Vary", "Origin")
-			}
-			h.Set("Access-Control-Expose-Headers", "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
-		}
-		c.Next()
-	}
-}
-
-func (a *API) allowOrigin(origin string) string {
-	if origin == "" {
-		return ""
-	}
-	for _, o := range a.cfg.CORSOrigins {
-		if o == "*" {
-			return "*"
-		}
-		if strings.EqualFold(o, origin) {
-			return origin
-		}
-	}
-	return ""
-}
-
-// preflight answers a CORS preflight: not authenticated, not counted.
-func (a *API) preflight(c *gin.Context) {
-	h := c.Writer.Header()
-	if a.allowOrigin(c.Request.Header.Get("Origin")) != "" {
-		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-File-Digest")
-		h.Set("Access-Control-Max-Age", "600")
-	}
-	c.AbortWithStatus(http.StatusNoContent)
-}
-
-// apiKeyIndex checks a decryption API key in constant time against every key, and
-// returns which it is (the key its requests are counted under).
-func (a *API) apiKeyIndex(key string) (int, bool) {
-	found, ok := 0, 0
-	for i, k := range a.w.Store.Cipher().APIKeys {
-		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
-			found, ok = i, 1
-		}
-	}
-	return found, ok == 1
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // Body limits.
@@ -33,10 +34,10 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 	b := buf.Bytes()
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return nil, newError("payload_too_large", fmt.Sprintf("the request body is over the limit of %d bytes", limit))
+		return nil, apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", limit))
 	}
 	if err != nil {
-		return nil, newError("invalid_request", "the request body could not be read")
+		return nil, apperr.New(apperr.InvalidRequest, "the request body could not be read")
 	}
 	return b, nil
 }
@@ -73,7 +74,7 @@ func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 		if ct == "" {
 			ct = "none"
 		}
-		return nil, newError("unsupported_media_type", "send the body with Content-Type: application/json (got "+ct+")")
+		return nil, apperr.New(apperr.UnsupportedMediaType, "send the body with Content-Type: application/json (got "+ct+")")
 	}
 	return b, nil
 }
@@ -85,7 +86,7 @@ func unmarshalStrict(b []byte, dst any) error {
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return newError("invalid_json", "the request body has data after the JSON value")
+		return apperr.New(apperr.InvalidJSON, "the request body has data after the JSON value")
 	}
 	return nil
 }
@@ -95,17 +96,17 @@ func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return newError("invalid_json", fmt.Sprintf("the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset))
+		return apperr.New(apperr.InvalidJSON, fmt.Sprintf("the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset))
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return newError("invalid_request", "the request body must be a JSON object")
+			return apperr.New(apperr.InvalidRequest, "the request body must be a JSON object")
 		}
-		return newError("invalid_request", fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value))
+		return apperr.New(apperr.InvalidRequest, fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return newError("invalid_json", "the request body is not valid JSON: unexpected end of input")
+		return apperr.New(apperr.InvalidJSON, "the request body is not valid JSON: unexpected end of input")
 	}
 	// the JSON was well formed: a field's own decoder refused its value (a fault's delay)
-	return newError("invalid_request", "field "+err.Error())
+	return apperr.New(apperr.InvalidRequest, "field "+err.Error())
 }
 
 func jsonKind(goKind string) string {

@@ -1,12 +1,12 @@
 package httpapi
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // maxPayload is the largest /v1/encrypt payload, in characters of the string.
@@ -27,14 +27,14 @@ func (a *API) encrypt(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	if payload == nil {
-		return nil, newError("invalid_request", "field \"payload\" is required: a string")
+		return nil, apperr.New(apperr.InvalidRequest, "field \"payload\" is required: a string")
 	}
 	if len(*payload) > maxPayload { // more bytes than the limit's characters: count them
 		if n := utf8.RuneCountInString(*payload); n > maxPayload {
-			return nil, newError("payload_too_large", fmt.Sprintf("field \"payload\" is %d characters; the limit is %d", n, maxPayload))
+			return nil, apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("field \"payload\" is %d characters; the limit is %d", n, maxPayload))
 		}
 	}
-	env, err := a.w.Keyring().Seal(rand.Reader, []byte(*payload))
+	env, err := a.w.Encrypt(*payload)
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +52,9 @@ func (a *API) decrypt(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	if envelope == nil {
-		return nil, newError("invalid_request", "field \"envelope\" is required: a string")
+		return nil, apperr.New(apperr.InvalidRequest, "field \"envelope\" is required: a string")
 	}
-	payload, err := a.w.Keyring().Open(*envelope)
+	payload, err := a.w.Decrypt(*envelope)
 	if err != nil {
 		return nil, err
 	}

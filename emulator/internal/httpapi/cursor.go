@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
@@ -51,7 +52,7 @@ func (a *API) decodeCursor(scope, s string) (*state.Key, error) {
 	if s == "" {
 		return nil, nil
 	}
-	bad := newError("invalid_cursor", "the cursor is not one this list returned")
+	bad := apperr.New(apperr.InvalidCursor, "the cursor is not one this list returned")
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil || len(b) < 17+cursorMACLen || len(b) > 17+128+cursorMACLen || b[0] != cursorVersion {
 		return nil, bad

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 )
 
@@ -43,12 +44,12 @@ func (a *API) docsIndex(c *gin.Context) {
 
 func (a *API) docsError(c *gin.Context) {
 	code := c.Param("code")
-	if d, ok := byCode[code]; ok {
+	if d, ok := byCode[apperr.Code(code)]; ok {
 		a.renderDocs(c, docsPage{Title: code, Doc: &d})
 		return
 	}
 	if !fault.ValidCode(code) {
-		a.renderError(c, newError("not_found", "no documentation page for "+code))
+		a.renderError(c, apperr.New(apperr.NotFound, "no documentation page for "+code))
 		return
 	}
 	a.renderDocs(c, docsPage{Title: code, Code: code})

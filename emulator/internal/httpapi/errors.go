@@ -4,18 +4,16 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 	"sort"
 	"strings"
 
-	"github.com/hostemu/hostemu/emulator/internal/envelope"
-	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // ErrorDoc is one entry of the error catalogue: its status and what it means.
 type ErrorDoc struct {
-	Code    string
+	Code    apperr.Code
 	Status  int
 	Service string // hosting, cipher, control, or any
 	Meaning string
@@ -24,37 +22,37 @@ type ErrorDoc struct {
 // catalogue is every error code hostemu can return, in one place. The first "any" code
 // of a status is what a fault giving only that status answers with.
 var catalogue = []ErrorDoc{
-	{"invalid_request", 400, "any", "A field is missing, has the wrong type, or has a value outside its rules; the message names it. Also a bad query parameter."},
-	{"invalid_json", 400, "any", "The request body is not valid JSON."},
-	{"invalid_cursor", 400, "hosting", "The cursor is malformed, forged, or from another list."},
-	{"invalid_hostname", 400, "hosting", "The hostname (or redirect_to) is not a fully qualified domain name, optionally with one leading `*.` label."},
-	{"missing_files", 400, "hosting", "With strict uploads, some file hashes of the deployment were never uploaded; the error object's `missing` array lists them. Upload them with POST /v1/files."},
-	{"digest_mismatch", 400, "hosting", "The uploaded bytes do not hash to the X-File-Digest header (or the header is not 64 lowercase hex characters)."},
-	{"invalid_envelope", 400, "cipher", "The envelope is malformed, truncated, extended or tampered with. The message is the same whatever part is wrong."},
-	{"key_not_found", 400, "cipher", "The envelope names a master key that this emulator does not hold."},
-	{"invalid_token", 401, "any", "The bearer token is unknown, revoked or malformed."},
-	{"missing_token", 401, "any", "No Authorization header with a bearer token was sent."},
-	{"insufficient_scope", 403, "hosting", "The token's scope does not allow this operation; the message names the scope needed."},
-	{"not_found", 404, "any", "No such route."},
-	{"deployment_not_found", 404, "hosting", "No deployment has this id."},
-	{"project_not_found", 404, "hosting", "No project has this id (in the path, the body or the query)."},
-	{"domain_not_found", 404, "hosting", "The project has no domain with this hostname."},
-	{"scenario_not_found", 404, "control", "No scenario has this name."},
-	{"fault_not_found", 404, "control", "No API-added fault has this id."},
-	{"token_not_found", 404, "control", "No hosting token to revoke has this value."},
-	{"method_not_allowed", 405, "any", "The route exists but not with this method; the Allow header lists the methods it has."},
-	{"await_timeout", 408, "control", "The awaited condition did not hold within the timeout."},
-	{"deployment_not_ready", 409, "hosting", "Only a ready deployment can be promoted."},
-	{"domain_already_exists", 409, "hosting", "The hostname is already attached to a project."},
-	{"payload_too_large", 413, "any", "The body is over the limit: 1 MiB of JSON for the hosting service, 32 MiB for POST /v1/files, 2 MiB for the decryption service, 1 MiB of payload for /v1/encrypt."},
-	{"unsupported_media_type", 415, "any", "A body was sent with a Content-Type other than application/json."},
-	{"rate_limited", 429, "any", "A rate limit is exhausted; Retry-After says in how many seconds to try again."},
-	{"internal_error", 500, "any", "hostemu failed; the log has the details. Please report it."},
-	{"service_unavailable", 503, "any", "The service is unavailable (usually an injected fault)."},
+	{apperr.InvalidRequest, 400, "any", "A field is missing, has the wrong type, or has a value outside its rules; the message names it. Also a bad query parameter."},
+	{apperr.InvalidJSON, 400, "any", "The request body is not valid JSON."},
+	{apperr.InvalidCursor, 400, "hosting", "The cursor is malformed, forged, or from another list."},
+	{apperr.InvalidHostname, 400, "hosting", "The hostname (or redirect_to) is not a fully qualified domain name, optionally with one leading `*.` label."},
+	{apperr.MissingFiles, 400, "hosting", "With strict uploads, some file hashes of the deployment were never uploaded; the error object's `missing` array lists them. Upload them with POST /v1/files."},
+	{apperr.DigestMismatch, 400, "hosting", "The uploaded bytes do not hash to the X-File-Digest header (or the header is not 64 lowercase hex characters)."},
+	{apperr.InvalidEnvelope, 400, "cipher", "The envelope is malformed, truncated, extended or tampered with. The message is the same whatever part is wrong."},
+	{apperr.KeyNotFound, 400, "cipher", "The envelope names a master key that this emulator does not hold."},
+	{apperr.InvalidToken, 401, "any", "The bearer token is unknown, revoked or malformed."},
+	{apperr.MissingToken, 401, "any", "No Authorization header with a bearer token was sent."},
+	{apperr.InsufficientScope, 403, "hosting", "The token's scope does not allow this operation; the message names the scope needed."},
+	{apperr.NotFound, 404, "any", "No such route."},
+	{apperr.DeploymentNotFound, 404, "hosting", "No deployment has this id."},
+	{apperr.ProjectNotFound, 404, "hosting", "No project has this id (in the path, the body or the query)."},
+	{apperr.DomainNotFound, 404, "hosting", "The project has no domain with this hostname."},
+	{apperr.ScenarioNotFound, 404, "control", "No scenario has this name."},
+	{apperr.FaultNotFound, 404, "control", "No API-added fault has this id."},
+	{apperr.TokenNotFound, 404, "control", "No hosting token to revoke has this value."},
+	{apperr.MethodNotAllowed, 405, "any", "The route exists but not with this method; the Allow header lists the methods it has."},
+	{apperr.AwaitTimeout, 408, "control", "The awaited condition did not hold within the timeout."},
+	{apperr.DeploymentNotReady, 409, "hosting", "Only a ready deployment can be promoted."},
+	{apperr.DomainAlreadyExists, 409, "hosting", "The hostname is already attached to a project."},
+	{apperr.PayloadTooLarge, 413, "any", "The body is over the limit: 1 MiB of JSON for the hosting service, 32 MiB for POST /v1/files, 2 MiB for the decryption service, 1 MiB of payload for /v1/encrypt."},
+	{apperr.UnsupportedMediaType, 415, "any", "A body was sent with a Content-Type other than application/json."},
+	{apperr.RateLimited, 429, "any", "A rate limit is exhausted; Retry-After says in how many seconds to try again."},
+	{apperr.InternalError, 500, "any", "hostemu failed; the log has the details. Please report it."},
+	{apperr.ServiceUnavailable, 503, "any", "The service is unavailable (usually an injected fault)."},
 }
 
-var byCode = func() map[string]ErrorDoc {
-	m := make(map[string]ErrorDoc, len(catalogue))
+var byCode = func() map[apperr.Code]ErrorDoc {
+	m := make(map[apperr.Code]ErrorDoc, len(catalogue))
 	for _, d := range catalogue {
 		m[d.Code] = d
 	}
@@ -79,7 +77,7 @@ func Catalogue() []ErrorDoc {
 func codeForStatus(status int) string {
 	for _, d := range catalogue {
 		if d.Status == status && d.Service == "any" {
-			return d.Code
+			return string(d.Code)
 		}
 	}
 	text := strings.ToLower(http.StatusText(status))
@@ -100,46 +98,20 @@ func codeForStatus(status int) string {
 	}, text)
 }
 
-// apiError is an error answered with the documented envelope.
-type apiError struct {
-	Status  int
-	Code    string
-	Message string
-	Missing []string // missing_files only
+// statusOf is the HTTP status of a catalogue code (500 for a code not in it: a bug,
+// which TestEveryCodeIsCatalogued guards against).
+func statusOf(code apperr.Code) int {
+	if d, ok := byCode[code]; ok {
+		return d.Status
+	}
+	return http.StatusInternalServerError
 }
 
-func (e *apiError) Error() string { return e.Code + ": " + e.Message }
-
-// newError builds an apiError with the catalogue's status for code.
-func newError(code, message string) *apiError {
-	st, ok := byCode[code]
-	status := st.Status
-	if !ok {
-		status = http.StatusInternalServerError
-	}
-	return &apiError{Status: status, Code: code, Message: message}
-}
-
-// toAPIError maps any error to what the client sees. Errors without a code are internal:
-// the client gets a generic message and the log the details.
-func toAPIError(err error) (*apiError, bool) {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae, true
-	}
-	var se *state.Error
-	if errors.As(err, &se) {
-		e := newError(se.Code, se.Message)
-		e.Missing = se.Missing
+// toAppError is what the client sees of err: its *apperr.Error, or for any other error
+// a generic internal_error (reported false, so the caller logs the details).
+func toAppError(err error) (*apperr.Error, bool) {
+	if e, ok := apperr.As(err); ok {
 		return e, true
 	}
-	switch {
-	case errors.Is(err, envelope.ErrKeyNotFound):
-		return newError("key_not_found", "the envelope names a master key this service does not hold"), true
-	case errors.Is(err, envelope.ErrNoKeys):
-		return newError("service_unavailable", "the decryption service has no master keys (the fixtures have no cipher.master_keys)"), true
-	case errors.Is(err, envelope.ErrInvalidEnvelope):
-		return newError("invalid_envelope", "the envelope is not valid"), true
-	}
-	return newError("internal_error", "internal error; see the emulator's log"), false
+	return apperr.New(apperr.InternalError, "internal error; see the emulator's log"), false
 }

@@ -1,10 +1,11 @@
 package httpapi
 
 import (
-	"errors"
 	"testing"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // FuzzDecodeBody: any body decodes into a request or fails with a catalogue error;
@@ -18,16 +19,13 @@ func FuzzDecodeBody(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, dst := range []any{&createDeploymentRequest{}, &addDomainRequest{}, &decryptRequest{}, &encryptRequest{}, &awaitRequest{}} {
+		for _, dst := range []any{&world.NewDeployment{}, &world.NewDomain{}, &decryptRequest{}, &encryptRequest{}, &world.AwaitRequest{}} {
 			err := unmarshalStrict(b, dst)
 			if err == nil {
-				if r, ok := dst.(*createDeploymentRequest); ok && r.Files != nil {
-					checkFiles(r.Files)
-				}
 				continue
 			}
-			var ae *apiError
-			if !errors.As(err, &ae) || ae.Status != 400 || (ae.Code != "invalid_json" && ae.Code != "invalid_request") {
+			ae, ok := apperr.As(err)
+			if !ok || (ae.Code != apperr.InvalidJSON && ae.Code != apperr.InvalidRequest) {
 				t.Fatalf("%q: error %v is not a 400 invalid_json/invalid_request", b, err)
 			}
 		}

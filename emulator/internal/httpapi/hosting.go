@@ -1,16 +1,14 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
@@ -28,7 +26,7 @@ func parseLimit(c *gin.Context) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > maxLimit {
-		return 0, newError("invalid_request", fmt.Sprintf("query parameter limit must be an integer from 1 to %d, not %q", maxLimit, s))
+		return 0, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter limit must be an integer from 1 to %d, not %q", maxLimit, s))
 	}
 	return n, nil
 }
@@ -42,7 +40,7 @@ func parseTime(name, s string) (time.Time, error) {
 	} else if t, err := time.Parse(time.RFC3339Nano, s); err == nil && state.InRange(t) {
 		return t.UTC(), nil
 	}
-	return time.Time{}, newError("invalid_request", fmt.Sprintf("query parameter %s must be an RFC 3339 time or Unix milliseconds from 1970 to 2200, not %q", name, s))
+	return time.Time{}, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter %s must be an RFC 3339 time or Unix milliseconds from 1970 to 2200, not %q", name, s))
 }
 
 func (a *API) listProjects(c *gin.Context) (any, error) {
@@ -54,7 +52,7 @@ func (a *API) listProjects(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps, next := a.w.Store.Projects(after, limit)
+	ps, next := a.w.Projects(after, limit)
 	out := listProjectsResponse{Projects: make([]projectView, len(ps)), NextCursor: a.encodeCursor("projects", next)}
 	for i, p := range ps {
 		out.Projects[i] = viewProject(p)
@@ -62,74 +60,16 @@ func (a *API) listProjects(c *gin.Context) (any, error) {
 	return out, nil
 }
 
-type createDeploymentRequest struct {
-	ProjectID *string           `json:"project_id"`
-	Files     map[string]string `json:"files"`
-	Target    *string           `json:"target"`
-	Env       map[string]string `json:"env"`
-}
-
 func (a *API) createDeployment(c *gin.Context) (any, error) {
-	var req createDeploymentRequest
+	var req world.NewDeployment
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	if req.ProjectID == nil || *req.ProjectID == "" {
-		return nil, newError("invalid_request", "field \"project_id\" is required")
-	}
-	if req.Files == nil {
-		return nil, newError("invalid_request", "field \"files\" is required: an object of file path to SHA-256 hash")
-	}
-	if err := checkFiles(req.Files); err != nil {
-		return nil, err
-	}
-	target := state.TargetPreview
-	if req.Target != nil {
-		target = *req.Target
-		if target != state.TargetPreview && target != state.TargetProduction {
-			return nil, newError("invalid_request", fmt.Sprintf("field \"target\" must be \"production\" or \"preview\", not %q", target))
-		}
-	}
-	for k := range req.Env {
-		if k == "" {
-			return nil, newError("invalid_request", "field \"env\" has an empty variable name")
-		}
-	}
-	d, err := a.w.CreateDeployment(world.NewDeployment{ProjectID: *req.ProjectID, Files: req.Files, Target: target, Env: req.Env})
+	d, err := a.w.CreateDeployment(req)
 	if err != nil {
 		return nil, err
 	}
 	return created{createdView(d)}, nil
-}
-
-// checkFiles requires every hash to be 64 lowercase hex characters (SHA-256).
-func checkFiles(files map[string]string) error {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if p == "" {
-			return newError("invalid_request", "field \"files\" has an empty file path")
-		}
-		if !isSHA256Hex(files[p]) {
-			return newError("invalid_request", fmt.Sprintf("field \"files\": the hash of %q must be 64 lowercase hex characters (SHA-256)", p))
-		}
-	}
-	return nil
-}
-
-func isSHA256Hex(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func (a *API) listDeployments(c *gin.Context) (any, error) {
@@ -139,10 +79,10 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	}
 	q := state.DeploymentQuery{ProjectID: c.Query("project_id"), Target: c.Query("target"), Status: c.Query("status"), Limit: limit}
 	if q.Target != "" && q.Target != state.TargetPreview && q.Target != state.TargetProduction {
-		return nil, newError("invalid_request", fmt.Sprintf("query parameter target must be production or preview, not %q", q.Target))
+		return nil, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter target must be production or preview, not %q", q.Target))
 	}
 	if q.Status != "" && !state.ValidDeploymentStatus(q.Status) {
-		return nil, newError("invalid_request", fmt.Sprintf("query parameter status must be queued, building, ready or error, not %q", q.Status))
+		return nil, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter status must be queued, building, ready or error, not %q", q.Status))
 	}
 	if s := c.Query("created_after"); s != "" {
 		if q.Range.Oldest, err = parseTime("created_after", s); err != nil {
@@ -159,7 +99,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	if q.Range.After, err = a.decodeCursor(scope, c.Query("cursor")); err != nil {
 		return nil, err
 	}
-	ds, next, err := a.w.Store.Deployments(q)
+	ds, next, err := a.w.Deployments(q)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +112,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 			b = append(b, ',')
 		}
 		if project.ID != ds[i].ProjectID {
-			project, _ = a.w.Store.Project(ds[i].ProjectID)
+			project, _ = a.w.Project(ds[i].ProjectID)
 		}
 		b = a.appendDeployment(b, base, &ds[i], project.Env, project.ProductionDeploymentID == ds[i].ID)
 	}
@@ -193,7 +133,7 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 // renderDeployment answers the full deployment object, as GET and the control API's
 // forced status do.
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
-	d, env, production, err := a.w.Store.DeploymentWithEnv(id)
+	d, env, production, err := a.w.Deployment(id)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +144,7 @@ func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
 
 func (a *API) getBuildLogs(c *gin.Context) (any, error) {
 	id := c.Param("id")
-	d, _, err := a.w.Store.Deployment(id)
+	d, _, _, err := a.w.Deployment(id)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +162,7 @@ func (a *API) getBuildLogs(c *gin.Context) (any, error) {
 		start = int(k.At)
 	}
 	if start < 0 || start > len(d.Logs) {
-		return nil, newError("invalid_cursor", "the cursor is not one this list returned")
+		return nil, apperr.New(apperr.InvalidCursor, "the cursor is not one this list returned")
 	}
 	end := min(start+limit, len(d.Logs))
 	out := logsResponse{Logs: append([]state.LogLine{}, d.Logs[start:end]...)}
@@ -248,53 +188,30 @@ func (a *API) promote(c *gin.Context) (any, error) {
 }
 
 func (a *API) uploadFile(c *gin.Context) (any, error) {
-	want := c.Request.Header.Get("X-File-Digest")
-	if !isSHA256Hex(want) {
-		return nil, newError("digest_mismatch", "header X-File-Digest must be the SHA-256 of the body as 64 lowercase hex characters")
+	digest := c.Request.Header.Get("X-File-Digest")
+	if err := world.CheckDigest(digest); err != nil {
+		return nil, err // before reading a body that cannot be kept
 	}
 	b, err := readBody(c, maxFileBody)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(b)
-	if got := hex.EncodeToString(sum[:]); got != want {
-		return nil, newError("digest_mismatch", "the body's SHA-256 is "+got+", not the X-File-Digest "+want)
+	if err := a.w.UploadFile(digest, b); err != nil {
+		return nil, err
 	}
-	a.w.UploadFile(want)
-	return created{uploadResponse{Digest: want, Size: len(b)}}, nil
-}
-
-type addDomainRequest struct {
-	Hostname   *string `json:"hostname"`
-	RedirectTo *string `json:"redirect_to"`
+	return created{uploadResponse{Digest: digest, Size: len(b)}}, nil
 }
 
 func (a *API) addDomain(c *gin.Context) (any, error) {
 	projectID := c.Param("project_id")
-	if _, err := a.w.Store.Project(projectID); err != nil {
-		return nil, err
+	if _, err := a.w.Project(projectID); err != nil {
+		return nil, err // a missing project wins over a bad body
 	}
-	var req addDomainRequest
+	var req world.NewDomain
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	if req.Hostname == nil || *req.Hostname == "" {
-		return nil, newError("invalid_request", "field \"hostname\" is required")
-	}
-	host, ok := state.NormalizeHostname(*req.Hostname, true)
-	if !ok {
-		return nil, newError("invalid_hostname", fmt.Sprintf("field \"hostname\": %q is not a fully qualified domain name (a leading \"*.\" is allowed)", *req.Hostname))
-	}
-	var redirect string
-	if req.RedirectTo != nil && *req.RedirectTo != "" {
-		if redirect, ok = state.NormalizeHostname(*req.RedirectTo, false); !ok {
-			return nil, newError("invalid_hostname", fmt.Sprintf("field \"redirect_to\": %q is not a fully qualified domain name", *req.RedirectTo))
-		}
-		if redirect == host {
-			return nil, newError("invalid_request", "field \"redirect_to\" must name another hostname than \"hostname\"")
-		}
-	}
-	d, err := a.w.AddDomain(world.NewDomain{ProjectID: projectID, Hostname: host, RedirectTo: redirect})
+	d, err := a.w.AddDomain(projectID, req)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +229,7 @@ func (a *API) listDomains(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, next, err := a.w.Store.Domains(projectID, after, limit)
+	ds, next, err := a.w.Domains(projectID, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -324,15 +241,7 @@ func (a *API) listDomains(c *gin.Context) (any, error) {
 }
 
 func (a *API) deleteDomain(c *gin.Context) (any, error) {
-	projectID := c.Param("project_id")
-	if _, err := a.w.Store.Project(projectID); err != nil {
-		return nil, err
-	}
-	host, ok := state.NormalizeHostname(c.Param("hostname"), true)
-	if !ok {
-		return nil, newError("domain_not_found", fmt.Sprintf("domain %q not found in project %q", c.Param("hostname"), projectID))
-	}
-	d, err := a.w.DeleteDomain(projectID, host)
+	d, err := a.w.DeleteDomain(c.Param("project_id"), c.Param("hostname"))
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
@@ -16,18 +15,8 @@ import (
 // A handler that panics answers 500 internal_error in the envelope, with rate-limit
 // headers, and the journal records the 500.
 func TestPanicIsA500InTheEnvelope(t *testing.T) {
-	reg, err := scenario.NewRegistry()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := world.New(world.Config{Scenarios: reg, Fixtures: func() (state.Snapshot, error) {
-		return state.Snapshot{Tokens: []state.Token{{Token: "t", Scope: state.ScopeRead}}}, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	a := New(w, Config{})
+	a := newTestAPI(t)
+	w := a.w
 	a.publicRoute(a.main, "GET", "/v1/boom", a.need(state.ScopeRead), func(*gin.Context) (any, error) { panic("boom") })
 
 	r := httptest.NewRequest("GET", "/v1/boom", nil)
@@ -42,8 +31,25 @@ func TestPanicIsA500InTheEnvelope(t *testing.T) {
 	if rec.Code != 500 || body.Error.Code != "internal_error" || rec.Header()["X-RateLimit-Limit"] == nil {
 		t.Fatalf("panic answered %d %s %v", rec.Code, rec.Body, rec.Header())
 	}
-	es := w.Journal.List(journal.Filter{Path: "/v1/boom"})
+	es := w.Requests("", "/v1/boom")
 	if len(es) != 1 || es[0].Status != 500 || es[0].ErrorCode != "internal_error" {
 		t.Fatalf("journal %+v", es)
 	}
+}
+
+// newTestAPI serves a world holding one read token, "t".
+func newTestAPI(t *testing.T) *API {
+	t.Helper()
+	reg, err := scenario.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := world.New(world.Config{Scenarios: reg, Fixtures: func() (state.Snapshot, error) {
+		return state.Snapshot{Tokens: []state.Token{{Token: "t", Scope: state.ScopeRead}}}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return New(w, Config{})
 }

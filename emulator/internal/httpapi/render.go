@@ -89,18 +89,24 @@ type errorObject struct {
 
 // renderError answers err in the documented envelope and aborts the chain.
 func (a *API) renderError(c *gin.Context, err error) {
-	ae, known := toAPIError(err)
+	e, known := toAppError(err)
 	if !known {
 		a.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
 	}
+	a.writeError(c, statusOf(e.Code), string(e.Code), e.Message, e.Missing)
+}
+
+// writeError writes the envelope with any status and code: renderError's, or what an
+// injected fault names.
+func (a *API) writeError(c *gin.Context, status int, code, message string, missing []string) {
 	if info := infoOf(c); info != nil {
-		info.errCode = ae.Code
+		info.errCode = code
 	}
 	b, _ := json.Marshal(errorBody{Error: errorObject{
-		Code: ae.Code, Message: ae.Message, DocURL: a.baseURL(c) + "/docs/errors/" + ae.Code, Missing: ae.Missing,
+		Code: code, Message: message, DocURL: a.baseURL(c) + "/docs/errors/" + code, Missing: missing,
 	}})
 	c.Abort()
-	writeJSON(c, ae.Status, json.RawMessage(b))
+	writeJSON(c, status, json.RawMessage(b))
 }
 
 // baseURL is where links to hostemu point: --public-url, else the request's own

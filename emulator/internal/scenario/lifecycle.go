@@ -2,8 +2,9 @@ package scenario
 
 import (
 	"fmt"
-	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 
 	"gopkg.in/yaml.v3"
 )

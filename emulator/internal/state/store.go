@@ -5,7 +5,10 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // Store is one world's resources. It is safe for concurrent use; every read returns
@@ -24,7 +27,14 @@ type Store struct {
 	detaching   []Detachment
 	policy      Policy
 	cipher      Cipher
+
+	// changes counts every change, bumped by the mutator that makes it while it holds
+	// mu, so no caller can forget it (the --state saver writes when it moves).
+	changes atomic.Uint64
 }
+
+// Changes counts the changes made so far; it only grows.
+func (s *Store) Changes() uint64 { return s.changes.Load() }
 
 // New returns an empty store.
 func New() *Store {
@@ -104,6 +114,7 @@ func (s *Store) Load(snap Snapshot) error {
 		s.files[f] = struct{}{}
 	}
 	s.detaching = slices.Clone(snap.Detaching)
+	s.changes.Add(1)
 	return nil
 }
 
@@ -189,6 +200,7 @@ func sortTokens(ts []Token) {
 func (s *Store) AddToken(t Token) {
 	s.mu.Lock()
 	s.tokens.add(t)
+	s.changes.Add(1)
 	s.mu.Unlock()
 }
 
@@ -202,7 +214,11 @@ func (s *Store) HasToken(token string) bool {
 func (s *Store) RevokeToken(token string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tokens.remove(token)
+	if !s.tokens.remove(token) {
+		return false
+	}
+	s.changes.Add(1)
+	return true
 }
 
 // Policy returns the permission policy.
@@ -225,7 +241,7 @@ func (s *Store) Project(id string) (Project, error) {
 	defer s.mu.RUnlock()
 	p, ok := s.projects[id]
 	if !ok {
-		return Project{}, Errorf(CodeProjectNotFound, "project %q not found", id)
+		return Project{}, apperr.Errorf(apperr.ProjectNotFound, "project %q not found", id)
 	}
 	return *p, nil
 }
@@ -284,7 +300,7 @@ func (s *Store) Deployments(q DeploymentQuery) ([]Deployment, *Key, error) {
 	if q.ProjectID != "" {
 		var ok bool
 		if x, ok = s.byProject[q.ProjectID]; !ok {
-			return nil, nil, Errorf(CodeProjectNotFound, "project %q not found", q.ProjectID)
+			return nil, nil, apperr.Errorf(apperr.ProjectNotFound, "project %q not found", q.ProjectID)
 		}
 	}
 	out := make([]Deployment, 0, min(q.Limit, 100))
@@ -305,7 +321,7 @@ func (s *Store) Deployment(id string) (Deployment, bool, error) {
 	defer s.mu.RUnlock()
 	d, ok := s.deployments[id]
 	if !ok {
-		return Deployment{}, false, Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+		return Deployment{}, false, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
 	}
 	return *d, s.projects[d.ProjectID].ProductionDeploymentID == id, nil
 }
@@ -317,7 +333,7 @@ func (s *Store) DeploymentWithEnv(id string) (Deployment, map[string]string, boo
 	defer s.mu.RUnlock()
 	d, ok := s.deployments[id]
 	if !ok {
-		return Deployment{}, nil, false, Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+		return Deployment{}, nil, false, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
 	}
 	p := s.projects[d.ProjectID]
 	return *d, p.Env, p.ProductionDeploymentID == id, nil
@@ -338,12 +354,13 @@ func (s *Store) CreateDeployment(d Deployment) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.projects[d.ProjectID]; !ok {
-		return Errorf(CodeProjectNotFound, "project %q not found", d.ProjectID)
+		return apperr.Errorf(apperr.ProjectNotFound, "project %q not found", d.ProjectID)
 	}
 	if _, ok := s.deployments[d.ID]; ok {
 		return ErrIDTaken
 	}
 	s.insertDeployment(&d)
+	s.changes.Add(1)
 	return nil
 }
 
@@ -357,9 +374,10 @@ func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) 
 	defer s.mu.Unlock()
 	d, ok := s.deployments[id]
 	if !ok {
-		return Deployment{}, Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+		return Deployment{}, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
 	}
 	fn(d, s.projects[d.ProjectID])
+	s.changes.Add(1)
 	return *d, nil
 }
 
@@ -370,13 +388,14 @@ func (s *Store) Promote(id string) (projectID, previous string, err error) {
 	defer s.mu.Unlock()
 	d, ok := s.deployments[id]
 	if !ok {
-		return "", "", Errorf(CodeDeploymentNotFound, "deployment %q not found", id)
+		return "", "", apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
 	}
 	if d.Status != StatusReady {
-		return "", "", Errorf(CodeDeploymentNotReady, "deployment %q is %s; only a ready deployment can be promoted", id, d.Status)
+		return "", "", apperr.Errorf(apperr.DeploymentNotReady, "deployment %q is %s; only a ready deployment can be promoted", id, d.Status)
 	}
 	p := s.projects[d.ProjectID]
 	previous, p.ProductionDeploymentID = p.ProductionDeploymentID, id
+	s.changes.Add(1)
 	return p.ID, previous, nil
 }
 
@@ -392,6 +411,7 @@ func (s *Store) HasFile(hash string) bool {
 func (s *Store) AddFile(hash string) {
 	s.mu.Lock()
 	s.files[hash] = struct{}{}
+	s.changes.Add(1)
 	s.mu.Unlock()
 }
 
@@ -401,7 +421,7 @@ func (s *Store) Domain(hostname string) (Domain, error) {
 	defer s.mu.RUnlock()
 	d, ok := s.domains[hostname]
 	if !ok {
-		return Domain{}, Errorf(CodeDomainNotFound, "domain %q not found", hostname)
+		return Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
 	}
 	return *d, nil
 }
@@ -412,7 +432,7 @@ func (s *Store) Domains(projectID string, after *Key, limit int) ([]Domain, *Key
 	defer s.mu.RUnlock()
 	x, ok := s.domainIdx[projectID]
 	if !ok {
-		return nil, nil, Errorf(CodeProjectNotFound, "project %q not found", projectID)
+		return nil, nil, apperr.Errorf(apperr.ProjectNotFound, "project %q not found", projectID)
 	}
 	var out []Domain
 	next := page(x, Range{After: after}, limit, func(k Key) bool {
@@ -428,13 +448,14 @@ func (s *Store) AddDomain(d Domain) error {
 	defer s.mu.Unlock()
 	x, ok := s.domainIdx[d.ProjectID]
 	if !ok {
-		return Errorf(CodeProjectNotFound, "project %q not found", d.ProjectID)
+		return apperr.Errorf(apperr.ProjectNotFound, "project %q not found", d.ProjectID)
 	}
 	if _, ok := s.domains[d.Hostname]; ok {
-		return Errorf(CodeDomainAlreadyExists, "domain %q is already attached to a project", d.Hostname)
+		return apperr.Errorf(apperr.DomainAlreadyExists, "domain %q is already attached to a project", d.Hostname)
 	}
 	s.domains[d.Hostname] = &d
 	x.insert(keyOf(d.CreatedAt, d.Hostname))
+	s.changes.Add(1)
 	return nil
 }
 
@@ -444,9 +465,10 @@ func (s *Store) UpdateDomain(hostname string, fn func(d *Domain)) (Domain, error
 	defer s.mu.Unlock()
 	d, ok := s.domains[hostname]
 	if !ok {
-		return Domain{}, Errorf(CodeDomainNotFound, "domain %q not found", hostname)
+		return Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
 	}
 	fn(d)
+	s.changes.Add(1)
 	return *d, nil
 }
 
@@ -457,15 +479,16 @@ func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time
 	defer s.mu.Unlock()
 	x, ok := s.domainIdx[projectID]
 	if !ok {
-		return Domain{}, Errorf(CodeProjectNotFound, "project %q not found", projectID)
+		return Domain{}, apperr.Errorf(apperr.ProjectNotFound, "project %q not found", projectID)
 	}
 	d, ok := s.domains[hostname]
 	if !ok || d.ProjectID != projectID {
-		return Domain{}, Errorf(CodeDomainNotFound, "domain %q not found in project %q", hostname, projectID)
+		return Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found in project %q", hostname, projectID)
 	}
 	delete(s.domains, hostname)
 	x.remove(keyOf(d.CreatedAt, hostname))
 	s.detaching = append(s.detaching, Detachment{Hostname: hostname, DeleteAt: now, DetachAt: detachAt})
+	s.changes.Add(1)
 	return *d, nil
 }
 
@@ -473,6 +496,7 @@ func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time
 func (s *Store) Detached(hostname string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.changes.Add(1)
 	s.detaching = slices.DeleteFunc(s.detaching, func(d Detachment) bool {
 		return d.Hostname == hostname && !d.DetachAt.After(at)
 	})

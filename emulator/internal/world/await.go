@@ -2,61 +2,198 @@ package world
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // pollEvery is how often a wait on a real clock looks at the condition again.
 const pollEvery = 5 * time.Millisecond
 
-// Await waits until cond holds, for at most timeout of emulated time. On a manual clock
-// it advances the clock from due transition to due transition; on a real clock it waits.
-// It returns whether cond held and the clock's time then.
-func (w *World) Await(ctx context.Context, timeout time.Duration, cond func() (bool, error)) (bool, time.Time, error) {
-	if w.Clock.Mode() == clock.Manual {
-		return w.awaitManual(timeout, cond)
-	}
-	return w.awaitReal(ctx, timeout, cond)
+// defaultAwaitTimeout bounds an await that names no timeout: emulated time on a manual
+// clock costs nothing, so there it is long enough for any scenario's lifecycle.
+const (
+	defaultAwaitReal   = 10 * time.Second
+	defaultAwaitManual = time.Hour
+)
+
+// AwaitRequest is a POST /_emulator/await request: exactly one condition (a
+// deployment's or domain's status, or a count of journaled requests) and a timeout.
+type AwaitRequest struct {
+	Deployment *string        `json:"deployment"`
+	Domain     *string        `json:"domain"`
+	Status     *string        `json:"status"`
+	Requests   *RequestsMatch `json:"requests"`
+	Count      *int           `json:"count"`
+	Timeout    *string        `json:"timeout"`
 }
 
-func (w *World) awaitManual(timeout time.Duration, cond func() (bool, error)) (bool, time.Time, error) {
-	w.Sched.FireDue()
-	deadline := w.Clock.Now().Add(timeout)
-	for {
-		ok, err := cond()
-		if err != nil || ok {
-			return ok, w.Clock.Now(), err
-		}
-		fired, err := w.Sched.Step(deadline)
+// RequestsMatch selects journaled requests by method and path (`*` wildcards).
+type RequestsMatch struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+}
+
+// AwaitResult is what held, and when.
+type AwaitResult struct {
+	Now    time.Time `json:"now"`
+	Status string    `json:"status,omitempty"`
+	Count  int       `json:"count,omitempty"`
+}
+
+// Await waits until the request's condition holds, or answers await_timeout. On a
+// manual clock it advances the clock from due transition to due transition; on a real
+// clock it waits. Requests arrive from clients, so a wait for journal entries is always
+// in real time.
+func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error) {
+	manual := w.clock.Mode() == clock.Manual
+	timeout := defaultAwaitReal
+	if manual {
+		timeout = defaultAwaitManual
+	}
+	if req.Timeout != nil {
+		d, err := clock.ParseDuration(*req.Timeout)
 		if err != nil {
-			return false, w.Clock.Now(), err
+			return AwaitResult{}, apperr.New(apperr.InvalidRequest, `field "timeout": `+err.Error())
+		}
+		timeout = d
+	}
+	var out AwaitResult
+	cond, journaled, err := w.awaitCondition(req, &out)
+	if err != nil {
+		return AwaitResult{}, err
+	}
+	var ok bool
+	switch {
+	case journaled:
+		ok = w.awaitJournal(ctx, timeout, cond)
+	case manual:
+		ok, err = w.awaitManual(timeout, cond)
+	default:
+		ok, err = w.awaitReal(ctx, timeout, cond)
+	}
+	if err != nil {
+		return AwaitResult{}, err
+	}
+	if !ok {
+		return AwaitResult{}, apperr.Errorf(apperr.AwaitTimeout, "the condition did not hold within %s", timeout)
+	}
+	out.Now = w.clock.Now()
+	return out, nil
+}
+
+// awaitCondition checks the request and returns its condition, which records what it
+// saw in out; journaled says it waits for requests rather than transitions.
+func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() bool, journaled bool, err error) {
+	kinds := 0
+	for _, set := range []bool{req.Deployment != nil, req.Domain != nil, req.Requests != nil} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		return nil, false, apperr.New(apperr.InvalidRequest, `give exactly one of "deployment", "domain" or "requests"`)
+	}
+	switch {
+	case req.Deployment != nil:
+		if req.Status == nil || !state.ValidDeploymentStatus(*req.Status) {
+			return nil, false, apperr.New(apperr.InvalidRequest, `field "status" must be a deployment status: queued, building, ready or error`)
+		}
+		id, want := *req.Deployment, *req.Status
+		if _, _, err := w.store.Deployment(id); err != nil {
+			return nil, false, err
+		}
+		return func() bool {
+			d, _, _ := w.store.Deployment(id)
+			out.Status = d.Status
+			return d.Status == want
+		}, false, nil
+	case req.Domain != nil:
+		if req.Status == nil || !state.ValidDomainStatus(*req.Status) {
+			return nil, false, apperr.New(apperr.InvalidRequest, `field "status" must be a domain status: pending, verifying, active or error`)
+		}
+		host, _ := state.NormalizeHostname(*req.Domain, true)
+		want := *req.Status
+		if _, err := w.store.Domain(host); err != nil {
+			return nil, false, err
+		}
+		return func() bool {
+			d, _ := w.store.Domain(host)
+			out.Status = d.Status
+			return d.Status == want
+		}, false, nil
+	}
+	n := 1
+	if req.Count != nil {
+		n = *req.Count
+	}
+	if n < 1 {
+		return nil, false, apperr.New(apperr.InvalidRequest, `field "count" must be at least 1`)
+	}
+	f := journal.Filter{Method: strings.ToUpper(req.Requests.Method), Path: req.Requests.Path}
+	return func() bool {
+		out.Count = w.journal.Count(f)
+		return out.Count >= n
+	}, true, nil
+}
+
+func (w *World) awaitManual(timeout time.Duration, cond func() bool) (bool, error) {
+	w.clockMu.Lock()
+	defer w.clockMu.Unlock()
+	w.fireDue()
+	now := w.clock.Now()
+	deadline := now.Add(min(timeout, clock.Limit.Sub(now)))
+	for {
+		if cond() {
+			return true, nil
+		}
+		fired, err := w.sched.Step(deadline)
+		if err != nil {
+			return false, clockError(err)
 		}
 		if !fired {
-			if _, err := w.Sched.AdvanceTo(deadline); err != nil {
-				return false, w.Clock.Now(), err
+			if _, err := w.sched.AdvanceTo(deadline); err != nil {
+				return false, clockError(err)
 			}
-			ok, err := cond()
-			return ok, w.Clock.Now(), err
+			return cond(), nil
 		}
 	}
 }
 
-func (w *World) awaitReal(ctx context.Context, timeout time.Duration, cond func() (bool, error)) (bool, time.Time, error) {
+func (w *World) awaitReal(ctx context.Context, timeout time.Duration, cond func() bool) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
-		w.Sched.FireDue()
-		ok, err := cond()
-		if err != nil || ok {
-			return ok, w.Clock.Now(), err
+		w.fireDue()
+		if cond() {
+			return true, nil
 		}
 		select {
 		case <-ctx.Done():
-			return false, w.Clock.Now(), nil
+			return false, nil
 		case <-tick.C:
+		}
+	}
+}
+
+// awaitJournal waits in real time for journal entries: requests arrive from clients,
+// so advancing a manual clock would not bring them sooner.
+func (w *World) awaitJournal(ctx context.Context, timeout time.Duration, cond func() bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		v := w.journal.Version()
+		if cond() {
+			return true
+		}
+		if w.journal.Wait(ctx, v) == v {
+			return cond()
 		}
 	}
 }

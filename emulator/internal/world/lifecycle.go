@@ -47,7 +47,7 @@ func (w *World) scheduleSteps(key string, steps []scenario.Step, from int, since
 	at := since
 	for _, st := range steps[from:] {
 		at = at.Add(st.After)
-		w.Sched.At(at, func(t time.Time) {
+		w.sched.At(at, func(t time.Time) {
 			if w.current(key, gen) {
 				apply(st, t)
 			}
@@ -110,10 +110,9 @@ func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, si
 		return
 	}
 	w.scheduleSteps(deploymentKey(id), steps, i+1, since, func(st scenario.Step, t time.Time) {
-		w.Store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+		w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
 			setDeploymentStatus(d, p, st.Status, st.Error, t)
 		})
-		w.changed()
 	})
 }
 
@@ -152,11 +151,10 @@ func (w *World) scheduleDomain(host, current string, steps []scenario.Step, cert
 		return
 	}
 	w.scheduleSteps(domainKey(host), steps, i+1, since, func(st scenario.Step, t time.Time) {
-		d, err := w.Store.UpdateDomain(host, func(d *state.Domain) { setDomainStatus(d, st.Status, st.Error, certs, t) })
+		d, err := w.store.UpdateDomain(host, func(d *state.Domain) { setDomainStatus(d, st.Status, st.Error, certs, t) })
 		if err == nil && d.TLS.Status == state.TLSIssued {
 			w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 		}
-		w.changed()
 	})
 }
 
@@ -167,7 +165,7 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 		return
 	}
 	w.scheduleSteps(certKey(host), []scenario.Step{{}}, 0, expires.Add(-certs.RenewBefore), func(_ scenario.Step, t time.Time) {
-		d, err := w.Store.UpdateDomain(host, func(d *state.Domain) {
+		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
 			if d.TLS.Status == state.TLSIssued {
 				issue(d, certs, t)
 			}
@@ -175,7 +173,6 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 		if err == nil && d.TLS.Status == state.TLSIssued {
 			w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 		}
-		w.changed()
 	})
 }
 
@@ -184,10 +181,10 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 // certificates renew, and deleted hostnames finish detaching.
 func (w *World) resume() {
 	sc := w.Scenario()
-	now := w.Clock.Now()
-	deployments, domains, detaching := w.Store.InFlight()
+	now := w.clock.Now()
+	deployments, domains, detaching := w.store.InFlight()
 	for _, d := range deployments {
-		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentSteps(d.ProjectID, d.Target, MergeEnv(w.Store.ProjectEnv(d.ProjectID), d.Env)), now)
+		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentSteps(d.ProjectID, d.Target, MergeEnv(w.store.ProjectEnv(d.ProjectID), d.Env)), now)
 	}
 	for _, d := range domains {
 		switch {
@@ -203,9 +200,8 @@ func (w *World) resume() {
 }
 
 func (w *World) scheduleDetach(host string, at time.Time) {
-	w.Sched.At(at, func(t time.Time) {
-		w.Store.Detached(host, t)
-		w.Log.Debug("domain detached at the edge", "hostname", host)
-		w.changed()
+	w.sched.At(at, func(t time.Time) {
+		w.store.Detached(host, t)
+		w.log.Debug("domain detached at the edge", "hostname", host)
 	})
 }

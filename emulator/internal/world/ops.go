@@ -1,12 +1,14 @@
 package world
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"maps"
 	"slices"
 	"time"
 
-	"github.com/hostemu/hostemu/emulator/internal/fixture"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -19,39 +21,77 @@ func MergeEnv(project, overrides map[string]string) map[string]string {
 	return out
 }
 
-// NewDeployment is a validated create-deployment request.
+// NewDeployment is a create-deployment request, as POST /v1/deployments takes it.
 type NewDeployment struct {
-	ProjectID string
-	Files     map[string]string
-	Target    string
-	Env       map[string]string
+	ProjectID *string           `json:"project_id"`
+	Files     map[string]string `json:"files"`
+	Target    *string           `json:"target"`
+	Env       map[string]string `json:"env"`
+}
+
+// check validates the request's fields, naming the first one wrong, and returns its
+// target.
+func (in NewDeployment) check() (target string, err error) {
+	if in.ProjectID == nil || *in.ProjectID == "" {
+		return "", apperr.New(apperr.InvalidRequest, `field "project_id" is required`)
+	}
+	if in.Files == nil {
+		return "", apperr.New(apperr.InvalidRequest, `field "files" is required: an object of file path to SHA-256 hash`)
+	}
+	paths := slices.Sorted(maps.Keys(in.Files))
+	for _, p := range paths {
+		if p == "" {
+			return "", apperr.New(apperr.InvalidRequest, `field "files" has an empty file path`)
+		}
+		if !state.ValidFileHash(in.Files[p]) {
+			return "", apperr.Errorf(apperr.InvalidRequest, `field "files": the hash of %q must be 64 lowercase hex characters (SHA-256)`, p)
+		}
+	}
+	target = state.TargetPreview
+	if in.Target != nil {
+		target = *in.Target
+		if target != state.TargetPreview && target != state.TargetProduction {
+			return "", apperr.Errorf(apperr.InvalidRequest, `field "target" must be "production" or "preview", not %q`, target)
+		}
+	}
+	for k := range in.Env {
+		if k == "" {
+			return "", apperr.New(apperr.InvalidRequest, `field "env" has an empty variable name`)
+		}
+	}
+	return target, nil
 }
 
 // CreateDeployment creates a queued deployment and schedules its lifecycle under the
 // active scenario. With strict uploads, file hashes never uploaded are missing_files.
 func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
-	p, err := w.Store.Project(in.ProjectID)
+	target, err := in.check()
+	if err != nil {
+		return state.Deployment{}, err
+	}
+	w.fireDue()
+	p, err := w.store.Project(*in.ProjectID)
 	if err != nil {
 		return state.Deployment{}, err
 	}
 	sc := w.Scenario()
 	if sc.Uploads == scenario.UploadsStrict {
 		if missing := w.missingFiles(in.Files); len(missing) > 0 {
-			return state.Deployment{}, &state.Error{Code: state.CodeMissingFiles,
+			return state.Deployment{}, &apperr.Error{Code: apperr.MissingFiles,
 				Message: "upload the missing files with POST /v1/files, then create the deployment again", Missing: missing}
 		}
 	}
-	now := w.Clock.Now().Truncate(time.Millisecond)
+	now := w.clock.Now().Truncate(time.Millisecond)
 	var d state.Deployment
 	for {
 		id := w.newID("dpl_")
 		d = state.Deployment{
-			ID: id, ProjectID: p.ID, URL: fixture.DeploymentURL(p.Name, id), Target: in.Target,
+			ID: id, ProjectID: p.ID, URL: state.DeploymentURL(p.Name, id), Target: target,
 			CreatedAt: now, Env: in.Env, Files: in.Files,
 			Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
 		}
 		setDeploymentStatus(&d, nil, state.StatusQueued, nil, now)
-		err := w.Store.CreateDeployment(d)
+		err := w.store.CreateDeployment(d)
 		if err == nil {
 			break
 		}
@@ -60,16 +100,15 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		}
 	}
 	id := d.ID
-	w.scheduleDeployment(id, state.StatusQueued, sc.DeploymentSteps(p.ID, in.Target, MergeEnv(p.Env, in.Env)), now)
-	w.changed()
-	w.Sched.FireDue() // zero-time steps happen at once
+	w.scheduleDeployment(id, state.StatusQueued, sc.DeploymentSteps(p.ID, target, MergeEnv(p.Env, in.Env)), now)
+	w.fireDue() // zero-time steps happen at once
 	return d, nil
 }
 
 func (w *World) missingFiles(files map[string]string) []string {
 	var missing []string
 	for _, h := range files {
-		if !w.Store.HasFile(h) {
+		if !w.store.HasFile(h) {
 			missing = append(missing, h)
 		}
 	}
@@ -77,97 +116,157 @@ func (w *World) missingFiles(files map[string]string) []string {
 	return slices.Compact(missing)
 }
 
-// UploadFile records an uploaded file by its SHA-256 hex digest.
-func (w *World) UploadFile(digest string) {
-	w.Store.AddFile(digest)
-	w.changed()
+// CheckDigest checks an X-File-Digest header's form, so an upload can be refused
+// before its body is read.
+func CheckDigest(digest string) error {
+	if !state.ValidFileHash(digest) {
+		return apperr.New(apperr.DigestMismatch, "header X-File-Digest must be the SHA-256 of the body as 64 lowercase hex characters")
+	}
+	return nil
+}
+
+// UploadFile checks that body hashes to digest (the X-File-Digest header) and records
+// the file.
+func (w *World) UploadFile(digest string, body []byte) error {
+	if err := CheckDigest(digest); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	if got := hex.EncodeToString(sum[:]); got != digest {
+		return apperr.New(apperr.DigestMismatch, "the body's SHA-256 is "+got+", not the X-File-Digest "+digest)
+	}
+	w.store.AddFile(digest)
+	return nil
 }
 
 // Promote makes a ready deployment its project's production deployment.
 func (w *World) Promote(id string) (projectID, previous string, err error) {
-	projectID, previous, err = w.Store.Promote(id)
-	if err == nil {
-		w.changed()
-	}
-	return
+	w.fireDue()
+	return w.store.Promote(id)
 }
 
-// NewDomain is a validated add-domain request.
+// NewDomain is an add-domain request, as POST /v1/projects/{id}/domains takes it.
 type NewDomain struct {
-	ProjectID  string
-	Hostname   string // normalized
-	RedirectTo string // normalized, or empty
+	Hostname   *string `json:"hostname"`
+	RedirectTo *string `json:"redirect_to"`
 }
 
-// AddDomain attaches a pending domain and schedules its lifecycle.
-func (w *World) AddDomain(in NewDomain) (state.Domain, error) {
-	sc := w.Scenario()
-	now := w.Clock.Now().Truncate(time.Millisecond)
-	d := state.Domain{
-		Hostname: in.Hostname, ProjectID: in.ProjectID, Status: state.StatusPending,
-		RedirectTo: in.RedirectTo, CreatedAt: now, TLS: state.TLS{Status: state.TLSPending},
+// check validates and normalizes the request's hostnames.
+func (in NewDomain) check() (host, redirect string, err error) {
+	if in.Hostname == nil || *in.Hostname == "" {
+		return "", "", apperr.New(apperr.InvalidRequest, `field "hostname" is required`)
 	}
-	if err := w.Store.AddDomain(d); err != nil {
+	host, ok := state.NormalizeHostname(*in.Hostname, true)
+	if !ok {
+		return "", "", apperr.Errorf(apperr.InvalidHostname, `field "hostname": %q is not a fully qualified domain name (a leading "*." is allowed)`, *in.Hostname)
+	}
+	if in.RedirectTo != nil && *in.RedirectTo != "" {
+		if redirect, ok = state.NormalizeHostname(*in.RedirectTo, false); !ok {
+			return "", "", apperr.Errorf(apperr.InvalidHostname, `field "redirect_to": %q is not a fully qualified domain name`, *in.RedirectTo)
+		}
+		if redirect == host {
+			return "", "", apperr.New(apperr.InvalidRequest, `field "redirect_to" must name another hostname than "hostname"`)
+		}
+	}
+	return host, redirect, nil
+}
+
+// AddDomain attaches a pending domain to a project and schedules its lifecycle.
+func (w *World) AddDomain(projectID string, in NewDomain) (state.Domain, error) {
+	host, redirect, err := in.check()
+	if err != nil {
 		return state.Domain{}, err
 	}
-	w.end(certKey(in.Hostname))
-	w.scheduleDomain(in.Hostname, state.StatusPending, sc.DomainSteps(in.Hostname), sc.Certificates, now)
-	w.changed()
-	w.Sched.FireDue()
+	w.fireDue()
+	sc := w.Scenario()
+	now := w.clock.Now().Truncate(time.Millisecond)
+	d := state.Domain{
+		Hostname: host, ProjectID: projectID, Status: state.StatusPending,
+		RedirectTo: redirect, CreatedAt: now, TLS: state.TLS{Status: state.TLSPending},
+	}
+	if err := w.store.AddDomain(d); err != nil {
+		return state.Domain{}, err
+	}
+	w.end(certKey(host))
+	w.scheduleDomain(host, state.StatusPending, sc.DomainSteps(host), sc.Certificates, now)
+	w.fireDue()
 	return d, nil
 }
 
 // DeleteDomain frees the hostname at once, revokes its certificate, and detaches it at
 // the edge detachDelay later.
-func (w *World) DeleteDomain(projectID, host string) (state.Domain, error) {
-	now := w.Clock.Now()
-	d, err := w.Store.DeleteDomain(projectID, host, now, now.Add(detachDelay))
+func (w *World) DeleteDomain(projectID, hostname string) (state.Domain, error) {
+	w.fireDue()
+	if _, err := w.store.Project(projectID); err != nil {
+		return state.Domain{}, err
+	}
+	host, ok := state.NormalizeHostname(hostname, true)
+	if !ok {
+		return state.Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found in project %q", hostname, projectID)
+	}
+	now := w.clock.Now()
+	d, err := w.store.DeleteDomain(projectID, host, now, now.Add(detachDelay))
 	if err != nil {
 		return state.Domain{}, err
 	}
 	w.end(domainKey(host))
 	w.end(certKey(host))
 	w.scheduleDetach(host, now.Add(detachDelay))
-	w.changed()
 	return d, nil
 }
 
+// ForcedStatus is a forced-status request of the control API.
+type ForcedStatus struct {
+	Status *string `json:"status"`
+}
+
 // ForceDeploymentStatus sets a deployment's status now; its scheduled steps are dropped.
-func (w *World) ForceDeploymentStatus(id, status string) (state.Deployment, error) {
-	if !state.ValidDeploymentStatus(status) {
-		return state.Deployment{}, state.Errorf(state.CodeInvalidRequest, "status %q: want queued, building, ready or error", status)
+func (w *World) ForceDeploymentStatus(id string, req ForcedStatus) (state.Deployment, error) {
+	if req.Status == nil {
+		return state.Deployment{}, apperr.New(apperr.InvalidRequest, `field "status" is required`)
 	}
-	w.Sched.FireDue()
+	status := *req.Status
+	if !state.ValidDeploymentStatus(status) {
+		return state.Deployment{}, apperr.Errorf(apperr.InvalidRequest, "status %q: want queued, building, ready or error", status)
+	}
+	w.fireDue()
 	var d state.Deployment
 	var err error
-	w.Sched.Exclusive(func() { // no scheduled step can land between the two
+	w.sched.Exclusive(func() { // no scheduled step can land between the two
 		w.end(deploymentKey(id)) // harmless for an id that does not exist
-		now := w.Clock.Now()
-		d, err = w.Store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+		now := w.clock.Now()
+		d, err = w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
 			setDeploymentStatus(d, p, status, &scenario.StepError{Code: CodeBuildFailed, Message: "status forced to error by the control API"}, now)
 		})
 	})
 	if err == nil {
-		w.changed()
 	}
 	return d, err
 }
 
 // ForceDomainStatus sets a domain's status now (an active domain gets its certificate);
 // its scheduled steps are dropped.
-func (w *World) ForceDomainStatus(host, status string) (state.Domain, error) {
-	if !state.ValidDomainStatus(status) {
-		return state.Domain{}, state.Errorf(state.CodeInvalidRequest, "status %q: want pending, verifying, active or error", status)
+func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Domain, error) {
+	if req.Status == nil {
+		return state.Domain{}, apperr.New(apperr.InvalidRequest, `field "status" is required`)
 	}
-	w.Sched.FireDue()
+	host, ok := state.NormalizeHostname(hostname, true)
+	if !ok {
+		return state.Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
+	}
+	status := *req.Status
+	if !state.ValidDomainStatus(status) {
+		return state.Domain{}, apperr.Errorf(apperr.InvalidRequest, "status %q: want pending, verifying, active or error", status)
+	}
+	w.fireDue()
 	certs := w.Scenario().Certificates
 	var d state.Domain
 	var err error
-	w.Sched.Exclusive(func() { // no scheduled step can land between the two
+	w.sched.Exclusive(func() { // no scheduled step can land between the two
 		w.end(domainKey(host)) // harmless for a hostname that does not exist
 		w.end(certKey(host))
-		now := w.Clock.Now()
-		d, err = w.Store.UpdateDomain(host, func(d *state.Domain) {
+		now := w.clock.Now()
+		d, err = w.store.UpdateDomain(host, func(d *state.Domain) {
 			setDomainStatus(d, status, &scenario.StepError{Code: CodeVerificationFailed, Message: "status forced to error by the control API"}, certs, now)
 		})
 	})
@@ -177,11 +276,5 @@ func (w *World) ForceDomainStatus(host, status string) (state.Domain, error) {
 	if d.TLS.Status == state.TLSIssued {
 		w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 	}
-	w.changed()
 	return d, nil
-}
-
-// Advance moves a manual clock forward by d, firing every due transition in order.
-func (w *World) Advance(d time.Duration) (time.Time, error) {
-	return w.Sched.Advance(d)
 }

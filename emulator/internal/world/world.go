@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -36,15 +38,22 @@ type Config struct {
 	Logger        *slog.Logger
 }
 
-// World is one emulated world. Its parts are safe for concurrent use.
+// World is one emulated world. It is safe for concurrent use, and it keeps its own
+// rules: callers reach its parts only through its methods, which run due transitions
+// before they read, count changes where they happen, and check every value they take.
 type World struct {
-	Clock   *clock.Clock
-	Sched   *clock.Scheduler
-	Store   *state.Store
-	Limiter *ratelimit.Limiter
-	Faults  *fault.Set
-	Journal *journal.Journal
-	Log     *slog.Logger
+	clock   *clock.Clock
+	sched   *clock.Scheduler
+	store   *state.Store
+	limiter *ratelimit.Limiter
+	faults  *fault.Set
+	journal *journal.Journal
+	log     *slog.Logger
+
+	// clockMu serializes what moves or switches the clock (advance, set, a manual
+	// await, reset, import), so overlapping control calls never fail or lose a
+	// transition.
+	clockMu sync.Mutex
 
 	scenarios     *scenario.Registry
 	active        atomic.Pointer[scenario.Scenario]
@@ -62,8 +71,6 @@ type World struct {
 	rng     *rand.Rand
 	gens    map[string]uint64 // lifecycle generation per resource ("dpl:id", "dom:host")
 	nextGen uint64
-
-	changes atomic.Uint64 // bumped on every state change (for --state saving and await)
 }
 
 // New builds a world and loads its fixtures. Call Start to run a real clock.
@@ -82,11 +89,11 @@ func New(cfg Config) (*World, error) {
 	}
 	c := clock.New(cfg.ClockMode, cfg.ClockStart)
 	w := &World{
-		Clock:         c,
-		Sched:         clock.NewScheduler(c),
-		Store:         state.New(),
-		Journal:       journal.New(cfg.JournalSize),
-		Log:           cfg.Logger,
+		clock:         c,
+		sched:         clock.NewScheduler(c),
+		store:         state.New(),
+		journal:       journal.New(cfg.JournalSize),
+		log:           cfg.Logger,
 		scenarios:     cfg.Scenarios,
 		rateLimitsOff: cfg.RateLimitsOff,
 		seed:          cfg.Seed,
@@ -95,13 +102,13 @@ func New(cfg Config) (*World, error) {
 		startTime:     c.Now(),
 		startScenario: cfg.Scenario,
 	}
-	w.Sched.OnPanic = func(r any) { w.Log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
-	w.Faults = fault.NewSet(rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6661756c74)))
+	w.sched.OnPanic = func(r any) { w.log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
+	w.faults = fault.NewSet(rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6661756c74)))
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
 		return nil, fmt.Errorf("scenario %q not found", cfg.Scenario)
 	}
-	w.Limiter = ratelimit.New(w.limits(sc))
+	w.limiter = ratelimit.New(w.limits(sc))
 	w.setScenario(sc)
 	w.reseed()
 	snap, err := cfg.Fixtures()
@@ -115,10 +122,10 @@ func New(cfg Config) (*World, error) {
 }
 
 // Start runs the scheduler's goroutine (it only fires on a real clock).
-func (w *World) Start() { w.Sched.Start() }
+func (w *World) Start() { w.sched.Start() }
 
 // Close stops the scheduler.
-func (w *World) Close() { w.Sched.Close() }
+func (w *World) Close() { w.sched.Close() }
 
 // Scenario is the active scenario.
 func (w *World) Scenario() *scenario.Scenario { return w.active.Load() }
@@ -126,20 +133,18 @@ func (w *World) Scenario() *scenario.Scenario { return w.active.Load() }
 // Scenarios is the registry of known scenarios.
 func (w *World) Scenarios() *scenario.Registry { return w.scenarios }
 
-// Keyring is the decryption service's master keys.
-func (w *World) Keyring() *envelope.Keyring { return w.keyring.Load() }
-
 // Changes counts state changes; it only grows.
-func (w *World) Changes() uint64 { return w.changes.Load() }
-
-func (w *World) changed() { w.changes.Add(1) }
+func (w *World) Changes() uint64 { return w.store.Changes() }
 
 // UseScenario makes the named scenario active. Resources created from now on follow
 // it; those in flight finish on the schedule they started with.
-func (w *World) UseScenario(name string) error {
-	sc, ok := w.scenarios.Get(name)
+func (w *World) UseScenario(name *string) error {
+	if name == nil {
+		return apperr.New(apperr.InvalidRequest, `field "name" is required`)
+	}
+	sc, ok := w.scenarios.Get(*name)
 	if !ok {
-		return state.Errorf(CodeScenarioNotFound, "scenario %q not found", name)
+		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q not found", *name)
 	}
 	w.setScenario(sc)
 	return nil
@@ -151,14 +156,14 @@ func (w *World) RefreshScenario() {
 	if sc, ok := w.scenarios.Get(cur.Name); ok && sc != cur {
 		w.setScenario(sc)
 	} else if !ok {
-		w.Log.Warn("active scenario disappeared; keeping its last version", "scenario", cur.Name)
+		w.log.Warn("active scenario disappeared; keeping its last version", "scenario", cur.Name)
 	}
 }
 
 func (w *World) setScenario(sc *scenario.Scenario) {
 	w.active.Store(sc)
-	w.Limiter.SetConfig(w.limits(sc))
-	w.Faults.SetScenarioFaults(sc.Name, sc.Faults)
+	w.limiter.SetConfig(w.limits(sc))
+	w.faults.SetScenarioFaults(sc.Name, sc.Faults)
 }
 
 func (w *World) limits(sc *scenario.Scenario) ratelimit.Config {
@@ -172,9 +177,6 @@ func (w *World) limits(sc *scenario.Scenario) ratelimit.Config {
 	}
 }
 
-// CodeScenarioNotFound is the error code for an unknown scenario name.
-const CodeScenarioNotFound = "scenario_not_found"
-
 // load replaces the state with snap, rebuilds the keyring and restarts the lifecycles
 // of resources in flight.
 func (w *World) load(snap state.Snapshot) error {
@@ -186,39 +188,48 @@ func (w *World) load(snap state.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("cipher.master_keys: %w", err)
 	}
-	if err := w.Store.Load(snap); err != nil {
+	if err := w.store.Load(snap); err != nil {
 		return err
 	}
 	w.keyring.Store(kr)
-	w.Sched.Clear()
+	w.sched.Clear()
 	w.mu.Lock()
 	w.gens = map[string]uint64{}
 	w.mu.Unlock()
 	w.resume()
-	w.changed()
 	return nil
 }
 
-// Import replaces the whole state (PUT /_emulator/state); a bad snapshot changes nothing.
-func (w *World) Import(snap state.Snapshot) error { return w.load(snap) }
+// Import replaces the whole state (PUT /_emulator/state); a bad snapshot changes
+// nothing and is invalid_request with every problem named.
+func (w *World) Import(snap state.Snapshot) error {
+	w.clockMu.Lock()
+	defer w.clockMu.Unlock()
+	if err := w.load(snap); err != nil {
+		return apperr.New(apperr.InvalidRequest, "the state is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return nil
+}
 
 // Reset returns the world to its start: fixtures, start-up scenario, no API faults, an
 // empty journal, fresh rate-limit counters, and a manual clock back at its start.
 func (w *World) Reset() error {
+	w.clockMu.Lock()
+	defer w.clockMu.Unlock()
 	snap, err := w.fixtures()
 	if err != nil {
 		return err // nothing changed
 	}
-	w.Clock.Restart(w.startMode, w.startTime)
+	w.clock.Restart(w.startMode, w.startTime)
 	if sc, ok := w.scenarios.Get(w.startScenario); ok {
 		w.setScenario(sc)
 	}
-	w.Faults.Reset()
-	w.Journal.Clear()
-	w.Limiter.Reset()
+	w.faults.Reset()
+	w.journal.Clear()
+	w.limiter.Reset()
 	w.reseed()
 	err = w.load(snap)
-	w.Sched.Wake()
+	w.sched.Wake()
 	return err
 }
 
@@ -241,15 +252,4 @@ func (w *World) newID(prefix string) string {
 	}
 	w.mu.Unlock()
 	return string(b)
-}
-
-// MintToken creates a new hosting token of scope.
-func (w *World) MintToken(scope state.Scope) state.Token {
-	t := state.Token{Token: "hostemu_" + string(scope) + "_" + w.newID(""), Scope: scope}
-	for w.Store.HasToken(t.Token) { // an imported state may hold what the source gives
-		t.Token = "hostemu_" + string(scope) + "_" + w.newID("")
-	}
-	w.Store.AddToken(t)
-	w.changed()
-	return t
 }

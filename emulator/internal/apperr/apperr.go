@@ -1,0 +1,89 @@
+// Package apperr is hostemu's one error type: a catalogue code and a message fit for the
+// client. Every package below httpapi reports failures a client should see as an
+// *Error; httpapi/errors.go is the only place that maps a code to an HTTP status and a
+// docs page. An error that is not an *Error is internal: logged, and answered as
+// internal_error.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a machine-readable error code in snake_case, as the envelope's error.code.
+type Code string
+
+// Every code hostemu itself can return. A fault or scenario may inject others; those
+// get a generic docs page.
+const (
+	InvalidRequest       Code = "invalid_request"
+	InvalidJSON          Code = "invalid_json"
+	InvalidCursor        Code = "invalid_cursor"
+	InvalidHostname      Code = "invalid_hostname"
+	MissingFiles         Code = "missing_files"
+	DigestMismatch       Code = "digest_mismatch"
+	InvalidEnvelope      Code = "invalid_envelope"
+	KeyNotFound          Code = "key_not_found"
+	MissingToken         Code = "missing_token"
+	InvalidToken         Code = "invalid_token"
+	InsufficientScope    Code = "insufficient_scope"
+	NotFound             Code = "not_found"
+	DeploymentNotFound   Code = "deployment_not_found"
+	ProjectNotFound      Code = "project_not_found"
+	DomainNotFound       Code = "domain_not_found"
+	ScenarioNotFound     Code = "scenario_not_found"
+	FaultNotFound        Code = "fault_not_found"
+	TokenNotFound        Code = "token_not_found"
+	MethodNotAllowed     Code = "method_not_allowed"
+	AwaitTimeout         Code = "await_timeout"
+	DeploymentNotReady   Code = "deployment_not_ready"
+	DomainAlreadyExists  Code = "domain_already_exists"
+	PayloadTooLarge      Code = "payload_too_large"
+	UnsupportedMediaType Code = "unsupported_media_type"
+	RateLimited          Code = "rate_limited"
+	InternalError        Code = "internal_error"
+	ServiceUnavailable   Code = "service_unavailable"
+)
+
+// All lists every code above, so a test can check that each has a catalogue entry and
+// a docs page.
+var All = []Code{
+	InvalidRequest, InvalidJSON, InvalidCursor, InvalidHostname, MissingFiles, DigestMismatch,
+	InvalidEnvelope, KeyNotFound, MissingToken, InvalidToken, InsufficientScope, NotFound,
+	DeploymentNotFound, ProjectNotFound, DomainNotFound, ScenarioNotFound, FaultNotFound,
+	TokenNotFound, MethodNotAllowed, AwaitTimeout, DeploymentNotReady, DomainAlreadyExists,
+	PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable,
+}
+
+// Error is a failure with a catalogue code and a message fit for the client.
+type Error struct {
+	Code    Code
+	Message string
+	// Missing lists file hashes the service does not hold (missing_files only).
+	Missing []string
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// New builds an *Error.
+func New(code Code, message string) *Error { return &Error{Code: code, Message: message} }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// As returns err's *Error, if it has one.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// CodeOf is err's code, or "" for an error without one.
+func CodeOf(err error) Code {
+	if e, ok := As(err); ok {
+		return e.Code
+	}
+	return ""
+}

@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// identify reads the bearer credential and decides the rate-limit key: the token's for a
+// valid credential, else the client IP's (per service).
+func (a *API) identify(c *gin.Context, info *reqInfo) {
+	h := c.Request.Header.Get("Authorization")
+	info.hasHeader = h != ""
+	if tok, ok := bearer(h); ok {
+		if info.service == serviceCipher {
+			if info.limitKey, info.authed = a.w.AuthenticateCipher(tok); info.authed {
+				return
+			}
+		} else if info.scope, info.limitKey, info.authed = a.w.Authenticate(tok); info.authed {
+			return
+		}
+	}
+	info.perIP = true
+	info.limitKey = info.service + "|" + a.clientIP(c).String()
+}
+
+// bearer extracts the token of an "Authorization: Bearer <token>" header.
+func bearer(h string) (string, bool) {
+	const prefix = "bearer "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return "", false
+	}
+	tok := strings.TrimSpace(h[len(prefix):])
+	return tok, tok != "" && !strings.ContainsAny(tok, " \t")
+}
+
+// need is the per-route auth check: a valid credential, and for hosting routes a token
+// whose scope allows the operation.
+func (a *API) need(scope state.Scope) gin.HandlerFunc {
+	return a.needScope(func() state.Scope { return scope })
+}
+
+// needDomainWrite is need with the scope the fixtures' policy gives domain writes.
+func (a *API) needDomainWrite() gin.HandlerFunc {
+	return a.needScope(func() state.Scope { return a.w.DomainWriteScope() })
+}
+
+func (a *API) needScope(scope func() state.Scope) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if a.authorize(c, scope) {
+			c.Next()
+		}
+	}
+}
+
+func (a *API) authorize(c *gin.Context, scope func() state.Scope) bool {
+	info := infoOf(c)
+	switch {
+	case info == nil:
+		a.renderError(c, apperr.New(apperr.InternalError, "request was not identified"))
+		return false
+	case !info.hasHeader:
+		a.renderError(c, apperr.New(apperr.MissingToken, "send the header Authorization: Bearer <token>"))
+		return false
+	case !info.authed:
+		a.renderError(c, apperr.New(apperr.InvalidToken, "the bearer token is unknown, revoked or malformed"))
+		return false
+	}
+	if info.service == serviceCipher {
+		return true
+	}
+	if need := scope(); !info.scope.Allows(need) {
+		a.renderError(c, apperr.New(apperr.InsufficientScope, "this operation needs a token with scope "+string(need)+" (or higher); this token has scope "+string(info.scope)))
+		return false
+	}
+	return true
+}

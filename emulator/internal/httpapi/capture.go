@@ -1,0 +1,28 @@
+package httpapi
+
+import (
+	"bytes"
+	"io"
+
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+)
+
+// capture keeps the first journal.MaxBody bytes of a request body as it is read.
+type capture struct {
+	r   io.ReadCloser
+	buf bytes.Buffer
+	eof bool // the body was read to its end
+}
+
+func (c *capture) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil {
+		c.eof = true
+	}
+	if room := journal.MaxBody + 1 - c.buf.Len(); room > 0 && n > 0 {
+		c.buf.Write(p[:min(n, room)])
+	}
+	return n, err
+}
+
+func (c *capture) Close() error { return c.r.Close() }

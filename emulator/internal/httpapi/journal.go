@@ -1,0 +1,44 @@
+package httpapi
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+)
+
+// record journals an answered public request and logs it at debug.
+func (a *API) record(c *gin.Context, info *reqInfo) {
+	status := c.Writer.Status()
+	if info.errCode == "dropped" || info.errCode == "timeout" {
+		status = 0
+	}
+	e := journal.Entry{
+		Method:     c.Request.Method,
+		Path:       c.Request.URL.Path,
+		Query:      c.Request.URL.RawQuery,
+		Status:     status,
+		DurationMS: float64(time.Since(info.start).Microseconds()) / 1000,
+		ErrorCode:  info.errCode,
+		Scope:      string(info.scope),
+		Service:    info.service,
+	}
+	if info.service == serviceCipher && info.authed {
+		e.Scope = "api_key"
+	}
+	if b := info.body; b != nil {
+		if !b.eof && b.buf.Len() <= journal.MaxBody && status != 0 {
+			// answered before the handler read the body (401, 403, 415, 429, a fault):
+			// read what the journal keeps of it now
+			io.CopyN(io.Discard, b, int64(journal.MaxBody+1-b.buf.Len()))
+		}
+		e.Body = b.buf.String()
+	}
+	a.w.Record(e)
+	if a.log.Enabled(c.Request.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
+		a.log.Debug("request", "method", e.Method, "path", e.Path, "query", e.Query, "status", status, "service", e.Service,
+			"scope", e.Scope, "error_code", e.ErrorCode, "duration_ms", e.DurationMS)
+	}
+}

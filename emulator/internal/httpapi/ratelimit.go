@@ -1,0 +1,64 @@
+package httpapi
+
+import (
+	"math"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/ratelimit"
+)
+
+func setRateHeaders(c *gin.Context, d ratelimit.Decision) {
+	// one backing array for the three values: this runs on every request. The keys are
+	// spelled as the spec spells them (not Go's canonical X-Ratelimit-…): that is what
+	// goes on the wire. In-process, read them as rec.Header()["X-RateLimit-Limit"].
+	v := [3]string{smallItoa(int64(d.Limit)), smallItoa(int64(max(d.Remaining, 0))), resetItoa(d.Reset.Unix())}
+	vals := v[:]
+	h := c.Writer.Header()
+	h["X-RateLimit-Limit"] = vals[0:1:1]
+	h["X-RateLimit-Remaining"] = vals[1:2:2]
+	h["X-RateLimit-Reset"] = vals[2:3:3]
+}
+
+// smallInts are the decimal forms of the limits and counts most headers carry, made
+// once rather than on every response.
+var smallInts = func() (t [5001]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
+
+func smallItoa(n int64) string {
+	if n >= 0 && n < int64(len(smallInts)) {
+		return smallInts[n]
+	}
+	return itoa(n)
+}
+
+// lastReset caches the decimal form of the last X-RateLimit-Reset: within a second,
+// every response carries the same one.
+var lastReset atomic.Pointer[struct {
+	n int64
+	s string
+}]
+
+func resetItoa(n int64) string {
+	if p := lastReset.Load(); p != nil && p.n == n {
+		return p.s
+	}
+	s := itoa(n)
+	lastReset.Store(&struct {
+		n int64
+		s string
+	}{n, s})
+	return s
+}
+
+func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {
+	secs := int64(math.Ceil(d.RetryAfter.Seconds()))
+	c.Header("Retry-After", itoa(max(secs, 1)))
+	a.renderError(c, apperr.New(apperr.RateLimited, "rate limit exceeded; retry after "+itoa(max(secs, 1))+" s"))
+}

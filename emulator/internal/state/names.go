@@ -1,0 +1,103 @@
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"strings"
+)
+
+// ValidID reports whether id is prefix ("prj_" or "dpl_") followed by at least one
+// letter, digit or underscore: the one rule for ids, whoever writes them (fixtures, an
+// imported state, the world's own source).
+func ValidID(prefix, id string) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	if !ok || rest == "" {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidFileHash reports whether h is a SHA-256 digest in 64 lowercase hex characters.
+func ValidFileHash(h string) bool {
+	if len(h) != 64 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultEdgeDomain is the domain every deployment URL lives under unless told
+// otherwise: a reserved .test name, so that no URL hostemu hands out reaches a real host.
+const DefaultEdgeDomain = "hostemu.test"
+
+// DeploymentURL is the stable URL of a deployment:
+// https://<project-name slug>-<lowercase id suffix>.<edge domain>. The suffix alone
+// makes it unique; a suffix that is not lowercase letters and digits, or is longer than
+// 40 characters, is replaced by a digest of the id, so the label is always a valid one
+// of at most 63 characters.
+func DeploymentURL(projectName, deploymentID string) string {
+	suffix := strings.TrimPrefix(deploymentID, "dpl_")
+	if !urlSafe(suffix) {
+		sum := sha256.Sum256([]byte(deploymentID))
+		suffix = strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15]))[:20]
+	}
+	nameSlug := Slug(projectName)
+	if max := 63 - 1 - len(suffix); len(nameSlug) > max {
+		nameSlug = strings.TrimRight(nameSlug[:max], "-")
+	}
+	if nameSlug == "" {
+		nameSlug = "app"
+	}
+	return "https://" + nameSlug + "-" + suffix + "." + DefaultEdgeDomain
+}
+
+func urlSafe(s string) bool {
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isLowerAlnum(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Slug lowercases s and turns every run of other characters than ASCII letters and
+// digits into one hyphen: "Demo Shop!" → "demo-shop".
+func Slug(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	dash := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if isLowerAlnum(c) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteByte(c)
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

@@ -1,0 +1,81 @@
+package world
+
+import (
+	"crypto/rand"
+	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/scenario"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// AddFault adds an API fault.
+func (w *World) AddFault(spec fault.Spec) (fault.Fault, error) {
+	f, err := w.faults.Add(spec)
+	if err != nil {
+		return fault.Fault{}, apperr.New(apperr.InvalidRequest, "fault: "+err.Error())
+	}
+	return f, nil
+}
+
+// Faults lists the API-added faults and the active scenario's, with their hits.
+func (w *World) Faults() []fault.Fault { return w.faults.List() }
+
+// RemoveFault removes an API-added fault.
+func (w *World) RemoveFault(id string) error {
+	if !w.faults.Remove(id) {
+		return apperr.Errorf(apperr.FaultNotFound, "no API-added fault has id %q", id)
+	}
+	return nil
+}
+
+// ClearFaults removes every API-added fault.
+func (w *World) ClearFaults() { w.faults.Clear() }
+
+// Requests lists the journal's entries matching a method (any case) and a path with
+// `*` wildcards, oldest first; empty selects all.
+func (w *World) Requests(method, path string) []journal.Entry {
+	return w.journal.List(journal.Filter{Method: strings.ToUpper(method), Path: path})
+}
+
+// ClearRequests empties the journal.
+func (w *World) ClearRequests() { w.journal.Clear() }
+
+// MintToken creates a hosting token of a scope ("read", "deploy" or "admin"). Its value
+// comes from crypto/rand, never from the world's seeded source: a client that sees ids
+// must not be able to predict a token.
+func (w *World) MintToken(scope *string) (state.Token, error) {
+	if scope == nil {
+		return state.Token{}, apperr.New(apperr.InvalidRequest, `field "scope" is required: read, deploy or admin`)
+	}
+	sc, ok := state.ParseScope(*scope)
+	if !ok {
+		return state.Token{}, apperr.Errorf(apperr.InvalidRequest, `field "scope" must be read, deploy or admin, not %q`, *scope)
+	}
+	t := state.Token{Token: "hostemu_" + string(sc) + "_" + strings.ToLower(rand.Text()), Scope: sc}
+	w.store.AddToken(t)
+	return t, nil
+}
+
+// RevokeToken removes a hosting token; its requests are 401 from now on.
+func (w *World) RevokeToken(token string) error {
+	if !w.store.RevokeToken(token) {
+		return apperr.New(apperr.TokenNotFound, "no such hosting token")
+	}
+	return nil
+}
+
+// ScenarioList is the known scenarios, the active one, and the problems of scenario
+// files that did not load.
+type ScenarioList struct {
+	Active    string
+	Scenarios []scenario.Info
+	Problems  []scenario.Problem
+}
+
+// ListScenarios returns the scenarios the world knows.
+func (w *World) ListScenarios() ScenarioList {
+	return ScenarioList{Active: w.Scenario().Name, Scenarios: w.scenarios.List(), Problems: w.scenarios.Problems()}
+}

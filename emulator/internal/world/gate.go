@@ -1,0 +1,63 @@
+package world
+
+import (
+	"crypto/subtle"
+	"strconv"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/ratelimit"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// What every public request passes before its handler: who calls, whether its rate
+// limit allows it, and whether a fault fires. The HTTP layer calls these in the order
+// PRODUCT.md gives (count before auth, so an exhausted IP gets 429 rather than 401).
+
+// Authenticate returns the scope of a hosting token and the key its requests are
+// counted under (stable for the token, and not the token itself).
+func (w *World) Authenticate(token string) (scope state.Scope, limitKey string, ok bool) {
+	return w.store.AuthenticateKey(token)
+}
+
+// AuthenticateCipher checks a decryption API key in constant time against every key,
+// and returns the key its requests are counted under.
+func (w *World) AuthenticateCipher(key string) (limitKey string, ok bool) {
+	found, hit := 0, 0
+	for i, k := range w.store.Cipher().APIKeys {
+		if subtle.ConstantTimeCompare([]byte(k), []byte(key)) == 1 {
+			found, hit = i, 1
+		}
+	}
+	if hit == 0 {
+		return "", false
+	}
+	return "cipher|k" + strconv.Itoa(found), true
+}
+
+// DomainWriteScope is the scope domain add and delete need (the fixtures' policy).
+func (w *World) DomainWriteScope() state.Scope { return w.store.Policy().DomainWriteScope }
+
+// Count spends one request of a rate-limit key: a token's, or with perIP a client
+// IP's (unauthenticated requests).
+func (w *World) Count(key string, perIP bool) ratelimit.Decision {
+	now := w.clock.Now()
+	if perIP {
+		return w.limiter.IP(key, now)
+	}
+	return w.limiter.Token(key, now)
+}
+
+// Exhausted is the decision of a limit as if it were used up (the rate_limit fault).
+func (w *World) Exhausted(key string, perIP bool) ratelimit.Decision {
+	return w.limiter.Exhausted(key, w.clock.Now(), perIP)
+}
+
+// MatchFault is the action of the first fault that matches the request and fires.
+func (w *World) MatchFault(r fault.Request) (fault.Action, bool) { return w.faults.Match(r) }
+
+// Record journals an answered request, at the emulator's time.
+func (w *World) Record(e journal.Entry) {
+	e.Time = w.clock.Now()
+	w.journal.Add(e)
+}

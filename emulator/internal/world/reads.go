@@ -1,0 +1,60 @@
+package world
+
+import "github.com/hostemu/hostemu/emulator/internal/state"
+
+// Every read runs the transitions due by now first, so what it returns is exact
+// whatever the background goroutine's latency.
+
+// Project returns a project by id.
+func (w *World) Project(id string) (state.Project, error) {
+	w.fireDue()
+	return w.store.Project(id)
+}
+
+// Projects lists projects newest first after the cursor key.
+func (w *World) Projects(after *state.Key, limit int) ([]state.Project, *state.Key) {
+	w.fireDue()
+	return w.store.Projects(after, limit)
+}
+
+// Deployments lists deployments newest first, filtered by q.
+func (w *World) Deployments(q state.DeploymentQuery) ([]state.Deployment, *state.Key, error) {
+	w.fireDue()
+	return w.store.Deployments(q)
+}
+
+// Deployment returns a deployment with its project's environment and whether it is the
+// project's production deployment, read at one instant: what a full deployment object
+// needs.
+func (w *World) Deployment(id string) (d state.Deployment, projectEnv map[string]string, production bool, err error) {
+	w.fireDue()
+	return w.store.DeploymentWithEnv(id)
+}
+
+// Domains lists a project's domains newest first.
+func (w *World) Domains(projectID string, after *state.Key, limit int) ([]state.Domain, *state.Key, error) {
+	w.fireDue()
+	return w.store.Domains(projectID, after, limit)
+}
+
+// Domain returns a domain by hostname (as given: it is normalized first).
+func (w *World) Domain(hostname string) (state.Domain, error) {
+	w.fireDue()
+	host, _ := state.NormalizeHostname(hostname, true)
+	return w.store.Domain(host)
+}
+
+// Export returns the whole state.
+func (w *World) Export() state.Snapshot {
+	w.fireDue()
+	return w.store.Export()
+}
+
+// Tokens lists the hosting tokens, by scope then token.
+func (w *World) Tokens() []state.Token { return w.store.Tokens() }
+
+// CipherAPIKeys lists the decryption service's API keys.
+func (w *World) CipherAPIKeys() []string { return w.store.Cipher().APIKeys }
+
+// Pending is the number of scheduled transitions not yet due.
+func (w *World) Pending() int { return w.sched.Len() }
