@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
@@ -51,7 +50,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(),
 		"startup", time.Since(processStart).Round(time.Microsecond))
-	printBanner(stdout, srv, cfg)
+	printBanner(stdout, srv)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
@@ -88,27 +87,8 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 }
 
 // printBanner prints, once, a stable first line that scripts can wait for, then the
-// emulator's banner (or a short fallback while it has none).
-func printBanner(w io.Writer, srv *emulator.Server, cfg Config) {
+// emulator's banner.
+func printBanner(w io.Writer, srv *emulator.Server) {
 	fmt.Fprintf(w, "hostemu listening on %s\n", srv.URL())
-	banner := srv.Emulator().Banner(srv.URL(), srv.CipherURL())
-	if banner == "" {
-		banner = fallbackBanner(srv.URL(), srv.CipherURL(), cfg.Options.Fixtures == "")
-	}
-	fmt.Fprint(w, banner)
-	if !strings.HasSuffix(banner, "\n") {
-		fmt.Fprintln(w)
-	}
-}
-
-func fallbackBanner(url, cipherURL string, embeddedFixtures bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "  hosting service     %s\n", url)
-	fmt.Fprintf(&b, "  decryption service  %s\n", cipherURL)
-	fmt.Fprintf(&b, "  control API         %s/_emulator/\n", url)
-	if embeddedFixtures {
-		fmt.Fprintf(&b, "  hosting tokens      hostemu-read, hostemu-deploy, hostemu-admin\n")
-		fmt.Fprintf(&b, "  decryption API key  hostemu-cipher\n")
-	}
-	return b.String()
+	fmt.Fprint(w, srv.Emulator().Banner(srv.URL(), srv.CipherURL()))
 }

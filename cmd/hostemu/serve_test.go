@@ -130,19 +130,6 @@ func TestServeUsage(t *testing.T) {
 	}
 }
 
-func TestFallbackBanner(t *testing.T) {
-	t.Parallel()
-	b := fallbackBanner("http://h:1", "http://c:2", true)
-	for _, want := range []string{"http://h:1", "http://c:2", "hostemu-read", "hostemu-deploy", "hostemu-admin", "hostemu-cipher"} {
-		if !strings.Contains(b, want) {
-			t.Errorf("banner lacks %q:\n%s", want, b)
-		}
-	}
-	if b := fallbackBanner("http://h:1", "http://h:1", false); strings.Contains(b, "hostemu-read") {
-		t.Errorf("banner shows embedded credentials with --fixtures:\n%s", b)
-	}
-}
-
 func TestMain(m *testing.M) {
 	// The tests pass their own variables; the machine's must not leak in through
 	// the binary test.
