@@ -90,9 +90,12 @@ func New(opts Options) (*Emulator, error) {
 	}
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
-		ControlToken: opts.ControlToken, Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger,
-		CipherSeparate: opts.CipherAddr != "",
+		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
+		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "",
 	})
+	if opts.ControlExposed() {
+		e.log.Warn("the control API listens beyond loopback with no --control-token: anyone who can reach it can reset the world, mint admin tokens and read every request", "addr", opts.Addr)
+	}
 	reg.Subscribe(e.world.RefreshScenario)
 	if opts.ScenariosDir != "" {
 		e.wg.Add(1)
@@ -161,6 +164,10 @@ func (e *Emulator) Banner(url, cipherURL string) string {
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", url)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
+	if e.opts.ControlExposed() {
+		fmt.Fprintf(&b, "  WARNING          the control API listens beyond loopback (%s) with no --control-token:\n", e.opts.Addr)
+		fmt.Fprintf(&b, "                   anyone who reaches it can reset the world and read every token; set --control-token\n")
+	}
 	tokens, cipherKeys := w.Tokens(), w.CipherAPIKeys()
 	seen := map[state.Scope]bool{}
 	for _, t := range tokens {

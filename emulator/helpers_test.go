@@ -75,6 +75,7 @@ type req struct {
 	Token   string
 	Body    any
 	Headers map[string]string
+	Host    string // the Host header, when not the server's address
 }
 
 func (e *env) do(r req) resp {
@@ -99,6 +100,9 @@ func (e *env) do(r req) resp {
 	}
 	if body != nil {
 		hr.Header.Set("Content-Type", "application/json")
+	}
+	if r.Host != "" {
+		hr.Host = r.Host
 	}
 	if r.Token != "" {
 		hr.Header.Set("Authorization", "Bearer "+r.Token)

@@ -4,7 +4,9 @@ package emulator
 
 import (
 	"log/slog"
+	"net"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
@@ -40,6 +42,9 @@ type Options struct {
 	CORSOrigins []string
 	// ControlToken, when set, guards the control API (all but health).
 	ControlToken string
+	// ControlOrigins are web origins allowed to drive the control API besides the
+	// emulator's own; requests from any other origin are 403 forbidden_origin.
+	ControlOrigins []string
 	// JournalSize bounds the request journal (1,000 when zero).
 	JournalSize int
 	// StateFile, when set, is loaded at start if present and saved on Close and
@@ -49,4 +54,31 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported by health and the banner.
 	Version string
+}
+
+// LoopbackOnly reports whether every listener binds a loopback address (an empty Addr
+// is 127.0.0.1:0). Control requests must then name a loopback host.
+func (o Options) LoopbackOnly() bool {
+	return loopbackAddr(o.Addr) && (o.CipherAddr == "" || loopbackAddr(o.CipherAddr))
+}
+
+// ControlExposed reports whether the control API can be reached from beyond this
+// machine with no token to guard it: worth a warning at start.
+func (o Options) ControlExposed() bool { return !loopbackAddr(o.Addr) && o.ControlToken == "" }
+
+// loopbackAddr reports whether a listen address binds loopback only ("" is
+// 127.0.0.1:0; a name other than localhost may resolve anywhere).
+func loopbackAddr(addr string) bool {
+	if addr == "" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.IsLoopback()
 }

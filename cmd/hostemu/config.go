@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,6 +108,18 @@ var settings = []setting{
 	}},
 	{"cors-origins", "*", "comma-separated allowed `origins` (* for any)", func(c *Config, v string) (err error) {
 		c.Options.CORSOrigins, err = parseOrigins(v)
+		return err
+	}},
+	{"control-origins", "", "comma-separated web `origins` allowed to drive the control API besides hostemu's own (empty: none)", func(c *Config, v string) (err error) {
+		if v == "" {
+			c.Options.ControlOrigins = nil
+			return nil
+		}
+		origins, err := parseOrigins(v)
+		if slices.Contains(origins, "*") {
+			return errors.New("list origins such as https://dash.test: * would open the control API to every web page")
+		}
+		c.Options.ControlOrigins = origins
 		return err
 	}},
 	{"control-token", "", "`token` required by the control API, health excepted (empty: open)", func(c *Config, v string) error {

@@ -130,6 +130,10 @@ var valid = map[string][]struct {
 		{"172.16.5.4/12", func(c *Config) { c.Options.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("172.16.0.0/12")} }},
 		{"", func(c *Config) {}},
 	},
+	"control-origins": {
+		{"https://dash.test, http://127.0.0.1:5173/", func(c *Config) { c.Options.ControlOrigins = []string{"https://dash.test", "http://127.0.0.1:5173"} }},
+		{"", func(c *Config) {}},
+	},
 	"cors-origins": {
 		{"https://app.test, http://localhost:3000/", func(c *Config) {
 			c.Options.CORSOrigins = []string{"https://app.test", "http://localhost:3000"}
@@ -171,6 +175,7 @@ var invalid = map[string][]string{
 	"rate-limits":     {"maybe", "1"},
 	"trusted-proxies": {"10.0.0.0/33", "not-an-ip", "10.0.0.0/8;192.168.0.1", "fe80::1%eth0", "300.1.1.1"},
 	"cors-origins":    {"app.test", "https://app.test/path", " , ", "https://u@app.test"},
+	"control-origins": {"*", "https://dash.test,*", "dash.test", "https://dash.test/x"},
 	"control-token":   {"two words", "tab\there"},
 	"journal-size":    {"0", "-1", "many", "1.5"},
 	"log-format":      {"xml", "JSON"},

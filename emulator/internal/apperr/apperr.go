@@ -27,6 +27,8 @@ const (
 	MissingToken         Code = "missing_token"
 	InvalidToken         Code = "invalid_token"
 	InsufficientScope    Code = "insufficient_scope"
+	ForbiddenOrigin      Code = "forbidden_origin"
+	ForbiddenHost        Code = "forbidden_host"
 	NotFound             Code = "not_found"
 	DeploymentNotFound   Code = "deployment_not_found"
 	ProjectNotFound      Code = "project_not_found"
@@ -49,7 +51,8 @@ const (
 // a docs page.
 var All = []Code{
 	InvalidRequest, InvalidJSON, InvalidCursor, InvalidHostname, MissingFiles, DigestMismatch,
-	InvalidEnvelope, KeyNotFound, MissingToken, InvalidToken, InsufficientScope, NotFound,
+	InvalidEnvelope, KeyNotFound, MissingToken, InvalidToken, InsufficientScope, ForbiddenOrigin,
+	ForbiddenHost, NotFound,
 	DeploymentNotFound, ProjectNotFound, DomainNotFound, ScenarioNotFound, FaultNotFound,
 	TokenNotFound, MethodNotAllowed, AwaitTimeout, DeploymentNotReady, DomainAlreadyExists,
 	PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable,

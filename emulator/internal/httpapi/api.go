@@ -24,6 +24,12 @@ type Config struct {
 	CORSOrigins    []string
 	TrustedProxies []netip.Prefix
 	ControlToken   string
+	// ControlOrigins are web origins allowed to drive the control API besides the
+	// emulator's own (--control-origins).
+	ControlOrigins []string
+	// CheckHost refuses control requests that name no loopback host (nor PublicURL's):
+	// set while every listener is on loopback.
+	CheckHost bool
 	Version        string
 	Seed           int64
 	Logger         *slog.Logger
@@ -89,7 +95,7 @@ func (a *API) engine() *gin.Engine {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	r.Use(a.recovery(), a.cors(), a.public())
+	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.public())
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
 		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
 	}))
