@@ -30,9 +30,9 @@ type Config struct {
 	// CheckHost refuses control requests that name no loopback host (nor PublicURL's):
 	// set while every listener is on loopback.
 	CheckHost bool
-	Version        string
-	Seed           int64
-	Logger         *slog.Logger
+	Version   string
+	Seed      int64
+	Logger    *slog.Logger
 	// CipherSeparate serves the decryption service only from CipherHandler.
 	CipherSeparate bool
 }
