@@ -164,3 +164,37 @@ func TestPublicCORS(t *testing.T) {
 		t.Fatalf("an unlisted origin got %v", r.Header)
 	}
 }
+
+// The journal never holds an /v1/encrypt payload in clear: not when it is encrypted,
+// not when the request is refused before its body is read, not in a malformed body.
+func TestJournalRedactsEncryptPayloads(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	secret := "my-credit-card-4111111111111111"
+	mustStatus(t, e.post("/v1/encrypt", "t-cipher", map[string]string{"payload": secret}), 200)
+	mustStatus(t, e.post("/v1/encrypt", "", map[string]string{"payload": secret}), 401)
+	mustStatus(t, e.post("/v1/encrypt", "t-cipher", `{"payload":"`+secret+`",}`), 400)
+	r := e.get("/_emulator/requests?path=/v1/encrypt", "")
+	mustStatus(t, r, 200)
+	if strings.Contains(string(r.Body), "4111") {
+		t.Fatalf("the journal holds the plaintext: %s", r.Body)
+	}
+	var got struct {
+		Requests []struct{ Body string } `json:"requests"`
+	}
+	if err := jsonUnmarshal(r.Body, &got); err != nil || len(got.Requests) != 3 {
+		t.Fatalf("journal: %v %s", err, r.Body)
+	}
+	want := []string{`{"payload":"[redacted: 31 characters]"}`, "[redacted]", "[redacted]"}
+	for i, w := range want {
+		if got.Requests[i].Body != w {
+			t.Errorf("entry %d body %q, want %q", i, got.Requests[i].Body, w)
+		}
+	}
+	// decrypt bodies hold only envelopes, which are kept as they came
+	env := e.encrypt(t, secret)
+	mustStatus(t, e.post("/v1/decrypt", "t-cipher", map[string]string{"envelope": env}), 200)
+	if r := e.get("/_emulator/requests?path=/v1/decrypt", ""); !strings.Contains(string(r.Body), env[:20]) {
+		t.Errorf("decrypt body not journaled: %s", r.Body)
+	}
+}

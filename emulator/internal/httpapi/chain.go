@@ -27,6 +27,10 @@ type reqInfo struct {
 	perIP     bool
 	errCode   string
 	body      *capture
+	// redact keeps an /v1/encrypt body out of the journal: only the payload's length
+	// (payloadChars, -1 until the handler has read it) is recorded.
+	redact       bool
+	payloadChars int
 }
 
 // infoWriter carries a public request's reqInfo on its response writer: one
@@ -71,7 +75,9 @@ func (a *API) public() gin.HandlerFunc {
 		iw := &infoWriter{ResponseWriter: c.Writer, info: reqInfo{start: time.Now(), service: serviceOf(path)}}
 		c.Writer = iw
 		info := &iw.info
-		if c.Request.Body != nil && c.Request.Body != http.NoBody {
+		if path == "/v1/encrypt" {
+			info.redact, info.payloadChars = true, -1 // plaintext never reaches the journal
+		} else if c.Request.Body != nil && c.Request.Body != http.NoBody {
 			info.body = &capture{r: c.Request.Body}
 			c.Request.Body = info.body
 		}

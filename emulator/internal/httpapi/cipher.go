@@ -29,6 +29,9 @@ func (a *API) encrypt(c *gin.Context) (any, error) {
 	if payload == nil {
 		return nil, apperr.New(apperr.InvalidRequest, "field \"payload\" is required: a string")
 	}
+	if info := infoOf(c); info != nil {
+		info.payloadChars = utf8.RuneCountInString(*payload)
+	}
 	if len(*payload) > maxPayload { // more bytes than the limit's characters: count them
 		if n := utf8.RuneCountInString(*payload); n > maxPayload {
 			return nil, apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("field \"payload\" is %d characters; the limit is %d", n, maxPayload))
