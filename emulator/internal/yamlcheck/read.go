@@ -173,16 +173,6 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return readAtMost(f, limit)
 }
 
-// ReadFS reads name from fsys, at most limit bytes (for embedded files).
-func ReadFS(fsys fs.FS, name string, limit int64) ([]byte, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, pathless(err)
-	}
-	defer f.Close()
-	return readAtMost(f, limit)
-}
-
 func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil && fi.Size() > limit {
