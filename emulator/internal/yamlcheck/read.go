@@ -109,25 +109,29 @@ func (d *Dir) Files() ([]string, error) {
 	return names, nil
 }
 
-// leadsOutside reports whether name is a symlink whose target, resolved, is not in
-// the directory.
+// leadsOutside reports whether name is a symlink that the directory's os.Root will not
+// follow because it leaves the directory (even on its way back in), or a dangling link
+// whose target would be outside.
 func (d *Dir) leadsOutside(name string) bool {
 	fi, err := d.root.Lstat(name)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		return false
 	}
-	target, err := filepath.EvalSymlinks(filepath.Join(d.path, name))
+	if _, err := d.root.Stat(name); err == nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(d.path, name)); err == nil {
+		return true // it resolves, but not within the root
+	}
+	target, err := d.root.Readlink(name)
 	if err != nil {
-		target, err = d.root.Readlink(name)
-		if err != nil {
-			return true
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(d.real, target)
-		}
+		return true
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(d.real, target)
 	}
 	rel, err := filepath.Rel(d.real, target)
-	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel)
+	return err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // Read reads the file name of the directory, at most limit bytes: ErrOutside for a

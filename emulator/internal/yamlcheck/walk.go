@@ -273,7 +273,9 @@ func (c *Checker) Integer(n *yaml.Node, where string, lo, hi int64) (int64, bool
 	}
 	var i int64
 	if s.ShortTag() != "!!int" || s.Decode(&i) != nil {
-		if s.ShortTag() == "!!int" { // beyond int64
+		var f float64
+		// Beyond int64, yaml.v3 reads a whole number as a float (or fails on it).
+		if s.ShortTag() == "!!int" || s.Decode(&f) == nil && f == math.Trunc(f) && (f < float64(lo) || f > float64(hi)) {
 			c.Addf(s, "%s%s is out of range: want a whole number %s", label(where), Excerpt(s.Value), Range(float64(lo), float64(hi)))
 		} else {
 			c.Addf(s, "%swant a whole number, got %s", label(where), Describe(s))
