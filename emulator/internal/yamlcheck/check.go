@@ -5,7 +5,8 @@
 //
 // Every check reads yaml.v3 nodes (never its reflection decoding), so every problem has
 // a line; problems are collected, not returned at the first, so one run shows them all.
-// Messages quote at most an excerpt of the file's content (see Excerpt).
+// Messages quote at most an excerpt of the file's content (see Excerpt). Files are
+// read bounded in size and, from a directory, never through a link out of it (Dir).
 package yamlcheck
 
 import (
@@ -31,9 +32,6 @@ type Checker struct {
 func New(file string, data []byte) *Checker {
 	return &Checker{file: file, lastLine: lastLine(data)}
 }
-
-// File is the file name problems carry.
-func (c *Checker) File() string { return c.file }
 
 // Failed reports whether any problem was recorded.
 func (c *Checker) Failed() bool { return len(c.problems) > 0 }

@@ -15,7 +15,7 @@ import (
 // one, is a mapping: a kind ("scenario", "fixture") with the top-level keys keys. It
 // returns the root, or nil with ok when the file holds no document or only null (the
 // caller decides whether that is a problem), or nil and !ok after recording why.
-// Aliases may expand the document to at most MaxNodes(len(data)) nodes.
+// Aliases may expand the document to at most 4 nodes per byte of data, plus 1000.
 func (c *Checker) Document(data []byte, kind string, keys []string) (root *yaml.Node, ok bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -42,7 +42,7 @@ func (c *Checker) Document(data []byte, kind string, keys []string) (root *yaml.
 	if len(doc.Content) == 0 {
 		return nil, true
 	}
-	if !c.expansionFits(doc.Content[0], MaxNodes(len(data))) {
+	if !c.expansionFits(doc.Content[0], maxNodes(len(data))) {
 		return nil, false
 	}
 	root = c.Resolve(doc.Content[0])
@@ -56,10 +56,10 @@ func (c *Checker) Document(data []byte, kind string, keys []string) (root *yaml.
 	return root, true
 }
 
-// MaxNodes is how many nodes a file of size bytes may expand to through its aliases:
+// maxNodes is how many nodes a file of size bytes may expand to through its aliases:
 // four per byte and a thousand more. A file without aliases has fewer nodes than bytes;
 // one that reuses anchors in earnest stays far below; a billion laughs does not.
-func MaxNodes(size int) int { return 4*size + 1000 }
+func maxNodes(size int) int { return 4*size + 1000 }
 
 // expansionFits counts the nodes of n with every alias expanded (each anchor counted
 // once, so the count costs one pass however deep the aliases nest) and records a

@@ -29,11 +29,11 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("file too large: at most %s", Size(e.Limit))
+	return fmt.Sprintf("file too large: at most %s", size(e.Limit))
 }
 
-// Size writes a byte count in whole MiB or KiB when it is one, else in bytes.
-func Size(n int64) string {
+// size writes a byte count in whole MiB or KiB when it is one, else in bytes.
+func size(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

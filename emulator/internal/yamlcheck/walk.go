@@ -88,8 +88,8 @@ func (c *Checker) Entries(n *yaml.Node, where string, allowed ...string) (entrie
 			ok = false
 			continue
 		}
-		if !Allowed(k.Value, allowed) {
-			c.Addf(k, "%sunknown key %q%s", label(where), k.Value, Suggest(k.Value, allowed))
+		if !allowedKey(k.Value, allowed) {
+			c.Addf(k, "%sunknown key %q%s", label(where), k.Value, suggest(k.Value, allowed))
 			ok = false
 			continue
 		}
@@ -124,9 +124,9 @@ func (c *Checker) Fields(n *yaml.Node, where string, allowed ...string) (map[str
 	return out, ok
 }
 
-// Allowed reports whether key is among allowed, where "x-*" stands for every key with
+// allowedKey reports whether key is among allowed, where "x-*" stands for every key with
 // the prefix "x-".
-func Allowed(key string, allowed []string) bool {
+func allowedKey(key string, allowed []string) bool {
 	for _, a := range allowed {
 		if a == key || (strings.HasSuffix(a, "*") && strings.HasPrefix(key, a[:len(a)-1])) {
 			return true
@@ -276,27 +276,27 @@ func (c *Checker) Integer(n *yaml.Node, where string, lo, hi int64) (int64, bool
 		var f float64
 		// Beyond int64, yaml.v3 reads a whole number as a float (or fails on it).
 		if s.ShortTag() == "!!int" || s.Decode(&f) == nil && f == math.Trunc(f) && (f < float64(lo) || f > float64(hi)) {
-			c.Addf(s, "%s%s is out of range: want a whole number %s", label(where), Excerpt(s.Value), Range(float64(lo), float64(hi)))
+			c.Addf(s, "%s%s is out of range: want a whole number %s", label(where), Excerpt(s.Value), rangeOf(float64(lo), float64(hi)))
 		} else {
 			c.Addf(s, "%swant a whole number, got %s", label(where), Describe(s))
 		}
 		return 0, false
 	}
 	if i < lo || i > hi {
-		c.Addf(s, "%s%d is out of range: want a whole number %s", label(where), i, Range(float64(lo), float64(hi)))
+		c.Addf(s, "%s%d is out of range: want a whole number %s", label(where), i, rangeOf(float64(lo), float64(hi)))
 		return 0, false
 	}
 	return i, true
 }
 
-// Range words the allowed range from lo to hi, both included: "from 1 to 1000000000",
+// rangeOf words the allowed range from lo to hi, both included: "from 1 to 1000000000",
 // written out in full so that a reader need not decode 1e+09.
-func Range(lo, hi float64) string {
+func rangeOf(lo, hi float64) string {
 	return "from " + strconv.FormatFloat(lo, 'f', -1, 64) + " to " + strconv.FormatFloat(hi, 'f', -1, 64)
 }
 
-// Suggest names the allowed key closest to a misspelt one, or lists them all.
-func Suggest(got string, allowed []string) string {
+// suggest names the allowed key closest to a misspelt one, or lists them all.
+func suggest(got string, allowed []string) string {
 	best, bestD := "", 3
 	for _, a := range allowed {
 		if strings.HasSuffix(a, "*") {
