@@ -6,6 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 var faultKeys = []string{"match", "status", "code", "message", "delay", "drop", "rate_limit", "timeout", "times", "probability"}
@@ -28,7 +29,7 @@ func (d *decoder) faults(n *yaml.Node) ([]fault.Spec, bool) {
 
 func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	var s fault.Spec
-	f, ok := d.fields(n, at, faultKeys...)
+	f, ok := d.Fields(n, at, faultKeys...)
 	if !ok {
 		return s, false
 	}
@@ -36,26 +37,26 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	str := func(key string, dst *string) {
 		if v, has := f[key]; has {
 			var ok bool
-			*dst, ok = d.str(v.val, at+"."+key)
+			*dst, ok = d.Str(v.Value, at+"."+key)
 			good = good && ok
 		}
 	}
 	boolean := func(key string, dst *bool) {
 		if v, has := f[key]; has {
 			var ok bool
-			*dst, ok = d.boolean(v.val, at+"."+key)
+			*dst, ok = d.Bool(v.Value, at+"."+key)
 			good = good && ok
 		}
 	}
-	integer := func(key string, dst *int) {
+	integer := func(key string, dst *int, lo, hi int64) {
 		if v, has := f[key]; has {
 			var ok bool
-			*dst, ok = d.integer(v.val, at+"."+key)
+			*dst, ok = d.integer(v.Value, at+"."+key, lo, hi)
 			good = good && ok
 		}
 	}
 	if v, has := f["match"]; has {
-		m, ok := d.fields(v.val, at+".match", "method", "path", "service", "scope")
+		m, ok := d.Fields(v.Value, at+".match", "method", "path", "service", "scope")
 		good = good && ok
 		for _, e := range []struct {
 			key string
@@ -64,27 +65,27 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 			key, dst := e.key, e.dst
 			if mv, has := m[key]; has {
 				var ok bool
-				*dst, ok = d.str(mv.val, at+".match."+key)
+				*dst, ok = d.Str(mv.Value, at+".match."+key)
 				good = good && ok
 			}
 		}
 	}
-	integer("status", &s.Status)
+	integer("status", &s.Status, -anyInt, anyInt) // fault.Validate names the range of statuses
 	str("code", &s.Code)
 	str("message", &s.Message)
 	if v, has := f["delay"]; has {
-		delay, ok := d.delay(v.val, at+".delay")
+		delay, ok := d.delay(v.Value, at+".delay")
 		s.Delay = delay
 		good = good && ok
 	}
 	boolean("drop", &s.Drop)
 	boolean("rate_limit", &s.RateLimit)
 	boolean("timeout", &s.Timeout)
-	integer("times", &s.Times)
+	integer("times", &s.Times, 0, anyInt)
 	if v, has := f["probability"]; has {
-		p, ok := d.number(v.val, at+".probability")
+		p, ok := d.Number(v.Value, at+".probability")
 		if ok && (p < 0 || p > 1) {
-			d.addf(v.val, "%s.probability: %v: want a number from 0 to 1", at, p)
+			d.Addf(v.Value, "%s.probability: %v is out of range: want a number from 0 to 1", at, p)
 			ok = false
 		}
 		s.Probability = &p
@@ -94,7 +95,7 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 		return s, false
 	}
 	if err := s.Validate(); err != nil {
-		d.addf(n, "%s: %v", at, err)
+		d.Addf(n, "%s: %v", at, err)
 		return s, false
 	}
 	return s, true
@@ -103,7 +104,7 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 // delay reads "750ms" or {min, max} with fault.Delay's own reader, after bounding the
 // durations as every other duration of a scenario is bounded.
 func (d *decoder) delay(n *yaml.Node, at string) (*fault.Delay, bool) {
-	n = d.resolve(n)
+	n = d.Resolve(n)
 	if n == nil {
 		return nil, false
 	}
@@ -113,27 +114,27 @@ func (d *decoder) delay(n *yaml.Node, at string) (*fault.Delay, bool) {
 			return nil, false
 		}
 	case yaml.MappingNode:
-		f, ok := d.fields(n, at, "min", "max")
+		f, ok := d.Fields(n, at, "min", "max")
 		if !ok {
 			return nil, false
 		}
 		for _, k := range []string{"min", "max"} {
 			v, has := f[k]
 			if !has {
-				d.addf(n, "%s: a range needs both min and max", at)
+				d.Addf(n, "%s: a range needs both min and max", at)
 				return nil, false
 			}
-			if _, ok := d.duration(v.val, at+"."+k); !ok {
+			if _, ok := d.duration(v.Value, at+"."+k); !ok {
 				return nil, false
 			}
 		}
 	default:
-		d.addf(n, "%s: want a duration such as 750ms or {min: 100ms, max: 2s}, got %s", at, kindName(n))
+		d.Addf(n, "%s: want a duration such as 750ms or {min: 100ms, max: 2s}, got %s", at, yamlcheck.Describe(n))
 		return nil, false
 	}
 	var delay fault.Delay
 	if err := delay.UnmarshalYAML(n); err != nil {
-		d.addf(n, "%s: %v", at, err)
+		d.Addf(n, "%s: %v", at, err)
 		return nil, false
 	}
 	return &delay, true

@@ -51,11 +51,11 @@ func (d *decoder) lifecycle(n *yaml.Node, where string, kind lifecycleKind) ([]S
 		return nil, false
 	}
 	if len(items) == 0 {
-		d.addf(n, "%s: empty; a %s lifecycle starts with %s", where, kind.resource, kind.first)
+		d.Addf(n, "%s: empty; a %s lifecycle starts with %s", where, kind.resource, kind.first)
 		return nil, false
 	}
 	if len(items) > kind.maxSteps {
-		d.addf(n, "%s: %d steps; a %s lifecycle has at most %d steps, as no status repeats", where, len(items), kind.resource, kind.maxSteps)
+		d.Addf(n, "%s: %d steps; a %s lifecycle has at most %d steps, as no status repeats", where, len(items), kind.resource, kind.maxSteps)
 		return nil, false
 	}
 	steps := make([]Step, 0, len(items))
@@ -78,54 +78,54 @@ func (d *decoder) lifecycle(n *yaml.Node, where string, kind lifecycleKind) ([]S
 }
 
 func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, prev string) (Step, bool) {
-	f, ok := d.fields(n, at, "status", "after", "error")
+	f, ok := d.Fields(n, at, "status", "after", "error")
 	if !ok {
 		return Step{}, false
 	}
 	sv, has := f["status"]
 	if !has {
-		d.addf(n, "%s: missing status", at)
+		d.Addf(n, "%s: missing status", at)
 		return Step{}, false
 	}
-	status, ok := d.str(sv.val, at+".status")
+	status, ok := d.Str(sv.Value, at+".status")
 	if !ok {
 		return Step{}, false
 	}
 	if !contains(kind.statuses, status) {
-		d.addf(sv.val, "%s.status: unknown %s status %q (want %s)", at, kind.resource, status, strings.Join(kind.statuses, ", "))
+		d.Addf(sv.Value, "%s.status: unknown %s status %q (want %s)", at, kind.resource, status, strings.Join(kind.statuses, ", "))
 		return Step{}, false
 	}
 	step := Step{Status: status}
 	good := true
 	if first && status != kind.first {
-		d.addf(sv.val, "%s.status: a %s lifecycle starts with %s (the status at creation), not %s", at, kind.resource, kind.first, status)
+		d.Addf(sv.Value, "%s.status: a %s lifecycle starts with %s (the status at creation), not %s", at, kind.resource, kind.first, status)
 		good = false
 	}
 	if !first {
 		if allowed := kind.next[prev]; len(allowed) == 0 {
-			d.addf(sv.val, "%s.status: %s is final; no step can follow it", at, prev)
+			d.Addf(sv.Value, "%s.status: %s is final; no step can follow it", at, prev)
 			good = false
 		} else if !contains(allowed, status) {
-			d.addf(sv.val, "%s.status: %s cannot follow %s (after %s comes %s; no step is skipped or repeated)",
+			d.Addf(sv.Value, "%s.status: %s cannot follow %s (after %s comes %s; no step is skipped or repeated)",
 				at, status, prev, prev, strings.Join(allowed, " or "))
 			good = false
 		}
 	}
 	if av, has := f["after"]; has {
-		after, ok := d.duration(av.val, at+".after")
+		after, ok := d.duration(av.Value, at+".after")
 		good = good && ok
 		if ok && first && after > 0 {
-			d.addf(av.val, "%s.after: the first step is the status at creation; it cannot wait (remove after)", at)
+			d.Addf(av.Value, "%s.after: the first step is the status at creation; it cannot wait (remove after)", at)
 			good = false
 		}
 		step.After = after
 	}
 	if ev, has := f["error"]; has {
 		if status != "error" {
-			d.addf(ev.key, "%s.error: only an error step carries error", at)
+			d.Addf(ev.Key, "%s.error: only an error step carries error", at)
 			return step, false
 		}
-		se, ok := d.stepError(ev.val, at+".error", kind)
+		se, ok := d.stepError(ev.Value, at+".error", kind)
 		good = good && ok
 		step.Error = se
 	}
@@ -133,24 +133,24 @@ func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, 
 }
 
 func (d *decoder) stepError(n *yaml.Node, at string, kind lifecycleKind) (*StepError, bool) {
-	f, ok := d.fields(n, at, "code", "message")
+	f, ok := d.Fields(n, at, "code", "message")
 	if !ok {
 		return nil, false
 	}
 	se := &StepError{Code: kind.defaultCode}
 	if cv, has := f["code"]; has {
-		code, ok := d.str(cv.val, at+".code")
+		code, ok := d.Str(cv.Value, at+".code")
 		if !ok {
 			return nil, false
 		}
 		if !fault.ValidCode(code) {
-			d.addf(cv.val, "%s.code: %q: want snake_case, e.g. %s", at, code, kind.defaultCode)
+			d.Addf(cv.Value, "%s.code: %q: want snake_case, e.g. %s", at, code, kind.defaultCode)
 			return nil, false
 		}
 		se.Code = code
 	}
 	if mv, has := f["message"]; has {
-		msg, ok := d.str(mv.val, at+".message")
+		msg, ok := d.Str(mv.Value, at+".message")
 		if !ok {
 			return nil, false
 		}

@@ -1,7 +1,11 @@
 package scenario
 
 import (
+	"strconv"
+
 	"gopkg.in/yaml.v3"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // maxPerSecond keeps rate × burst far from float and integer overflow in the limiter.
@@ -14,35 +18,35 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 	if base != nil {
 		c = base.Certificates
 	}
-	f, ok := d.fields(n, "certificates", "issuer", "valid_for", "renew_before")
+	f, ok := d.Fields(n, "certificates", "issuer", "valid_for", "renew_before")
 	if !ok {
 		return c, false
 	}
 	good := d.require(n, base, f, "certificates", "issuer", "valid_for", "renew_before")
 	if v, has := f["issuer"]; has {
-		c.Issuer, ok = d.word(v.val, "certificates.issuer")
+		c.Issuer, ok = d.Word(v.Value, "certificates.issuer")
 		good = good && ok
 	}
 	if v, has := f["valid_for"]; has {
-		c.ValidFor, ok = d.duration(v.val, "certificates.valid_for")
+		c.ValidFor, ok = d.duration(v.Value, "certificates.valid_for")
 		if ok && c.ValidFor <= 0 {
-			d.addf(v.val, "certificates.valid_for: must be more than 0")
+			d.Addf(v.Value, "certificates.valid_for: %s is out of range: want more than 0s and at most %dd", fmtDuration(c.ValidFor), maxDays)
 			ok = false
 		}
 		good = good && ok
 	}
 	if v, has := f["renew_before"]; has {
-		c.RenewBefore, ok = d.duration(v.val, "certificates.renew_before")
+		c.RenewBefore, ok = d.duration(v.Value, "certificates.renew_before")
 		good = good && ok
 	}
 	if good && c.RenewBefore >= c.ValidFor {
 		at := n
 		if v, has := f["renew_before"]; has {
-			at = v.val
+			at = v.Value
 		} else if v, has := f["valid_for"]; has {
-			at = v.val
+			at = v.Value
 		}
-		d.addf(at, "certificates: renew_before (%s) must be less than valid_for (%s)", fmtDuration(c.RenewBefore), fmtDuration(c.ValidFor))
+		d.Addf(at, "certificates: renew_before (%s) must be less than valid_for (%s)", fmtDuration(c.RenewBefore), fmtDuration(c.ValidFor))
 		good = false
 	}
 	return c, good
@@ -55,54 +59,50 @@ func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
 	if base != nil {
 		rl = base.RateLimits
 	}
-	f, ok := d.fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst")
+	f, ok := d.Fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst")
 	if !ok {
 		return rl, false
 	}
 	good := d.require(n, base, f, "rate_limits", "enabled", "per_token", "per_ip", "burst")
 	if v, has := f["enabled"]; has {
-		rl.Enabled, ok = d.boolean(v.val, "rate_limits.enabled")
+		rl.Enabled, ok = d.Bool(v.Value, "rate_limits.enabled")
 		good = good && ok
 	}
 	if v, has := f["per_token"]; has {
-		pt, ok := d.fields(v.val, "rate_limits.per_token", "per_second", "per_minute")
-		good = good && ok && d.require(v.val, base, pt, "rate_limits.per_token", "per_second", "per_minute")
+		pt, ok := d.Fields(v.Value, "rate_limits.per_token", "per_second", "per_minute")
+		good = good && ok && d.require(v.Value, base, pt, "rate_limits.per_token", "per_second", "per_minute")
 		if pv, has := pt["per_second"]; has {
-			rl.PerTokenPerSecond, ok = d.perSecond(pv.val, "rate_limits.per_token.per_second")
+			rl.PerTokenPerSecond, ok = d.perSecond(pv.Value, "rate_limits.per_token.per_second")
 			good = good && ok
 		}
 		if pv, has := pt["per_minute"]; has {
-			pm, ok := d.integer(pv.val, "rate_limits.per_token.per_minute")
-			if ok && pm <= 0 {
-				d.addf(pv.val, "rate_limits.per_token.per_minute: must be more than 0")
-				ok = false
-			}
+			pm, ok := d.integer(pv.Value, "rate_limits.per_token.per_minute", 1, anyInt)
 			rl.PerTokenPerMinute = pm
 			good = good && ok
 		}
 	}
 	if v, has := f["per_ip"]; has {
-		pi, ok := d.fields(v.val, "rate_limits.per_ip", "per_second")
-		good = good && ok && d.require(v.val, base, pi, "rate_limits.per_ip", "per_second")
+		pi, ok := d.Fields(v.Value, "rate_limits.per_ip", "per_second")
+		good = good && ok && d.require(v.Value, base, pi, "rate_limits.per_ip", "per_second")
 		if pv, has := pi["per_second"]; has {
-			rl.PerIPPerSecond, ok = d.perSecond(pv.val, "rate_limits.per_ip.per_second")
+			rl.PerIPPerSecond, ok = d.perSecond(pv.Value, "rate_limits.per_ip.per_second")
 			good = good && ok
 		}
 	}
 	if v, has := f["burst"]; has {
-		rl.Burst, ok = d.duration(v.val, "rate_limits.burst")
+		rl.Burst, ok = d.duration(v.Value, "rate_limits.burst")
 		good = good && ok
 	}
 	return rl, good
 }
 
 func (d *decoder) perSecond(n *yaml.Node, where string) (float64, bool) {
-	v, ok := d.number(n, where)
+	v, ok := d.Number(n, where)
 	if !ok {
 		return 0, false
 	}
 	if v <= 0 || v > maxPerSecond {
-		d.addf(n, "%s: %v: want more than 0 and at most %g", where, v, float64(maxPerSecond))
+		d.Addf(n, "%s: %v is out of range: want a number more than 0 and at most %s", where, v, strconv.FormatFloat(maxPerSecond, 'f', -1, 64))
 		return 0, false
 	}
 	return v, true
@@ -110,14 +110,14 @@ func (d *decoder) perSecond(n *yaml.Node, where string) (float64, bool) {
 
 // require reports the keys missing from f when there is no base to take them from
 // (only the built-in default is read that way).
-func (d *decoder) require(n *yaml.Node, base *Scenario, f map[string]field, where string, keys ...string) bool {
+func (d *decoder) require(n *yaml.Node, base *Scenario, f map[string]yamlcheck.Field, where string, keys ...string) bool {
 	if base != nil {
 		return true
 	}
 	good := true
 	for _, k := range keys {
 		if _, has := f[k]; !has {
-			d.addf(n, "%s: missing %s (the default scenario sets every key)", label(where), k)
+			d.Addf(n, "%s: missing %s (the default scenario sets every key)", label(where), k)
 			good = false
 		}
 	}

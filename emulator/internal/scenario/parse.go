@@ -1,17 +1,14 @@
 package scenario
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // topKeys are a scenario file's top-level keys, in the order PRODUCT.md shows them.
@@ -34,108 +31,26 @@ func parse(file string, data []byte, base *Scenario) (s *Scenario, problems []Pr
 			s, problems = nil, []Problem{{File: file, Line: 1, Message: fmt.Sprintf("internal error reading the scenario: %v", v)}}
 		}
 	}()
-	d := &decoder{file: file, lastLine: lastLine(data)}
-	root := d.document(data)
+	d := &decoder{yamlcheck.New(file, data)}
+	root, ok := d.Document(data, "scenario", topKeys)
+	if ok && root == nil {
+		d.Addf(nil, "empty file: a scenario is a mapping with keys %s", strings.Join(topKeys, ", "))
+	}
 	if root != nil {
 		s = d.scenario(root, file, base)
 	}
-	if len(d.problems) > 0 || s == nil {
-		if len(d.problems) == 0 { // cannot happen; keeps the contract if it does
-			d.addf(nil, "not a scenario")
+	if d.Failed() || s == nil {
+		if !d.Failed() { // cannot happen; keeps the contract if it does
+			d.Addf(nil, "not a scenario")
 		}
-		sortProblems(d.problems)
-		return nil, d.problems
+		return nil, d.Problems()
 	}
 	return s, nil
 }
 
-// document parses the YAML text and returns its root node, a mapping.
-func (d *decoder) document(data []byte) *yaml.Node {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			d.addf(nil, "empty file: a scenario is a mapping with keys %s", strings.Join(topKeys, ", "))
-		} else {
-			d.syntaxError(err, data)
-		}
-		return nil
-	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case err == nil:
-		at := &extra
-		if len(extra.Content) > 0 {
-			at = extra.Content[0]
-		}
-		d.addf(at, "a second YAML document: a scenario file holds exactly one")
-		return nil
-	case !errors.Is(err, io.EOF):
-		d.syntaxError(err, data)
-		return nil
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		d.addf(&doc, "empty file: a scenario is a mapping with keys %s", strings.Join(topKeys, ", "))
-		return nil
-	}
-	root := d.resolve(doc.Content[0])
-	if root == nil {
-		return nil
-	}
-	if root.Kind != yaml.MappingNode {
-		d.addf(root, "a scenario is a mapping with keys %s, got %s", strings.Join(topKeys, ", "), kindName(root))
-		return nil
-	}
-	return root
-}
-
-var (
-	lineRE   = regexp.MustCompile(`\bline (\d+)\b`)
-	offsetRE = regexp.MustCompile(`\boffset (\d+)\b`)
-	anchorRE = regexp.MustCompile(`unknown anchor '(.*)' referenced`)
-	// parserProblemRE matches the problems of yaml.v3's parser (not its scanner), whose
-	// "line N" counts from 0: the line of the construct that is not closed.
-	parserProblemRE = regexp.MustCompile(`^yaml: (line \d+: )?(did not find expected|found duplicate %|found incompatible YAML|found undefined tag)`)
-)
-
-// syntaxError records a YAML syntax error at the line yaml names, else the line of the
-// byte offset or the anchor it names, else line 1; never past the file's last line.
-func (d *decoder) syntaxError(err error, data []byte) {
-	msg := err.Error()
-	line := 1
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		if parserProblemRE.MatchString(msg) {
-			line++
-		}
-	} else if m := offsetRE.FindStringSubmatch(msg); m != nil {
-		if off, err := strconv.Atoi(m[1]); err == nil && off >= 0 {
-			line = lineAt(data, off)
-		}
-	} else if m := anchorRE.FindStringSubmatch(msg); m != nil {
-		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
-			line = lineAt(data, i)
-		}
-	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = lineRE.ReplaceAllString(msg, "")
-	msg = strings.TrimLeft(msg, ": ")
-	d.addAt(line, "invalid YAML: "+msg)
-}
-
-// lastLine is the number of the file's last line, not counting an empty one after a
-// final newline.
-func lastLine(data []byte) int {
-	return max(1, bytes.Count(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))+1)
-}
-
-func lineAt(data []byte, off int) int {
-	return bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
-}
-
 // scenario reads the top-level mapping, section by section over base.
 func (d *decoder) scenario(root *yaml.Node, file string, base *Scenario) *Scenario {
-	f, ok := d.fields(root, "", topKeys...)
+	f, ok := d.Fields(root, "", topKeys...)
 	if !ok && f == nil {
 		return nil
 	}
@@ -152,8 +67,8 @@ func (d *decoder) scenario(root *yaml.Node, file string, base *Scenario) *Scenar
 	}
 	d.require(root, base, f, "", "name", "description", "deployments", "domains", "certificates", "rate_limits", "faults")
 	if v, has := f["name"]; has {
-		s.nameLine = v.key.Line
-		if name, ok := d.str(v.val, "name"); ok && d.checkName(v.val, name) {
+		s.nameLine = v.Key.Line
+		if name, ok := d.Str(v.Value, "name"); ok && d.checkName(v.Value, name) {
 			s.Name = name
 		}
 	} else {
@@ -161,28 +76,28 @@ func (d *decoder) scenario(root *yaml.Node, file string, base *Scenario) *Scenar
 			s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		}
 		if s.Name == "" || s.Name == "." {
-			d.addf(root, "missing name, and the file name gives none")
+			d.Addf(root, "missing name, and the file name gives none")
 		} else {
 			d.checkName(root, s.Name)
 		}
 	}
 	if v, has := f["description"]; has {
-		s.Description, _ = d.str(v.val, "description")
+		s.Description, _ = d.Str(v.Value, "description")
 	}
 	if v, has := f["deployments"]; has {
-		d.deployments(v.val, s, base)
+		d.deployments(v.Value, s, base)
 	}
 	if v, has := f["domains"]; has {
-		d.domains(v.val, s, base)
+		d.domains(v.Value, s, base)
 	}
 	if v, has := f["certificates"]; has {
-		s.Certificates, _ = d.certificates(v.val, base)
+		s.Certificates, _ = d.certificates(v.Value, base)
 	}
 	if v, has := f["rate_limits"]; has {
-		s.RateLimits, _ = d.rateLimits(v.val, base)
+		s.RateLimits, _ = d.rateLimits(v.Value, base)
 	}
 	if v, has := f["faults"]; has {
-		s.Faults, _ = d.faults(v.val)
+		s.Faults, _ = d.faults(v.Value)
 	}
 	return s
 }
@@ -191,13 +106,13 @@ func (d *decoder) scenario(root *yaml.Node, file string, base *Scenario) *Scenar
 func (d *decoder) checkName(n *yaml.Node, name string) bool {
 	switch {
 	case strings.TrimSpace(name) == "":
-		d.addf(n, "name: empty")
+		d.Addf(n, "name: empty")
 	case strings.TrimSpace(name) != name:
-		d.addf(n, "name: %q has leading or trailing spaces", name)
+		d.Addf(n, "name: %q has leading or trailing spaces", name)
 	case len(name) > 100:
-		d.addf(n, "name: longer than 100 characters")
+		d.Addf(n, "name: longer than 100 characters")
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		d.addf(n, "name: %q has control characters", name)
+		d.Addf(n, "name: %q has control characters", name)
 	default:
 		return true
 	}
@@ -205,37 +120,37 @@ func (d *decoder) checkName(n *yaml.Node, name string) bool {
 }
 
 func (d *decoder) deployments(n *yaml.Node, s, base *Scenario) {
-	f, ok := d.fields(n, "deployments", "uploads", "lifecycle", "rules")
+	f, ok := d.Fields(n, "deployments", "uploads", "lifecycle", "rules")
 	if !ok && f == nil {
 		return
 	}
 	d.require(n, base, f, "deployments", "uploads", "lifecycle", "rules")
 	if v, has := f["uploads"]; has {
-		if u, ok := d.str(v.val, "deployments.uploads"); ok {
+		if u, ok := d.Str(v.Value, "deployments.uploads"); ok {
 			if u != UploadsLenient && u != UploadsStrict {
-				d.addf(v.val, "deployments.uploads: %q: want %s or %s", u, UploadsLenient, UploadsStrict)
+				d.Addf(v.Value, "deployments.uploads: %q: want %s or %s", u, UploadsLenient, UploadsStrict)
 			}
 			s.Uploads = u
 		}
 	}
 	if v, has := f["lifecycle"]; has {
-		s.DeploymentLifecycle, _ = d.lifecycle(v.val, "deployments.lifecycle", deploymentKind)
+		s.DeploymentLifecycle, _ = d.lifecycle(v.Value, "deployments.lifecycle", deploymentKind)
 	}
 	if v, has := f["rules"]; has {
-		s.DeploymentRules, _ = d.deploymentRules(v.val, "deployments.rules")
+		s.DeploymentRules, _ = d.deploymentRules(v.Value, "deployments.rules")
 	}
 }
 
 func (d *decoder) domains(n *yaml.Node, s, base *Scenario) {
-	f, ok := d.fields(n, "domains", "lifecycle", "rules")
+	f, ok := d.Fields(n, "domains", "lifecycle", "rules")
 	if !ok && f == nil {
 		return
 	}
 	d.require(n, base, f, "domains", "lifecycle", "rules")
 	if v, has := f["lifecycle"]; has {
-		s.DomainLifecycle, _ = d.lifecycle(v.val, "domains.lifecycle", domainKind)
+		s.DomainLifecycle, _ = d.lifecycle(v.Value, "domains.lifecycle", domainKind)
 	}
 	if v, has := f["rules"]; has {
-		s.DomainRules, _ = d.domainRules(v.val, "domains.rules")
+		s.DomainRules, _ = d.domainRules(v.Value, "domains.rules")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 	"github.com/hostemu/hostemu/scenarios"
 )
 
@@ -189,8 +189,9 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 	byName := maps.Clone(r.builtins)
 	claimed := map[string]string{} // scenario name → file that defines it
 	lastGood := map[string]*Scenario{}
-	for _, path := range files {
-		s, ps := readScenario(path)
+	for _, file := range files {
+		path := file.path
+		s, ps := file.parse()
 		problems = append(problems, ps...)
 		if s == nil {
 			s = old.lastGood[path]
@@ -231,17 +232,45 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 	return problems
 }
 
-func readScenario(path string) (*Scenario, []Problem) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, []Problem{{File: path, Message: fmt.Sprintf("cannot read: %v", unwrapPath(err))}}
-	}
-	return Parse(path, data)
+// scenarioFile is a file of the scenarios directory, as read.
+type scenarioFile struct {
+	path string
+	data []byte
+	err  error // why it could not be read
 }
 
-// scenarioFiles lists dir's scenario files in lexical order.
-func scenarioFiles(dir string) ([]string, []Problem) {
-	entries, err := os.ReadDir(dir)
+// parse parses the file; a file that could not be read is one problem.
+func (f scenarioFile) parse() (*Scenario, []Problem) {
+	if f.err != nil {
+		return nil, []Problem{{File: f.path, Message: readProblem(f.err)}}
+	}
+	return Parse(f.path, f.data)
+}
+
+// readProblem words a file that cannot be read: a link out of the directory and a
+// file over the size limit are named as such, with nothing of their content.
+func readProblem(err error) string {
+	var big *yamlcheck.TooLargeError
+	switch {
+	case errors.Is(err, yamlcheck.ErrOutside):
+		return err.Error()
+	case errors.As(err, &big):
+		return fmt.Sprintf("%v for a scenario file", err)
+	}
+	return fmt.Sprintf("cannot read: %v", err)
+}
+
+// readFile reads a scenario file named by the user (a symlink is followed).
+func readFile(path string) ([]byte, error) {
+	return yamlcheck.ReadFile(path, yamlcheck.MaxScenarioBytes)
+}
+
+// scenarioFiles lists dir's scenario files in lexical order: *.yaml and *.yml, not
+// dotfiles, not in subdirectories. Links to files in dir count (Kubernetes ConfigMaps
+// are links); a link out of dir is listed so that reading it reports it, and its
+// target is never read. Every file is read at most yamlcheck.MaxScenarioBytes long.
+func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
+	d, err := yamlcheck.OpenDir(dir)
 	if err != nil {
 		msg := fmt.Sprintf("cannot read the scenarios directory: %v", unwrapPath(err))
 		if errors.Is(err, fs.ErrNotExist) {
@@ -249,28 +278,17 @@ func scenarioFiles(dir string) ([]string, []Problem) {
 		}
 		return nil, []Problem{{File: dir, Message: msg}}
 	}
-	var files []string
-	for _, e := range entries {
-		name := e.Name()
-		if !isScenarioFile(name) {
-			continue
-		}
-		path := filepath.Join(dir, name)
-		// Stat, not e.Type: a symlink to a file counts (Kubernetes ConfigMaps are links).
-		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		files = append(files, path)
+	defer d.Close()
+	names, err := d.Files()
+	if err != nil {
+		return nil, []Problem{{File: dir, Message: fmt.Sprintf("cannot read the scenarios directory: %v", unwrapPath(err))}}
+	}
+	files := make([]scenarioFile, 0, len(names))
+	for _, name := range names {
+		data, err := d.Read(name, yamlcheck.MaxScenarioBytes)
+		files = append(files, scenarioFile{path: filepath.Join(dir, name), data: data, err: err})
 	}
 	return files, nil
-}
-
-func isScenarioFile(name string) bool {
-	if strings.HasPrefix(name, ".") {
-		return false
-	}
-	ext := strings.ToLower(filepath.Ext(name))
-	return ext == ".yaml" || ext == ".yml"
 }
 
 // unwrapPath drops the path a *fs.PathError repeats, as problems name the file already.

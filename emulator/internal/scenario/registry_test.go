@@ -145,8 +145,13 @@ func TestLoadDirSkipsOtherFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "sub.yaml"), "nested.yaml", "broken: [")
-	target := writeFile(t, t.TempDir(), "elsewhere.yaml", "description: linked\n")
-	if err := os.Symlink(target, filepath.Join(dir, "linked.yaml")); err != nil {
+	// A link to a file inside the directory is followed, as Kubernetes ConfigMaps lay
+	// them out (links out of it are refused: see TestLoadDirRefusesLinksOut).
+	if err := os.Mkdir(filepath.Join(dir, "..data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "..data"), "linked.yaml", "description: linked\n")
+	if err := os.Symlink(filepath.Join("..data", "linked.yaml"), filepath.Join(dir, "linked.yaml")); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
 	if problems := r.LoadDir(dir); len(problems) > 0 {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // deploymentRules reads deployments.rules and refuses rules an earlier rule shadows.
@@ -34,7 +36,7 @@ func readRules[W, R any](d *decoder, n *yaml.Node, where, noun string, kind life
 	good := true
 	for i, item := range items {
 		at := fmt.Sprintf("%s[%d]", where, i)
-		f, ok := d.fields(item, at, "when", "lifecycle")
+		f, ok := d.Fields(item, at, "when", "lifecycle")
 		if !ok {
 			good = false
 			continue
@@ -42,18 +44,18 @@ func readRules[W, R any](d *decoder, n *yaml.Node, where, noun string, kind life
 		wv, hasWhen := f["when"]
 		lv, hasLC := f["lifecycle"]
 		if !hasWhen {
-			d.addf(item, "%s: missing when (use when: {} to match every %s)", at, noun)
+			d.Addf(item, "%s: missing when (use when: {} to match every %s)", at, noun)
 			good = false
 		}
 		if !hasLC {
-			d.addf(item, "%s: missing lifecycle", at)
+			d.Addf(item, "%s: missing lifecycle", at)
 			good = false
 		}
 		if !hasWhen || !hasLC {
 			continue
 		}
-		w, ok := when(wv.val, at+".when")
-		lc, lcOK := d.lifecycle(lv.val, at+".lifecycle", kind)
+		w, ok := when(wv.Value, at+".when")
+		lc, lcOK := d.lifecycle(lv.Value, at+".lifecycle", kind)
 		if !ok || !lcOK {
 			good = false
 		}
@@ -62,12 +64,12 @@ func readRules[W, R any](d *decoder, n *yaml.Node, where, noun string, kind life
 		}
 		for _, e := range earlier {
 			if covers(e.when, w) {
-				d.addf(wv.key, "%s: this rule never matches: %s", at, shadowReason(e.line, same(e.when, w)))
+				d.Addf(wv.Key, "%s: this rule never matches: %s", at, shadowReason(e.line, same(e.when, w)))
 				good = false
 				break
 			}
 		}
-		earlier = append(earlier, seen{w, wv.key.Line})
+		earlier = append(earlier, seen{w, wv.Key.Line})
 		rules = append(rules, build(w, lc))
 	}
 	return rules, good
@@ -82,57 +84,57 @@ func shadowReason(line int, identical bool) string {
 
 func (d *decoder) deploymentWhen(n *yaml.Node, at string) (DeploymentRule, bool) {
 	var r DeploymentRule
-	f, ok := d.fields(n, at, "project_id", "target", "env")
+	f, ok := d.Fields(n, at, "project_id", "target", "env")
 	if !ok {
 		return r, false
 	}
 	good := true
 	if v, has := f["project_id"]; has {
-		r.ProjectID, ok = d.word(v.val, at+".project_id")
+		r.ProjectID, ok = d.Word(v.Value, at+".project_id")
 		good = good && ok
 	}
 	if v, has := f["target"]; has {
-		t, ok := d.str(v.val, at+".target")
+		t, ok := d.Str(v.Value, at+".target")
 		if ok && t != "production" && t != "preview" {
-			d.addf(v.val, "%s.target: %q: want production or preview", at, t)
+			d.Addf(v.Value, "%s.target: %q: want production or preview", at, t)
 			ok = false
 		}
 		r.Target = t
 		good = good && ok
 	}
 	if v, has := f["env"]; has {
-		r.Env, ok = d.env(v.val, at+".env")
+		r.Env, ok = d.env(v.Value, at+".env")
 		good = good && ok
 	}
 	return r, good
 }
 
 func (d *decoder) env(n *yaml.Node, at string) (map[string]string, bool) {
-	n = d.resolve(n)
+	n = d.Resolve(n)
 	if n == nil {
 		return nil, false
 	}
 	if n.Kind != yaml.MappingNode {
-		d.addf(n, "%s: want a mapping of variable names to values, got %s", at, kindName(n))
+		d.Addf(n, "%s: want a mapping of variable names to values, got %s", at, yamlcheck.Describe(n))
 		return nil, false
 	}
 	env := map[string]string{}
 	lines := map[string]int{}
 	good := true
-	for _, p := range d.pairs(n, 0) {
-		if p.key.Kind != yaml.ScalarNode || strings.TrimSpace(p.key.Value) == "" {
-			d.addf(p.key, "%s: variable names must be non-empty words", at)
+	for _, p := range d.Pairs(n) {
+		if p.Key.Kind != yaml.ScalarNode || strings.TrimSpace(p.Key.Value) == "" {
+			d.Addf(p.Key, "%s: variable names must be non-empty words", at)
 			good = false
 			continue
 		}
-		k := p.key.Value
+		k := p.Key.Value
 		if first, dup := lines[k]; dup {
-			d.addf(p.key, "%s: %s repeated (first at line %d)", at, k, first)
+			d.Addf(p.Key, "%s: %s repeated (first at line %d)", at, k, first)
 			good = false
 			continue
 		}
-		lines[k] = p.key.Line
-		v, ok := d.str(p.val, at+"."+k)
+		lines[k] = p.Key.Line
+		v, ok := d.Str(p.Value, at+"."+k)
 		good = good && ok
 		env[k] = v
 	}
@@ -172,7 +174,7 @@ func (d *decoder) domainRules(n *yaml.Node, where string) ([]DomainRule, bool) {
 // domainWhen reads {hostname: glob}; an empty when matches every hostname and is kept
 // as the glob "*", which path.Match matches against any hostname.
 func (d *decoder) domainWhen(n *yaml.Node, at string) (string, bool) {
-	f, ok := d.fields(n, at, "hostname")
+	f, ok := d.Fields(n, at, "hostname")
 	if !ok {
 		return "", false
 	}
@@ -180,20 +182,20 @@ func (d *decoder) domainWhen(n *yaml.Node, at string) (string, bool) {
 	if !has {
 		return "*", true
 	}
-	glob, ok := d.word(v.val, at+".hostname")
+	glob, ok := d.Word(v.Value, at+".hostname")
 	if !ok {
 		return "", false
 	}
 	if _, err := path.Match(glob, ""); err != nil {
-		d.addf(v.val, "%s.hostname: %q is not a valid glob (*, ?, [a-z] and \\ escapes)", at, glob)
+		d.Addf(v.Value, "%s.hostname: %q is not a valid glob (*, ?, [a-z] and \\ escapes)", at, glob)
 		return "", false
 	}
 	if glob != strings.ToLower(glob) {
-		d.addf(v.val, "%s.hostname: %q: write hostnames in lower case; they are matched in lower case", at, glob)
+		d.Addf(v.Value, "%s.hostname: %q: write hostnames in lower case; they are matched in lower case", at, glob)
 		return "", false
 	}
 	if strings.Contains(glob, "/") {
-		d.addf(v.val, "%s.hostname: %q: a hostname has no /", at, glob)
+		d.Addf(v.Value, "%s.hostname: %q: a hostname has no /", at, glob)
 		return "", false
 	}
 	return glob, true

@@ -40,9 +40,9 @@ func ValidateFiles(paths []string) (summary []string, problems []Problem) {
 			continue
 		}
 		if !fi.IsDir() {
-			data, err := os.ReadFile(p)
+			data, err := readFile(p)
 			if err != nil {
-				problems = append(problems, Problem{File: p, Message: fmt.Sprintf("cannot read: %v", unwrapPath(err))})
+				problems = append(problems, Problem{File: p, Message: readProblem(err)})
 				continue
 			}
 			check(p, data)
@@ -51,13 +51,11 @@ func ValidateFiles(paths []string) (summary []string, problems []Problem) {
 		files, ps := scenarioFiles(p)
 		problems = append(problems, ps...)
 		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				problems = append(problems, Problem{File: f, Message: fmt.Sprintf("cannot read: %v", unwrapPath(err))})
-				continue
-			}
-			if LooksLikeScenario(data) {
-				check(f, data)
+			switch {
+			case f.err != nil:
+				problems = append(problems, Problem{File: f.path, Message: readProblem(f.err)})
+			case LooksLikeScenario(f.data):
+				check(f.path, f.data)
 			}
 		}
 	}

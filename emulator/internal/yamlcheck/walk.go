@@ -1,0 +1,336 @@
+package yamlcheck
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Field is one entry of a mapping.
+type Field struct {
+	Key, Value *yaml.Node
+}
+
+// Resolve follows aliases; nil for a nil node or an alias that leads nowhere.
+func (c *Checker) Resolve(n *yaml.Node) *yaml.Node { return Follow(n) }
+
+// Follow is Resolve for code without a checker at hand.
+func Follow(n *yaml.Node) *yaml.Node {
+	for hops := 0; n != nil && n.Kind == yaml.AliasNode; hops++ {
+		if hops > 100 {
+			return nil
+		}
+		n = n.Alias
+	}
+	return n
+}
+
+// IsNull reports whether n is the null scalar (an empty value, ~ or null).
+func IsNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+// Describe names what n is, for "want …, got …": a mapping, a list, nothing, a boolean,
+// a number or the quoted text.
+func Describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return "nothing"
+		case "!!bool":
+			return "a boolean"
+		case "!!int", "!!float":
+			return "a number"
+		}
+		return fmt.Sprintf("%q", Excerpt(n.Value))
+	}
+	return "something else"
+}
+
+// label names where a problem is; the top level of the file has no name.
+func label(where string) string {
+	if where == "" {
+		return ""
+	}
+	return where + ": "
+}
+
+// Entries checks that n is a mapping whose keys are plain words among allowed, each at
+// most once, and returns its entries in document order, merge keys (<<: *anchor)
+// expanded as YAML says (explicit keys win, then earlier merges). An allowed entry
+// ending in "*" admits every key with that prefix ("x-*"). ok is false when n is not a
+// mapping or a key is wrong; the good entries are returned either way.
+func (c *Checker) Entries(n *yaml.Node, where string, allowed ...string) (entries []Field, ok bool) {
+	n = c.Resolve(n)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.MappingNode {
+		c.Addf(n, "%swant a mapping with keys %s, got %s", label(where), strings.Join(allowed, ", "), Describe(n))
+		return nil, false
+	}
+	ok = true
+	first := map[string]int{}
+	for _, f := range c.pairs(n, 0) {
+		k := c.Resolve(f.Key)
+		if k == nil || k.Kind != yaml.ScalarNode {
+			at := f.Key
+			if k != nil {
+				at = k
+			}
+			c.Addf(at, "%skeys must be plain words, got %s", label(where), describeOrNothing(k))
+			ok = false
+			continue
+		}
+		if !allowedKey(k.Value, allowed) {
+			c.Addf(k, "%sunknown key %q%s", label(where), k.Value, suggest(k.Value, allowed))
+			ok = false
+			continue
+		}
+		if line, dup := first[k.Value]; dup {
+			c.Addf(k, "%skey %q repeated (first at line %d)", label(where), k.Value, line)
+			ok = false
+			continue
+		}
+		first[k.Value] = k.Line
+		entries = append(entries, Field{Key: k, Value: f.Value})
+	}
+	return entries, ok
+}
+
+func describeOrNothing(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	return Describe(n)
+}
+
+// Fields is Entries by key.
+func (c *Checker) Fields(n *yaml.Node, where string, allowed ...string) (map[string]Field, bool) {
+	entries, ok := c.Entries(n, where, allowed...)
+	if entries == nil && !ok {
+		return nil, false
+	}
+	out := make(map[string]Field, len(entries))
+	for _, f := range entries {
+		out[f.Key.Value] = f
+	}
+	return out, ok
+}
+
+// allowedKey reports whether key is among allowed, where "x-*" stands for every key with
+// the prefix "x-".
+func allowedKey(key string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == key || (strings.HasSuffix(a, "*") && strings.HasPrefix(key, a[:len(a)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// Pairs lists the entries of the mapping n with merge keys expanded, without checking
+// its keys (for mappings whose keys are data, such as env).
+func (c *Checker) Pairs(n *yaml.Node) []Field { return c.pairs(n, 0) }
+
+// pairs lists a mapping's entries with merge keys expanded: explicit keys first, then
+// merged ones not given explicitly (earlier merges win), as YAML's merge key says.
+func (c *Checker) pairs(n *yaml.Node, depth int) []Field {
+	var own, merged []Field
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!merge" {
+			own = append(own, Field{k, v})
+			continue
+		}
+		if depth > 10 {
+			c.Addf(k, "merge keys nested too deep")
+			continue
+		}
+		src := c.Resolve(v)
+		if src == nil {
+			continue
+		}
+		switch src.Kind {
+		case yaml.MappingNode:
+			merged = append(merged, c.pairs(src, depth+1)...)
+		case yaml.SequenceNode:
+			for _, m := range src.Content {
+				if m = c.Resolve(m); m != nil && m.Kind == yaml.MappingNode {
+					merged = append(merged, c.pairs(m, depth+1)...)
+				} else if m != nil {
+					c.Addf(m, "<< wants a mapping or a list of mappings, got %s", Describe(m))
+				}
+			}
+		default:
+			c.Addf(src, "<< wants a mapping or a list of mappings, got %s", Describe(src))
+		}
+	}
+	if len(merged) == 0 {
+		return own
+	}
+	seen := make(map[string]bool, len(own))
+	for _, f := range own {
+		seen[f.Key.Value] = true
+	}
+	for _, f := range merged {
+		if f.Key.Kind == yaml.ScalarNode && !seen[f.Key.Value] {
+			seen[f.Key.Value] = true
+			own = append(own, f)
+		}
+	}
+	return own
+}
+
+// Seq checks that n is a list and returns its items.
+func (c *Checker) Seq(n *yaml.Node, where string) ([]*yaml.Node, bool) {
+	n = c.Resolve(n)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.SequenceNode {
+		hint := ""
+		if IsNull(n) {
+			hint = " (use [] for none)"
+		}
+		c.Addf(n, "%swant a list, got %s%s", label(where), Describe(n), hint)
+		return nil, false
+	}
+	return n.Content, true
+}
+
+// Scalar checks that n is a scalar with a value (not null); want names what is wanted.
+func (c *Checker) Scalar(n *yaml.Node, where, want string) (*yaml.Node, bool) {
+	n = c.Resolve(n)
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind != yaml.ScalarNode || IsNull(n) {
+		c.Addf(n, "%swant %s, got %s", label(where), want, Describe(n))
+		return nil, false
+	}
+	return n, true
+}
+
+// Str reads any scalar as a string: `message: 404` means the text "404".
+func (c *Checker) Str(n *yaml.Node, where string) (string, bool) {
+	s, ok := c.Scalar(n, where, "a string")
+	if !ok {
+		return "", false
+	}
+	return s.Value, true
+}
+
+// Word reads a string that must not be empty or blank.
+func (c *Checker) Word(n *yaml.Node, where string) (string, bool) {
+	s, ok := c.Str(n, where)
+	if ok && strings.TrimSpace(s) == "" {
+		c.Addf(c.Resolve(n), "%sempty", label(where))
+		return "", false
+	}
+	return s, ok
+}
+
+// Bool reads true or false.
+func (c *Checker) Bool(n *yaml.Node, where string) (bool, bool) {
+	s, ok := c.Scalar(n, where, "true or false")
+	if !ok {
+		return false, false
+	}
+	var b bool
+	if (s.ShortTag() != "!!bool" && s.ShortTag() != "!!str") || s.Decode(&b) != nil {
+		c.Addf(s, "%swant true or false, got %s", label(where), Describe(s))
+		return false, false
+	}
+	return b, true
+}
+
+// Number reads a finite number.
+func (c *Checker) Number(n *yaml.Node, where string) (float64, bool) {
+	s, ok := c.Scalar(n, where, "a number")
+	if !ok {
+		return 0, false
+	}
+	var f float64
+	if (s.ShortTag() != "!!int" && s.ShortTag() != "!!float") || s.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		c.Addf(s, "%swant a number, got %s", label(where), Describe(s))
+		return 0, false
+	}
+	return f, true
+}
+
+// Integer reads a whole number from lo to hi, and names that range when it is not.
+func (c *Checker) Integer(n *yaml.Node, where string, lo, hi int64) (int64, bool) {
+	s, ok := c.Scalar(n, where, "a whole number")
+	if !ok {
+		return 0, false
+	}
+	var i int64
+	if s.ShortTag() != "!!int" || s.Decode(&i) != nil {
+		var f float64
+		// Beyond int64, yaml.v3 reads a whole number as a float (or fails on it).
+		if s.ShortTag() == "!!int" || s.Decode(&f) == nil && f == math.Trunc(f) && (f < float64(lo) || f > float64(hi)) {
+			c.Addf(s, "%s%s is out of range: want a whole number %s", label(where), Excerpt(s.Value), rangeOf(float64(lo), float64(hi)))
+		} else {
+			c.Addf(s, "%swant a whole number, got %s", label(where), Describe(s))
+		}
+		return 0, false
+	}
+	if i < lo || i > hi {
+		c.Addf(s, "%s%d is out of range: want a whole number %s", label(where), i, rangeOf(float64(lo), float64(hi)))
+		return 0, false
+	}
+	return i, true
+}
+
+// rangeOf words the allowed range from lo to hi, both included: "from 1 to 1000000000",
+// written out in full so that a reader need not decode 1e+09.
+func rangeOf(lo, hi float64) string {
+	return "from " + strconv.FormatFloat(lo, 'f', -1, 64) + " to " + strconv.FormatFloat(hi, 'f', -1, 64)
+}
+
+// suggest names the allowed key closest to a misspelt one, or lists them all.
+func suggest(got string, allowed []string) string {
+	best, bestD := "", 3
+	for _, a := range allowed {
+		if strings.HasSuffix(a, "*") {
+			continue
+		}
+		if dist := editDistance(strings.ToLower(got), a); dist < bestD {
+			best, bestD = a, dist
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return " (want " + strings.Join(allowed, ", ") + ")"
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

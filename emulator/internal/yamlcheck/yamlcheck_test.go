@@ -1,0 +1,158 @@
+package yamlcheck_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
+)
+
+// TestSyntaxErrorLines: a syntax error is reported on the line a user sees it on:
+// yaml.v3 counts its parser's lines from 0 and its scanner's from 1, and the checker
+// counts both from 1. A construct left open is reported where it opens.
+func TestSyntaxErrorLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		yaml string
+		line int
+	}{
+		{"a: 1\nb: 2\n- c\n", 3},         // the stray item
+		{"a:\n  b: 1\n c: 2\n", 3},       // the misindented key
+		{"- a\nb: 1\n", 2},               // a key after a list item
+		{"a: 1\nb: {x: 1\nc: 2\n", 2},    // the flow mapping left open
+		{"a: 1\n\tb: 2\n", 2},            // the tab (a scanner error)
+		{"a: 1\nb: \"open\nc: 3\n", 2},   // the quote left open (a scanner error)
+		{"a: 1\nb: *nope\n", 2},          // the unknown alias
+		{"a: b: c\n", 1},                 // yaml names no line
+		{"[a, b\n\n", 2},                 // past the end: the last line
+		{"a: 1\nb:\n  - x\n  y: 2\n", 3}, // the list left open
+	}
+	for _, tt := range tests {
+		c := yamlcheck.New("f.yaml", []byte(tt.yaml))
+		if root, ok := c.Document([]byte(tt.yaml), "file", nil); root != nil || ok {
+			t.Errorf("%q: parsed", tt.yaml)
+			continue
+		}
+		ps := c.Problems()
+		if len(ps) != 1 || ps[0].Line != tt.line || !strings.HasPrefix(ps[0].Message, "invalid YAML: ") {
+			t.Errorf("%q: %v, want one invalid YAML at line %d", tt.yaml, ps, tt.line)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 100)
+	if got, want := yamlcheck.Excerpt(long), strings.Repeat("é", 80)+"…"; got != want {
+		t.Errorf("Excerpt = %q", got)
+	}
+	if got := yamlcheck.Excerpt("short"); got != "short" {
+		t.Errorf("Excerpt(short) = %q", got)
+	}
+	msg := `k: unknown "` + long + `" (want "a", "b")`
+	if got, want := yamlcheck.Clip(msg), `k: unknown "`+strings.Repeat("é", 80)+`…" (want "a", "b")`; got != want {
+		t.Errorf("Clip = %q", got)
+	}
+	if got := yamlcheck.Clip(strings.Repeat("x", 10_000)); len(got) > 410 || !strings.HasSuffix(got, "…") {
+		t.Errorf("Clip of a long unquoted message: %d bytes", len(got))
+	}
+}
+
+func TestAliasLimit(t *testing.T) {
+	t.Parallel()
+	// Reuse that stays under the limit.
+	ok := "x: &x {k: v, l: w}\ny: [" + strings.Repeat("*x, ", 200) + "]\n"
+	c := yamlcheck.New("f.yaml", []byte(ok))
+	if root, _ := c.Document([]byte(ok), "file", nil); root == nil || c.Failed() {
+		t.Errorf("reuse refused: %v", c.Problems())
+	}
+	// Ten levels of tenfold reuse: 10^10 nodes from a few hundred bytes.
+	bomb := "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n"
+	for i := 1; i < 10; i++ {
+		p := "*l" + string(rune('0'+i-1))
+		bomb += "l" + string(rune('0'+i)) + ": &l" + string(rune('0'+i)) + " [" + strings.Repeat(p+", ", 9) + p + "]\n"
+	}
+	c = yamlcheck.New("f.yaml", []byte(bomb))
+	if root, ok := c.Document([]byte(bomb), "file", nil); root != nil || ok {
+		t.Fatal("bomb parsed")
+	}
+	if ps := c.Problems(); len(ps) != 1 || !strings.HasPrefix(ps[0].Message, "too many aliases") || ps[0].Line != 5 {
+		t.Errorf("bomb: %v", ps)
+	}
+}
+
+func TestDir(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.yaml")
+	if err := os.WriteFile(secret, []byte("secret: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "d")
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("a.yaml", "a: 1\n")
+	write("big.yml", strings.Repeat("#", 2000)+"\n")
+	write(".hidden.yaml", "h: 1\n")
+	write("notes.txt", "n\n")
+	write(filepath.Join("sub", "in.yaml"), "in: 1\n")
+	link("a.yaml", "b.yaml")                                                         // inside
+	link(filepath.Join("sub", "in.yaml"), "c.yaml")                                  // inside, below
+	link(secret, "d.yaml")                                                           // out, absolute
+	link(filepath.Join("..", "..", filepath.Base(outside), "secret.yaml"), "e.yaml") // out, relative (target may not resolve)
+	link(filepath.Join("..", "d", "a.yaml"), "f.yaml")                               // out and back in: refused, as os.Root does
+	link("sub", "g.yaml")                                                            // a directory
+	link("missing.yaml", "h.yaml")                                                   // dangling inside
+
+	d, err := yamlcheck.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	names, err := d.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(names, " "); got != "a.yaml b.yaml big.yml c.yaml d.yaml e.yaml f.yaml" {
+		t.Errorf("Files = %s", got)
+	}
+	for name, want := range map[string]string{"a.yaml": "a: 1\n", "b.yaml": "a: 1\n", "c.yaml": "in: 1\n"} {
+		if data, err := d.Read(name, 100); string(data) != want || err != nil {
+			t.Errorf("Read(%s) = %q, %v", name, data, err)
+		}
+	}
+	for _, name := range []string{"d.yaml", "e.yaml", "f.yaml"} {
+		if data, err := d.Read(name, 100); !errors.Is(err, yamlcheck.ErrOutside) || data != nil {
+			t.Errorf("Read(%s) = %q, %v; want ErrOutside", name, data, err)
+		}
+	}
+	var big *yamlcheck.TooLargeError
+	if _, err := d.Read("big.yml", 1024); !errors.As(err, &big) || err.Error() != "file too large: at most 1 KiB" {
+		t.Errorf("Read(big.yml) = %v", err)
+	}
+	if data, err := d.Read("big.yml", 2001); err != nil || len(data) != 2001 {
+		t.Errorf("Read(big.yml) at its size: %d bytes, %v", len(data), err)
+	}
+	if _, err := yamlcheck.ReadFile(filepath.Join(dir, "big.yml"), 2000); !errors.As(err, &big) {
+		t.Errorf("ReadFile(big.yml) = %v", err)
+	}
+	if data, err := yamlcheck.ReadFile(filepath.Join(dir, "d.yaml"), 100); err != nil || string(data) != "secret: 1\n" {
+		t.Errorf("ReadFile follows a link the user named: %q, %v", data, err)
+	}
+}
