@@ -6,11 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/fixture"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // Validate checks the scenario and fixture files named by paths (files, or the
@@ -24,12 +24,8 @@ func Validate(paths []string) (summary, problems []string) {
 		problems = append(problems, ps...)
 		var scenarios []string
 		var fixtures []*fixture.File
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %s", f, statReason(err)))
-				continue
-			}
+		for _, yf := range files {
+			f, data := yf.path, yf.data
 			switch {
 			case scenario.LooksLikeScenario(data):
 				scenarios = append(scenarios, f)
@@ -67,27 +63,47 @@ func Validate(paths []string) (summary, problems []string) {
 // validateStart is a fixed clock start, so validate's output does not depend on the day.
 var validateStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// yamlFiles expands a path into files: a file as given, a directory into the *.yaml and
-// *.yml files at its top, in lexical order. Unreadable paths are problems.
-func yamlFiles(p string) (files, problems []string) {
+// yamlFile is a file Validate reads: its path and content.
+type yamlFile struct {
+	path string
+	data []byte
+}
+
+// yamlFiles reads a path: a file as given, a directory's *.yaml and *.yml files at its
+// top, in lexical order, as --scenarios and --fixtures read them (never following a
+// link out of the directory, never more than a fixture file's size limit). What cannot
+// be read is a problem.
+func yamlFiles(p string) (files []yamlFile, problems []string) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
 	}
 	if !fi.IsDir() {
-		return []string{p}, nil
+		data, err := yamlcheck.ReadFile(p, yamlcheck.MaxFixtureBytes)
+		if err != nil {
+			return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
+		}
+		return []yamlFile{{p, data}}, nil
 	}
-	entries, err := os.ReadDir(p)
+	dir, err := yamlcheck.OpenDir(p)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
 	}
-	for _, e := range entries {
-		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && (ext == ".yaml" || ext == ".yml") {
-			files = append(files, filepath.Join(p, e.Name()))
-		}
+	defer dir.Close()
+	names, err := dir.Files()
+	if err != nil {
+		return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
 	}
-	if len(files) == 0 {
+	for _, name := range names {
+		path := filepath.Join(p, name)
+		data, err := dir.Read(name, yamlcheck.MaxFixtureBytes)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %s", path, statReason(err)))
+			continue
+		}
+		files = append(files, yamlFile{path, data})
+	}
+	if len(names) == 0 {
 		problems = append(problems, fmt.Sprintf("%s: no *.yaml or *.yml files", p))
 	}
 	return files, problems
