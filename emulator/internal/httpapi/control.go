@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -15,9 +16,6 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
-
-// maxStateBody bounds PUT /_emulator/state (a world of 100,000 deployments fits).
-const maxStateBody = 512 << 20
 
 // controlAuth guards the control API with --control-token when one is set.
 func (a *API) controlAuth() gin.HandlerFunc {
@@ -61,18 +59,18 @@ func (a *API) reset(c *gin.Context) (any, error) {
 
 func (a *API) exportState(c *gin.Context) (any, error) {
 	a.w.Sched.FireDue()
-	return a.w.Store.Export(), nil
+	return a.streamState(), nil
 }
 
 func (a *API) importState(c *gin.Context) (any, error) {
-	var snap state.Snapshot
-	if err := decodeJSON(c, &snap, maxStateBody); err != nil {
+	snap, err := decodeSnapshot(c, a.cfg.Limits.stateBytes())
+	if err != nil {
 		return nil, err
 	}
 	if err := a.w.Import(snap); err != nil {
 		return nil, newError("invalid_request", "the state is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	return a.w.Store.Export(), nil
+	return a.streamState(), nil
 }
 
 type clockView struct {
@@ -329,11 +327,7 @@ func (a *API) clearFaults(c *gin.Context) (any, error) {
 
 func (a *API) listRequests(c *gin.Context) (any, error) {
 	f := journal.Filter{Method: strings.ToUpper(c.Query("method")), Path: c.Query("path")}
-	rs := a.w.Journal.List(f)
-	if rs == nil {
-		rs = []journal.Entry{}
-	}
-	return map[string]any{"requests": rs}, nil
+	return streamed(func(w io.Writer) error { return a.w.Journal.WriteJSON(w, f) }), nil
 }
 
 func (a *API) clearRequests(c *gin.Context) (any, error) {
