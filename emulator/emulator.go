@@ -91,7 +91,7 @@ func New(opts Options) (*Emulator, error) {
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
 		ControlToken: opts.ControlToken, Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger,
-		CipherSeparate: opts.CipherAddr != "",
+		CipherSeparate: opts.CipherAddr != "", Limits: opts.Limits.withDefaults().httpLimits(),
 	})
 	reg.Subscribe(e.world.RefreshScenario)
 	if opts.ScenariosDir != "" {
