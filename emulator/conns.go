@@ -10,8 +10,10 @@ import (
 
 // connLimiter caps the connections open across the listeners it wraps. A listener
 // takes a slot before it accepts; at the cap it closes the connection idle the longest
-// (between requests, or connected for over newConnGrace without sending a byte) to make
-// room, and with none to close waits for a slot to free. Idle connections are what an
+// (between requests) to make room, and with none to close waits for a slot to free
+// (a connection that sends nothing is cut by the header timeout). New connections are
+// never closed to make room: under load a real client's first request may be slow to
+// be read. Idle connections are what an
 // attacker can open by the thousand at no cost, and what a client loses least by losing
 // (it reconnects), so a normal client is still served at the cap.
 type connLimiter struct {
@@ -24,9 +26,6 @@ type connLimiter struct {
 
 	evicted atomic.Int64 // connections closed to make room
 }
-
-// newConnGrace is how long a new connection may stay silent before it counts as idle.
-const newConnGrace = time.Second
 
 func newConnLimiter(max int) *connLimiter {
 	return &connLimiter{max: max, open: map[*limitedConn]struct{}{}}
@@ -46,7 +45,7 @@ func (l *connLimiter) acquire(done <-chan struct{}) bool {
 			l.mu.Unlock()
 			return true
 		}
-		victim := l.oldestIdleLocked(time.Now())
+		victim := l.oldestIdleLocked()
 		if victim == nil && l.freed == nil {
 			l.freed = make(chan struct{})
 		}
@@ -66,13 +65,12 @@ func (l *connLimiter) acquire(done <-chan struct{}) bool {
 }
 
 // oldestIdleLocked is the connection idle the longest, or nil; l.mu is held.
-func (l *connLimiter) oldestIdleLocked(now time.Time) *limitedConn {
+func (l *connLimiter) oldestIdleLocked() *limitedConn {
 	var oldest *limitedConn
 	var oldestSince int64
 	for c := range l.open {
 		st, since := http.ConnState(c.state.Load()), c.since.Load()
-		idle := st == http.StateIdle || (st == http.StateNew && now.Sub(time.Unix(0, since)) > newConnGrace)
-		if idle && (oldest == nil || since < oldestSince) {
+		if st == http.StateIdle && (oldest == nil || since < oldestSince) {
 			oldest, oldestSince = c, since
 		}
 	}

@@ -66,11 +66,15 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 
 // nextCap is the next capacity of a body buffer: doubling from 512 bytes, up to the
 // declared length (plus one byte to read its end) or else the limit (plus one byte to
-// see it passed).
+// see it passed). Once 1 MiB has come, a declared length is believed and allocated at
+// once: the client is really sending, and doubling would leave as much garbage again.
 func nextCap(c int, declared, limit int64) int {
 	end := limit + 1
 	if declared >= 0 {
 		end = declared + 1
+		if c >= 1<<20 {
+			return int(end)
+		}
 	}
 	return int(min(int64(max(2*c, 512)), end))
 }

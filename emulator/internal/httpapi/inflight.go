@@ -107,21 +107,29 @@ func (a *API) WaitBodyBytesInFlight(ctx context.Context, cond func(int64) bool) 
 	return a.bodies.waitUsed(ctx, cond)
 }
 
+// freeBodyBytes is how much of each body is not charged to the budget: a normal
+// client's small JSON bodies are never refused because uploads hold the budget. It is
+// bounded by the connection cap (4,096 × 16 KiB = 64 MiB).
+const freeBodyBytes = 16 << 10
+
 // meteredBody is a request body whose bytes count against the budget until the request
 // is answered. readBody reserves the capacity of its buffer itself; any other reader
 // (the streamed state import) is charged for each byte it reads.
 type meteredBody struct {
-	r    io.ReadCloser
-	b    *budget
-	held int64
+	r     io.ReadCloser
+	b     *budget
+	taken int64 // bytes of the request, free ones included
+	held  int64 // bytes charged to the budget
 }
 
-// reserve charges n more bytes to the request.
+// reserve charges n more bytes to the request, past its first freeBodyBytes.
 func (m *meteredBody) reserve(n int64) bool {
-	if !m.b.acquire(n) {
+	charge := min(n, max(m.taken+n-freeBodyBytes, 0))
+	if charge > 0 && !m.b.acquire(charge) {
 		return false
 	}
-	m.held += n
+	m.taken += n
+	m.held += charge
 	return true
 }
 
