@@ -27,7 +27,7 @@ const (
 const entryOverhead = int64(unsafe.Sizeof(Entry{}))
 
 // MaxEntryBytes bounds the memory one entry holds: its capped strings and itself. A
-// journal of n entries holds at most n × MaxEntryBytes (about 8.3 KiB each).
+// journal of n entries holds at most n × MaxEntryBytes (about 8.4 KiB each).
 const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 4*MaxName + entryOverhead
 
 // DefaultSize is the number of entries kept when New is given none.
