@@ -54,6 +54,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported by health and the banner.
 	Version string
+	// Limits bound time, connections and memory a client can take (defaults when zero).
+	Limits Limits
 }
 
 // LoopbackOnly reports whether every listener binds a loopback address (an empty Addr

@@ -3,17 +3,18 @@ package emulator
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 )
 
 // Server is an emulator bound to its listeners: the hosting service and control API on
 // one, the decryption service on its own when Options.CipherAddr is set.
 type Server struct {
 	emu        *Emulator
+	conns      *connLimiter
 	ln         net.Listener
 	cipherLn   net.Listener
 	http       *http.Server
@@ -43,15 +44,44 @@ func Listen(opts Options) (*Server, error) {
 		s.closeListeners()
 		return nil, err
 	}
-	s.http = newHTTPServer(s.emu.Handler())
+	lim := opts.Limits.withDefaults()
+	s.conns = newConnLimiter(connCap(lim.MaxConnections, s.emu.log))
+	s.ln = s.conns.listener(s.ln)
+	s.http = s.newHTTPServer(s.emu.Handler(), lim)
 	if s.cipherLn != nil {
-		s.cipherHTTP = newHTTPServer(s.emu.CipherHandler())
+		s.cipherLn = s.conns.listener(s.cipherLn)
+		s.cipherHTTP = s.newHTTPServer(s.emu.CipherHandler(), lim)
 	}
 	return s, nil
 }
 
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+// newHTTPServer serves h within the limits: header and idle timeouts, a body read
+// deadline that moves with a minimum rate, and the shared connection cap.
+func (s *Server) newHTTPServer(h http.Handler, lim Limits) *http.Server {
+	return &http.Server{
+		Handler:           bodyDeadline(h, lim.BodyReadTimeout, lim.MinBodyRate),
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
+		ConnState:         s.conns.track,
+		ErrorLog:          slog.NewLogLogger(s.emu.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// fdReserve is how many file descriptors the connection cap leaves for everything else
+// (state and scenario files, watchers, the log).
+const fdReserve = 64
+
+// connCap is the connection cap: want, but no more than the file-descriptor limit (raised
+// to its hard limit first) allows.
+func connCap(want int, log *slog.Logger) int {
+	soft, ok := raiseFileLimit()
+	if !ok || soft >= uint64(want)+fdReserve {
+		return want
+	}
+	capped := max(int(soft)-fdReserve, 16)
+	log.Warn("connection cap lowered to fit the open-file limit", "max_connections", capped, "open_files", soft)
+	return capped
 }
 
 func (s *Server) closeListeners() {

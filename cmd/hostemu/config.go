@@ -137,6 +137,35 @@ var settings = []setting{
 		c.Options.JournalSize = n
 		return nil
 	}},
+	{"idle-timeout", "60s", "`duration` a keep-alive connection may wait for its next request", func(c *Config, v string) error {
+		return setDuration(&c.Options.Limits.IdleTimeout, v)
+	}},
+	{"read-header-timeout", "10s", "`duration` a client may take to send a request's headers", func(c *Config, v string) error {
+		return setDuration(&c.Options.Limits.ReadHeaderTimeout, v)
+	}},
+	{"body-read-timeout", "10s", "`duration` a request body may take before --min-body-rate applies", func(c *Config, v string) error {
+		return setDuration(&c.Options.Limits.BodyReadTimeout, v)
+	}},
+	{"min-body-rate", "16KiB", "slowest a request body may arrive, in `bytes` per second (e.g. 16KiB)", func(c *Config, v string) (err error) {
+		c.Options.Limits.MinBodyRate, err = parseSize(v, 1)
+		return err
+	}},
+	{"max-connections", "4096", "`N` open connections at most (idle ones are closed first to make room)", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 16 {
+			return errors.New("want a whole number of at least 16")
+		}
+		c.Options.Limits.MaxConnections = n
+		return nil
+	}},
+	{"max-body-bytes-in-flight", "256MiB", "`bytes` of request bodies held at once across all requests (at least 32MiB, the largest body)", func(c *Config, v string) (err error) {
+		c.Options.Limits.MaxBodyBytesInFlight, err = parseSize(v, 32<<20)
+		return err
+	}},
+	{"max-state-bytes", "256MiB", "`bytes` of a PUT /_emulator/state body at most", func(c *Config, v string) (err error) {
+		c.Options.Limits.MaxStateBytes, err = parseSize(v, 1)
+		return err
+	}},
 	{"state", "", "state `FILE`, loaded at start when present and saved while running (empty: nothing persisted)", func(c *Config, v string) error {
 		c.Options.StateFile = v
 		return nil
@@ -290,6 +319,40 @@ func setAddr(dst *string, v string, required bool) error {
 		return fmt.Errorf("port %q: want 0 to 65535", port)
 	}
 	return nil
+}
+
+// setDuration reads a Go duration above zero.
+func setDuration(dst *time.Duration, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return errors.New("want a duration above zero such as 30s or 2m")
+	}
+	*dst = d
+	return nil
+}
+
+// sizeUnits are the suffixes parseSize knows, longest first.
+var sizeUnits = []struct {
+	suffix string
+	bytes  int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+
+// parseSize reads a byte count: a whole number with an optional B, KiB, MiB or GiB
+// suffix (any case), at least least.
+func parseSize(v string, least int64) (int64, error) {
+	bad := fmt.Errorf("want a size of at least %d bytes such as 64KiB, 256MiB or 1GiB", least)
+	num, unit := strings.TrimSpace(v), int64(1)
+	for _, u := range sizeUnits {
+		if len(num) > len(u.suffix) && strings.EqualFold(num[len(num)-len(u.suffix):], u.suffix) {
+			num, unit = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.bytes
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/unit || n*unit < least {
+		return 0, bad
+	}
+	return n * unit, nil
 }
 
 // parsePublicURL accepts an absolute http(s) URL with a host and no query or fragment,

@@ -30,6 +30,12 @@ func defaultConfig() Config {
 			ClockMode:   emulator.ClockReal,
 			CORSOrigins: []string{"*"},
 			JournalSize: 1000,
+			Limits: emulator.Limits{
+				IdleTimeout: emulator.DefaultIdleTimeout, ReadHeaderTimeout: emulator.DefaultReadHeaderTimeout,
+				BodyReadTimeout: emulator.DefaultBodyReadTimeout, MinBodyRate: emulator.DefaultMinBodyRate,
+				MaxConnections: emulator.DefaultMaxConnections, MaxBodyBytesInFlight: emulator.DefaultMaxBodyBytesInFlight,
+				MaxStateBytes: emulator.DefaultMaxStateBytes,
+			},
 		},
 		LogFormat: "text",
 		LogLevel:  slog.LevelInfo,
@@ -148,6 +154,36 @@ var valid = map[string][]struct {
 		{"5", func(c *Config) { c.Options.JournalSize = 5 }},
 		{"1", func(c *Config) { c.Options.JournalSize = 1 }},
 	},
+	"idle-timeout": {
+		{"100ms", func(c *Config) { c.Options.Limits.IdleTimeout = 100 * time.Millisecond }},
+		{"2m", func(c *Config) { c.Options.Limits.IdleTimeout = 2 * time.Minute }},
+	},
+	"read-header-timeout": {
+		{"5s", func(c *Config) { c.Options.Limits.ReadHeaderTimeout = 5 * time.Second }},
+		{"1m", func(c *Config) { c.Options.Limits.ReadHeaderTimeout = time.Minute }},
+	},
+	"body-read-timeout": {
+		{"30s", func(c *Config) { c.Options.Limits.BodyReadTimeout = 30 * time.Second }},
+		{"1s", func(c *Config) { c.Options.Limits.BodyReadTimeout = time.Second }},
+	},
+	"min-body-rate": {
+		{"64KiB", func(c *Config) { c.Options.Limits.MinBodyRate = 64 << 10 }},
+		{"1000", func(c *Config) { c.Options.Limits.MinBodyRate = 1000 }},
+		{"2 mib", func(c *Config) { c.Options.Limits.MinBodyRate = 2 << 20 }},
+	},
+	"max-connections": {
+		{"100", func(c *Config) { c.Options.Limits.MaxConnections = 100 }},
+		{"16", func(c *Config) { c.Options.Limits.MaxConnections = 16 }},
+	},
+	"max-body-bytes-in-flight": {
+		{"1GiB", func(c *Config) { c.Options.Limits.MaxBodyBytesInFlight = 1 << 30 }},
+		{"32MiB", func(c *Config) { c.Options.Limits.MaxBodyBytesInFlight = 32 << 20 }},
+		{"67108864B", func(c *Config) { c.Options.Limits.MaxBodyBytesInFlight = 64 << 20 }},
+	},
+	"max-state-bytes": {
+		{"16MiB", func(c *Config) { c.Options.Limits.MaxStateBytes = 16 << 20 }},
+		{"2GiB", func(c *Config) { c.Options.Limits.MaxStateBytes = 2 << 30 }},
+	},
 	"state": {
 		{"/data/state.json", func(c *Config) { c.Options.StateFile = "/data/state.json" }},
 		{"", func(c *Config) {}},
@@ -166,24 +202,32 @@ var valid = map[string][]struct {
 
 // invalid holds bad values for every flag.
 var invalid = map[string][]string{
-	"addr":            {"4700", "localhost", "127.0.0.1:http", "127.0.0.1:65536", "127.0.0.1:-1"},
-	"cipher-addr":     {"4701", "127.0.0.1:99999"},
-	"public-url":      {"emu.test", "ftp://emu.test", "/relative", "http://", "https://emu.test/?q=1", "https://emu.test/#x", "http://u:p@emu.test"},
-	"seed":            {"abc", "1.5", "9223372036854775808", "0x10"},
-	"clock":           {"fake", "Manual"},
-	"clock-start":     {"2026-01-02", "yesterday", "1700000000", "2026-01-02 03:04:05Z"},
-	"rate-limits":     {"maybe", "1"},
-	"trusted-proxies": {"10.0.0.0/33", "not-an-ip", "10.0.0.0/8;192.168.0.1", "fe80::1%eth0", "300.1.1.1"},
-	"cors-origins":    {"app.test", "https://app.test/path", " , ", "https://u@app.test"},
-	"control-origins": {"*", "https://dash.test,*", "dash.test", "https://dash.test/x"},
-	"control-token":   {"two words", "tab\there"},
-	"journal-size":    {"0", "-1", "many", "1.5"},
-	"log-format":      {"xml", "JSON"},
-	"log-level":       {"verbose", "trace", "-4"},
+	"addr":                     {"4700", "localhost", "127.0.0.1:http", "127.0.0.1:65536", "127.0.0.1:-1"},
+	"cipher-addr":              {"4701", "127.0.0.1:99999"},
+	"public-url":               {"emu.test", "ftp://emu.test", "/relative", "http://", "https://emu.test/?q=1", "https://emu.test/#x", "http://u:p@emu.test"},
+	"seed":                     {"abc", "1.5", "9223372036854775808", "0x10"},
+	"clock":                    {"fake", "Manual"},
+	"clock-start":              {"2026-01-02", "yesterday", "1700000000", "2026-01-02 03:04:05Z"},
+	"rate-limits":              {"maybe", "1"},
+	"trusted-proxies":          {"10.0.0.0/33", "not-an-ip", "10.0.0.0/8;192.168.0.1", "fe80::1%eth0", "300.1.1.1"},
+	"cors-origins":             {"app.test", "https://app.test/path", " , ", "https://u@app.test"},
+	"control-origins":          {"*", "https://dash.test,*", "dash.test", "https://dash.test/x"},
+	"control-token":            {"two words", "tab\there"},
+	"journal-size":             {"0", "-1", "many", "1.5"},
+	"idle-timeout":             {"0", "-1s", "60", "soon"},
+	"read-header-timeout":      {"0s", "10"},
+	"body-read-timeout":        {"-5s", "x"},
+	"min-body-rate":            {"0", "-1KiB", "fast", "1.5MiB", "1TiB", "99999999999GiB"},
+	"max-connections":          {"0", "15", "-1", "lots", "1e4"},
+	"max-body-bytes-in-flight": {"1MiB", "31MiB", "0", "huge"},
+	"max-state-bytes":          {"0", "-1", "1.5GiB", "MiB"},
+	"log-format":               {"xml", "JSON"},
+	"log-level":                {"verbose", "trace", "-4"},
 }
 
 // Settings whose only bad value is the empty one given explicitly.
-var invalidWhenEmpty = []string{"addr", "scenario", "seed", "clock", "rate-limits", "cors-origins", "journal-size", "log-format", "log-level"}
+var invalidWhenEmpty = []string{"addr", "scenario", "seed", "clock", "rate-limits", "cors-origins", "journal-size", "log-format", "log-level",
+	"idle-timeout", "read-header-timeout", "body-read-timeout", "min-body-rate", "max-connections", "max-body-bytes-in-flight", "max-state-bytes"}
 
 func TestLoadCoversEveryFlag(t *testing.T) {
 	t.Parallel()

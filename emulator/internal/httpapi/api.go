@@ -35,6 +35,7 @@ type Config struct {
 	Logger    *slog.Logger
 	// CipherSeparate serves the decryption service only from CipherHandler.
 	CipherSeparate bool
+	Limits         Limits // body bytes in flight, state size
 }
 
 // API serves one world over HTTP.
@@ -45,6 +46,7 @@ type API struct {
 	cursorKey []byte
 	main      *gin.Engine
 	cipher    *gin.Engine
+	bodies    *budget // request-body bytes in flight, across both engines
 
 	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
 	release     chan struct{}                   // closed by Release
@@ -64,6 +66,7 @@ func New(w *world.World, cfg Config) *API {
 	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)
+	a.bodies = newBudget(cfg.Limits.bodyBytesInFlight())
 	a.main = a.engine()
 	a.hostingRoutes(a.main)
 	if !cfg.CipherSeparate {
@@ -95,7 +98,7 @@ func (a *API) engine() *gin.Engine {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.public())
+	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.public(), a.bodyBudget())
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
 		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
 	}))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -21,25 +22,66 @@ const (
 	maxCipherBody = 2 << 20  // decryption service bodies
 )
 
-// readBody reads a request body up to limit bytes: 413 payload_too_large beyond it.
+// readBody reads a request body up to limit bytes: 413 payload_too_large beyond it, and
+// 503 service_unavailable when holding it would go over the budget of body bytes in
+// flight. The buffer grows as bytes arrive, not to a declared Content-Length (a client
+// may declare more than it sends), and every byte of its capacity is charged to the
+// budget until the request is answered.
 func readBody(c *gin.Context, limit int64) ([]byte, error) {
-	if c.Request.Body == nil {
+	body := c.Request.Body
+	if body == nil || body == http.NoBody {
 		return nil, nil
 	}
-	r := http.MaxBytesReader(c.Writer, c.Request.Body, limit)
-	// Start from the declared size (at most 1 MiB: a client may declare more than it
-	// sends) rather than ReadAll's doublings; grow only as bytes arrive.
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(c.Request.ContentLength, 0), 1<<20)+bytes.MinRead))
-	_, err := buf.ReadFrom(r)
-	b := buf.Bytes()
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", limit))
+	if c.Request.ContentLength > limit {
+		return nil, bodyTooLarge(limit) // refused before reading a byte
 	}
-	if err != nil {
-		return nil, apperr.New(apperr.InvalidRequest, "the request body could not be read")
+	m, metered := body.(*meteredBody)
+	if metered {
+		body = m.r // readBody charges its buffer's capacity, not each read
 	}
-	return b, nil
+	r := http.MaxBytesReader(c.Writer, body, limit)
+	var buf []byte
+	for {
+		if len(buf) == cap(buf) {
+			grown := nextCap(cap(buf), c.Request.ContentLength, limit)
+			if metered && !m.reserve(int64(grown-cap(buf))) {
+				return nil, busy(c)
+			}
+			buf = append(make([]byte, 0, grown), buf...)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		var tooLarge *http.MaxBytesError
+		switch {
+		case err == io.EOF:
+			return buf, nil
+		case errors.As(err, &tooLarge):
+			return nil, bodyTooLarge(limit)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, apperr.New(apperr.InvalidRequest, "the request body was not received in time: it came slower than the minimum rate (--min-body-rate)")
+		case err != nil:
+			return nil, apperr.New(apperr.InvalidRequest, "the request body could not be read")
+		}
+	}
+}
+
+// nextCap is the next capacity of a body buffer: doubling from 512 bytes, up to the
+// declared length (plus one byte to read its end) or else the limit (plus one byte to
+// see it passed). Once 1 MiB has come, a declared length is believed and allocated at
+// once: the client is really sending, and doubling would leave as much garbage again.
+func nextCap(c int, declared, limit int64) int {
+	end := limit + 1
+	if declared >= 0 {
+		end = declared + 1
+		if c >= 1<<20 {
+			return int(end)
+		}
+	}
+	return int(min(int64(max(2*c, 512)), end))
+}
+
+func bodyTooLarge(limit int64) error {
+	return apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", limit))
 }
 
 // isJSON reports whether a Content-Type names JSON.

@@ -2,19 +2,15 @@ package httpapi
 
 import (
 	"crypto/subtle"
+	"io"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
-	"github.com/hostemu/hostemu/emulator/internal/journal"
-	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
-
-// maxStateBody bounds PUT /_emulator/state (a world of 100,000 deployments fits).
-const maxStateBody = 512 << 20
 
 // controlAuth guards the control API with --control-token when one is set.
 func (a *API) controlAuth() gin.HandlerFunc {
@@ -56,17 +52,17 @@ func (a *API) reset(c *gin.Context) (any, error) {
 	return a.w.Clock(), nil
 }
 
-func (a *API) exportState(c *gin.Context) (any, error) { return a.w.Export(), nil }
+func (a *API) exportState(c *gin.Context) (any, error) { return a.streamState(), nil }
 
 func (a *API) importState(c *gin.Context) (any, error) {
-	var snap state.Snapshot
-	if err := decodeJSON(c, &snap, maxStateBody); err != nil {
+	snap, err := decodeSnapshot(c, a.cfg.Limits.stateBytes())
+	if err != nil {
 		return nil, err
 	}
 	if err := a.w.Import(snap); err != nil {
 		return nil, err
 	}
-	return a.w.Export(), nil
+	return a.streamState(), nil
 }
 
 func (a *API) getClock(c *gin.Context) (any, error) { return a.w.Clock(), nil }
@@ -147,11 +143,7 @@ func (a *API) clearFaults(c *gin.Context) (any, error) {
 }
 
 func (a *API) listRequests(c *gin.Context) (any, error) {
-	rs := a.w.Requests(c.Query("method"), c.Query("path"))
-	if rs == nil {
-		rs = []journal.Entry{}
-	}
-	return map[string]any{"requests": rs}, nil
+	return streamed(func(w io.Writer) error { return a.w.WriteRequests(w, c.Query("method"), c.Query("path")) }), nil
 }
 
 func (a *API) clearRequests(c *gin.Context) (any, error) {

@@ -42,6 +42,10 @@ func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 			a.renderError(c, err)
 			return
 		}
+		if s, ok := v.(streamed); ok {
+			a.writeStreamed(c, s)
+			return
+		}
 		if p, ok := v.(*pooledJSON); ok {
 			writeJSON(c, http.StatusOK, json.RawMessage(p.b))
 			p.release()

@@ -8,12 +8,27 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 )
 
-// MaxBody is how many bytes of a request body an entry keeps.
-const MaxBody = 4096
+// What an entry keeps of a request at most, in bytes. Longer values are cut (on a UTF-8
+// boundary when they are text) and, for body, path and query, flagged as truncated, so
+// that no client can make an entry hold more than MaxEntryBytes.
+const (
+	MaxBody  = 4096 // request body
+	MaxPath  = 2048 // URL path
+	MaxQuery = 2048 // raw query
+	MaxName  = 64   // method, error code, scope and service: cut silently
+)
+
+// entryOverhead bounds an Entry's own size (its fixed fields and string headers).
+const entryOverhead = int64(unsafe.Sizeof(Entry{}))
+
+// MaxEntryBytes bounds the memory one entry holds: its capped strings and itself. A
+// journal of n entries holds at most n × MaxEntryBytes (about 8.4 KiB each).
+const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 4*MaxName + entryOverhead
 
 // DefaultSize is the number of entries kept when New is given none.
 const DefaultSize = 1000
@@ -34,6 +49,9 @@ type Entry struct {
 	Time      time.Time `json:"time"`
 	// BodyTruncated says Body was cut.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
+	// PathTruncated and QueryTruncated say Path (MaxPath) or Query (MaxQuery) was cut.
+	PathTruncated  bool `json:"path_truncated,omitempty"`
+	QueryTruncated bool `json:"query_truncated,omitempty"`
 }
 
 // Filter selects entries. Empty fields select every entry.
@@ -66,48 +84,77 @@ func New(size int) *Journal {
 	return &Journal{size: size, ring: make([]Entry, 0, min(size, 64))}
 }
 
-// Add records e, dropping the oldest entry when the journal is full. A body longer than
-// MaxBody is cut to at most MaxBody bytes, on a UTF-8 boundary when it is text, and
-// BodyTruncated set.
+// Add records e, dropping the oldest entry when the journal is full. Body, Path and
+// Query longer than their caps are cut, on a UTF-8 boundary when they are text, and
+// flagged; the other strings are cut at MaxName. Every string is copied: a request's
+// fields share memory with its whole request line, which must not stay alive.
 func (j *Journal) Add(e Entry) {
-	if len(e.Body) > MaxBody {
-		e.Body = strings.Clone(e.Body[:cut(e.Body)]) // do not keep the whole body alive
-		e.BodyTruncated = true
-	}
+	e.Method = method(e.Method)
+	e.Path, e.PathTruncated = clip(e.Path, MaxPath, e.PathTruncated)
+	e.Query, e.QueryTruncated = clip(e.Query, MaxQuery, e.QueryTruncated)
+	e.Body, e.BodyTruncated = clip(e.Body, MaxBody, e.BodyTruncated)
+	e.ErrorCode, _ = clip(e.ErrorCode, MaxName, false)
+	e.Scope, _ = clip(e.Scope, MaxName, false)
+	e.Service, _ = clip(e.Service, MaxName, false)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if len(j.ring) < j.size {
+	switch {
+	case len(j.ring) < j.size:
+		if len(j.ring) == cap(j.ring) { // grow by doubling, but never past size
+			j.ring = append(make([]Entry, 0, min(2*cap(j.ring), j.size)), j.ring...)
+		}
 		j.ring = append(j.ring, e)
-	} else {
+	default:
 		j.ring[j.head] = e
 		j.head = (j.head + 1) % j.size
 	}
 	j.changedLocked()
 }
 
-// cut is where to cut a body longer than MaxBody: MaxBody, or up to 3 bytes before so
-// as not to split a UTF-8 sequence.
-func cut(body string) int {
-	for i := MaxBody; i > MaxBody-utf8.UTFMax; i-- {
-		if utf8.RuneStart(body[i]) {
+// clip returns a copy of s cut to at most limit bytes, and whether it was cut (or
+// already was).
+func clip(s string, limit int, truncated bool) (string, bool) {
+	if len(s) <= limit {
+		return strings.Clone(s), truncated
+	}
+	return strings.Clone(s[:cut(s, limit)]), true
+}
+
+// method returns m without sharing its memory: the common methods as constants.
+func method(m string) string {
+	switch m {
+	case "GET":
+		return "GET"
+	case "POST":
+		return "POST"
+	case "PUT":
+		return "PUT"
+	case "DELETE":
+		return "DELETE"
+	case "PATCH":
+		return "PATCH"
+	case "HEAD":
+		return "HEAD"
+	case "OPTIONS":
+		return "OPTIONS"
+	}
+	m, _ = clip(m, MaxName, false)
+	return m
+}
+
+// cut is where to cut s, longer than limit: limit, or up to 3 bytes before so as not to
+// split a UTF-8 sequence.
+func cut(s string, limit int) int {
+	for i := limit; i > limit-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
 			return i
 		}
 	}
-	return MaxBody // not UTF-8 text: cut at the byte
+	return limit // not UTF-8 text: cut at the byte
 }
 
 // List returns the entries f selects, oldest first.
-func (j *Journal) List(f Filter) []Entry {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	out := []Entry{}
-	j.each(func(e *Entry) {
-		if f.matches(e) {
-			out = append(out, *e)
-		}
-	})
-	return out
-}
+func (j *Journal) List(f Filter) []Entry { return j.snapshot(f) }
 
 // Count returns how many entries f selects.
 func (j *Journal) Count(f Filter) int {
@@ -137,6 +184,21 @@ func (j *Journal) Clear() {
 	j.ring, j.head = j.ring[:0], 0
 	j.changedLocked()
 }
+
+// Bytes returns the memory the entries hold: their strings and themselves. It is at
+// most MaxBytes.
+func (j *Journal) Bytes() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var n int64
+	j.each(func(e *Entry) {
+		n += entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service))
+	})
+	return n
+}
+
+// MaxBytes is the most memory the entries can hold: size × MaxEntryBytes.
+func (j *Journal) MaxBytes() int64 { return int64(j.size) * MaxEntryBytes }
 
 // Len returns the number of entries held.
 func (j *Journal) Len() int {

@@ -1,8 +1,12 @@
 package journal_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -309,5 +313,118 @@ func BenchmarkAddLargeBody(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		j.Add(e)
+	}
+}
+
+// Path and query are cut like bodies: a client cannot make an entry hold more than
+// MaxEntryBytes, nor the journal more than its size times that.
+func TestFieldCaps(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("q", 900<<10)
+	tests := []struct {
+		name                  string
+		e                     journal.Entry
+		wantPath, wantQuery   int
+		pathTrunc, queryTrunc bool
+		wantMethod            int
+	}{
+		{"small", journal.Entry{Method: "GET", Path: "/v1/projects", Query: "limit=2"}, 12, 7, false, false, 3},
+		{"huge query", journal.Entry{Method: "GET", Path: "/v1/projects", Query: huge}, 12, journal.MaxQuery, false, true, 3},
+		{"huge path", journal.Entry{Method: "GET", Path: "/" + huge}, journal.MaxPath, 0, true, false, 3},
+		{"both", journal.Entry{Method: "GET", Path: "/" + huge, Query: huge}, journal.MaxPath, journal.MaxQuery, true, true, 3},
+		{"path at the cap", journal.Entry{Path: strings.Repeat("p", journal.MaxPath)}, journal.MaxPath, 0, false, false, 0},
+		{"huge method", journal.Entry{Method: strings.Repeat("M", 1<<20)}, 0, 0, false, false, journal.MaxName},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			j := journal.New(1)
+			j.Add(tt.e)
+			got := j.List(journal.Filter{})[0]
+			if len(got.Path) != tt.wantPath || got.PathTruncated != tt.pathTrunc {
+				t.Errorf("path of %d bytes, truncated %v; want %d, %v", len(got.Path), got.PathTruncated, tt.wantPath, tt.pathTrunc)
+			}
+			if len(got.Query) != tt.wantQuery || got.QueryTruncated != tt.queryTrunc {
+				t.Errorf("query of %d bytes, truncated %v; want %d, %v", len(got.Query), got.QueryTruncated, tt.wantQuery, tt.queryTrunc)
+			}
+			if len(got.Method) != tt.wantMethod {
+				t.Errorf("method of %d bytes, want %d", len(got.Method), tt.wantMethod)
+			}
+			if !strings.HasPrefix(tt.e.Path, got.Path) || !strings.HasPrefix(tt.e.Query, got.Query) {
+				t.Error("path or query is not a prefix of the request's")
+			}
+		})
+	}
+}
+
+func TestBytesBound(t *testing.T) {
+	t.Parallel()
+	const size = 50
+	j := journal.New(size)
+	huge := strings.Repeat("x", 900<<10)
+	for range 3 * size {
+		j.Add(journal.Entry{Method: huge, Path: "/" + huge, Query: huge, Body: huge, ErrorCode: "not_found", Scope: "deploy", Service: "hosting"})
+	}
+	if got, bound := j.Bytes(), int64(size)*journal.MaxEntryBytes; got > bound || got < bound/2 {
+		t.Errorf("journal of %d huge entries holds %d bytes; bound %d", size, got, bound)
+	}
+	if got, want := j.MaxBytes(), int64(size)*journal.MaxEntryBytes; got != want {
+		t.Errorf("MaxBytes = %d, want %d", got, want)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 5} {
+		j := journal.New(10)
+		for i := range n {
+			j.Add(journal.Entry{Method: "GET", Path: fmt.Sprint("/v1/<", i, ">"), Query: strings.Repeat("a", journal.MaxQuery+i), Time: t0})
+		}
+		for _, f := range []journal.Filter{{}, {Path: "/v1/<1>"}} {
+			want, err := json.Marshal(map[string]any{"requests": j.List(f)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := j.WriteJSON(&b, f); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("%d entries, filter %+v:\n got %s\nwant %s", n, f, b.String(), want)
+			}
+		}
+	}
+}
+
+// errWriter fails after n bytes, as a client that goes away.
+type errWriter struct{ n int }
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return w.n, io.ErrClosedPipe
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+func TestWriteJSONError(t *testing.T) {
+	t.Parallel()
+	j := journal.New(100)
+	for range 100 {
+		j.Add(journal.Entry{Body: strings.Repeat("b", journal.MaxBody)})
+	}
+	if err := j.WriteJSON(&errWriter{n: 10_000}, journal.Filter{}); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("WriteJSON to a failing writer = %v", err)
+	}
+}
+
+func BenchmarkWriteJSON(b *testing.B) {
+	j := journal.New(1000)
+	for range 1000 {
+		j.Add(journal.Entry{Method: "POST", Path: "/v1/deployments", Body: strings.Repeat("x", journal.MaxBody), Query: strings.Repeat("q", journal.MaxQuery)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		j.WriteJSON(io.Discard, journal.Filter{})
 	}
 }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"crypto/rand"
+	"io"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -38,6 +39,13 @@ func (w *World) ClearFaults() { w.faults.Clear() }
 // `*` wildcards, oldest first; empty selects all.
 func (w *World) Requests(method, path string) []journal.Entry {
 	return w.journal.List(journal.Filter{Method: strings.ToUpper(method), Path: path})
+}
+
+// WriteRequests writes the journal's entries matching a method and a path as a JSON
+// object {"requests":[…]}, entry by entry, so a big journal is never one big answer in
+// memory.
+func (w *World) WriteRequests(out io.Writer, method, path string) error {
+	return w.journal.WriteJSON(out, journal.Filter{Method: strings.ToUpper(method), Path: path})
 }
 
 // ClearRequests empties the journal.

@@ -58,3 +58,7 @@ func (w *World) CipherAPIKeys() []string { return w.store.Cipher().APIKeys }
 
 // Pending is the number of scheduled transitions not yet due.
 func (w *World) Pending() int { return w.sched.Len() }
+
+// JournalBytes is what the journal holds now, in bytes (bounded by its size times
+// journal.MaxEntryBytes).
+func (w *World) JournalBytes() int64 { return w.journal.Bytes() }

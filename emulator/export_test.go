@@ -1,0 +1,11 @@
+package emulator
+
+import "context"
+
+// WaitBodyBytesInFlight blocks until cond holds of the request-body bytes e holds now.
+func WaitBodyBytesInFlight(ctx context.Context, e *Emulator, cond func(int64) bool) (int64, error) {
+	return e.api.WaitBodyBytesInFlight(ctx, cond)
+}
+
+// Evicted is how many idle connections s closed to make room at its cap.
+func Evicted(s *Server) int64 { return s.conns.evicted.Load() }

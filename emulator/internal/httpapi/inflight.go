@@ -1,0 +1,166 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+)
+
+// DefaultBodyBytesInFlight is the budget of request-body bytes held across all requests
+// when Limits.BodyBytesInFlight is 0.
+const DefaultBodyBytesInFlight = 256 << 20
+
+// Limits bound what clients can make the HTTP layer hold.
+type Limits struct {
+	// BodyBytesInFlight bounds the bytes of request bodies held at once across all
+	// requests (DefaultBodyBytesInFlight when 0); beyond it, 503 service_unavailable.
+	BodyBytesInFlight int64
+	// StateBytes bounds a PUT /_emulator/state body (DefaultMaxStateBytes when 0).
+	StateBytes int64
+}
+
+func (l Limits) bodyBytesInFlight() int64 {
+	if l.BodyBytesInFlight <= 0 {
+		return DefaultBodyBytesInFlight
+	}
+	return l.BodyBytesInFlight
+}
+
+func (l Limits) stateBytes() int64 {
+	if l.StateBytes <= 0 {
+		return DefaultMaxStateBytes
+	}
+	return l.StateBytes
+}
+
+// errBodyBudget is a body read refused because the budget is spent.
+var errBodyBudget = errors.New("the budget of request-body bytes in flight is spent")
+
+// budget counts request-body bytes held across all requests, up to max.
+type budget struct {
+	mu      sync.Mutex    // guards the fields below
+	used    int64         // bytes held now
+	max     int64         // bytes held at most
+	changed chan struct{} // closed at the next change; nil while nobody waits
+}
+
+func newBudget(max int64) *budget { return &budget{max: max} }
+
+// acquire takes n bytes of the budget, or none and false when fewer are left.
+func (b *budget) acquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.max-b.used {
+		return false
+	}
+	b.used += n
+	b.changedLocked()
+	return true
+}
+
+func (b *budget) release(n int64) {
+	if n == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= n
+	b.changedLocked()
+}
+
+func (b *budget) changedLocked() {
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
+}
+
+// waitUsed blocks until cond holds of the bytes held, or ctx ends; for tests.
+func (b *budget) waitUsed(ctx context.Context, cond func(int64) bool) (int64, error) {
+	for {
+		b.mu.Lock()
+		used := b.used
+		if cond(used) {
+			b.mu.Unlock()
+			return used, nil
+		}
+		if b.changed == nil {
+			b.changed = make(chan struct{})
+		}
+		ch := b.changed
+		b.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return used, ctx.Err()
+		}
+	}
+}
+
+// WaitBodyBytesInFlight blocks until cond holds of the request-body bytes held now, or
+// ctx ends, and returns them. Tests use it to know an upload is under way.
+func (a *API) WaitBodyBytesInFlight(ctx context.Context, cond func(int64) bool) (int64, error) {
+	return a.bodies.waitUsed(ctx, cond)
+}
+
+// freeBodyBytes is how much of each body is not charged to the budget: a normal
+// client's small JSON bodies are never refused because uploads hold the budget. It is
+// bounded by the connection cap (4,096 × 16 KiB = 64 MiB).
+const freeBodyBytes = 16 << 10
+
+// meteredBody is a request body whose bytes count against the budget until the request
+// is answered. readBody reserves the capacity of its buffer itself; any other reader
+// (the streamed state import) is charged for each byte it reads.
+type meteredBody struct {
+	r     io.ReadCloser
+	b     *budget
+	taken int64 // bytes of the request, free ones included
+	held  int64 // bytes charged to the budget
+}
+
+// reserve charges n more bytes to the request, past its first freeBodyBytes.
+func (m *meteredBody) reserve(n int64) bool {
+	charge := min(n, max(m.taken+n-freeBodyBytes, 0))
+	if charge > 0 && !m.b.acquire(charge) {
+		return false
+	}
+	m.taken += n
+	m.held += charge
+	return true
+}
+
+func (m *meteredBody) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if n > 0 && !m.reserve(int64(n)) {
+		return 0, errBodyBudget
+	}
+	return n, err
+}
+
+func (m *meteredBody) Close() error { return m.r.Close() }
+
+// bodyBudget meters every request body and gives its bytes back once the request is
+// answered.
+func (a *API) bodyBudget() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.Body == nil || c.Request.Body == http.NoBody {
+			c.Next()
+			return
+		}
+		m := &meteredBody{r: c.Request.Body, b: a.bodies}
+		c.Request.Body = m
+		defer func() { a.bodies.release(m.held) }()
+		c.Next()
+	}
+}
+
+// busy is the answer to a body that would go over the budget: 503, retry in a second.
+func busy(c *gin.Context) error {
+	c.Header("Retry-After", "1")
+	return apperr.New(apperr.ServiceUnavailable, "hostemu holds its maximum of request-body bytes in flight (--max-body-bytes-in-flight); retry in a second")
+}
