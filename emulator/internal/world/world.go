@@ -209,7 +209,7 @@ func (w *World) Reset() error {
 	if err != nil {
 		return err // nothing changed
 	}
-	w.Clock.Restart(w.startMode, w.startTime)
+	w.Clock.Reset() // rewinds a manual clock only
 	if sc, ok := w.scenarios.Get(w.startScenario); ok {
 		w.setScenario(sc)
 	}
