@@ -40,16 +40,16 @@ func (a *API) controlAuth() gin.HandlerFunc {
 }
 
 type healthResponse struct {
-	Status   string    `json:"status"`
-	Version  string    `json:"version"`
-	Scenario string    `json:"scenario"`
-	Clock    string    `json:"clock"`
-	Now      time.Time `json:"now"`
+	Status   string          `json:"status"`
+	Version  string          `json:"version"`
+	Scenario string          `json:"scenario"`
+	Clock    string          `json:"clock"`
+	Now      state.Timestamp `json:"now"`
 }
 
 func (a *API) health(c *gin.Context) (any, error) {
 	return healthResponse{Status: "ok", Version: a.cfg.Version, Scenario: a.w.Scenario().Name,
-		Clock: string(a.w.Clock.Mode()), Now: a.w.Clock.Now()}, nil
+		Clock: string(a.w.Clock.Mode()), Now: state.Timestamp(a.w.Clock.Now())}, nil
 }
 
 func (a *API) reset(c *gin.Context) (any, error) {
@@ -76,12 +76,12 @@ func (a *API) importState(c *gin.Context) (any, error) {
 }
 
 type clockView struct {
-	Now  time.Time `json:"now"`
-	Mode string    `json:"mode"`
+	Now  state.Timestamp `json:"now"`
+	Mode string          `json:"mode"`
 }
 
 func (a *API) clockView() clockView {
-	return clockView{Now: a.w.Clock.Now(), Mode: string(a.w.Clock.Mode())}
+	return clockView{Now: state.Timestamp(a.w.Clock.Now()), Mode: string(a.w.Clock.Mode())}
 }
 
 func (a *API) getClock(c *gin.Context) (any, error) { return a.clockView(), nil }
@@ -180,9 +180,9 @@ type awaitRequest struct {
 }
 
 type awaitResponse struct {
-	Now    time.Time `json:"now"`
-	Status string    `json:"status,omitempty"`
-	Count  int       `json:"count,omitempty"`
+	Now    state.Timestamp `json:"now"`
+	Status string          `json:"status,omitempty"`
+	Count  int             `json:"count,omitempty"`
 }
 
 func (a *API) await(c *gin.Context) (any, error) {
@@ -246,7 +246,7 @@ func (a *API) await(c *gin.Context) (any, error) {
 		return a.awaitResult(ok, err, &out, timeout)
 	}
 	ok, now, err := a.w.Await(c.Request.Context(), timeout, cond)
-	out.Now = now
+	out.Now = state.Timestamp(now)
 	return a.awaitResult(ok, err, &out, timeout)
 }
 
@@ -257,8 +257,8 @@ func (a *API) awaitResult(ok bool, err error, out *awaitResponse, timeout time.D
 	if !ok {
 		return nil, newError("await_timeout", fmt.Sprintf("the condition did not hold within %s", timeout))
 	}
-	if out.Now.IsZero() {
-		out.Now = a.w.Clock.Now()
+	if time.Time(out.Now).IsZero() {
+		out.Now = state.Timestamp(a.w.Clock.Now())
 	}
 	return *out, nil
 }
@@ -333,7 +333,7 @@ func (a *API) listRequests(c *gin.Context) (any, error) {
 	if rs == nil {
 		rs = []journal.Entry{}
 	}
-	return map[string]any{"requests": rs}, nil
+	return map[string]any{"requests": viewJournal(rs)}, nil
 }
 
 func (a *API) clearRequests(c *gin.Context) (any, error) {
