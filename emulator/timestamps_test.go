@@ -8,6 +8,9 @@ import (
 	"testing"
 )
 
+// stampFormat is the time layout of everything hostemu writes.
+const stampFormat = "2006-01-02T15:04:05.000Z07:00"
+
 // threeDigits is the one shape of every time hostemu writes.
 var threeDigits = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
