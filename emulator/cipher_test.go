@@ -100,6 +100,55 @@ func TestCipherErrors(t *testing.T) {
 	}
 }
 
+// A payload that JSON cannot carry back exactly (a lone surrogate escape, bytes that are
+// not UTF-8) is refused, naming the field, rather than encrypted as U+FFFD; everything
+// that JSON can carry comes back exactly as sent.
+func TestCipherPayloadExact(t *testing.T) {
+	e := newEnv(t)
+	refused := []struct{ name, body, says string }{
+		{"lone high surrogate", `{"payload":"\ud800"}`, "surrogate"},
+		{"lone low surrogate", `{"payload":"a\uDC00b"}`, "surrogate"},
+		{"high surrogate then a letter", `{"payload":"\ud83d\u0041"}`, "surrogate"},
+		{"high surrogate at the end", `{"payload":"x\ud83d"}`, "surrogate"},
+		{"two high surrogates", `{"payload":"\ud83d\ud83d\ude80"}`, "surrogate"},
+		{"invalid byte", "{\"payload\":\"\xff\"}", "UTF-8"},
+		{"truncated sequence", "{\"payload\":\"caf\xc3\"}", "UTF-8"},
+		{"encoded surrogate", "{\"payload\":\"\xed\xa0\x80\"}", "UTF-8"},
+		{"other case", `{"PAYLOAD":"\ud800"}`, "surrogate"},
+		{"last of two", `{"payload":"ok","payload":"\ud800"}`, "surrogate"},
+		{"with other fields", `{"a":1,"payload":"\ud800"}`, "surrogate"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.post("/v1/encrypt", "t-cipher", tt.body)
+			errObj, _ := r.JSON(t)["error"].(map[string]any)
+			msg, _ := errObj["message"].(string)
+			if r.Status != 400 || r.Code() != "invalid_request" || !strings.HasPrefix(msg, `field "payload" `) || !strings.Contains(msg, tt.says) {
+				t.Fatalf("got %d %s %q, want 400 invalid_request naming the payload and %q", r.Status, r.Code(), msg, tt.says)
+			}
+		})
+	}
+	kept := []struct{ name, body, want string }{
+		{"surrogate pair", `{"payload":"\ud83d\ude80"}`, "🚀"},
+		{"upper-case pair", `{"payload":"\uD83D\uDE80!"}`, "🚀!"},
+		{"escaped backslash", `{"payload":"\\ud800"}`, `\ud800`},
+		{"replacement character", `{"payload":"\ufffd�"}`, "\ufffd\ufffd"},
+		{"first of two refused", `{"payload":"\ud800","payload":"ok"}`, "ok"},
+		{"not UTF-8 elsewhere", "{\"x\":\"\xff\",\"payload\":\"ok\"}", "ok"},
+	}
+	for _, tt := range kept {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.post("/v1/encrypt", "t-cipher", tt.body)
+			mustStatus(t, r, 200)
+			d := e.post("/v1/decrypt", "t-cipher", map[string]any{"envelope": r.JSON(t)["envelope"]})
+			mustStatus(t, d, 200)
+			if got := d.JSON(t)["payload"]; got != tt.want {
+				t.Fatalf("round trip gave %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // Envelopes survive a restart (the fixture's keys are fixed) and key rotation (an
 // envelope of an older key still opens once a newer key encrypts).
 func TestCipherRestartAndRotation(t *testing.T) {

@@ -38,12 +38,12 @@ func TestControlToken(t *testing.T) {
 func TestClock(t *testing.T) {
 	e := newEnv(t)
 	m := e.get("/_emulator/clock", "").JSON(t)
-	if m["mode"] != "manual" || m["now"] != testStart.Format(time.RFC3339) {
+	if m["mode"] != "manual" || m["now"] != testStart.Format(stampFormat) {
 		t.Fatalf("clock %v", m)
 	}
 	r := e.post("/_emulator/clock/advance", "", map[string]string{"by": "1d2h"})
 	mustStatus(t, r, 200)
-	if want := testStart.Add(26 * time.Hour).Format(time.RFC3339); r.JSON(t)["now"] != want {
+	if want := testStart.Add(26 * time.Hour).Format(stampFormat); r.JSON(t)["now"] != want {
 		t.Errorf("after 1d2h: %v, want %s", r.JSON(t)["now"], want)
 	}
 	for _, tt := range []struct {
@@ -63,7 +63,7 @@ func TestClock(t *testing.T) {
 			t.Errorf("%s %s %v: %d %s", tt.method, tt.path, tt.body, r.Status, r.Code())
 		}
 	}
-	later := testStart.Add(48 * time.Hour).Format(time.RFC3339)
+	later := testStart.Add(48 * time.Hour).Format(stampFormat)
 	if r := e.do(req{Method: "PUT", Path: "/_emulator/clock", Body: map[string]string{"now": later}}); r.JSON(t)["now"] != later {
 		t.Errorf("PUT now: %s", r.Body)
 	}
@@ -119,7 +119,7 @@ func TestAwait(t *testing.T) {
 	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
 	r := e.post("/_emulator/await", "", map[string]string{"deployment": id, "status": "ready"})
 	mustStatus(t, r, 200)
-	if want := testStart.Add(6 * time.Second).Format(time.RFC3339); r.JSON(t)["now"] != want {
+	if want := testStart.Add(6 * time.Second).Format(stampFormat); r.JSON(t)["now"] != want {
 		t.Errorf("await ready answered at %v, want %s (exactly when it turned ready)", r.JSON(t)["now"], want)
 	}
 	r = e.post("/_emulator/await", "", map[string]string{"deployment": "dpl_broken", "status": "ready", "timeout": "1m"})
@@ -295,7 +295,7 @@ func TestResetAndState(t *testing.T) {
 	if after := string(e.get("/_emulator/state", "").Body); after != before {
 		t.Errorf("state after reset differs from the start:\n%s\n%s", before, after)
 	}
-	if m := e.get("/_emulator/clock", "").JSON(t); m["now"] != testStart.Format(time.RFC3339) {
+	if m := e.get("/_emulator/clock", "").JSON(t); m["now"] != testStart.Format(stampFormat) {
 		t.Errorf("manual clock after reset: %v", m)
 	}
 	if fs := e.get("/_emulator/faults", "").JSON(t)["faults"].([]any); len(fs) != 0 {
@@ -382,9 +382,6 @@ func TestControlEdgeCases(t *testing.T) {
 	}
 	if m := e.get("/_emulator/clock", "").JSON(t)["mode"]; m != "manual" {
 		t.Errorf("a refused PUT /_emulator/clock changed the mode to %v", m)
-	}
-	if r := e.get("/v1/deployments?created_after=9999-01-01T00:00:00Z", "t-read"); r.Status != 400 {
-		t.Errorf("created_after in the year 9999: %d", r.Status)
 	}
 	r := e.do(req{Method: "OPTIONS", Path: "/v1/nope", Headers: map[string]string{"Origin": "http://a.test", "Access-Control-Request-Method": "GET"}})
 	if r.Status != 404 || r.Code() != "not_found" || r.Header.Get("X-RateLimit-Limit") == "" {

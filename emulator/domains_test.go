@@ -15,7 +15,7 @@ func TestAddDomain(t *testing.T) {
 	if d["hostname"] != "blog.shop.test" || d["project_id"] != "prj_shop" || d["status"] != "pending" || d["redirect_to"] != "shop.test" {
 		t.Fatalf("add answer %v", d)
 	}
-	if d["created_at"] != testStart.Format(time.RFC3339) {
+	if d["created_at"] != testStart.Format(stampFormat) {
 		t.Errorf("created_at %v", d["created_at"])
 	}
 	tls := d["tls"].(map[string]any)

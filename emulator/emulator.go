@@ -73,8 +73,12 @@ func New(opts Options) (*Emulator, error) {
 		cancel()
 		return nil, &ConfigError{err}
 	}
+	clockStart := start
+	if opts.ClockStart.IsZero() && opts.ClockMode != ClockManual {
+		clockStart = time.Time{} // a real clock with no start is the wall clock, sub-second part included
+	}
 	e.world, err = world.New(world.Config{
-		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: start, Fixtures: fixtures,
+		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, Fixtures: fixtures,
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
 	})

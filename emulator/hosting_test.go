@@ -21,7 +21,7 @@ func TestProjectsList(t *testing.T) {
 	if blog["id"] != "prj_blog" || shop["id"] != "prj_shop" {
 		t.Fatalf("order: %v, %v; want newest first", blog["id"], shop["id"])
 	}
-	for k, want := range map[string]any{"name": "shop", "created_at": "2026-10-01T00:00:00Z", "production_deployment_id": "dpl_first"} {
+	for k, want := range map[string]any{"name": "shop", "created_at": "2026-10-01T00:00:00.000Z", "production_deployment_id": "dpl_first"} {
 		if shop[k] != want {
 			t.Errorf("shop.%s = %v, want %v", k, shop[k], want)
 		}
@@ -67,8 +67,8 @@ func TestCreateDeployment(t *testing.T) {
 	if d["status"] != "queued" || d["target"] != "preview" || d["project_id"] != "prj_shop" {
 		t.Errorf("create answer %v", d)
 	}
-	if c, _ := d["created_at"].(string); !rfc3339Z.MatchString(c) || c != testStart.Format(time.RFC3339) {
-		t.Errorf("created_at %q, want RFC 3339 UTC of the clock (%s)", c, testStart.Format(time.RFC3339))
+	if c, _ := d["created_at"].(string); !rfc3339Z.MatchString(c) || c != testStart.Format(stampFormat) {
+		t.Errorf("created_at %q, want RFC 3339 UTC of the clock (%s)", c, testStart.Format(stampFormat))
 	}
 
 	full := e.get("/v1/deployments/"+id, "t-read").JSON(t)
@@ -113,7 +113,7 @@ func TestDeploymentLifecycle(t *testing.T) {
 		}
 	}
 	d := e.get("/v1/deployments/"+id, "t-read").JSON(t)
-	if d["timings"].(map[string]any)["ready_at"] != testStart.Add(6*time.Second).Format(time.RFC3339) {
+	if d["timings"].(map[string]any)["ready_at"] != testStart.Add(6*time.Second).Format(stampFormat) {
 		t.Errorf("ready_at = %v, want start+6s", d["timings"])
 	}
 	if d["production"] != true {

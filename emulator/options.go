@@ -32,7 +32,9 @@ type Options struct {
 	Seed int64
 	// ClockMode is real (default) or manual.
 	ClockMode clock.Mode
-	// ClockStart is the emulated time at start (zero: now, to the second).
+	// ClockStart is the emulated time at start. Zero: a manual clock starts at the real
+	// time to the second; a real clock is the wall clock itself. A real clock given a
+	// start keeps the offset start minus the wall time at start.
 	ClockStart time.Time
 	// RateLimitsOff sends the headers but refuses nothing.
 	RateLimitsOff bool

@@ -200,6 +200,75 @@ func envName(flagName string) string {
 	return "HOSTEMU_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+// otherVariables are HOSTEMU_* names that are not serve flags but mean something to a
+// tool around hostemu (testkit's examples find a running hostemu by HOSTEMU_URL).
+var otherVariables = []string{"HOSTEMU_URL"}
+
+// UnknownVariables names each HOSTEMU_* variable of environ ("NAME=value" entries, as
+// os.Environ) that no flag reads, with the nearest known name when one is close, so
+// that a misspelling (HOSTEMU_CLOK=manual) is warned about rather than silently
+// ignored. Like Load, it only looks at what it is given.
+func UnknownVariables(environ []string) []string {
+	known := map[string]bool{}
+	for _, s := range settings {
+		known[envName(s.name)] = true
+	}
+	for _, n := range otherVariables {
+		known[n] = true
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "HOSTEMU_") || known[name] {
+			continue
+		}
+		msg := "unknown variable " + name + " is ignored"
+		if near := nearestVariable(name, known); near != "" {
+			msg += " (did you mean " + near + "?)"
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// nearestVariable is the known name closest to name, if it is close: at most a third
+// of its letters (and at least one) to change.
+func nearestVariable(name string, known map[string]bool) string {
+	best, bestD := "", 0
+	for k := range known {
+		d := editDistance(strings.TrimPrefix(name, "HOSTEMU_"), strings.TrimPrefix(k, "HOSTEMU_"))
+		if best == "" || d < bestD || d == bestD && k < best {
+			best, bestD = k, d
+		}
+	}
+	if bestD > max(1, len(strings.TrimPrefix(best, "HOSTEMU_"))/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, case-insensitively.
+func editDistance(a, b string) int {
+	a, b = strings.ToUpper(a), strings.ToUpper(b)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 // errHelp asks for serve's usage (-h, --help).
 var errHelp = flag.ErrHelp
 

@@ -21,6 +21,16 @@ func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
+// environ lists vars as os.Environ does.
+func environ(vars map[string]string) []string {
+	var out []string
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
 func defaultConfig() Config {
 	return Config{
 		Options: emulator.Options{
@@ -417,5 +427,41 @@ func TestEnvName(t *testing.T) {
 		if got := envName(in); got != want {
 			t.Errorf("envName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A HOSTEMU_* variable no flag reads is named, with the nearest known name when one is
+// close; known ones, HOSTEMU_URL and other programs' variables are not.
+func TestUnknownVariables(t *testing.T) {
+	tests := []struct {
+		environ []string
+		want    []string
+	}{
+		{nil, nil},
+		{[]string{"HOSTEMU_CLOCK=manual", "HOSTEMU_ADDR=0.0.0.0:4700", "HOSTEMU_URL=http://hostemu:4700", "PATH=/bin", "HOSTEMUX=1"}, nil},
+		{[]string{"HOSTEMU_CLOK=manual"}, []string{"unknown variable HOSTEMU_CLOK is ignored (did you mean HOSTEMU_CLOCK?)"}},
+		{[]string{"HOSTEMU_PUBLICURL=http://x"}, []string{"unknown variable HOSTEMU_PUBLICURL is ignored (did you mean HOSTEMU_PUBLIC_URL?)"}},
+		{[]string{"HOSTEMU_SCENARO=slow"}, []string{"unknown variable HOSTEMU_SCENARO is ignored (did you mean HOSTEMU_SCENARIO?)"}},
+		{[]string{"HOSTEMU_CONTROLTOKEN=x"}, []string{"unknown variable HOSTEMU_CONTROLTOKEN is ignored (did you mean HOSTEMU_CONTROL_TOKEN?)"}},
+		{[]string{"HOSTEMU_clock=manual"}, []string{"unknown variable HOSTEMU_clock is ignored (did you mean HOSTEMU_CLOCK?)"}},
+		{[]string{"HOSTEMU_BANANA=1", "HOSTEMU_="}, []string{"unknown variable HOSTEMU_BANANA is ignored", "unknown variable HOSTEMU_ is ignored"}},
+	}
+	for _, tt := range tests {
+		if got := UnknownVariables(tt.environ); !slices.Equal(got, tt.want) {
+			t.Errorf("UnknownVariables(%q) = %q, want %q", tt.environ, got, tt.want)
+		}
+	}
+	for _, s := range settings { // every flag's own variable is known
+		if got := UnknownVariables([]string{envName(s.name) + "=x"}); got != nil {
+			t.Errorf("%s: %q", envName(s.name), got)
+		}
+	}
+}
+
+// serve logs the warning at start, and still starts.
+func TestServeWarnsAboutUnknownVariables(t *testing.T) {
+	s := startServe(t, map[string]string{"HOSTEMU_CLOK": "manual"}, "--addr", "127.0.0.1:0")
+	if log := s.stderr.String(); !strings.Contains(log, "HOSTEMU_CLOK") || !strings.Contains(log, "HOSTEMU_CLOCK") {
+		t.Fatalf("no warning naming HOSTEMU_CLOK and HOSTEMU_CLOCK in the log:\n%s", log)
 	}
 }

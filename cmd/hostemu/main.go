@@ -18,12 +18,13 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Environ(), os.Stdout, os.Stderr))
 }
 
 // run is the whole command: it dispatches args to a command and returns the exit code
-// (0 success, 1 failure, 2 usage error). ctx ends on SIGTERM or SIGINT.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+// (0 success, 1 failure, 2 usage error). ctx ends on SIGTERM or SIGINT. getenv reads a
+// variable; environ lists them all ("NAME=value"), for the warning about unknown ones.
+func run(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer) int {
 	cmd, rest := "serve", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, rest = args[0], args[1:]
@@ -38,7 +39,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, rest, getenv, stdout, stderr)
+		return serve(ctx, rest, getenv, environ, stdout, stderr)
 	case "validate":
 		return validate(rest, stdout, stderr)
 	case "healthcheck":

@@ -21,7 +21,7 @@ var shutdownTimeout = 5 * time.Second
 // serve runs the emulator until ctx ends, then shuts it down: 0 on a clean stop, 1 when
 // it cannot listen or stop cleanly, 2 for a bad flag or variable or for fixtures,
 // scenario or state that the flags name and that do not load.
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+func serve(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer) int {
 	cfg, err := Load(args, getenv)
 	if errors.Is(err, errHelp) {
 		serveUsage(stdout)
@@ -35,6 +35,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return 2
 	}
 	log := newLogger(stderr, cfg)
+	for _, w := range UnknownVariables(environ) {
+		log.Warn(w)
+	}
 	opts := cfg.Options
 	opts.Logger = log
 	opts.Version, _ = buildVersion()

@@ -16,7 +16,8 @@ import (
 type Mode string
 
 const (
-	// Real moves with the wall clock (from the chosen start).
+	// Real moves with the wall clock: it is wall time, or wall time plus the offset of
+	// a chosen start.
 	Real Mode = "real"
 	// Manual moves only on Advance or Set.
 	Manual Mode = "manual"
@@ -42,26 +43,50 @@ var ErrTooFar = errors.New("the clock cannot pass the year 2200")
 var ErrBackwards = errors.New("the clock never moves backwards")
 
 // Clock is an emulator clock. The zero value is not usable; use New.
+//
+// A real clock is the wall clock plus a fixed offset: zero unless the clock was given
+// a start, so with no start it shows wall time exactly, never behind it. A manual
+// clock is a frozen instant.
 type Clock struct {
 	wall func() time.Time // the machine's time; replaceable in tests
 
+	// the clock as it was made, restored by Reset
+	startMode   Mode
+	startAt     time.Time     // a manual clock's start
+	startOffset time.Duration // a real clock's offset from the wall
+
 	mu     sync.Mutex // guards the fields below
 	mode   Mode
-	base   time.Time // emulated time at wallAt (real) or the frozen time (manual)
-	wallAt time.Time
+	base   time.Time     // the frozen time (manual; unused by a real clock)
+	offset time.Duration // emulated minus wall time (real)
 }
 
-// New returns a clock in mode starting at start (the zero time means the wall clock now,
-// truncated to the second).
+// New returns a clock in mode starting at start. With a zero start a manual clock
+// starts at the wall clock now, truncated to the second, and a real clock is the wall
+// clock itself. A real clock given a start runs from it: its offset from the wall is
+// start minus the wall time at New, kept for the clock's life.
 func New(mode Mode, start time.Time) *Clock {
-	c := &Clock{wall: time.Now}
-	now := c.wall()
-	if start.IsZero() {
-		start = now.Truncate(time.Second)
+	return newClock(time.Now, mode, start)
+}
+
+func newClock(wall func() time.Time, mode Mode, start time.Time) *Clock {
+	c := &Clock{wall: wall, startMode: mode}
+	now := c.wallNow()
+	switch {
+	case mode != Real && start.IsZero():
+		c.startAt = now.Truncate(time.Second)
+	case mode != Real:
+		c.startAt = start.UTC()
+	case !start.IsZero():
+		c.startOffset = start.Sub(now)
 	}
-	c.mode, c.base, c.wallAt = mode, start.UTC(), now
+	c.mode, c.base, c.offset = mode, c.startAt, c.startOffset
 	return c
 }
+
+// wallNow is the machine's time in UTC, without a monotonic reading, so that a real
+// clock shows exactly what the wall shows.
+func (c *Clock) wallNow() time.Time { return c.wall().UTC().Round(0) }
 
 // Now is the emulated time, in UTC.
 func (c *Clock) Now() time.Time {
@@ -74,7 +99,7 @@ func (c *Clock) nowLocked() time.Time {
 	if c.mode == Manual {
 		return c.base
 	}
-	return c.base.Add(c.wall().Sub(c.wallAt)).UTC()
+	return c.wallNow().Add(c.offset)
 }
 
 // Mode is the clock's current mode.
@@ -90,15 +115,24 @@ func (c *Clock) SetMode(m Mode) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.nowLocked()
-	c.mode, c.base, c.wallAt = m, now, c.wall()
+	c.mode, c.base, c.offset = m, now, now.Sub(c.wallNow())
 }
 
-// Restart puts the clock back at t in mode m, backwards included: reset uses it to
-// return a world to its start.
+// Restart puts the clock at t in mode m, backwards included.
 func (c *Clock) Restart(m Mode, t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mode, c.base, c.wallAt = m, t.UTC(), c.wall()
+	c.mode, c.base, c.offset = m, t.UTC(), t.Sub(c.wallNow())
+}
+
+// Reset returns the clock to how New made it, for a world's reset: a manual clock goes
+// back to its start, backwards included; a real clock keeps running wall time (plus
+// the offset it was made with), so a reset never rewinds it and rate-limit reset times
+// stay ahead of the Date header.
+func (c *Clock) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mode, c.base, c.offset = c.startMode, c.startAt, c.startOffset
 }
 
 // Set moves a manual clock to t; it never moves backwards. Scheduler.AdvanceTo is the

@@ -39,24 +39,103 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
+// fakeWall is a wall clock that moves only when told.
+type fakeWall struct{ t time.Time }
+
+func (w *fakeWall) now() time.Time { return w.t }
+
 func TestRealClockFollowsWall(t *testing.T) {
-	wall := t0
-	c := New(Real, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	c.wall = func() time.Time { return wall }
-	c.wallAt = wall
-	wall = wall.Add(90 * time.Second)
+	wall := &fakeWall{t0}
+	c := newClock(wall.now, Real, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	wall.t = wall.t.Add(90 * time.Second)
 	if got := c.Now(); !got.Equal(time.Date(2030, 1, 1, 0, 1, 30, 0, time.UTC)) {
 		t.Fatalf("Now = %v", got)
 	}
 	c.SetMode(Manual)
-	wall = wall.Add(time.Hour)
+	wall.t = wall.t.Add(time.Hour)
 	if got := c.Now(); !got.Equal(time.Date(2030, 1, 1, 0, 1, 30, 0, time.UTC)) {
 		t.Fatalf("manual clock moved with the wall: %v", got)
 	}
 	c.SetMode(Real)
-	wall = wall.Add(time.Second)
+	wall.t = wall.t.Add(time.Second)
 	if got := c.Now(); !got.Equal(time.Date(2030, 1, 1, 0, 1, 31, 0, time.UTC)) {
 		t.Fatalf("released clock: %v", got)
+	}
+}
+
+// A real clock with no start is the wall clock itself, sub-second part included: it
+// used to start at the wall time truncated to the second and lag by the rest.
+func TestRealClockIsWallTime(t *testing.T) {
+	wall := &fakeWall{time.Date(2026, 11, 21, 12, 0, 3, 834_000_000, time.UTC)}
+	c := newClock(wall.now, Real, time.Time{})
+	for range 3 {
+		if got := c.Now(); !got.Equal(wall.t) {
+			t.Fatalf("Now = %v, wall = %v", got, wall.t)
+		}
+		wall.t = wall.t.Add(1234567 * time.Nanosecond)
+	}
+
+	// the same with the machine's clock: never behind it
+	real := New(Real, time.Time{})
+	before := time.Now()
+	got := real.Now()
+	after := time.Now()
+	if got.Before(before) || got.After(after) {
+		t.Fatalf("real clock shows %v, between %v and %v on the wall", got, before, after)
+	}
+	if got.Location() != time.UTC {
+		t.Fatalf("Now is in %v, want UTC", got.Location())
+	}
+}
+
+func TestManualClockDefaultStart(t *testing.T) {
+	wall := &fakeWall{time.Date(2026, 11, 21, 12, 0, 3, 834_000_000, time.UTC)}
+	c := newClock(wall.now, Manual, time.Time{})
+	wall.t = wall.t.Add(time.Hour)
+	if got, want := c.Now(), time.Date(2026, 11, 21, 12, 0, 3, 0, time.UTC); !got.Equal(want) {
+		t.Fatalf("manual clock with no start shows %v, want the wall at New to the second, %v", got, want)
+	}
+}
+
+// A reset rewinds a manual clock to its start; a real clock keeps running wall time
+// (plus the offset of an explicit start), whatever was done to it meanwhile.
+func TestReset(t *testing.T) {
+	start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		mode   Mode
+		start  time.Time
+		meddle func(*Clock)
+		want   func(wall time.Time) time.Time
+		mode2  Mode
+	}{
+		{"manual advanced", Manual, start, func(c *Clock) { c.Set(start.Add(time.Hour)) },
+			func(time.Time) time.Time { return start }, Manual},
+		{"manual released", Manual, start, func(c *Clock) { c.SetMode(Real) },
+			func(time.Time) time.Time { return start }, Manual},
+		{"real", Real, time.Time{}, func(*Clock) {},
+			func(w time.Time) time.Time { return w }, Real},
+		{"real frozen and set", Real, time.Time{}, func(c *Clock) { c.SetMode(Manual); c.Set(t0.Add(48 * time.Hour)) },
+			func(w time.Time) time.Time { return w }, Real},
+		{"real with a start", Real, start, func(c *Clock) { c.SetMode(Manual); c.Set(start.Add(48 * time.Hour)) },
+			func(w time.Time) time.Time { return start.Add(w.Sub(t0)) }, Real},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wall := &fakeWall{t0}
+			c := newClock(wall.now, tt.mode, tt.start)
+			wall.t = wall.t.Add(10 * time.Minute)
+			tt.meddle(c)
+			wall.t = wall.t.Add(10 * time.Minute)
+			c.Reset()
+			if got, want := c.Now(), tt.want(wall.t); !got.Equal(want) || c.Mode() != tt.mode2 {
+				t.Fatalf("after Reset: %v (%s), want %v (%s)", got, c.Mode(), want, tt.mode2)
+			}
+			wall.t = wall.t.Add(time.Second)
+			if got, want := c.Now(), tt.want(wall.t); !got.Equal(want) {
+				t.Fatalf("a second later: %v, want %v", got, want)
+			}
+		})
 	}
 }
 

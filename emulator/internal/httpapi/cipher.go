@@ -22,7 +22,7 @@ type decryptRequest struct {
 
 func (a *API) encrypt(c *gin.Context) (any, error) {
 	var req encryptRequest
-	payload, err := decodeStringField(c, maxCipherBody, "payload", &req, func() *string { return req.Payload })
+	payload, err := decodeStringField(c, maxCipherBody, "payload", true, &req, func() *string { return req.Payload })
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (a *API) encrypt(c *gin.Context) (any, error) {
 
 func (a *API) decrypt(c *gin.Context) (any, error) {
 	var req decryptRequest
-	envelope, err := decodeStringField(c, maxCipherBody, "envelope", &req, func() *string { return req.Envelope })
+	envelope, err := decodeStringField(c, maxCipherBody, "envelope", false, &req, func() *string { return req.Envelope })
 	if err != nil {
 		return nil, err
 	}

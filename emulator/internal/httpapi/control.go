@@ -3,12 +3,12 @@ package httpapi
 import (
 	"crypto/subtle"
 	"io"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -33,11 +33,11 @@ func (a *API) controlAuth() gin.HandlerFunc {
 }
 
 type healthResponse struct {
-	Status   string    `json:"status"`
-	Version  string    `json:"version"`
-	Scenario string    `json:"scenario"`
-	Clock    string    `json:"clock"`
-	Now      time.Time `json:"now"`
+	Status   string          `json:"status"`
+	Version  string          `json:"version"`
+	Scenario string          `json:"scenario"`
+	Clock    string          `json:"clock"`
+	Now      state.Timestamp `json:"now"`
 }
 
 func (a *API) health(c *gin.Context) (any, error) {

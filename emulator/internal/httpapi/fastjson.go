@@ -2,9 +2,14 @@ package httpapi
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // The decryption service's bodies are one string field, often large: {"payload": "…"}
@@ -60,8 +65,10 @@ func fastStringField(body []byte, name string) (string, bool) {
 }
 
 // decodeStringField reads a body of one string field: the fast path when it fits, else
-// decodeJSON's full rules into dst, whose field *string is then returned.
-func decodeStringField(c *gin.Context, limit int64, name string, dst any, field func() *string) (*string, error) {
+// decodeJSON's full rules into dst, whose field *string is then returned. With exact,
+// a value that encoding/json could only approximate (invalid UTF-8, a lone surrogate)
+// is a 400 rather than a string with U+FFFD in it.
+func decodeStringField(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string) (*string, error) {
 	b, err := readJSONBody(c, limit)
 	if err != nil || b == nil {
 		return nil, err
@@ -72,5 +79,122 @@ func decodeStringField(c *gin.Context, limit int64, name string, dst any, field 
 	if err := unmarshalStrict(b, dst); err != nil {
 		return nil, err
 	}
+	if exact && field() != nil {
+		if err := exactStringField(b, name); err != nil {
+			return nil, err
+		}
+	}
 	return field(), nil
+}
+
+// exactStringField checks that the string field name of body, which encoding/json has
+// already decoded, came back exactly as sent: encoding/json turns invalid UTF-8 and
+// lone surrogate escapes ("\ud800") into U+FFFD without a word, and /v1/encrypt must
+// return what it was given. A body with neither (valid UTF-8, no \uD8…\uDF escape) is
+// exact without a second look.
+func exactStringField(body []byte, name string) error {
+	if utf8.Valid(body) && !hasSurrogateEscape(body) {
+		return nil
+	}
+	lit, err := lastField(body, name)
+	if err != nil {
+		return nil // the caller's decoder has answered for the syntax
+	}
+	if err := checkStringLiteral(lit); err != nil {
+		return apperr.New(apperr.InvalidRequest, fmt.Sprintf("field %q %s; JSON cannot carry it back exactly (send binary data as base64)", name, err))
+	}
+	return nil
+}
+
+// lastField is the raw value of the last member of the object body named name, in any
+// case: the one encoding/json decodes into a field of that name.
+func lastField(body []byte, name string) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // '{', checked by the caller's decoder
+		return nil, err
+	}
+	var lit json.RawMessage
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if k, _ := k.(string); strings.EqualFold(k, name) {
+			lit = v
+		}
+	}
+	return lit, nil
+}
+
+// hasSurrogateEscape reports whether b may hold a \uD800–\uDFFF escape.
+func hasSurrogateEscape(b []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.Index(b[i:], []byte(`\u`))
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+2 < len(b) && (b[i+2] == 'd' || b[i+2] == 'D') {
+			return true
+		}
+	}
+}
+
+// checkStringLiteral reports the first part of a JSON string literal (quotes
+// included) that does not stand for Unicode text: a byte that is not UTF-8, or a
+// surrogate escape that is not one half of a pair. Anything but a string is accepted.
+func checkStringLiteral(lit []byte) error {
+	if len(lit) < 2 || lit[0] != '"' {
+		return nil
+	}
+	s := lit[1 : len(lit)-1]
+	chars := 0 // characters before the problem, for the message
+	for i := 0; i < len(s); chars++ {
+		c := s[i]
+		if c != '\\' {
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return fmt.Errorf("has a byte that is not UTF-8 (0x%02x) after %d characters", c, chars)
+			}
+			i += size
+			continue
+		}
+		if i+1 < len(s) && s[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r1, ok := hex4(s, i+2)
+		if !ok {
+			return nil // not a valid escape: a syntax error, answered elsewhere
+		}
+		switch {
+		case r1 >= 0xDC00 && r1 <= 0xDFFF:
+			return fmt.Errorf("has a lone surrogate escape \\u%04x after %d characters", r1, chars)
+		case r1 >= 0xD800 && r1 <= 0xDBFF:
+			r2, ok := rune(0), false
+			if i+7 < len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+				r2, ok = hex4(s, i+8)
+			}
+			if !ok || r2 < 0xDC00 || r2 > 0xDFFF {
+				return fmt.Errorf("has a lone surrogate escape \\u%04x after %d characters", r1, chars)
+			}
+			i += 12
+		default:
+			i += 6
+		}
+	}
+	return nil
+}
+
+// hex4 reads four hex digits at s[i:].
+func hex4(s []byte, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(s[i:i+4]), 16, 16)
+	return rune(n), err == nil
 }

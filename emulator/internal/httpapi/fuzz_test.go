@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -76,5 +78,53 @@ func FuzzFastStringField(f *testing.F) {
 		if err := unmarshalStrict(b, &req); err != nil || req.Payload == nil || *req.Payload != v {
 			t.Fatalf("%q: fast path %q, encoding/json %v %v", b, v, req.Payload, err)
 		}
+		if err := exactStringField(b, "payload"); err != nil {
+			t.Fatalf("%q: the fast path read it, yet it is not exact: %v", b, err)
+		}
 	})
+}
+
+// FuzzExactStringField: a payload is refused exactly when encoding/json put a U+FFFD
+// in it that the body did not send (as the character or as \ufffd).
+func FuzzExactStringField(f *testing.F) {
+	for _, s := range []string{`{"payload":"x"}`, `{"payload":"\ud800"}`, `{"payload":"\ud83d\ude80"}`, `{"payload":"\\ud800"}`,
+		`{"payload":"\ufffd�"}`, "{\"payload\":\"\xff\"}", `{"payload":"\ud83d\u0041"}`, `{"payload":"a","PayLoad":"\udc00"}`,
+		"{\"payload\":\"\xed\xa0\x80\"}", `{"payload":1}`, `{"payload":"\uD83D"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var req encryptRequest
+		if unmarshalStrict(b, &req) != nil || req.Payload == nil {
+			return
+		}
+		lit, err := lastField(b, "payload")
+		if err != nil {
+			t.Fatalf("%q decodes, but its payload cannot be found: %v", b, err)
+		}
+		sent := countReplacements(lit)
+		got := strings.Count(*req.Payload, "\ufffd")
+		err = exactStringField(b, "payload")
+		if (err == nil) != (got == sent) {
+			t.Fatalf("%q: %d U+FFFD sent, %d decoded, yet exactStringField says %v", b, sent, got, err)
+		}
+	})
+}
+
+// countReplacements counts the U+FFFD a JSON string literal sends on purpose: the
+// character itself and \ufffd escapes.
+func countReplacements(lit []byte) int {
+	n := 0
+	for i := 1; i < len(lit)-1; i++ {
+		switch {
+		case lit[i] == '\\' && lit[i+1] == 'u' && i+6 <= len(lit) && strings.EqualFold(string(lit[i+2:i+6]), "fffd"):
+			n++
+			i += 5
+		case lit[i] == '\\':
+			i++
+		case bytes.HasPrefix(lit[i:], []byte("\ufffd")):
+			n++
+			i += 2
+		}
+	}
+	return n
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,16 +32,41 @@ func parseLimit(c *gin.Context) (int, error) {
 	return n, nil
 }
 
-// parseTime reads created_after / created_before: RFC 3339 or Unix milliseconds.
+// parseTime reads created_after / created_before: RFC 3339 or Unix milliseconds (any
+// integer). A valid time outside the years the world can hold is no error: it is moved
+// to just outside them, where it bounds the same items (all or none).
 func parseTime(name, s string) (time.Time, error) {
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if t := time.UnixMilli(ms).UTC(); state.InRange(t) {
-			return t, nil
+	ms, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err == nil:
+		return clampToWorld(time.UnixMilli(ms)), nil
+	case errors.Is(err, strconv.ErrRange): // all digits, beyond int64
+		if strings.HasPrefix(s, "-") {
+			return beforeWorld, nil
 		}
-	} else if t, err := time.Parse(time.RFC3339Nano, s); err == nil && state.InRange(t) {
-		return t.UTC(), nil
+		return afterWorld, nil
 	}
-	return time.Time{}, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter %s must be an RFC 3339 time or Unix milliseconds from 1970 to 2200, not %q", name, s))
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return clampToWorld(t), nil
+	}
+	return time.Time{}, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter %s must be an RFC 3339 time or Unix milliseconds, not %q", name, s))
+}
+
+// beforeWorld and afterWorld lie just outside the years a world's items may have
+// (state.MinYear to state.MaxYear): every item is after the first and before the second.
+var (
+	beforeWorld = time.Date(state.MinYear, 1, 1, 0, 0, 0, -1, time.UTC)
+	afterWorld  = time.Date(state.MaxYear, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+func clampToWorld(t time.Time) time.Time {
+	switch {
+	case t.Before(beforeWorld):
+		return beforeWorld
+	case t.After(afterWorld):
+		return afterWorld
+	}
+	return t.UTC()
 }
 
 func (a *API) listProjects(c *gin.Context) (any, error) {

@@ -84,52 +84,11 @@ func appendEscaped(b []byte, s string) []byte {
 	return append(b, s[start:]...)
 }
 
+// appendTime appends t as a JSON string, as state.Timestamp writes it.
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
-	b = appendRFC3339Nano(b, t)
+	b = state.AppendTimestamp(b, t)
 	return append(b, '"')
-}
-
-// appendRFC3339Nano appends t as time.RFC3339Nano does (what encoding/json writes),
-// digit by digit for UTC times of years 0-9999, the only ones the world holds; any other
-// goes through time.AppendFormat.
-func appendRFC3339Nano(b []byte, t time.Time) []byte {
-	if t.Location() != time.UTC || t.Year() > 9999 || t.Year() < 0 {
-		return t.AppendFormat(b, time.RFC3339Nano)
-	}
-	year, month, day := t.Date()
-	hour, min, sec := t.Clock()
-	b = appendDigits(b, year, 4)
-	b = append(b, '-')
-	b = appendDigits(b, int(month), 2)
-	b = append(b, '-')
-	b = appendDigits(b, day, 2)
-	b = append(b, 'T')
-	b = appendDigits(b, hour, 2)
-	b = append(b, ':')
-	b = appendDigits(b, min, 2)
-	b = append(b, ':')
-	b = appendDigits(b, sec, 2)
-	if ns := t.Nanosecond(); ns != 0 {
-		digits := 9
-		for ns%10 == 0 {
-			ns /= 10
-			digits--
-		}
-		b = append(b, '.')
-		b = appendDigits(b, ns, digits)
-	}
-	return append(b, 'Z')
-}
-
-// appendDigits appends n in exactly width decimal digits.
-func appendDigits(b []byte, n, width int) []byte {
-	var buf [9]byte
-	for i := width - 1; i >= 0; i-- {
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return append(b, buf[:width]...)
 }
 
 func appendTimePtr(b []byte, t *time.Time) []byte {

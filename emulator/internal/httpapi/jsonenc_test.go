@@ -40,7 +40,7 @@ type deploymentView struct {
 	ID           string            `json:"id"`
 	URL          string            `json:"url"`
 	Status       string            `json:"status"`
-	CreatedAt    time.Time         `json:"created_at"`
+	CreatedAt    state.Timestamp   `json:"created_at"`
 	ProjectID    string            `json:"project_id"`
 	Target       string            `json:"target"`
 	Env          map[string]string `json:"env"`
@@ -76,7 +76,7 @@ func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
 		base := "http://" + randomString(r)
 		production := r.IntN(2) == 0
 		got := string(a.appendDeployment(nil, base, &d, projectEnv, production))
-		view := deploymentView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: d.CreatedAt, ProjectID: d.ProjectID, Target: d.Target,
+		view := deploymentView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt), ProjectID: d.ProjectID, Target: d.Target,
 			Env: mergeForTest(projectEnv, d.Env), Files: d.Files, BuildLogsURL: base + "/v1/deployments/" + d.ID + "/logs",
 			Timings: d.Timings, Error: d.Error, Production: production}
 		if view.Files == nil {

@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -13,18 +12,18 @@ import (
 // The JSON shapes the hosting service answers with. Field names are PRODUCT.md's.
 
 type deploymentCreatedView struct {
-	ID        string    `json:"id"`
-	URL       string    `json:"url"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"created_at"`
-	ProjectID string    `json:"project_id"`
-	Target    string    `json:"target"`
+	ID        string          `json:"id"`
+	URL       string          `json:"url"`
+	Status    string          `json:"status"`
+	CreatedAt state.Timestamp `json:"created_at"`
+	ProjectID string          `json:"project_id"`
+	Target    string          `json:"target"`
 }
 
 type projectView struct {
 	ID                     string            `json:"id"`
 	Name                   string            `json:"name"`
-	CreatedAt              time.Time         `json:"created_at"`
+	CreatedAt              state.Timestamp   `json:"created_at"`
 	ProductionDeploymentID *string           `json:"production_deployment_id"`
 	Env                    map[string]string `json:"env"`
 }
@@ -40,18 +39,18 @@ type domainView struct {
 	ProjectID  string           `json:"project_id"`
 	Status     string           `json:"status"`
 	RedirectTo *string          `json:"redirect_to"`
-	CreatedAt  time.Time        `json:"created_at"`
+	CreatedAt  state.Timestamp  `json:"created_at"`
 	DNS        []dnsRecord      `json:"dns"`
 	TLS        state.TLS        `json:"tls"`
 	Error      *state.ErrorInfo `json:"error"`
 }
 
 func createdView(d state.Deployment) deploymentCreatedView {
-	return deploymentCreatedView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: d.CreatedAt, ProjectID: d.ProjectID, Target: d.Target}
+	return deploymentCreatedView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt), ProjectID: d.ProjectID, Target: d.Target}
 }
 
 func viewProject(p state.Project) projectView {
-	v := projectView{ID: p.ID, Name: p.Name, CreatedAt: p.CreatedAt, Env: p.Env}
+	v := projectView{ID: p.ID, Name: p.Name, CreatedAt: state.Timestamp(p.CreatedAt), Env: p.Env}
 	if p.ProductionDeploymentID != "" {
 		id := p.ProductionDeploymentID
 		v.ProductionDeploymentID = &id
@@ -63,7 +62,7 @@ func viewProject(p state.Project) projectView {
 }
 
 func viewDomain(d state.Domain) domainView {
-	v := domainView{Hostname: d.Hostname, ProjectID: d.ProjectID, Status: d.Status, CreatedAt: d.CreatedAt,
+	v := domainView{Hostname: d.Hostname, ProjectID: d.ProjectID, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt),
 		DNS: dnsRecords(d.Hostname), TLS: d.TLS, Error: d.Error}
 	if d.RedirectTo != "" {
 		r := d.RedirectTo

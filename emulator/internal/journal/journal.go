@@ -4,6 +4,7 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // What an entry keeps of a request at most, in bytes. Longer values are cut (on a UTF-8
@@ -246,4 +248,14 @@ func (j *Journal) changedLocked() {
 		close(j.changed)
 		j.changed = nil
 	}
+}
+
+// MarshalJSON writes the entry with its time as every time hostemu writes one: RFC 3339
+// UTC with three fractional digits.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	type plain Entry
+	return json.Marshal(struct {
+		plain
+		Time state.Timestamp `json:"time"`
+	}{plain(e), state.Timestamp(e.Time)})
 }

@@ -40,9 +40,9 @@ type RequestsMatch struct {
 
 // AwaitResult is what held, and when.
 type AwaitResult struct {
-	Now    time.Time `json:"now"`
-	Status string    `json:"status,omitempty"`
-	Count  int       `json:"count,omitempty"`
+	Now    state.Timestamp `json:"now"`
+	Status string          `json:"status,omitempty"`
+	Count  int             `json:"count,omitempty"`
 }
 
 // Await waits until the request's condition holds, or answers await_timeout. On a
@@ -82,7 +82,7 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 	if !ok {
 		return AwaitResult{}, apperr.Errorf(apperr.AwaitTimeout, "the condition did not hold within %s", timeout)
 	}
-	out.Now = w.clock.Now()
+	out.Now = state.Timestamp(w.clock.Now())
 	return out, nil
 }
 

@@ -6,12 +6,13 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // ClockView is the clock as the control API shows it.
 type ClockView struct {
-	Now  time.Time `json:"now"`
-	Mode string    `json:"mode"`
+	Now  state.Timestamp `json:"now"`
+	Mode string          `json:"mode"`
 }
 
 // Now is the emulated time.
@@ -19,7 +20,7 @@ func (w *World) Now() time.Time { return w.clock.Now() }
 
 // Clock is the clock's time and mode.
 func (w *World) Clock() ClockView {
-	return ClockView{Now: w.clock.Now(), Mode: string(w.clock.Mode())}
+	return ClockView{Now: state.Timestamp(w.clock.Now()), Mode: string(w.clock.Mode())}
 }
 
 // ClockMode is the clock's mode.

@@ -26,7 +26,7 @@ import (
 type Config struct {
 	Seed       int64
 	ClockMode  clock.Mode
-	ClockStart time.Time // zero: now, to the second
+	ClockStart time.Time // zero: a real clock is the wall clock; a manual one starts now, to the second
 	// Fixtures builds the start-up state; Reset calls it again rather than keeping a
 	// copy of a world that may hold 100,000 deployments. Each call must return a fresh
 	// snapshot: loading takes its slices over.
@@ -63,8 +63,6 @@ type World struct {
 
 	// start-up world, restored by Reset
 	fixtures      func() (state.Snapshot, error)
-	startMode     clock.Mode
-	startTime     time.Time
 	startScenario string
 
 	mu      sync.Mutex // guards rng, gens and nextGen
@@ -98,8 +96,6 @@ func New(cfg Config) (*World, error) {
 		rateLimitsOff: cfg.RateLimitsOff,
 		seed:          cfg.Seed,
 		fixtures:      cfg.Fixtures,
-		startMode:     cfg.ClockMode,
-		startTime:     c.Now(),
 		startScenario: cfg.Scenario,
 	}
 	w.sched.OnPanic = func(r any) { w.log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
@@ -220,7 +216,7 @@ func (w *World) Reset() error {
 	if err != nil {
 		return err // nothing changed
 	}
-	w.clock.Restart(w.startMode, w.startTime)
+	w.clock.Reset() // rewinds a manual clock only
 	if sc, ok := w.scenarios.Get(w.startScenario); ok {
 		w.setScenario(sc)
 	}

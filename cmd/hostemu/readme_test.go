@@ -1,0 +1,169 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ciSnippets are the YAML code blocks of README.md's "In CI" section, parsed.
+func ciSnippets(t *testing.T) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## In CI\n")
+	if !ok {
+		t.Fatal(`README.md has no "## In CI" section`)
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	var out []map[string]any
+	for _, m := range regexp.MustCompile("(?s)\n```yaml\n(.*?)\n```").FindAllStringSubmatch(section, -1) {
+		var doc map[string]any
+		if err := yaml.Unmarshal([]byte(m[1]), &doc); err != nil {
+			t.Fatalf("a YAML block of the In CI section does not parse: %v\n%s", err, m[1])
+		}
+		out = append(out, doc)
+	}
+	return out
+}
+
+// kind tells the snippets apart: GitHub Actions workflows have jobs, compose files
+// services, and the rest is GitLab CI.
+func kind(doc map[string]any) string {
+	switch {
+	case doc["jobs"] != nil:
+		return "actions"
+	case doc["services"] != nil:
+		return "compose"
+	}
+	return "gitlab"
+}
+
+// eachMap calls fn on every mapping in v, with the path to it.
+func eachMap(path string, v any, fn func(path string, m map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		fn(path, v)
+		for k, x := range v {
+			eachMap(path+"."+k, x, fn)
+		}
+	case []any:
+		for _, x := range v {
+			eachMap(path+"[]", x, fn)
+		}
+	}
+}
+
+var localhostURL = regexp.MustCompile(`^https?://(localhost|127\.|\[::1\]|0\.0\.0\.0)`)
+
+// The README's CI snippets work as written: hostemu reads every HOSTEMU_* variable they
+// set, HOSTEMU_PUBLIC_URL never points a container at itself, no health check needs a
+// shell (the image has none), and the image job builds and pushes to ghcr.io.
+func TestReadmeCISnippets(t *testing.T) {
+	docs := ciSnippets(t)
+	kinds := map[string]int{}
+	flagVars := map[string]bool{}
+	for _, s := range settings {
+		flagVars[envName(s.name)] = true
+	}
+	pushes := false
+	for _, doc := range docs {
+		k := kind(doc)
+		kinds[k]++
+		eachMap(k, doc, func(path string, m map[string]any) {
+			for key, v := range m {
+				if strings.HasPrefix(key, "HOSTEMU_") {
+					if w := UnknownVariables([]string{key + "="}); w != nil {
+						t.Errorf("%s: %s", path, w[0])
+					}
+					if key == "HOSTEMU_PUBLIC_URL" && localhostURL.MatchString(fmtValue(v)) {
+						t.Errorf("%s: HOSTEMU_PUBLIC_URL %v points at the container itself; use the service name", path, v)
+					}
+				}
+			}
+			if opts, ok := m["options"].(string); ok && strings.Contains(opts, "--health-cmd") {
+				t.Errorf("%s: --health-cmd runs through /bin/sh, which the image lacks: %q", path, opts)
+			}
+			if hc, ok := m["healthcheck"].(map[string]any); ok {
+				if test, ok := hc["test"].([]any); !ok || len(test) == 0 || test[0] != "CMD" {
+					t.Errorf("%s: a compose healthcheck test must be exec form [\"CMD\", ...], not %v", path, hc["test"])
+				}
+			}
+			if uses, _ := m["uses"].(string); strings.HasPrefix(uses, "docker/build-push-action@") {
+				with, _ := m["with"].(map[string]any)
+				if with["push"] == true && strings.Contains(fmtValue(with["tags"]), "steps.meta.outputs.tags") {
+					pushes = true
+				}
+			}
+			if m["registry"] == "ghcr.io" {
+				kinds["ghcr login"]++
+			}
+			if images, ok := m["images"].(string); ok && strings.HasPrefix(images, "ghcr.io/") {
+				kinds["ghcr image"]++
+			}
+		})
+		// the variables of the hostemu service itself must be flags, not client settings
+		for _, env := range serviceEnvs(doc) {
+			for key := range env {
+				if strings.HasPrefix(key, "HOSTEMU_") && !flagVars[key] {
+					t.Errorf("%s: the hostemu service sets %s, which is no serve flag's variable", k, key)
+				}
+			}
+		}
+	}
+	if kinds["actions"] < 2 || kinds["compose"] != 1 || kinds["gitlab"] != 1 {
+		t.Errorf("snippets found: %v; want two GitHub Actions workflows (test, image), one compose file, one GitLab job", kinds)
+	}
+	if !pushes || kinds["ghcr login"] == 0 || kinds["ghcr image"] == 0 {
+		t.Errorf("no job builds and pushes the image to ghcr.io with docker/build-push-action (%v)", kinds)
+	}
+}
+
+// serviceEnvs are the environments given to hostemu service containers in a snippet.
+func serviceEnvs(doc map[string]any) []map[string]any {
+	var out []map[string]any
+	add := func(v any) {
+		if m, ok := v.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	switch kind(doc) {
+	case "actions":
+		jobs, _ := doc["jobs"].(map[string]any)
+		for _, j := range jobs {
+			j, _ := j.(map[string]any)
+			services, _ := j["services"].(map[string]any)
+			for _, s := range services {
+				s, _ := s.(map[string]any)
+				add(s["env"])
+			}
+		}
+	case "compose":
+		services, _ := doc["services"].(map[string]any)
+		if s, ok := services["hostemu"].(map[string]any); ok {
+			add(s["environment"])
+		}
+	case "gitlab":
+		for _, j := range doc {
+			j, _ := j.(map[string]any)
+			services, _ := j["services"].([]any)
+			for _, s := range services {
+				s, _ := s.(map[string]any)
+				add(s["variables"])
+			}
+		}
+	}
+	return out
+}
+
+func fmtValue(v any) string {
+	s, _ := v.(string)
+	return s
+}
