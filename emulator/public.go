@@ -4,6 +4,8 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/view"
 )
 
 // ClockMode says how the emulator's clock moves: ClockReal or ClockManual.
@@ -34,3 +36,28 @@ type JournalEntry = journal.Entry
 
 // JournalFilter selects journal entries by method and path (with * wildcards).
 type JournalFilter = journal.Filter
+
+// The JSON shapes the APIs answer with, for tests that decode answers.
+type (
+	// Deployment is the full deployment object (GET /v1/deployments/{id}).
+	Deployment = view.Deployment
+	// DeploymentCreated is the answer to POST /v1/deployments.
+	DeploymentCreated = view.DeploymentCreated
+	// DeploymentList is a page of GET /v1/deployments.
+	DeploymentList = view.DeploymentList
+	// Project is a project as GET /v1/projects lists it.
+	Project = view.Project
+	// ProjectList is a page of GET /v1/projects.
+	ProjectList = view.ProjectList
+	// Domain is a custom domain as the API answers it.
+	Domain = view.Domain
+	// DomainList is a page of a project's domains.
+	DomainList = view.DomainList
+	// LogPage is a page of build logs.
+	LogPage = view.LogPage
+	// Promotion is the answer to a promote.
+	Promotion = view.Promotion
+	// Timestamp is a time as hostemu writes it: RFC 3339 UTC with three fractional
+	// digits. time.Time(ts) converts it.
+	Timestamp = state.Timestamp
+)

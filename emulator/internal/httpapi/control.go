@@ -9,6 +9,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/view"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -194,7 +195,7 @@ func (a *API) forceDomainStatus(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return viewDomain(d), nil
+	return view.DomainOf(d), nil
 }
 
 type scenarioInfo struct {

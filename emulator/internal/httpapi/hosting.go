@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/view"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -79,9 +80,9 @@ func (a *API) listProjects(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	ps, next := a.w.Projects(after, limit)
-	out := listProjectsResponse{Projects: make([]projectView, len(ps)), NextCursor: a.encodeCursor("projects", next)}
+	out := view.ProjectList{Projects: make([]view.Project, len(ps)), NextCursor: a.encodeCursor("projects", next)}
 	for i, p := range ps {
-		out.Projects[i] = viewProject(p)
+		out.Projects[i] = view.ProjectOf(p)
 	}
 	return out, nil
 }
@@ -95,7 +96,7 @@ func (a *API) createDeployment(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return created{createdView(d)}, nil
+	return created{view.Created(d)}, nil
 }
 
 func (a *API) listDeployments(c *gin.Context) (any, error) {
@@ -191,7 +192,7 @@ func (a *API) getBuildLogs(c *gin.Context) (any, error) {
 		return nil, apperr.New(apperr.InvalidCursor, "the cursor is not one this list returned")
 	}
 	end := min(start+limit, len(d.Logs))
-	out := logsResponse{Logs: append([]state.LogLine{}, d.Logs[start:end]...)}
+	out := view.LogPage{Logs: append([]state.LogLine{}, d.Logs[start:end]...)}
 	if end < len(d.Logs) {
 		out.NextCursor = a.encodeCursor(scope, &state.Key{At: int64(end)})
 	}
@@ -206,7 +207,7 @@ func (a *API) promote(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := promoteResponse{ProjectID: projectID, ProductionDeploymentID: c.Param("id")}
+	out := view.Promotion{ProjectID: projectID, ProductionDeploymentID: c.Param("id")}
 	if previous != "" {
 		out.PreviousDeploymentID = &previous
 	}
@@ -225,7 +226,7 @@ func (a *API) uploadFile(c *gin.Context) (any, error) {
 	if err := a.w.UploadFile(digest, b); err != nil {
 		return nil, err
 	}
-	return created{uploadResponse{Digest: digest, Size: len(b)}}, nil
+	return created{view.Upload{Digest: digest, Size: len(b)}}, nil
 }
 
 func (a *API) addDomain(c *gin.Context) (any, error) {
@@ -241,7 +242,7 @@ func (a *API) addDomain(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return created{viewDomain(d)}, nil
+	return created{view.DomainOf(d)}, nil
 }
 
 func (a *API) listDomains(c *gin.Context) (any, error) {
@@ -259,9 +260,9 @@ func (a *API) listDomains(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := listDomainsResponse{Domains: make([]domainView, len(ds)), NextCursor: a.encodeCursor(scope, next)}
+	out := view.DomainList{Domains: make([]view.Domain, len(ds)), NextCursor: a.encodeCursor(scope, next)}
 	for i, d := range ds {
-		out.Domains[i] = viewDomain(d)
+		out.Domains[i] = view.DomainOf(d)
 	}
 	return out, nil
 }
@@ -271,5 +272,5 @@ func (a *API) deleteDomain(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return deleteDomainResponse{Hostname: d.Hostname, Deleted: true}, nil
+	return view.DomainDeleted{Hostname: d.Hostname, Deleted: true}, nil
 }

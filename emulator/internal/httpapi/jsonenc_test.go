@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/view"
 )
 
 var oddStrings = []string{"", "plain", `quote " back \ slash`, "<script>&amp;</script>", "tab\tnew\nline\r", "\x00\x01\x1f\x7f",
@@ -34,24 +35,7 @@ func randomMap(r *rand.Rand) map[string]string {
 	return m
 }
 
-// deploymentView is the full deployment object as encoding/json would write it: the
-// oracle the hand-written encoder is checked against.
-type deploymentView struct {
-	ID           string            `json:"id"`
-	URL          string            `json:"url"`
-	Status       string            `json:"status"`
-	CreatedAt    state.Timestamp   `json:"created_at"`
-	ProjectID    string            `json:"project_id"`
-	Target       string            `json:"target"`
-	Env          map[string]string `json:"env"`
-	Files        map[string]string `json:"files"`
-	BuildLogsURL string            `json:"build_logs_url"`
-	Timings      state.Timings     `json:"timings"`
-	Error        *state.ErrorInfo  `json:"error"`
-	Production   bool              `json:"production"`
-}
-
-// The hand-written encoder writes exactly what encoding/json writes for deploymentView.
+// The hand-written encoder writes exactly what encoding/json writes for view.Deployment.
 func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
 	a := &API{}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -76,13 +60,13 @@ func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
 		base := "http://" + randomString(r)
 		production := r.IntN(2) == 0
 		got := string(a.appendDeployment(nil, base, &d, projectEnv, production))
-		view := deploymentView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt), ProjectID: d.ProjectID, Target: d.Target,
+		wantView := view.Deployment{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt), ProjectID: d.ProjectID, Target: d.Target,
 			Env: mergeForTest(projectEnv, d.Env), Files: d.Files, BuildLogsURL: base + "/v1/deployments/" + d.ID + "/logs",
 			Timings: d.Timings, Error: d.Error, Production: production}
-		if view.Files == nil {
-			view.Files = map[string]string{}
+		if wantView.Files == nil {
+			wantView.Files = map[string]string{}
 		}
-		want, err := json.Marshal(view)
+		want, err := json.Marshal(wantView)
 		if err != nil {
 			t.Fatal(err)
 		}
