@@ -2,8 +2,10 @@ package emulator_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +178,47 @@ func TestStateFileKeepsRevokedToken(t *testing.T) {
 	defer srv.Shutdown(t.Context())
 	if r := e.get("/v1/projects", "t-read"); r.Status != 401 || r.Code() != "invalid_token" {
 		t.Fatalf("revoked token after restart: %d %s", r.Status, r.Body)
+	}
+}
+
+// A fixture deployment reads like a live one: the same lifecycle (the default
+// scenario's), the same log lines, the same gaps between timings.
+func TestFixtureDeploymentsReadLikeLiveOnes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var live, fixture emulator.Deployment
+	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
+	e.advance("6s")
+	for _, c := range []struct {
+		id  string
+		out *emulator.Deployment
+	}{{id, &live}, {"dpl_first", &fixture}} {
+		r := e.get("/v1/deployments/"+c.id, "t-read")
+		mustStatus(t, r, 200)
+		if err := jsonUnmarshal(r.Body, c.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs := func(d emulator.Deployment) []string {
+		r := e.get("/v1/deployments/"+d.ID+"/logs", "t-read")
+		var page emulator.LogPage
+		if err := jsonUnmarshal(r.Body, &page); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range page.Logs {
+			text := strings.ReplaceAll(strings.ReplaceAll(l.Text, d.ID, "<id>"), d.URL, "<url>")
+			out = append(out, fmt.Sprintf("+%s %s", l.CreatedAt.Sub(*d.Timings.QueuedAt), text))
+		}
+		return out
+	}
+	if a, b := logs(live), logs(fixture); !slices.Equal(a, b) {
+		t.Errorf("build logs differ:\nlive    %q\nfixture %q", a, b)
+	}
+	gaps := func(d emulator.Deployment) [2]time.Duration {
+		return [2]time.Duration{d.Timings.BuildingAt.Sub(*d.Timings.QueuedAt), d.Timings.ReadyAt.Sub(*d.Timings.BuildingAt)}
+	}
+	if gaps(live) != gaps(fixture) {
+		t.Errorf("timings differ: live %v, fixture %v", gaps(live), gaps(fixture))
 	}
 }

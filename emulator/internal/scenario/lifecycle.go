@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 
 	"gopkg.in/yaml.v3"
 )
@@ -28,7 +29,7 @@ var deploymentKind = lifecycleKind{
 		"building": {"ready", "error"},
 		"ready":    {"error"},
 	},
-	defaultCode: "build_failed",
+	defaultCode: state.CodeBuildFailed,
 	maxSteps:    4, // queued, building, ready, error
 }
 
@@ -40,7 +41,7 @@ var domainKind = lifecycleKind{
 		"pending":   {"verifying", "error"},
 		"verifying": {"active", "error"},
 	},
-	defaultCode: "verification_failed",
+	defaultCode: state.CodeVerificationFailed,
 	maxSteps:    3, // pending, verifying, active or error
 }
 

@@ -9,20 +9,15 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
-// Step is one status of a lifecycle, reached After the previous step.
-type Step struct {
-	Status string
-	After  time.Duration
-	Error  *StepError // for an error step; nil means the default code
-}
+// Step is one status of a lifecycle, reached After the previous step: the world's own
+// vocabulary (state.Step), so a scenario's steps drive deployments as they are.
+type Step = state.Step
 
 // StepError is the error a lifecycle's error step reports.
-type StepError struct {
-	Code    string
-	Message string
-}
+type StepError = state.ErrorInfo
 
 // DeploymentRule replaces the deployment lifecycle for deployments it matches.
 type DeploymentRule struct {
@@ -39,11 +34,7 @@ type DomainRule struct {
 }
 
 // Certificates says how certificates are issued and renewed.
-type Certificates struct {
-	Issuer      string
-	ValidFor    time.Duration
-	RenewBefore time.Duration
-}
+type Certificates = state.Certificates
 
 // RateLimits sets the rate limiter's numbers.
 type RateLimits struct {

@@ -1,18 +1,10 @@
 package world
 
 import (
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
-)
-
-// Default error codes of lifecycle error steps without their own.
-const (
-	CodeBuildFailed        = "build_failed"
-	CodeVerificationFailed = "verification_failed"
 )
 
 // detachDelay is how long after delete a hostname is detached at the edge.
@@ -69,39 +61,6 @@ func deploymentKey(id string) string { return "dpl:" + id }
 func domainKey(host string) string   { return "dom:" + host }
 func certKey(host string) string     { return "crt:" + host }
 
-// setDeploymentStatus moves a deployment to status at t: timings, logs, the error, and
-// for a production-target deployment turning ready, the project's production pointer.
-func setDeploymentStatus(d *state.Deployment, p *state.Project, status string, e *scenario.StepError, t time.Time) {
-	d.Status = status
-	d.Logs = slices.Grow(d.Logs, 2) // a lifecycle's lines in one allocation, not one per step
-	tt := t
-	switch status {
-	case state.StatusQueued:
-		d.Timings.QueuedAt = &tt
-		d.Logs = append(d.Logs, state.LogLine{CreatedAt: t, Text: "Deployment queued"})
-	case state.StatusBuilding:
-		d.Timings.BuildingAt = &tt
-		d.Logs = append(d.Logs,
-			state.LogLine{CreatedAt: t, Text: "Building " + d.ID + " (" + strconv.Itoa(len(d.Files)) + " files)"},
-			state.LogLine{CreatedAt: t, Text: "Running build command"})
-	case state.StatusReady:
-		d.Timings.ReadyAt = &tt
-		d.Error = nil
-		d.Logs = append(d.Logs, state.LogLine{CreatedAt: t, Text: "Build completed; deployment ready at " + d.URL})
-		if d.Target == state.TargetProduction && p != nil {
-			p.ProductionDeploymentID = d.ID
-		}
-	case state.StatusError:
-		d.Timings.ErrorAt = &tt
-		info := &state.ErrorInfo{Code: CodeBuildFailed, Message: "the build failed"}
-		if e != nil {
-			info = &state.ErrorInfo{Code: e.Code, Message: e.Message}
-		}
-		d.Error = info
-		d.Logs = append(d.Logs, state.LogLine{CreatedAt: t, Text: "Error: " + info.Message + " (" + info.Code + ")"})
-	}
-}
-
 // scheduleDeployment schedules the rest of a deployment's lifecycle after its current
 // status, counting from since.
 func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, since time.Time) {
@@ -111,37 +70,9 @@ func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, si
 	}
 	w.scheduleSteps(deploymentKey(id), steps, i+1, since, func(st scenario.Step, t time.Time) {
 		w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
-			setDeploymentStatus(d, p, st.Status, st.Error, t)
+			d.SetStatus(p, st.Status, st.Error, t)
 		})
 	})
-}
-
-// setDomainStatus moves a domain to status at t, with its certificate.
-func setDomainStatus(d *state.Domain, status string, e *scenario.StepError, certs scenario.Certificates, t time.Time) {
-	d.Status = status
-	switch status {
-	case state.StatusPending, state.StatusVerifying:
-		d.Error = nil
-		d.TLS = state.TLS{Status: state.TLSPending}
-	case state.StatusActive:
-		d.Error = nil
-		if d.TLS.Status != state.TLSIssued {
-			issue(d, certs, t)
-		}
-	case state.StatusError:
-		info := &state.ErrorInfo{Code: CodeVerificationFailed, Message: "DNS records for " + d.Hostname + " could not be verified"}
-		if e != nil {
-			info = &state.ErrorInfo{Code: e.Code, Message: e.Message}
-		}
-		d.Error = info
-		d.TLS = state.TLS{Status: state.TLSError}
-	}
-}
-
-func issue(d *state.Domain, certs scenario.Certificates, t time.Time) {
-	exp := t.Add(certs.ValidFor)
-	issuer := certs.Issuer
-	d.TLS = state.TLS{Status: state.TLSIssued, ExpiresAt: &exp, Issuer: &issuer}
 }
 
 // scheduleDomain schedules the rest of a domain's lifecycle after its current status.
@@ -151,7 +82,7 @@ func (w *World) scheduleDomain(host, current string, steps []scenario.Step, cert
 		return
 	}
 	w.scheduleSteps(domainKey(host), steps, i+1, since, func(st scenario.Step, t time.Time) {
-		d, err := w.store.UpdateDomain(host, func(d *state.Domain) { setDomainStatus(d, st.Status, st.Error, certs, t) })
+		d, err := w.store.UpdateDomain(host, func(d *state.Domain) { d.SetStatus(st.Status, st.Error, certs, t) })
 		if err == nil && d.TLS.Status == state.TLSIssued {
 			w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 		}
@@ -167,7 +98,7 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 	w.scheduleSteps(certKey(host), []scenario.Step{{}}, 0, expires.Add(-certs.RenewBefore), func(_ scenario.Step, t time.Time) {
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
 			if d.TLS.Status == state.TLSIssued {
-				issue(d, certs, t)
+				d.Issue(certs, t)
 			}
 		})
 		if err == nil && d.TLS.Status == state.TLSIssued {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -90,7 +91,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 			CreatedAt: now, Env: in.Env, Files: in.Files,
 			Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
 		}
-		setDeploymentStatus(&d, nil, state.StatusQueued, nil, now)
+		d.SetStatus(nil, state.StatusQueued, nil, now)
 		err := w.store.CreateDeployment(d)
 		if err == nil {
 			break
@@ -215,9 +216,25 @@ func (w *World) DeleteDomain(projectID, hostname string) (state.Domain, error) {
 	return d, nil
 }
 
-// ForcedStatus is a forced-status request of the control API.
+// ForcedStatus is a forced-status request of the control API: a status, and for
+// error an optional {code, message} (else a default saying it was forced).
 type ForcedStatus struct {
-	Status *string `json:"status"`
+	Status *string          `json:"status"`
+	Error  *state.ErrorInfo `json:"error"`
+}
+
+// forcedError is the error a forced error status reports.
+func (f ForcedStatus) forcedError(defaultCode string) (*state.ErrorInfo, error) {
+	if f.Error == nil {
+		return &state.ErrorInfo{Code: defaultCode, Message: "status forced to error by the control API"}, nil
+	}
+	if !fault.ValidCode(f.Error.Code) {
+		return nil, apperr.Errorf(apperr.InvalidRequest, `field "error.code" must be snake_case of at most 64 characters, not %q`, f.Error.Code)
+	}
+	if f.Error.Message == "" {
+		return nil, apperr.New(apperr.InvalidRequest, `field "error.message" is required with "error"`)
+	}
+	return f.Error, nil
 }
 
 // ForceDeploymentStatus sets a deployment's status now; its scheduled steps are dropped.
@@ -229,18 +246,19 @@ func (w *World) ForceDeploymentStatus(id string, req ForcedStatus) (state.Deploy
 	if !state.ValidDeploymentStatus(status) {
 		return state.Deployment{}, apperr.Errorf(apperr.InvalidRequest, "status %q: want queued, building, ready or error", status)
 	}
+	forced, err := req.forcedError(state.CodeBuildFailed)
+	if err != nil {
+		return state.Deployment{}, err
+	}
 	w.fireDue()
 	var d state.Deployment
-	var err error
 	w.sched.Exclusive(func() { // no scheduled step can land between the two
 		w.end(deploymentKey(id)) // harmless for an id that does not exist
 		now := w.clock.Now()
 		d, err = w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
-			setDeploymentStatus(d, p, status, &scenario.StepError{Code: CodeBuildFailed, Message: "status forced to error by the control API"}, now)
+			d.SetStatus(p, status, forced, now)
 		})
 	})
-	if err == nil {
-	}
 	return d, err
 }
 
@@ -258,16 +276,19 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	if !state.ValidDomainStatus(status) {
 		return state.Domain{}, apperr.Errorf(apperr.InvalidRequest, "status %q: want pending, verifying, active or error", status)
 	}
+	forced, err := req.forcedError(state.CodeVerificationFailed)
+	if err != nil {
+		return state.Domain{}, err
+	}
 	w.fireDue()
 	certs := w.Scenario().Certificates
 	var d state.Domain
-	var err error
 	w.sched.Exclusive(func() { // no scheduled step can land between the two
 		w.end(domainKey(host)) // harmless for a hostname that does not exist
 		w.end(certKey(host))
 		now := w.clock.Now()
 		d, err = w.store.UpdateDomain(host, func(d *state.Domain) {
-			setDomainStatus(d, status, &scenario.StepError{Code: CodeVerificationFailed, Message: "status forced to error by the control API"}, certs, now)
+			d.SetStatus(status, forced, certs, now)
 		})
 	})
 	if err != nil {

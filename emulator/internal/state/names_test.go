@@ -1,0 +1,37 @@
+package state
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDeploymentURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, id, want string }{
+		{"shop", "dpl_abc123", "https://shop-abc123.hostemu.test"},
+		{"Demo Shop!", "dpl_x", "https://demo-shop-x.hostemu.test"},
+		{"日本", "dpl_x", "https://app-x.hostemu.test"},
+		{strings.Repeat("long", 20), "dpl_abcdefghij0123456789", "https://" + strings.Repeat("long", 11)[:42] + "-abcdefghij0123456789.hostemu.test"},
+	}
+	for _, tt := range tests {
+		if got := DeploymentURL(tt.name, tt.id); got != tt.want {
+			t.Errorf("DeploymentURL(%q, %q) = %q, want %q", tt.name, tt.id, got, tt.want)
+		}
+	}
+	// Ids that are not lowercase letters and digits get a digest: valid and distinct.
+	a, b := DeploymentURL("shop", "dpl_A_b"), DeploymentURL("shop", "dpl_a_b")
+	for _, u := range []string{a, b} {
+		host := strings.TrimPrefix(u, "https://")
+		if label, _, _ := strings.Cut(host, "."); !validTestHostname(host) || len(label) > 63 {
+			t.Errorf("invalid url %q", u)
+		}
+	}
+	if a == b {
+		t.Errorf("ids differing in case share url %q", a)
+	}
+}
+
+func validTestHostname(h string) bool {
+	n, ok := NormalizeHostname(h, false)
+	return ok && n == h
+}
