@@ -94,7 +94,7 @@ func bigWorld(b *testing.B, n int) *emulator.Emulator {
 		at := testStart.Add(-time.Duration(i) * time.Second)
 		snap.Deployments = append(snap.Deployments, state.Deployment{
 			ID: fmt.Sprintf("dpl_bench%07d", i), ProjectID: "prj_blog", URL: "https://blog.hostemu.test", Target: "preview",
-			Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at},
+			Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at},
 		})
 	}
 	if err := e.World().Import(snap); err != nil {

@@ -92,14 +92,34 @@ func (snap *Snapshot) Check() error {
 		if d.Target != TargetPreview && d.Target != TargetProduction {
 			bad("deployment %q: unknown target %q", d.ID, d.Target)
 		}
+		if problem := d.timingsProblem(); problem != "" {
+			bad("deployment %q: %s", d.ID, problem)
+		}
+	}
+	built := map[string]bool{}
+	for _, d := range snap.Deployments {
+		built[d.ID] = d.EverReady()
 	}
 	for _, p := range snap.Projects {
 		if id := p.ProductionDeploymentID; id != "" && deployments[id] != p.ID {
 			bad("project %q: production deployment %q is not one of its deployments", p.ID, id)
+		} else if id != "" && !built[id] {
+			bad("project %q: production deployment %q was never ready", p.ID, id)
 		}
 	}
 	hosts := map[string]bool{}
 	for _, d := range snap.Domains {
+		if h, ok := NormalizeHostname(d.Hostname, true); !ok || h != d.Hostname {
+			bad("domain %q: the hostname is not a lower-case fully qualified domain name (as the API would store it)", d.Hostname)
+		}
+		if d.RedirectTo != "" {
+			if h, ok := NormalizeHostname(d.RedirectTo, false); !ok || h != d.RedirectTo {
+				bad("domain %q: redirect_to %q is not a lower-case fully qualified domain name", d.Hostname, d.RedirectTo)
+			}
+		}
+		if (d.Error != nil) != (d.Status == StatusError) {
+			bad("domain %q: error is set exactly when the status is error", d.Hostname)
+		}
 		if hosts[d.Hostname] {
 			bad("domains: duplicate hostname %q", d.Hostname)
 		}
@@ -131,4 +151,38 @@ func (snap *Snapshot) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// timingsProblem says what is inconsistent between a deployment's status, its timings
+// and its error, or "": every status it reached has its time, none it did not reach
+// does (ready_at stays on an error after ready), and error is set exactly on error.
+func (d *Deployment) timingsProblem() string {
+	t := d.Timings
+	var want [4]bool // queued, building, ready, error
+	switch d.Status {
+	case StatusQueued:
+		want = [4]bool{true, false, false, false}
+	case StatusBuilding:
+		want = [4]bool{true, true, false, false}
+	case StatusReady:
+		want = [4]bool{true, true, true, false}
+	case StatusError:
+		want = [4]bool{true, true, t.ReadyAt != nil, true}
+	default:
+		return "" // an unknown status is reported on its own
+	}
+	have := [4]bool{t.QueuedAt != nil, t.BuildingAt != nil, t.ReadyAt != nil, t.ErrorAt != nil}
+	names := [4]string{"queued_at", "building_at", "ready_at", "error_at"}
+	for i := range want {
+		switch {
+		case want[i] && !have[i]:
+			return "status " + d.Status + " needs timings." + names[i]
+		case !want[i] && have[i]:
+			return "status " + d.Status + " cannot have timings." + names[i]
+		}
+	}
+	if (d.Error != nil) != (d.Status == StatusError) {
+		return "error is set exactly when the status is error"
+	}
+	return ""
 }

@@ -21,8 +21,10 @@ func world(t *testing.T, n int) *Store {
 			p = "prj_b"
 		}
 		// shuffled creation times with ties, to exercise the id tie-break
-		snap.Deployments = append(snap.Deployments, Deployment{ID: fmt.Sprintf("dpl_%04d", i), ProjectID: p, Target: TargetPreview,
-			Status: StatusReady, CreatedAt: t0.Add(time.Duration(r.IntN(n/2+1)) * time.Second)})
+		d := Deployment{ID: fmt.Sprintf("dpl_%04d", i), ProjectID: p, Target: TargetPreview,
+			CreatedAt: t0.Add(time.Duration(r.IntN(n/2+1)) * time.Second)}
+		d.SetStatus(nil, StatusReady, nil, d.CreatedAt)
+		snap.Deployments = append(snap.Deployments, d)
 	}
 	s := New()
 	if err := s.Load(snap); err != nil {
@@ -157,5 +159,53 @@ func TestTokenKeys(t *testing.T) {
 	}
 	if got := len(s.Tokens()); got != 2 {
 		t.Errorf("%d tokens, want 2", got)
+	}
+}
+
+// A snapshot the API could never have made is refused, naming what is wrong.
+func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
+	at := t0
+	ready := func() Deployment {
+		d := Deployment{ID: "dpl_a", ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
+		d.SetStatus(nil, StatusReady, nil, at)
+		return d
+	}
+	base := func() Snapshot {
+		return Snapshot{Projects: []Project{{ID: "prj_a", Name: "a", CreatedAt: at, ProductionDeploymentID: "dpl_a"}},
+			Deployments: []Deployment{ready()},
+			Domains:     []Domain{{Hostname: "shop.test", ProjectID: "prj_a", Status: StatusPending, CreatedAt: at, TLS: TLS{Status: TLSPending}}}}
+	}
+	if b := base(); b.Check() != nil {
+		err := b.Check()
+		t.Fatalf("the base snapshot: %v", err)
+	}
+	for _, tc := range []struct {
+		name, want string
+		edit       func(s *Snapshot)
+	}{
+		{"upper-case hostname", "not a lower-case", func(s *Snapshot) { s.Domains[0].Hostname = "UPPER.TEST" }},
+		{"empty hostname", "not a lower-case", func(s *Snapshot) { s.Domains[0].Hostname = "" }},
+		{"hostname with a slash and a space", "not a lower-case", func(s *Snapshot) { s.Domains[0].Hostname = "a/b c" }},
+		{"redirect_to not normalized", "redirect_to", func(s *Snapshot) { s.Domains[0].RedirectTo = "Other.TEST." }},
+		{"domain error without error status", "error is set exactly", func(s *Snapshot) { s.Domains[0].Error = &ErrorInfo{Code: "x", Message: "y"} }},
+		{"ready without building_at", "needs timings.building_at", func(s *Snapshot) { s.Deployments[0].Timings.BuildingAt = nil }},
+		{"ready with error_at", "cannot have timings.error_at", func(s *Snapshot) { s.Deployments[0].Timings.ErrorAt = &at }},
+		{"error without an error object", "error is set exactly", func(s *Snapshot) {
+			s.Deployments[0].Status = StatusError
+			s.Deployments[0].Timings.ErrorAt = &at
+		}},
+		{"queued with later timings", "cannot have timings.building_at", func(s *Snapshot) { s.Deployments[0].Status = StatusQueued }},
+		{"production deployment never ready", "never ready", func(s *Snapshot) {
+			d := &s.Deployments[0]
+			d.Status, d.Timings = StatusBuilding, Timings{QueuedAt: &at, BuildingAt: &at}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base()
+			tc.edit(&s)
+			if err := s.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check = %v, want it to say %q", err, tc.want)
+			}
+		})
 	}
 }
