@@ -7,18 +7,22 @@ import (
 
 // PrefersJSON reports whether an Accept header ranks application/json above text/html,
 // with q-values and the most specific matching range deciding each type's weight, as RFC
-// 9110 says. A tie, an empty header or "*/*" prefer HTML: a browser's page.
+// 9110 says. At equal weight, the type named more specifically wins, so that
+// "application/json, text/plain, */*" (axios, fetch wrappers) gets JSON; a full tie, an
+// empty header or "*/*" get HTML: a browser's page.
 func PrefersJSON(accept string) bool {
 	if accept == "" {
 		return false
 	}
-	return weight(accept, "application", "json") > weight(accept, "text", "html")
+	qj, sj := weight(accept, "application", "json")
+	qh, sh := weight(accept, "text", "html")
+	return qj > 0 && (qj > qh || qj == qh && sj > sh)
 }
 
-// weight returns the q-value the header gives typ/sub: from its most specific matching
-// range (exact, then typ/*, then */*), 0 if none matches.
-func weight(accept, typ, sub string) float64 {
-	best, q := -1, 0.0
+// weight returns the q-value the header gives typ/sub, from its most specific matching
+// range, and that range's specificity: 2 exact, 1 typ/*, 0 */*, -1 none (q 0).
+func weight(accept, typ, sub string) (q float64, specificity int) {
+	best := -1
 	for rng := range strings.SplitSeq(accept, ",") {
 		mt, params, _ := strings.Cut(rng, ";")
 		t, s, ok := strings.Cut(strings.TrimSpace(mt), "/")
@@ -38,7 +42,7 @@ func weight(accept, typ, sub string) float64 {
 			best, q = spec, qValue(params)
 		}
 	}
-	return q
+	return q, best
 }
 
 // qValue reads q= from a media range's parameters; 1 when absent, 0 when malformed.
