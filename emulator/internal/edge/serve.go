@@ -25,10 +25,11 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 	}
 	hd := w.Header()
 	var content []byte
+	uploaded := false
 	if h.files != nil {
-		content, ok = h.files.Get(hash)
+		content, uploaded = h.files.Get(hash)
 	}
-	if ok {
+	if uploaded {
 		hd["Etag"] = []string{`"` + hash + `"`}
 		if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
 			hd["Content-Type"] = []string{ct}
