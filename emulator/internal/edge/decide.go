@@ -52,8 +52,13 @@ type Decision struct {
 // domains, an exact one winning over the wildcard "*.<parent>" of a single-label
 // subdomain.
 func Decide(host string, proxy bool, lk Lookup, edgeDomain string) Decision {
+	return decide(host, proxy, lk, NormalizeHost(edgeDomain))
+}
+
+// decide is Decide with edgeDomain already normalised.
+func decide(host string, proxy bool, lk Lookup, edgeDomain string) Decision {
 	d := Decision{Host: host, Proxy: proxy, Claimed: proxy}
-	if name, under, ok := ParseEdgeHost(host, edgeDomain); under {
+	if name, under, ok := parseEdgeHost(host, edgeDomain); under {
 		d.Claimed, d.Kind = true, KindDeployment
 		dep, found := Deployment{}, false
 		if ok {

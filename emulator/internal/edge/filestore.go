@@ -26,9 +26,19 @@ var (
 type FileStore struct {
 	limit int64
 
-	mu    sync.RWMutex      // guards files and used
-	files map[string][]byte // digest → content
-	used  int64             // sum of len(content)
+	mu    sync.RWMutex     // guards files and used
+	files map[string]entry // digest → content
+	used  int64            // sum of len(content)
+}
+
+// entry is one stored file, with its ETag made once rather than on every request.
+type entry struct {
+	data []byte
+	etag string // "<digest>", quoted
+}
+
+func newEntry(digest string, data []byte) entry {
+	return entry{data: data, etag: `"` + digest + `"`}
 }
 
 // NewFileStore returns an empty store holding at most limit bytes of content;
@@ -37,7 +47,7 @@ func NewFileStore(limit int64) *FileStore {
 	if limit <= 0 {
 		limit = DefaultFileStoreSize
 	}
-	return &FileStore{limit: limit, files: make(map[string][]byte)}
+	return &FileStore{limit: limit, files: make(map[string]entry)}
 }
 
 // Put stores data under digest. It is all or nothing: a digest that is malformed
@@ -65,17 +75,22 @@ func (s *FileStore) Put(digest string, data []byte) error {
 	if s.used+int64(len(data)) > s.limit {
 		return ErrStorageFull
 	}
-	s.files[digest] = data
+	s.files[digest] = newEntry(digest, data)
 	s.used += int64(len(data))
 	return nil
 }
 
 // Get returns the content stored under digest; ok is false if it was never uploaded.
 func (s *FileStore) Get(digest string) (data []byte, ok bool) {
+	e, ok := s.get(digest)
+	return e.data, ok
+}
+
+func (s *FileStore) get(digest string) (entry, bool) {
 	s.mu.RLock()
-	data, ok = s.files[digest]
+	e, ok := s.files[digest]
 	s.mu.RUnlock()
-	return data, ok
+	return e, ok
 }
 
 // Has reports whether digest is stored: what strict uploads ask of every file of a
@@ -108,8 +123,8 @@ func (s *FileStore) Snapshot() map[string][]byte {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make(map[string][]byte, len(s.files))
-	for d, b := range s.files {
-		out[d] = b
+	for d, e := range s.files {
+		out[d] = e.data
 	}
 	return out
 }
@@ -131,9 +146,9 @@ func (s *FileStore) Load(files map[string][]byte) error {
 	if used > s.limit {
 		return ErrStorageFull
 	}
-	next := make(map[string][]byte, len(files))
+	next := make(map[string]entry, len(files))
 	for d, b := range files {
-		next[d] = b
+		next[d] = newEntry(d, b)
 	}
 	s.mu.Lock()
 	s.files, s.used = next, used
@@ -144,7 +159,7 @@ func (s *FileStore) Load(files map[string][]byte) error {
 // Reset empties the store (POST /_emulator/reset).
 func (s *FileStore) Reset() {
 	s.mu.Lock()
-	s.files, s.used = make(map[string][]byte), 0
+	s.files, s.used = make(map[string]entry), 0
 	s.mu.Unlock()
 }
 

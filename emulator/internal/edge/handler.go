@@ -44,7 +44,7 @@ func (h *Handler) EdgeDomain() string { return h.edgeDomain }
 // Decide reads r's host and routes it, reading the world once.
 func (h *Handler) Decide(r *http.Request) Decision {
 	host, proxy := RequestHost(r)
-	return Decide(host, proxy, h.lookup, h.edgeDomain)
+	return decide(host, proxy, h.lookup, h.edgeDomain)
 }
 
 // ServeHTTP answers r as the edge: Serve(w, r, Decide(r)).
@@ -66,14 +66,16 @@ var (
 func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, d Decision) {
 	hd := w.Header()
 	hd["Server"] = serverHeader
+	if d.Action == ActionServe {
+		h.serveFile(w, r, d) // sets X-Hostemu-Deployment with its other headers
+		return
+	}
 	if d.Deployment.ID != "" {
 		hd["X-Hostemu-Deployment"] = []string{d.Deployment.ID}
 	}
 	switch d.Action {
 	case ActionRedirect:
 		h.redirect(w, r, d.RedirectTo)
-	case ActionServe:
-		h.serveFile(w, r, d)
 	default:
 		if d.Code == CodeDeploymentBuilding {
 			hd["Retry-After"] = retryAfterHeader

@@ -28,41 +28,43 @@ func hasPrefixFold(s, prefix string) bool {
 // NormalizeHost turns a Host header or URL host into the name the edge looks up: the port
 // removed, ASCII lower-cased, trailing dots dropped, and IPv6 literals unbracketed
 // ("[::1]:4700" → "::1"). Input that cannot be a host (an unclosed bracket, brackets
-// inside brackets) gives "". It is idempotent.
+// inside brackets or around anything but an IPv6 literal) gives "". It is idempotent, and allocates only to lower-case.
 func NormalizeHost(h string) string {
 	if strings.HasPrefix(h, "[") {
 		end := strings.IndexByte(h, ']')
 		if end < 0 {
 			return ""
 		}
-		rest := h[end+1:]
-		h = h[1:end]
-		if strings.ContainsAny(h, "[]") || (rest != "" && rest[0] != ':') {
+		if rest := h[end+1:]; rest != "" && rest[0] != ':' {
 			return ""
+		}
+		h = h[1:end]
+		if strings.Count(h, ":") < 2 {
+			return "" // brackets hold IPv6 literals only; "[a:b]" unbracketed would read as a port
 		}
 	} else if i := strings.IndexByte(h, ':'); i >= 0 && strings.IndexByte(h[i+1:], ':') < 0 {
 		h = h[:i] // one colon: host:port; more is a bare IPv6 literal, kept whole
 	}
-	if strings.ContainsAny(h, "[]") {
-		return ""
+	for len(h) > 0 && h[len(h)-1] == '.' {
+		h = h[:len(h)-1]
 	}
-	h = strings.TrimRight(h, ".")
-	return lowerASCII(h)
-}
-
-// lowerASCII lower-cases A-Z only, allocating only when there is something to change:
-// the common, already lower-case host costs nothing.
-func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if c := b[j]; c >= 'A' && c <= 'Z' {
-					b[j] = c + 'a' - 'A'
-				}
-			}
-			return string(b)
+	upper := false
+	for i := 0; i < len(h); i++ {
+		switch c := h[i]; {
+		case c == '[' || c == ']':
+			return ""
+		case c >= 'A' && c <= 'Z':
+			upper = true
 		}
 	}
-	return s
+	if !upper {
+		return h
+	}
+	b := []byte(h)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

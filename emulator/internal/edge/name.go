@@ -86,7 +86,10 @@ type EdgeName struct {
 // shape of a deployment host: one or two labels, each a valid DNS label, the first
 // holding a hyphen.
 func ParseEdgeHost(host, edgeDomain string) (name EdgeName, under, ok bool) {
-	edgeDomain = NormalizeHost(edgeDomain)
+	return parseEdgeHost(host, NormalizeHost(edgeDomain))
+}
+
+func parseEdgeHost(host, edgeDomain string) (name EdgeName, under, ok bool) {
 	if edgeDomain == "" || len(host) <= len(edgeDomain)+1 ||
 		!strings.HasSuffix(host, edgeDomain) || host[len(host)-len(edgeDomain)-1] != '.' {
 		return EdgeName{}, false, false

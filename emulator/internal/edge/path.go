@@ -42,8 +42,15 @@ func ResolvePath(urlPath string, files map[string]string) (name, hash string, ok
 }
 
 // find looks a+b up in files, building the key on the stack: a map lookup of
-// string(bytes) does not allocate, so only a hit costs a string.
+// string(bytes) does not allocate, so only a hit on a built key costs a string.
 func find(files map[string]string, a, b string) (name, hash string, ok bool) {
+	if b == "" {
+		hash, ok = files[a]
+		if !ok {
+			a = ""
+		}
+		return a, hash, ok
+	}
 	var buf [256]byte
 	key := append(append(buf[:0], a...), b...)
 	if hash, ok = files[string(key)]; ok {

@@ -9,12 +9,23 @@ import (
 	"time"
 )
 
+// fileAnswer holds what one file answer allocates, in one allocation: the values of its
+// headers (each a one-element slice of vals) and the reader ServeContent reads.
+type fileAnswer struct {
+	vals [3]string // X-Hostemu-Deployment, ETag, Content-Type
+	rd   bytes.Reader
+}
+
 // serveFile answers a request for one of d.Deployment's files: its uploaded bytes through
 // http.ServeContent (conditional and range requests, HEAD), or a placeholder when its hash
 // was never uploaded.
 func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) {
+	hd := w.Header()
+	a := new(fileAnswer)
+	a.vals[0] = d.Deployment.ID
+	hd["X-Hostemu-Deployment"] = a.vals[0:1:1]
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header()["Allow"] = allowHeader
+		hd["Allow"] = allowHeader
 		h.fail(w, r, d, CodeMethodNotAllowed)
 		return
 	}
@@ -23,23 +34,27 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 		h.fail(w, r, d, CodeNotFound)
 		return
 	}
-	hd := w.Header()
-	var content []byte
-	uploaded := false
+	var (
+		e        entry
+		uploaded bool
+	)
 	if h.files != nil {
-		content, uploaded = h.files.Get(hash)
+		e, uploaded = h.files.get(hash)
 	}
 	if uploaded {
-		hd["Etag"] = []string{`"` + hash + `"`}
-		if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
-			hd["Content-Type"] = []string{ct}
+		a.vals[1] = e.etag
+		hd["Etag"] = a.vals[1:2:2]
+		if a.vals[2] = mime.TypeByExtension(path.Ext(name)); a.vals[2] != "" {
+			hd["Content-Type"] = a.vals[2:3:3]
 		}
 	} else {
+		e.data = Placeholder(d.Deployment.ID, name, hash)
 		hd["X-Hostemu-Placeholder"] = placeholderHeader
-		hd["Content-Type"] = []string{"text/html; charset=utf-8"}
-		content = Placeholder(d.Deployment.ID, name, hash)
+		a.vals[2] = "text/html; charset=utf-8"
+		hd["Content-Type"] = a.vals[2:3:3]
 	}
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(content))
+	a.rd.Reset(e.data)
+	http.ServeContent(w, r, name, time.Time{}, &a.rd)
 }
 
 // Placeholder returns the page served for a file whose hash was never uploaded (lenient
