@@ -20,11 +20,11 @@ func ResolvePath(urlPath string, files map[string]string) (name, hash string, ok
 	}
 	rel := urlPath[1:]
 	dir := rel == "" || rel[len(rel)-1] == '/'
-	if dir {
+	if rel != "" {
 		rel = strings.TrimSuffix(rel, "/")
-	}
-	if rel != "" && !cleanRel(rel) {
-		return "", "", false
+		if !cleanRel(rel) { // "//" leaves "": an empty segment too
+			return "", "", false
+		}
 	}
 	switch {
 	case rel == "":
@@ -62,6 +62,9 @@ func find(files map[string]string, a, b string) (name, hash string, ok bool) {
 // cleanRel reports whether rel, a slash-separated path with no leading or trailing slash,
 // names a file without any segment a file system would reinterpret.
 func cleanRel(rel string) bool {
+	if rel == "" {
+		return false
+	}
 	for seg := range strings.SplitSeq(rel, "/") {
 		if seg == "" || seg == "." || seg == ".." {
 			return false

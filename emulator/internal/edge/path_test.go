@@ -52,6 +52,8 @@ func TestResolvePath(t *testing.T) {
 		{"/docs/../about.html", ""},
 		{"/dir/./x", ""},
 		{"//about", ""},
+		{"//", ""},
+		{"/docs//", ""},
 		{"/a//b/c.txt", ""},
 		{"/a\\b", ""},
 		{"/about\x00", ""},
