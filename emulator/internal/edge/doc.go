@@ -10,10 +10,10 @@
 //
 // A router puts the edge in front of the APIs by host:
 //
-//	h := edge.New(edge.Options{Lookup: w, Files: store, EdgeDomain: domain, DocsBase: base})
+//	e := edge.New(edge.Options{Lookup: world, Files: store, EdgeDomain: domain, DocsBase: base})
 //	...
-//	if d := h.Decide(r); d.Claimed {
-//		h.Serve(w, r, d) // the edge's answer
+//	if d := e.Decide(r); d.Claimed {
+//		e.Serve(w, r, d) // the edge's answer, from the one read Decide made
 //		return
 //	}
 //	api.ServeHTTP(w, r)
