@@ -37,6 +37,8 @@ func newSite(tb testing.TB) *site {
 			"app.js":          put("console.log('" + id + "')"),
 			"style.css":       put("body{}/*" + id + "*/"),
 			"data.json":       put(`{"id":"` + id + `"}`),
+			"logo.SVG":        put("<svg>" + id + "</svg>"),
+			"blob.unknownext": put("plain words " + id),
 			"big.txt":         put(strings.Repeat("0123456789", 100)),
 			"later.html":      missingHash,
 		}
@@ -239,6 +241,8 @@ func TestEdgeFiles(t *testing.T) {
 		{"/app.js", "text/javascript; charset=utf-8", "console.log('dpl_ready1')"},
 		{"/style.css", "text/css; charset=utf-8", "body{}/*dpl_ready1*/"},
 		{"/data.json", "application/json", `{"id":"dpl_ready1"}`},
+		{"/logo.SVG", "image/svg+xml", "<svg>dpl_ready1</svg>"},
+		{"/blob.unknownext", "text/plain; charset=utf-8", "plain words dpl_ready1"}, // sniffed
 	}
 	for _, c := range cases {
 		w := do(t, s.h, "GET", host, c.target)

@@ -3,7 +3,6 @@ package edge
 import (
 	"bytes"
 	"html"
-	"mime"
 	"net/http"
 	"path"
 	"time"
@@ -44,7 +43,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 	if uploaded {
 		a.vals[1] = e.etag
 		hd["Etag"] = a.vals[1:2:2]
-		if a.vals[2] = mime.TypeByExtension(path.Ext(name)); a.vals[2] != "" {
+		if a.vals[2] = contentType(path.Ext(name)); a.vals[2] != "" {
 			hd["Content-Type"] = a.vals[2:3:3]
 		}
 	} else {
