@@ -1,0 +1,118 @@
+package edge
+
+import (
+	"encoding/json"
+	"html"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Edge error codes, each with its status in Status.
+const (
+	CodeUnknownHost            = "unknown_host"
+	CodeDeploymentNotFound     = "deployment_not_found"
+	CodeDeploymentBuilding     = "deployment_building"
+	CodeDeploymentFailed       = "deployment_failed"
+	CodeNoProductionDeployment = "no_production_deployment"
+	CodeDomainNotActive        = "domain_not_active"
+	CodeNotFound               = "not_found"
+	CodeMethodNotAllowed       = "method_not_allowed"
+)
+
+// Status returns the HTTP status of an edge error code; proxy matters only for
+// unknown_host, refused with 403 so that a proxy request never reaches the internet.
+func Status(code string, proxy bool) int {
+	switch code {
+	case CodeUnknownHost:
+		if proxy {
+			return http.StatusForbidden
+		}
+		return http.StatusNotFound
+	case CodeDeploymentBuilding:
+		return http.StatusServiceUnavailable
+	case CodeDeploymentFailed:
+		return http.StatusBadGateway
+	case CodeDomainNotActive:
+		return http.StatusMisdirectedRequest
+	case CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	}
+	return http.StatusNotFound // deployment_not_found, no_production_deployment, not_found
+}
+
+// message says what went wrong, naming the host or deployment concerned.
+func message(code string, d Decision) string {
+	switch code {
+	case CodeUnknownHost:
+		if d.Proxy {
+			return "hostemu does not emulate " + strconv.Quote(d.Host) + "; proxy requests never leave this machine"
+		}
+		return "no deployment or domain is attached at " + strconv.Quote(d.Host)
+	case CodeDeploymentNotFound:
+		return "no deployment is served at " + strconv.Quote(d.Host)
+	case CodeDeploymentBuilding:
+		return "deployment " + d.Deployment.ID + " is " + d.Deployment.Status + "; it is served once ready"
+	case CodeDeploymentFailed:
+		return "deployment " + d.Deployment.ID + " failed before it was ready"
+	case CodeNoProductionDeployment:
+		return "the project of " + strconv.Quote(d.Domain) + " has no production deployment; promote one"
+	case CodeDomainNotActive:
+		return "domain " + strconv.Quote(d.Domain) + " is not active yet"
+	case CodeMethodNotAllowed:
+		return "a deployment's files answer GET and HEAD only"
+	}
+	return "deployment " + d.Deployment.ID + " has no file for this path"
+}
+
+type envelope struct {
+	Error envelopeError `json:"error"`
+}
+
+type envelopeError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	DocURL  string `json:"doc_url"`
+}
+
+// writeError answers an edge error: the JSON envelope when the request prefers JSON, a
+// small HTML page otherwise; never cached, since the next answer may differ.
+func writeError(w http.ResponseWriter, r *http.Request, status int, code, msg, docURL string) {
+	h := w.Header()
+	h["X-Hostemu-Error"] = []string{code}
+	h["Cache-Control"] = []string{"no-store"}
+	h["X-Content-Type-Options"] = []string{"nosniff"}
+	var body []byte
+	if PrefersJSON(r.Header.Get("Accept")) {
+		h["Content-Type"] = []string{"application/json"}
+		body, _ = json.Marshal(envelope{envelopeError{Code: code, Message: msg, DocURL: docURL}})
+		body = append(body, '\n')
+	} else {
+		h["Content-Type"] = []string{"text/html; charset=utf-8"}
+		body = errorPage(status, code, msg, docURL)
+	}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+func errorPage(status int, code, msg, docURL string) []byte {
+	var b strings.Builder
+	title := strconv.Itoa(status) + " " + code
+	b.WriteString("<!doctype html>\n<meta charset=\"utf-8\">\n<title>")
+	b.WriteString(title)
+	b.WriteString("</title>\n<h1>")
+	b.WriteString(title)
+	b.WriteString("</h1>\n<p>")
+	b.WriteString(html.EscapeString(msg))
+	b.WriteString("</p>\n")
+	if docURL != "" {
+		b.WriteString("<p><a href=\"")
+		b.WriteString(html.EscapeString(docURL))
+		b.WriteString("\">What this means</a></p>\n")
+	}
+	b.WriteString("<p><small>hostemu edge</small></p>\n")
+	return []byte(b.String())
+}

@@ -1,0 +1,187 @@
+package edge
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"sync"
+)
+
+// DefaultFileStoreSize is the byte budget of a FileStore made with a limit of zero or less:
+// the default of --file-store-size.
+const DefaultFileStoreSize int64 = 256 << 20
+
+// Errors of FileStore.Put and FileStore.Load. The API maps them to its codes:
+// ErrStorageFull to 507 storage_full, the other two to 400 digest_mismatch.
+var (
+	ErrStorageFull    = errors.New("edge: file store full")
+	ErrDigestMismatch = errors.New("edge: content does not hash to the digest")
+	ErrInvalidDigest  = errors.New("edge: digest is not 64 lowercase hex characters")
+)
+
+// FileStore holds uploaded file contents by their SHA-256 (lowercase hex), within a byte
+// budget. It verifies every digest itself, so a caller may hand it the client's
+// X-File-Digest unchecked. Stored slices are shared, never copied: callers must not
+// modify a slice after Put, nor one returned by Get or Snapshot. Safe for concurrent use.
+type FileStore struct {
+	limit int64
+
+	mu    sync.RWMutex     // guards files and used
+	files map[string]entry // digest → content
+	used  int64            // sum of len(content)
+}
+
+// entry is one stored file, with its ETag made once rather than on every request.
+type entry struct {
+	data []byte
+	etag string // "<digest>", quoted
+}
+
+func newEntry(digest string, data []byte) entry {
+	return entry{data: data, etag: `"` + digest + `"`}
+}
+
+// NewFileStore returns an empty store holding at most limit bytes of content;
+// limit <= 0 means DefaultFileStoreSize.
+func NewFileStore(limit int64) *FileStore {
+	if limit <= 0 {
+		limit = DefaultFileStoreSize
+	}
+	return &FileStore{limit: limit, files: make(map[string]entry)}
+}
+
+// Put stores data under digest. It is all or nothing: a digest that is malformed
+// (ErrInvalidDigest), does not match data (ErrDigestMismatch) or would take the store
+// past its budget (ErrStorageFull) stores nothing. Storing a digest already held costs
+// nothing and succeeds. The store keeps data itself; the caller must not modify it.
+func (s *FileStore) Put(digest string, data []byte) error {
+	if !ValidDigest(digest) {
+		return ErrInvalidDigest
+	}
+	if s.Has(digest) {
+		return nil
+	}
+	if int64(len(data)) > s.limit {
+		return ErrStorageFull // no point hashing what can never fit
+	}
+	if !matches(digest, data) {
+		return ErrDigestMismatch
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.files[digest]; ok {
+		return nil
+	}
+	if s.used+int64(len(data)) > s.limit {
+		return ErrStorageFull
+	}
+	s.files[digest] = newEntry(digest, data)
+	s.used += int64(len(data))
+	return nil
+}
+
+// Get returns the content stored under digest; ok is false if it was never uploaded.
+func (s *FileStore) Get(digest string) (data []byte, ok bool) {
+	e, ok := s.get(digest)
+	return e.data, ok
+}
+
+func (s *FileStore) get(digest string) (entry, bool) {
+	s.mu.RLock()
+	e, ok := s.files[digest]
+	s.mu.RUnlock()
+	return e, ok
+}
+
+// Has reports whether digest is stored: what strict uploads ask of every file of a
+// deployment.
+func (s *FileStore) Has(digest string) bool {
+	_, ok := s.Get(digest)
+	return ok
+}
+
+// Used returns the bytes of content held.
+func (s *FileStore) Used() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.used
+}
+
+// Limit returns the store's byte budget.
+func (s *FileStore) Limit() int64 { return s.limit }
+
+// Len returns the number of files held.
+func (s *FileStore) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.files)
+}
+
+// Snapshot returns every stored file, digest → content, for export and --state. The map
+// is the caller's; the slices are shared and must not be modified.
+func (s *FileStore) Snapshot() map[string][]byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make(map[string][]byte, len(s.files))
+	for d, e := range s.files {
+		out[d] = e.data
+	}
+	return out
+}
+
+// Load replaces the store's contents with files (from Snapshot, an import or --state),
+// verifying every digest and the budget first: on error the store is left as it was.
+// The store keeps the slices; the caller must not modify them.
+func (s *FileStore) Load(files map[string][]byte) error {
+	var used int64
+	for d, b := range files {
+		if !ValidDigest(d) {
+			return ErrInvalidDigest
+		}
+		if !matches(d, b) {
+			return ErrDigestMismatch
+		}
+		used += int64(len(b))
+	}
+	if used > s.limit {
+		return ErrStorageFull
+	}
+	next := make(map[string]entry, len(files))
+	for d, b := range files {
+		next[d] = newEntry(d, b)
+	}
+	s.mu.Lock()
+	s.files, s.used = next, used
+	s.mu.Unlock()
+	return nil
+}
+
+// Reset empties the store (POST /_emulator/reset).
+func (s *FileStore) Reset() {
+	s.mu.Lock()
+	s.files, s.used = make(map[string]entry), 0
+	s.mu.Unlock()
+}
+
+// ValidDigest reports whether d is a SHA-256 in the API's form: 64 lowercase hex
+// characters.
+func ValidDigest(d string) bool {
+	if len(d) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Digest returns the SHA-256 of data in the API's form.
+func Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func matches(digest string, data []byte) bool { return Digest(data) == digest }

@@ -1,0 +1,131 @@
+package edge
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"strings"
+)
+
+// DefaultEdgeDomain is the domain deployment hosts live under when none is given: the
+// default of --edge-domain. Browsers, curl and most resolvers send *.localhost to
+// loopback, so a deployment's URL opens with no DNS set-up.
+const DefaultEdgeDomain = "hostemu.localhost"
+
+// maxLabel is DNS's limit on one label.
+const maxLabel = 63
+
+// DeploymentHost returns the host of a deployment: "<project-slug>-<id suffix>.<edge
+// domain>", with "<namespace label>." before the edge domain when namespaceLabel is not
+// empty (a namespace's id without "ns_"). The id suffix is the id without "dpl_"; one
+// that is not lowercase letters and digits, or is longer than 40 characters, is replaced
+// by a digest of the id, and the slug is cut so that the label stays a valid one of at
+// most 63 characters (empty slugs become "app"). It is the same label as
+// fixture.DeploymentURL's.
+func DeploymentHost(projectName, deploymentID, namespaceLabel, edgeDomain string) string {
+	host := DeploymentLabel(projectName, deploymentID)
+	if namespaceLabel != "" {
+		host += "." + namespaceLabel
+	}
+	return host + "." + edgeDomain
+}
+
+// DeploymentLabel returns the first label of a deployment's host, "<project-slug>-<id
+// suffix>": the key a Lookup finds the deployment by.
+func DeploymentLabel(projectName, deploymentID string) string {
+	suffix := strings.TrimPrefix(deploymentID, "dpl_")
+	if !lowerAlnum(suffix) || len(suffix) > 40 {
+		sum := sha256.Sum256([]byte(deploymentID))
+		suffix = strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15]))[:20]
+	}
+	s := Slug(projectName)
+	if max := maxLabel - 1 - len(suffix); len(s) > max {
+		s = strings.TrimRight(s[:max], "-")
+	}
+	if s == "" {
+		s = "app"
+	}
+	return s + "-" + suffix
+}
+
+// Slug lower-cases name and turns every run of characters other than ASCII letters and
+// digits into one hyphen, trimming hyphens at the ends: "Demo Shop!" → "demo-shop".
+func Slug(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	dash := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if isLowerAlnum(c) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteByte(c)
+			continue
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+// EdgeName is a host under the edge domain, split: "<Label>.<Namespace>.<edge domain>",
+// or "<Label>.<edge domain>" in the default namespace.
+type EdgeName struct {
+	// Label is the deployment's label, "<project-slug>-<id suffix>".
+	Label string
+	// Namespace is the namespace's label (its id without "ns_"), "" for the default one.
+	Namespace string
+}
+
+// ParseEdgeHost splits host (normalised, as from RequestHost) into its deployment label and
+// namespace label, given the edge domain. under reports whether host lies strictly under
+// the edge domain, so belongs to the edge whatever its shape; ok whether it also has the
+// shape of a deployment host: one or two labels, each a valid DNS label, the first
+// holding a hyphen.
+func ParseEdgeHost(host, edgeDomain string) (name EdgeName, under, ok bool) {
+	return parseEdgeHost(host, NormalizeHost(edgeDomain))
+}
+
+func parseEdgeHost(host, edgeDomain string) (name EdgeName, under, ok bool) {
+	if edgeDomain == "" || len(host) <= len(edgeDomain)+1 ||
+		!strings.HasSuffix(host, edgeDomain) || host[len(host)-len(edgeDomain)-1] != '.' {
+		return EdgeName{}, false, false
+	}
+	rest := host[:len(host)-len(edgeDomain)-1]
+	label, ns, two := strings.Cut(rest, ".")
+	if !validLabel(label) || strings.IndexByte(label, '-') <= 0 || (two && !validLabel(ns)) {
+		return EdgeName{}, true, false
+	}
+	return EdgeName{Label: label, Namespace: ns}, true, true
+}
+
+// validLabel reports whether l is a DNS label of lowercase letters, digits and inner
+// hyphens, at most 63 long.
+func validLabel(l string) bool {
+	if l == "" || len(l) > maxLabel || l[0] == '-' || l[len(l)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; !isLowerAlnum(c) && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerAlnum(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isLowerAlnum(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

@@ -1,0 +1,73 @@
+package edge
+
+import (
+	"bytes"
+	"html"
+	"net/http"
+	"path"
+	"time"
+)
+
+// fileAnswer holds what one file answer allocates, in one allocation: the values of its
+// headers (each a one-element slice of vals) and the reader ServeContent reads.
+type fileAnswer struct {
+	vals [3]string // X-Hostemu-Deployment, ETag, Content-Type
+	rd   bytes.Reader
+}
+
+// serveFile answers a request for one of d.Deployment's files: its uploaded bytes through
+// http.ServeContent (conditional and range requests, HEAD), or a placeholder when its hash
+// was never uploaded.
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) {
+	hd := w.Header()
+	a := new(fileAnswer)
+	a.vals[0] = d.Deployment.ID
+	hd["X-Hostemu-Deployment"] = a.vals[0:1:1]
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd["Allow"] = allowHeader
+		h.fail(w, r, d, CodeMethodNotAllowed)
+		return
+	}
+	name, hash, ok := ResolvePath(r.URL.Path, d.Deployment.Files)
+	if !ok {
+		h.fail(w, r, d, CodeNotFound)
+		return
+	}
+	var (
+		e        entry
+		uploaded bool
+	)
+	if h.files != nil {
+		e, uploaded = h.files.get(hash)
+	}
+	if uploaded {
+		a.vals[1] = e.etag
+		hd["Etag"] = a.vals[1:2:2]
+		if a.vals[2] = contentType(path.Ext(name)); a.vals[2] != "" {
+			hd["Content-Type"] = a.vals[2:3:3]
+		}
+	} else {
+		e.data = Placeholder(d.Deployment.ID, name, hash)
+		hd["X-Hostemu-Placeholder"] = placeholderHeader
+		a.vals[2] = "text/html; charset=utf-8"
+		hd["Content-Type"] = a.vals[2:3:3]
+	}
+	a.rd.Reset(e.data)
+	http.ServeContent(w, r, name, time.Time{}, &a.rd)
+}
+
+// Placeholder returns the page served for a file whose hash was never uploaded (lenient
+// uploads): the same bytes for the same deployment, path and hash.
+func Placeholder(deploymentID, name, hash string) []byte {
+	var b bytes.Buffer
+	b.WriteString("<!doctype html>\n<meta charset=\"utf-8\">\n<title>hostemu placeholder</title>\n")
+	b.WriteString("<h1>Placeholder</h1>\n<p>Deployment <code>")
+	b.WriteString(html.EscapeString(deploymentID))
+	b.WriteString("</code> lists <code>")
+	b.WriteString(html.EscapeString(name))
+	b.WriteString("</code> with hash <code>")
+	b.WriteString(html.EscapeString(hash))
+	b.WriteString("</code>, but no file with that hash was uploaded, so hostemu serves this page instead.</p>\n")
+	b.WriteString("<p>Upload it with <code>POST /v1/files</code> (header <code>X-File-Digest</code>) to serve the real bytes.</p>\n")
+	return b.Bytes()
+}
