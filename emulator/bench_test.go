@@ -93,7 +93,7 @@ func bigWorld(b *testing.B, n int) *emulator.Emulator {
 	for i := 0; i < n; i++ {
 		at := testStart.Add(-time.Duration(i) * time.Second)
 		snap.Deployments = append(snap.Deployments, state.Deployment{
-			ID: fmt.Sprintf("dpl_bench%07d", i), ProjectID: "prj_blog", URL: "https://blog.hostemu.test", Target: "preview",
+			ID: fmt.Sprintf("dpl_bench%07d", i), ProjectID: "prj_blog", URL: fmt.Sprintf("https://blog-%07d.hostemu.localhost", i), Target: "preview",
 			Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at},
 		})
 	}
@@ -185,7 +185,7 @@ func BenchmarkAdvance100kTransitions(b *testing.B) {
 		for i := 0; i < 50_000; i++ {
 			at := testStart.Add(-time.Duration(i) * time.Millisecond)
 			snap.Deployments = append(snap.Deployments, state.Deployment{
-				ID: fmt.Sprintf("dpl_q%07d", i), ProjectID: "prj_blog", URL: "https://blog.hostemu.test", Target: "preview",
+				ID: fmt.Sprintf("dpl_q%07d", i), ProjectID: "prj_blog", URL: fmt.Sprintf("https://blog-%07d.hostemu.localhost", i), Target: "preview",
 				Status: "queued", CreatedAt: at, Timings: state.Timings{QueuedAt: &at},
 			})
 		}

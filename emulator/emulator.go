@@ -81,6 +81,7 @@ func New(opts Options) (*Emulator, error) {
 		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, Fixtures: fixtures,
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
+		EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize,
 	})
 	if err != nil {
 		cancel()
@@ -122,7 +123,7 @@ func New(opts Options) (*Emulator, error) {
 // fixtureBuilder parses the fixtures once and returns what builds the start-up state
 // from them, at start and on every reset.
 func fixtureBuilder(opts Options, start time.Time) (func() (state.Snapshot, error), error) {
-	fo := fixture.Options{Seed: opts.Seed, Start: start}
+	fo := fixture.Options{Seed: opts.Seed, Start: start, EdgeDomain: opts.EdgeDomain}
 	var files []*fixture.File
 	var problems []fixture.Problem
 	if opts.Fixtures == "" {

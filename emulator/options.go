@@ -49,6 +49,12 @@ type Options struct {
 	ControlOrigins []string
 	// JournalSize bounds the request journal (1,000 when zero).
 	JournalSize int
+	// EdgeDomain is the domain deployment hosts live under (hostemu.localhost when
+	// empty): https://<project>-<suffix>.<EdgeDomain>.
+	EdgeDomain string
+	// FileStoreSize bounds the uploaded file contents kept for the edge, in bytes
+	// (256 MiB when 0); beyond it POST /v1/files is 507 storage_full.
+	FileStoreSize int64
 	// StateFile, when set, is loaded at start if present and saved on Close and
 	// every few seconds while the state changes.
 	StateFile string

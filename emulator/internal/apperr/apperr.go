@@ -45,6 +45,13 @@ const (
 	RateLimited          Code = "rate_limited"
 	InternalError        Code = "internal_error"
 	ServiceUnavailable   Code = "service_unavailable"
+	StorageFull          Code = "storage_full"
+	// edge errors (answered by the edge as HTML or the envelope)
+	UnknownHost            Code = "unknown_host"
+	DeploymentBuilding     Code = "deployment_building"
+	DeploymentFailed       Code = "deployment_failed"
+	NoProductionDeployment Code = "no_production_deployment"
+	DomainNotActive        Code = "domain_not_active"
 )
 
 // All lists every code above, so a test can check that each has a catalogue entry and
@@ -56,6 +63,8 @@ var All = []Code{
 	DeploymentNotFound, ProjectNotFound, DomainNotFound, ScenarioNotFound, FaultNotFound,
 	TokenNotFound, MethodNotAllowed, AwaitTimeout, DeploymentNotReady, DomainAlreadyExists,
 	PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable,
+	StorageFull, UnknownHost, DeploymentBuilding, DeploymentFailed, NoProductionDeployment,
+	DomainNotActive,
 }
 
 // Error is a failure with a catalogue code and a message fit for the client.

@@ -84,6 +84,13 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, d Decision) {
 	}
 }
 
+// Error answers an edge error with any status and code, as the edge's own errors are
+// answered (an injected fault's, say): HTML, or the envelope when JSON is preferred.
+func (h *Handler) Error(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
+	w.Header()["Server"] = serverHeader
+	writeError(w, r, status, code, msg, h.docURL(r, code))
+}
+
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, d Decision, code string) {
 	writeError(w, r, Status(code, d.Proxy), code, message(code, d), h.docURL(r, code))
 }

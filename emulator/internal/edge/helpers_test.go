@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // fakeWorld is a Lookup over maps fixed at construction, with one production pointer per
@@ -50,7 +51,7 @@ func (f *fakeWorld) Domain(hostname string) (edge.Domain, bool) {
 // addDeployment registers dep at its host in the default namespace of domain and returns
 // that host.
 func (f *fakeWorld) addDeployment(project string, dep edge.Deployment) string {
-	label := edge.DeploymentLabel(project, dep.ID)
+	label := state.DeploymentLabel(project, dep.ID)
 	f.deployments[edge.EdgeName{Label: label}] = dep
 	return edge.DeploymentHost(project, dep.ID, "", edge.DefaultEdgeDomain)
 }

@@ -1,15 +1,15 @@
 package edge
 
 import (
-	"crypto/sha256"
-	"encoding/base32"
 	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // DefaultEdgeDomain is the domain deployment hosts live under when none is given: the
 // default of --edge-domain. Browsers, curl and most resolvers send *.localhost to
 // loopback, so a deployment's URL opens with no DNS set-up.
-const DefaultEdgeDomain = "hostemu.localhost"
+const DefaultEdgeDomain = state.DefaultEdgeDomain
 
 // maxLabel is DNS's limit on one label.
 const maxLabel = 63
@@ -19,56 +19,13 @@ const maxLabel = 63
 // empty (a namespace's id without "ns_"). The id suffix is the id without "dpl_"; one
 // that is not lowercase letters and digits, or is longer than 40 characters, is replaced
 // by a digest of the id, and the slug is cut so that the label stays a valid one of at
-// most 63 characters (empty slugs become "app"). It is the same label as
-// fixture.DeploymentURL's.
+// most 63 characters (empty slugs become "app"): state.DeploymentLabel.
 func DeploymentHost(projectName, deploymentID, namespaceLabel, edgeDomain string) string {
-	host := DeploymentLabel(projectName, deploymentID)
+	host := state.DeploymentLabel(projectName, deploymentID)
 	if namespaceLabel != "" {
 		host += "." + namespaceLabel
 	}
 	return host + "." + edgeDomain
-}
-
-// DeploymentLabel returns the first label of a deployment's host, "<project-slug>-<id
-// suffix>": the key a Lookup finds the deployment by.
-func DeploymentLabel(projectName, deploymentID string) string {
-	suffix := strings.TrimPrefix(deploymentID, "dpl_")
-	if !lowerAlnum(suffix) || len(suffix) > 40 {
-		sum := sha256.Sum256([]byte(deploymentID))
-		suffix = strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15]))[:20]
-	}
-	s := Slug(projectName)
-	if max := maxLabel - 1 - len(suffix); len(s) > max {
-		s = strings.TrimRight(s[:max], "-")
-	}
-	if s == "" {
-		s = "app"
-	}
-	return s + "-" + suffix
-}
-
-// Slug lower-cases name and turns every run of characters other than ASCII letters and
-// digits into one hyphen, trimming hyphens at the ends: "Demo Shop!" → "demo-shop".
-func Slug(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
-	dash := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if isLowerAlnum(c) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteByte(c)
-			continue
-		}
-		dash = true
-	}
-	return b.String()
 }
 
 // EdgeName is a host under the edge domain, split: "<Label>.<Namespace>.<edge domain>",
@@ -110,18 +67,6 @@ func validLabel(l string) bool {
 	}
 	for i := 0; i < len(l); i++ {
 		if c := l[i]; !isLowerAlnum(c) && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func lowerAlnum(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isLowerAlnum(s[i]) {
 			return false
 		}
 	}

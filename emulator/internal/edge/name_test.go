@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 func TestDeploymentHost(t *testing.T) {
@@ -22,7 +23,7 @@ func TestDeploymentHost(t *testing.T) {
 		}
 	}
 	// An id that is not lowercase alphanumeric gets a digest suffix, still one valid label.
-	label := edge.DeploymentLabel("shop", "dpl_Not/Safe")
+	label := state.DeploymentLabel("shop", "dpl_Not/Safe")
 	if len(label) != len("shop-")+20 || strings.ContainsAny(label, "/ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 		t.Errorf("DeploymentLabel with an unsafe id = %q", label)
 	}
@@ -66,7 +67,7 @@ func FuzzDeploymentHost(f *testing.F) {
 		}
 		host := edge.DeploymentHost(project, id, ns, edge.DefaultEdgeDomain)
 		got, under, ok := edge.ParseEdgeHost(host, edge.DefaultEdgeDomain)
-		if !under || !ok || got.Label != edge.DeploymentLabel(project, id) || got.Namespace != ns {
+		if !under || !ok || got.Label != state.DeploymentLabel(project, id) || got.Namespace != ns {
 			t.Fatalf("DeploymentHost(%q, %q, %q) = %q parses to %+v, %v, %v", project, id, ns, host, got, under, ok)
 		}
 	})

@@ -121,9 +121,9 @@ func (s *Spec) Validate() error {
 		problems = append(problems, "probability: must be between 0 and 1")
 	}
 	switch s.Match.Service {
-	case "", "hosting", "cipher":
+	case "", "hosting", "cipher", "edge":
 	default:
-		problems = append(problems, fmt.Sprintf("match.service %q: want hosting or cipher", s.Match.Service))
+		problems = append(problems, fmt.Sprintf("match.service %q: want hosting, cipher or edge", s.Match.Service))
 	}
 	switch s.Match.Scope {
 	case "", "read", "deploy", "admin":

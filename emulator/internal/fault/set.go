@@ -38,7 +38,8 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 type Request struct {
 	Method  string // e.g. "POST"
 	Path    string // without the query
-	Service string // "hosting" or "cipher"
+	Service string // "hosting", "cipher" or "edge"
+	Host    string // the edge's host (normalized); "" for the APIs
 	Scope   string // the caller's token scope; empty when unauthenticated
 }
 
@@ -197,7 +198,8 @@ func matches(m Match, r Request) bool {
 	return (m.Method == "" || strings.EqualFold(m.Method, r.Method)) &&
 		(m.Service == "" || m.Service == r.Service) &&
 		(m.Scope == "" || m.Scope == r.Scope) &&
-		(m.Path == "" || PathMatch(m.Path, r.Path))
+		(m.Path == "" || PathMatch(m.Path, r.Path)) &&
+		(m.Host == "" || PathMatch(strings.ToLower(m.Host), r.Host))
 }
 
 // fires applies times and probability to a fault that matches.

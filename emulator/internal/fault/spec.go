@@ -9,7 +9,8 @@ import "time"
 type Match struct {
 	Method  string `json:"method,omitempty" yaml:"method"`
 	Path    string `json:"path,omitempty" yaml:"path"`       // `*` wildcards
-	Service string `json:"service,omitempty" yaml:"service"` // hosting or cipher
+	Service string `json:"service,omitempty" yaml:"service"` // hosting, cipher or edge
+	Host    string `json:"host,omitempty" yaml:"host"`       // the edge's host, `*` wildcards
 	Scope   string `json:"scope,omitempty" yaml:"scope"`     // the caller's token scope
 }
 

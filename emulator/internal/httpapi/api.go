@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -46,7 +47,11 @@ type API struct {
 	cursorKey []byte
 	main      *gin.Engine
 	cipher    *gin.Engine
-	bodies    *budget // request-body bytes in flight, across both engines
+	edge      *edge.Handler // deployments and custom domains, chosen by host
+	handler   http.Handler  // the edge in front of main
+	// publicHost is --public-url's host: hostemu's own, never the edge's.
+	publicHost string
+	bodies     *budget // request-body bytes in flight, across both engines
 
 	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
 	release     chan struct{}                   // closed by Release
@@ -67,6 +72,8 @@ func New(w *world.World, cfg Config) *API {
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)
 	a.bodies = newBudget(cfg.Limits.bodyBytesInFlight())
+	a.publicHost = publicHostOf(cfg.PublicURL)
+	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
 	a.main = a.engine()
 	a.hostingRoutes(a.main)
 	if !cfg.CipherSeparate {
@@ -74,6 +81,7 @@ func New(w *world.World, cfg Config) *API {
 	}
 	a.controlRoutes(a.main)
 	a.docsRoutes(a.main)
+	a.handler = a.route(a.main)
 	a.cipher = a.engine()
 	a.cipherRoutes(a.cipher)
 	a.healthRoute(a.cipher)
@@ -85,9 +93,10 @@ func New(w *world.World, cfg Config) *API {
 // shutting down does not wait for them.
 func (a *API) Release() { a.releaseOnce.Do(func() { close(a.release) }) }
 
-// Handler serves the hosting service, the control API, the docs and, unless it has its
-// own listener, the decryption service.
-func (a *API) Handler() http.Handler { return a.main }
+// Handler serves the edge (deployment hosts and custom domains, by host), and for every
+// other host the hosting service, the control API, the docs and, unless it has its own
+// listener, the decryption service.
+func (a *API) Handler() http.Handler { return a.handler }
 
 // CipherHandler serves the decryption service (and health) alone.
 func (a *API) CipherHandler() http.Handler { return a.cipher }

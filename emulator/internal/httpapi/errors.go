@@ -50,6 +50,12 @@ var catalogue = []ErrorDoc{
 	{apperr.UnsupportedMediaType, 415, "any", "A body was sent with a Content-Type other than application/json."},
 	{apperr.RateLimited, 429, "any", "A rate limit is exhausted; Retry-After says in how many seconds to try again."},
 	{apperr.InternalError, 500, "any", "hostemu failed; the log has the details. Please report it."},
+	{apperr.StorageFull, 507, "hosting", "POST /v1/files: the file store is full (--file-store-size, 256 MiB by default); nothing of this file was stored."},
+	{apperr.UnknownHost, 404, "edge", "No deployment or custom domain answers at this host (a deleted domain once its detachment is complete). To a proxy request for a host hostemu does not emulate the status is 403: it never leaves the machine."},
+	{apperr.DeploymentBuilding, 503, "edge", "The deployment is still queued or building; Retry-After says when to look again."},
+	{apperr.DeploymentFailed, 502, "edge", "The deployment's build failed before it was ever ready, so there is nothing to serve."},
+	{apperr.NoProductionDeployment, 404, "edge", "The custom domain is active but its project has no production deployment yet: promote one."},
+	{apperr.DomainNotActive, 421, "edge", "The custom domain is not active (pending, verifying or error), so the edge does not serve it yet."},
 	{apperr.ServiceUnavailable, 503, "any", "The service is unavailable (usually an injected fault)."},
 }
 

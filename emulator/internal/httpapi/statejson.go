@@ -41,6 +41,8 @@ func writeSnapshot(w io.Writer, snap state.Snapshot) error {
 	writeArray(sw, snap.Files)
 	sw.raw(`,"detaching":`)
 	writeArray(sw, snap.Detaching)
+	sw.raw(`,"uploads":`)
+	writeArray(sw, snap.Uploads)
 	sw.raw(`}`)
 	return sw.err
 }
@@ -166,6 +168,8 @@ func decodeState(dec *json.Decoder) (snap state.Snapshot, err error) {
 			snap.Files, err = readArray[string](dec, "files")
 		case strings.EqualFold(key, "detaching"):
 			snap.Detaching, err = readArray[state.Detachment](dec, "detaching")
+		case strings.EqualFold(key, "uploads"):
+			snap.Uploads, err = readArray[state.Upload](dec, "uploads")
 		default:
 			err = skipValue(dec)
 		}

@@ -23,14 +23,15 @@ const (
 	MaxPath  = 2048 // URL path
 	MaxQuery = 2048 // raw query
 	MaxName  = 64   // method, error code, scope and service: cut silently
+	MaxHost  = 256  // the edge's host (a DNS name is at most 253): cut silently
 )
 
 // entryOverhead bounds an Entry's own size (its fixed fields and string headers).
 const entryOverhead = int64(unsafe.Sizeof(Entry{}))
 
 // MaxEntryBytes bounds the memory one entry holds: its capped strings and itself. A
-// journal of n entries holds at most n × MaxEntryBytes (about 8.4 KiB each).
-const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 4*MaxName + entryOverhead
+// journal of n entries holds at most n × MaxEntryBytes (about 8.7 KiB each).
+const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 4*MaxName + MaxHost + entryOverhead
 
 // DefaultSize is the number of entries kept when New is given none.
 const DefaultSize = 1000
@@ -48,6 +49,7 @@ type Entry struct {
 	ErrorCode string    `json:"error_code"`
 	Scope     string    `json:"scope"`
 	Service   string    `json:"service"`
+	Host      string    `json:"host,omitempty"` // the host an edge request was for
 	Time      time.Time `json:"time"`
 	// BodyTruncated says Body was cut.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
@@ -98,6 +100,7 @@ func (j *Journal) Add(e Entry) {
 	e.ErrorCode, _ = clip(e.ErrorCode, MaxName, false)
 	e.Scope, _ = clip(e.Scope, MaxName, false)
 	e.Service, _ = clip(e.Service, MaxName, false)
+	e.Host, _ = clip(e.Host, MaxHost, false)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {

@@ -56,12 +56,12 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 		}
 	}
 	if v, has := f["match"]; has {
-		m, ok := d.Fields(v.Value, at+".match", "method", "path", "service", "scope")
+		m, ok := d.Fields(v.Value, at+".match", "method", "path", "service", "scope", "host")
 		good = good && ok
 		for _, e := range []struct {
 			key string
 			dst *string
-		}{{"method", &s.Match.Method}, {"path", &s.Match.Path}, {"service", &s.Match.Service}, {"scope", &s.Match.Scope}} {
+		}{{"method", &s.Match.Method}, {"path", &s.Match.Path}, {"service", &s.Match.Service}, {"scope", &s.Match.Scope}, {"host", &s.Match.Host}} {
 			key, dst := e.key, e.dst
 			if mv, has := m[key]; has {
 				var ok bool

@@ -178,6 +178,9 @@ type Detachment struct {
 	Hostname string    `json:"hostname"`
 	DeleteAt time.Time `json:"deleted_at"`
 	DetachAt time.Time `json:"detach_at"`
+	// Domain is the deleted domain as it was, which the edge keeps serving until
+	// DetachAt (nil in states exported before hostemu had an edge).
+	Domain *Domain `json:"domain,omitempty"`
 }
 
 // Snapshot is a whole world's state: what fixtures produce, what reset restores, and
@@ -191,4 +194,13 @@ type Snapshot struct {
 	Domains     []Domain     `json:"domains"`
 	Files       []string     `json:"files"`
 	Detaching   []Detachment `json:"detaching"`
+	// Uploads are the contents of files uploaded with POST /v1/files, which the edge
+	// serves (digests in Files without contents are served as placeholders).
+	Uploads []Upload `json:"uploads"`
+}
+
+// Upload is one uploaded file's content, named by its SHA-256 hex digest.
+type Upload struct {
+	Digest  string `json:"digest"`
+	Content []byte `json:"content"` // base64 in JSON
 }

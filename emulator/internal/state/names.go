@@ -35,16 +35,26 @@ func ValidFileHash(h string) bool {
 	return true
 }
 
-// DefaultEdgeDomain is the domain every deployment URL lives under unless told
-// otherwise: a reserved .test name, so that no URL hostemu hands out reaches a real host.
-const DefaultEdgeDomain = "hostemu.test"
+// DefaultEdgeDomain is the domain deployment hosts live under unless --edge-domain says
+// otherwise. Browsers, curl and most resolvers send *.localhost to loopback, so a
+// deployment's URL opens with no DNS set-up, and no URL hostemu hands out reaches a
+// real host.
+const DefaultEdgeDomain = "hostemu.localhost"
 
 // DeploymentURL is the stable URL of a deployment:
-// https://<project-name slug>-<lowercase id suffix>.<edge domain>. The suffix alone
-// makes it unique; a suffix that is not lowercase letters and digits, or is longer than
-// 40 characters, is replaced by a digest of the id, so the label is always a valid one
-// of at most 63 characters.
-func DeploymentURL(projectName, deploymentID string) string {
+// https://<DeploymentLabel>.<edge domain> ("" is DefaultEdgeDomain).
+func DeploymentURL(projectName, deploymentID, edgeDomain string) string {
+	if edgeDomain == "" {
+		edgeDomain = DefaultEdgeDomain
+	}
+	return "https://" + DeploymentLabel(projectName, deploymentID) + "." + edgeDomain
+}
+
+// DeploymentLabel is the first label of a deployment's host: "<project-name
+// slug>-<lowercase id suffix>". The suffix alone makes it unique; a suffix that is not
+// lowercase letters and digits, or is longer than 40 characters, is replaced by a digest
+// of the id, so the label is always a valid one of at most 63 characters.
+func DeploymentLabel(projectName, deploymentID string) string {
 	suffix := strings.TrimPrefix(deploymentID, "dpl_")
 	if !urlSafe(suffix) {
 		sum := sha256.Sum256([]byte(deploymentID))
@@ -57,7 +67,7 @@ func DeploymentURL(projectName, deploymentID string) string {
 	if nameSlug == "" {
 		nameSlug = "app"
 	}
-	return "https://" + nameSlug + "-" + suffix + "." + DefaultEdgeDomain
+	return nameSlug + "-" + suffix
 }
 
 func urlSafe(s string) bool {

@@ -14,12 +14,12 @@ func TestDeploymentURL(t *testing.T) {
 		{strings.Repeat("long", 20), "dpl_abcdefghij0123456789", "https://" + strings.Repeat("long", 11)[:42] + "-abcdefghij0123456789.hostemu.test"},
 	}
 	for _, tt := range tests {
-		if got := DeploymentURL(tt.name, tt.id); got != tt.want {
+		if got := DeploymentURL(tt.name, tt.id, "hostemu.test"); got != tt.want {
 			t.Errorf("DeploymentURL(%q, %q) = %q, want %q", tt.name, tt.id, got, tt.want)
 		}
 	}
 	// Ids that are not lowercase letters and digits get a digest: valid and distinct.
-	a, b := DeploymentURL("shop", "dpl_A_b"), DeploymentURL("shop", "dpl_a_b")
+	a, b := DeploymentURL("shop", "dpl_A_b", ""), DeploymentURL("shop", "dpl_a_b", "")
 	for _, u := range []string{a, b} {
 		host := strings.TrimPrefix(u, "https://")
 		if label, _, _ := strings.Cut(host, "."); !validTestHostname(host) || len(label) > 63 {

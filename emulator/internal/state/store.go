@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,9 @@ type Store struct {
 	tokens      *tokenTable
 	files       map[string]struct{}
 	detaching   []Detachment
+	byLabel     map[string]string   // deployment host label (see DeploymentLabel) → id
+	detached    map[string]struct{} // recently detached hostnames, at most maxDetached
+	detachedLog []string            // detached's hostnames, oldest first
 	policy      Policy
 	cipher      Cipher
 
@@ -54,6 +58,9 @@ func (s *Store) reset() {
 	s.tokens = newTokenTable()
 	s.files = map[string]struct{}{}
 	s.detaching = nil
+	s.byLabel = map[string]string{}
+	s.detached = map[string]struct{}{}
+	s.detachedLog = nil
 	s.policy = Policy{DomainWriteScope: ScopeAdmin}
 	s.cipher = Cipher{}
 }
@@ -91,6 +98,7 @@ func (s *Store) Load(snap Snapshot) error {
 		d := &snap.Deployments[i]
 		d.Logs = slices.Clip(d.Logs) // appends then copy: the log array may be shared
 		s.deployments[d.ID] = d
+		s.byLabel[labelOf(d.URL)] = d.ID
 		k := keyOf(d.CreatedAt, d.ID)
 		s.allIdx.keys = append(s.allIdx.keys, k)
 		x := s.byProject[d.ProjectID]
@@ -120,6 +128,7 @@ func (s *Store) Load(snap Snapshot) error {
 
 func (s *Store) insertDeployment(d *Deployment) {
 	s.deployments[d.ID] = d
+	s.byLabel[labelOf(d.URL)] = d.ID
 	k := keyOf(d.CreatedAt, d.ID)
 	s.allIdx.insert(k)
 	s.byProject[d.ProjectID].insert(k)
@@ -487,7 +496,8 @@ func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time
 	}
 	delete(s.domains, hostname)
 	x.remove(keyOf(d.CreatedAt, hostname))
-	s.detaching = append(s.detaching, Detachment{Hostname: hostname, DeleteAt: now, DetachAt: detachAt})
+	gone := *d
+	s.detaching = append(s.detaching, Detachment{Hostname: hostname, DeleteAt: now, DetachAt: detachAt, Domain: &gone})
 	s.changes.Add(1)
 	return *d, nil
 }
@@ -497,9 +507,87 @@ func (s *Store) Detached(hostname string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.changes.Add(1)
+	n := len(s.detaching)
 	s.detaching = slices.DeleteFunc(s.detaching, func(d Detachment) bool {
 		return d.Hostname == hostname && !d.DetachAt.After(at)
 	})
+	if len(s.detaching) < n {
+		s.tombstone(hostname)
+	}
+}
+
+// maxDetached bounds the detached hostnames the edge keeps answering 404 unknown_host
+// for (rather than handing them to the APIs): the most recent ones.
+const maxDetached = 1024
+
+func (s *Store) tombstone(hostname string) {
+	if _, ok := s.detached[hostname]; ok {
+		return
+	}
+	if len(s.detachedLog) == maxDetached {
+		delete(s.detached, s.detachedLog[0])
+		s.detachedLog = s.detachedLog[1:]
+	}
+	s.detached[hostname] = struct{}{}
+	s.detachedLog = append(s.detachedLog, hostname)
+}
+
+// labelOf is the first label of a deployment URL's host: "https://shop-abc.hostemu.localhost" → "shop-abc".
+func labelOf(url string) string {
+	rest := url
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexAny(rest, ".:/"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// DeploymentByLabel returns the deployment whose host's first label is label.
+func (s *Store) DeploymentByLabel(label string) (Deployment, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	id, ok := s.byLabel[label]
+	if !ok {
+		return Deployment{}, false
+	}
+	return *s.deployments[id], true
+}
+
+// EdgeDomain is a domain as the edge routes it, with its project's production
+// deployment read in the same instant (the one read that makes a promote atomic at the
+// edge): an attached domain, a deleted one until it detaches, or a tombstone
+// (Detached) for a hostname detached recently.
+type EdgeDomain struct {
+	Domain     Domain
+	Production *Deployment
+	Detached   bool
+}
+
+// EdgeDomain returns what the edge serves at exactly hostname.
+func (s *Store) EdgeDomain(hostname string) (EdgeDomain, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var d *Domain
+	for i := range s.detaching { // a deleted domain is served until it detaches
+		if dt := &s.detaching[i]; dt.Hostname == hostname && dt.Domain != nil {
+			d = dt.Domain
+		}
+	}
+	if d == nil {
+		d = s.domains[hostname]
+	}
+	if d == nil {
+		_, gone := s.detached[hostname]
+		return EdgeDomain{Detached: gone}, gone
+	}
+	out := EdgeDomain{Domain: *d}
+	if p, ok := s.projects[d.ProjectID]; ok && p.ProductionDeploymentID != "" {
+		prod := *s.deployments[p.ProductionDeploymentID]
+		out.Production = &prod
+	}
+	return out, true
 }
 
 // InFlight returns what a freshly loaded world must schedule: deployments still queued or

@@ -61,7 +61,7 @@ func TestStateTypesWriteTimestamps(t *testing.T) {
 		`"error":null,"logs":[{"text":"x","created_at":"2026-11-21T12:00:03.000Z"}],"created_at":"2026-11-21T12:00:03.000Z"}],` +
 		`"domains":[{"hostname":"a.test","project_id":"prj_a","status":"","tls":{"status":"issued","issuer":"CA","expires_at":"2026-11-21T12:00:03.000Z"},` +
 		`"error":null,"created_at":"2026-11-21T12:00:03.000Z"}],"files":null,` +
-		`"detaching":[{"hostname":"b.test","deleted_at":"2026-11-21T12:00:03.000Z","detach_at":"2026-11-21T12:00:03.000Z"}]}`
+		`"detaching":[{"hostname":"b.test","deleted_at":"2026-11-21T12:00:03.000Z","detach_at":"2026-11-21T12:00:03.000Z"}],"uploads":null}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}

@@ -1,14 +1,13 @@
 package world
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"maps"
 	"slices"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -87,7 +86,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	for {
 		id := w.newID("dpl_")
 		d = state.Deployment{
-			ID: id, ProjectID: p.ID, URL: state.DeploymentURL(p.Name, id), Target: target,
+			ID: id, ProjectID: p.ID, URL: state.DeploymentURL(p.Name, id, w.edgeDomain), Target: target,
 			CreatedAt: now, Env: in.Env, Files: in.Files,
 			Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
 		}
@@ -132,9 +131,13 @@ func (w *World) UploadFile(digest string, body []byte) error {
 	if err := CheckDigest(digest); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
-	if got := hex.EncodeToString(sum[:]); got != digest {
+	if got := edge.Digest(body); got != digest {
 		return apperr.New(apperr.DigestMismatch, "the body's SHA-256 is "+got+", not the X-File-Digest "+digest)
+	}
+	if err := w.files.Put(digest, body); errors.Is(err, edge.ErrStorageFull) {
+		return apperr.Errorf(apperr.StorageFull, "the file store holds %d of its %d bytes (--file-store-size); this file of %d bytes does not fit", w.files.Used(), w.files.Limit(), len(body))
+	} else if err != nil {
+		return err
 	}
 	w.store.AddFile(digest)
 	return nil

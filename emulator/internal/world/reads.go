@@ -1,6 +1,11 @@
 package world
 
-import "github.com/hostemu/hostemu/emulator/internal/state"
+import (
+	"maps"
+	"slices"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
 
 // Every read runs the transitions due by now first, so what it returns is exact
 // whatever the background goroutine's latency.
@@ -44,10 +49,16 @@ func (w *World) Domain(hostname string) (state.Domain, error) {
 	return w.store.Domain(host)
 }
 
-// Export returns the whole state.
+// Export returns the whole state, uploaded file contents included.
 func (w *World) Export() state.Snapshot {
 	w.fireDue()
-	return w.store.Export()
+	snap := w.store.Export()
+	files := w.files.Snapshot()
+	snap.Uploads = make([]state.Upload, 0, len(files))
+	for _, digest := range slices.Sorted(maps.Keys(files)) {
+		snap.Uploads = append(snap.Uploads, state.Upload{Digest: digest, Content: files[digest]})
+	}
+	return snap
 }
 
 // Tokens lists the hosting tokens, by scope then token.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -30,7 +31,13 @@ type Config struct {
 	// Fixtures builds the start-up state; Reset calls it again rather than keeping a
 	// copy of a world that may hold 100,000 deployments. Each call must return a fresh
 	// snapshot: loading takes its slices over.
-	Fixtures      func() (state.Snapshot, error)
+	Fixtures func() (state.Snapshot, error)
+	// EdgeDomain is the domain deployment URLs live under ("" is
+	// state.DefaultEdgeDomain).
+	EdgeDomain string
+	// FileStoreSize bounds the uploaded file contents kept for the edge, in bytes
+	// (edge.DefaultFileStoreSize when 0).
+	FileStoreSize int64
 	Scenarios     *scenario.Registry
 	Scenario      string // active scenario's name
 	JournalSize   int
@@ -48,7 +55,10 @@ type World struct {
 	limiter *ratelimit.Limiter
 	faults  *fault.Set
 	journal *journal.Journal
+	files   *edge.FileStore // uploaded contents, served by the edge
 	log     *slog.Logger
+
+	edgeDomain string
 
 	// clockMu serializes what moves or switches the clock (advance, set, a manual
 	// await, reset, import), so overlapping control calls never fail or lose a
@@ -91,6 +101,8 @@ func New(cfg Config) (*World, error) {
 		sched:         clock.NewScheduler(c),
 		store:         state.New(),
 		journal:       journal.New(cfg.JournalSize),
+		files:         edge.NewFileStore(cfg.FileStoreSize),
+		edgeDomain:    cfg.EdgeDomain,
 		log:           cfg.Logger,
 		scenarios:     cfg.Scenarios,
 		rateLimitsOff: cfg.RateLimitsOff,
@@ -184,7 +196,16 @@ func (w *World) load(snap state.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("cipher.master_keys: %w", err)
 	}
+	uploads := make(map[string][]byte, len(snap.Uploads))
+	for _, u := range snap.Uploads {
+		uploads[u.Digest] = u.Content
+	}
+	previous := w.files.Snapshot()
+	if err := w.files.Load(uploads); err != nil { // changes nothing on error
+		return fmt.Errorf("uploads: %w", err)
+	}
 	if err := w.store.Load(snap); err != nil {
+		w.files.Load(previous)
 		return err
 	}
 	w.keyring.Store(kr)
@@ -222,6 +243,7 @@ func (w *World) Reset() error {
 	}
 	w.faults.Reset()
 	w.journal.Clear()
+	w.files.Reset()
 	w.limiter.Reset()
 	w.reseed()
 	err = w.load(snap)

@@ -1,0 +1,183 @@
+package httpapi
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+)
+
+const serviceEdge = "edge"
+
+// route sends a request to the edge when its host is a deployment host or a custom
+// domain (or it is a proxy request for any host but hostemu's own), else to the APIs.
+func (a *API) route(api http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, proxy := edge.RequestHost(r)
+		if a.ownHost(host) {
+			api.ServeHTTP(w, r)
+			return
+		}
+		d := edge.Decide(host, proxy, a.w.Edge(), a.w.EdgeDomain())
+		if !d.Claimed {
+			api.ServeHTTP(w, r)
+			return
+		}
+		a.serveEdge(w, r, d)
+	})
+}
+
+// ownHost reports whether host names hostemu itself: an IP address, localhost, or
+// --public-url's host. Such a host is never the edge's, even in a proxy request.
+func (a *API) ownHost(host string) bool {
+	if host == "" || host == "localhost" || net.ParseIP(host) != nil {
+		return true
+	}
+	return a.publicHost != "" && host == a.publicHost
+}
+
+// serveEdge answers an edge request, with its faults and its journal entry.
+func (a *API) serveEdge(w http.ResponseWriter, r *http.Request, d edge.Decision) {
+	ew := &edgeWriter{ResponseWriter: w}
+	e := journal.Entry{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Service: serviceEdge, Host: d.Host}
+	start := time.Now()
+	defer func() {
+		rec := recover()
+		e.Status = ew.status
+		if rec != nil || ew.dropped {
+			e.Status, e.ErrorCode = 0, "dropped"
+			if ew.timedOut {
+				e.ErrorCode = "timeout"
+			}
+		} else if code := ew.Header().Get("X-Hostemu-Error"); code != "" {
+			e.ErrorCode = code
+		}
+		e.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+		a.w.Record(e)
+		if rec != nil {
+			panic(rec)
+		}
+	}()
+	if act, ok := a.w.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: serviceEdge, Host: d.Host}); ok {
+		if !a.applyEdgeFault(ew, r, act) {
+			return
+		}
+	}
+	a.edge.Serve(ew, r, d)
+}
+
+// applyEdgeFault carries out an injected fault at the edge; it reports whether the
+// request goes on to be served.
+func (a *API) applyEdgeFault(w *edgeWriter, r *http.Request, act fault.Action) bool {
+	if act.Delay > 0 {
+		t := time.NewTimer(act.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+		case <-a.release:
+		}
+		t.Stop()
+	}
+	switch {
+	case act.Status != 0:
+		code := act.Code
+		if code == "" {
+			code = codeForStatus(act.Status)
+		}
+		msg := act.Message
+		if msg == "" {
+			msg = "injected fault " + act.FaultID
+		}
+		a.edge.Error(w, r, act.Status, code, msg)
+		return false
+	case act.RateLimit:
+		w.Header().Set("Retry-After", "1")
+		a.edge.Error(w, r, http.StatusTooManyRequests, "rate_limited", "injected fault "+act.FaultID+": rate limited")
+		return false
+	case act.Timeout:
+		ctx, cancel := context.WithTimeout(r.Context(), fault.MaxTimeoutSeconds*time.Second)
+		select {
+		case <-ctx.Done():
+		case <-a.release:
+		}
+		cancel()
+		w.timedOut = true
+		w.drop()
+		return false
+	case act.Drop:
+		w.drop()
+		return false
+	}
+	return true
+}
+
+// edgeWriter remembers the status an edge answer was written with.
+type edgeWriter struct {
+	http.ResponseWriter
+	status   int
+	dropped  bool
+	timedOut bool
+}
+
+func (w *edgeWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *edgeWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// drop closes the connection with no answer (HTTP/2: resets the stream).
+func (w *edgeWriter) drop() {
+	w.dropped = true
+	conn, _, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *edgeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// edgeDocsBase is where an edge error's doc_url points: --public-url, else the address
+// the connection came in on (never the request's host, which is the edge's).
+func (a *API) edgeDocsBase(r *http.Request) string {
+	if a.cfg.PublicURL != "" {
+		return a.cfg.PublicURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+			return scheme + "://127.0.0.1:" + itoa(int64(tcp.Port))
+		}
+		return scheme + "://" + addr.String()
+	}
+	return scheme + "://localhost"
+}
+
+// publicHostOf is the host of --public-url, normalized, or "".
+func publicHostOf(publicURL string) string {
+	if u, err := url.Parse(publicURL); err == nil {
+		return edge.NormalizeHost(strings.ToLower(u.Host))
+	}
+	return ""
+}
