@@ -187,7 +187,8 @@ func TestFixtureDeploymentsReadLikeLiveOnes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	var live, fixture emulator.Deployment
-	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
+	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
+		"files": map[string]string{"index.html": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}}).JSON(t)["id"].(string)
 	e.advance("6s")
 	for _, c := range []struct {
 		id  string

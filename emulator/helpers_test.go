@@ -114,7 +114,7 @@ func (e *env) do(r req) resp {
 			hr.Header.Set(k, v)
 		}
 	}
-	res, err := http.DefaultClient.Do(hr)
+	res, err := noRedirects.Do(hr)
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", r.Method, r.Path, err)
 	}
@@ -122,6 +122,9 @@ func (e *env) do(r req) resp {
 	b, _ := io.ReadAll(res.Body)
 	return resp{Status: res.StatusCode, Header: res.Header, Body: b}
 }
+
+// noRedirects is a client that shows a redirect rather than following it.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 func (e *env) get(path, token string) resp { return e.do(req{Method: "GET", Path: path, Token: token}) }
 

@@ -166,6 +166,18 @@ var settings = []setting{
 		c.Options.Limits.MaxStateBytes, err = parseSize(v, 1)
 		return err
 	}},
+	{"edge-domain", "hostemu.localhost", "`domain` deployment hosts live under: https://<project>-<suffix>.<domain>", func(c *Config, v string) error {
+		h, ok := normalizeDomain(v)
+		if !ok {
+			return errors.New("want a domain name such as hostemu.localhost")
+		}
+		c.Options.EdgeDomain = h
+		return nil
+	}},
+	{"file-store-size", "256MiB", "`bytes` of uploaded file contents kept for the edge (beyond: 507 storage_full)", func(c *Config, v string) (err error) {
+		c.Options.FileStoreSize, err = parseSize(v, 1)
+		return err
+	}},
 	{"state", "", "state `FILE`, loaded at start when present and saved while running (empty: nothing persisted)", func(c *Config, v string) error {
 		c.Options.StateFile = v
 		return nil
@@ -516,3 +528,23 @@ type stringValue string
 
 func (s *stringValue) String() string     { return string(*s) }
 func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
+
+// normalizeDomain lower-cases a domain name and drops a trailing dot; ok is false for
+// anything but a valid name of at least two labels.
+func normalizeDomain(v string) (string, bool) {
+	h := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), ".")
+	if !strings.Contains(h, ".") || len(h) > 200 {
+		return "", false
+	}
+	for _, l := range strings.Split(h, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return "", false
+		}
+		for _, c := range l {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return "", false
+			}
+		}
+	}
+	return h, true
+}

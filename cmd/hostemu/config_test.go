@@ -34,12 +34,14 @@ func environ(vars map[string]string) []string {
 func defaultConfig() Config {
 	return Config{
 		Options: emulator.Options{
-			Addr:        "127.0.0.1:4700",
-			Scenario:    "default",
-			Seed:        1,
-			ClockMode:   emulator.ClockReal,
-			CORSOrigins: []string{"*"},
-			JournalSize: 1000,
+			Addr:          "127.0.0.1:4700",
+			Scenario:      "default",
+			Seed:          1,
+			ClockMode:     emulator.ClockReal,
+			CORSOrigins:   []string{"*"},
+			JournalSize:   1000,
+			EdgeDomain:    "hostemu.localhost",
+			FileStoreSize: 256 << 20,
 			Limits: emulator.Limits{
 				IdleTimeout: emulator.DefaultIdleTimeout, ReadHeaderTimeout: emulator.DefaultReadHeaderTimeout,
 				BodyReadTimeout: emulator.DefaultBodyReadTimeout, MinBodyRate: emulator.DefaultMinBodyRate,
@@ -146,6 +148,13 @@ var valid = map[string][]struct {
 		{"172.16.5.4/12", func(c *Config) { c.Options.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("172.16.0.0/12")} }},
 		{"", func(c *Config) {}},
 	},
+	"edge-domain": {
+		{"Apps.Test.", func(c *Config) { c.Options.EdgeDomain = "apps.test" }},
+		{"hostemu.localhost", func(c *Config) { c.Options.EdgeDomain = "hostemu.localhost" }},
+	},
+	"file-store-size": {
+		{"1GiB", func(c *Config) { c.Options.FileStoreSize = 1 << 30 }},
+	},
 	"control-origins": {
 		{"https://dash.test, http://127.0.0.1:5173/", func(c *Config) { c.Options.ControlOrigins = []string{"https://dash.test", "http://127.0.0.1:5173"} }},
 		{"", func(c *Config) {}},
@@ -231,6 +240,8 @@ var invalid = map[string][]string{
 	"max-connections":          {"0", "15", "-1", "lots", "1e4"},
 	"max-body-bytes-in-flight": {"1MiB", "31MiB", "0", "huge"},
 	"max-state-bytes":          {"0", "-1", "1.5GiB", "MiB"},
+	"edge-domain":              {"localhost", "a..b", "-x.test", "exa mple.test", "*.test"},
+	"file-store-size":          {"0", "-1", "lots"},
 	"log-format":               {"xml", "JSON"},
 	"log-level":                {"verbose", "trace", "-4"},
 }

@@ -242,3 +242,7 @@ func (a *API) useScenario(c *gin.Context) (any, error) {
 	}
 	return map[string]string{"active": *req.Name}, nil
 }
+
+func (a *API) edgeRoutes(c *gin.Context) (any, error) {
+	return map[string]any{"routes": a.w.EdgeRoutes()}, nil
+}

@@ -51,6 +51,7 @@ func (a *API) controlRoutes(r *gin.Engine) {
 	g.POST("/domains/:hostname/status", a.handle(a.forceDomainStatus))
 	g.GET("/scenarios", a.handle(a.listScenarios))
 	g.PUT("/scenarios/active", a.handle(a.useScenario))
+	g.GET("/edge", a.handle(a.edgeRoutes))
 }
 
 func (a *API) healthRoute(r *gin.Engine) {

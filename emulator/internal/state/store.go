@@ -532,16 +532,25 @@ func (s *Store) tombstone(hostname string) {
 	s.detachedLog = append(s.detachedLog, hostname)
 }
 
-// labelOf is the first label of a deployment URL's host: "https://shop-abc.hostemu.localhost" → "shop-abc".
-func labelOf(url string) string {
+// hostOfURL is a deployment URL's host: "https://shop-abc.hostemu.localhost" → "shop-abc.hostemu.localhost".
+func hostOfURL(url string) string {
 	rest := url
 	if i := strings.Index(rest, "://"); i >= 0 {
 		rest = rest[i+3:]
 	}
-	if i := strings.IndexAny(rest, ".:/"); i >= 0 {
+	if i := strings.IndexAny(rest, ":/"); i >= 0 {
 		rest = rest[:i]
 	}
 	return rest
+}
+
+// labelOf is the first label of a deployment URL's host: "https://shop-abc.hostemu.localhost" → "shop-abc".
+func labelOf(url string) string {
+	host := hostOfURL(url)
+	if i := strings.IndexByte(host, '.'); i >= 0 {
+		return host[:i]
+	}
+	return host
 }
 
 // DeploymentByLabel returns the deployment whose host's first label is label.
@@ -616,4 +625,50 @@ func (s *Store) Detaching() []Detachment {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Clone(s.detaching)
+}
+
+// Route is one host the edge answers, as GET /_emulator/edge lists it.
+type Route struct {
+	Host         string  `json:"host"`
+	Kind         string  `json:"kind"` // deployment, domain or redirect
+	DeploymentID *string `json:"deployment_id"`
+	RedirectTo   *string `json:"redirect_to"`
+	Status       string  `json:"status"`
+	// Detaching is set on a deleted domain still served until it detaches.
+	Detaching bool `json:"detaching,omitempty"`
+}
+
+// EdgeRoutes lists what the edge answers now: custom domains (a deleted one until it
+// detaches), then deployments, newest first.
+func (s *Store) EdgeRoutes() []Route {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Route, 0, len(s.domains)+len(s.detaching)+len(s.deployments))
+	domain := func(d *Domain, detaching bool) Route {
+		r := Route{Host: d.Hostname, Kind: "domain", Status: d.Status, Detaching: detaching}
+		if d.RedirectTo != "" {
+			to := d.RedirectTo
+			r.Kind, r.RedirectTo = "redirect", &to
+		} else if p := s.projects[d.ProjectID]; p != nil && p.ProductionDeploymentID != "" {
+			id := p.ProductionDeploymentID
+			r.DeploymentID = &id
+		}
+		return r
+	}
+	hosts := slices.Sorted(maps.Keys(s.domains))
+	for _, h := range hosts {
+		out = append(out, domain(s.domains[h], false))
+	}
+	for i := range s.detaching {
+		if d := s.detaching[i].Domain; d != nil {
+			out = append(out, domain(d, true))
+		}
+	}
+	s.allIdx.walk(Range{}, func(k Key) bool {
+		d := s.deployments[k.ID]
+		id := d.ID
+		out = append(out, Route{Host: hostOfURL(d.URL), Kind: "deployment", DeploymentID: &id, Status: d.Status})
+		return true
+	})
+	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -24,6 +25,11 @@ const (
 // AwaitRequest is a POST /_emulator/await request: exactly one condition (a
 // deployment's or domain's status, or a count of journaled requests) and a timeout.
 type AwaitRequest struct {
+	// Edge, with Deployment, waits until the edge serves that deployment at this host
+	// (a promote, a domain turning active); with Code, until it answers that error code
+	// there (unknown_host once a deleted domain detaches).
+	Edge       *string        `json:"edge"`
+	Code       *string        `json:"code"`
 	Deployment *string        `json:"deployment"`
 	Domain     *string        `json:"domain"`
 	Status     *string        `json:"status"`
@@ -43,6 +49,9 @@ type AwaitResult struct {
 	Now    state.Timestamp `json:"now"`
 	Status string          `json:"status,omitempty"`
 	Count  int             `json:"count,omitempty"`
+	// Deployment and Code are what the edge answered last (edge awaits).
+	Deployment string `json:"deployment,omitempty"`
+	Code       string `json:"code,omitempty"`
 }
 
 // Await waits until the request's condition holds, or answers await_timeout. On a
@@ -89,6 +98,9 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 // awaitCondition checks the request and returns its condition, which records what it
 // saw in out; journaled says it waits for requests rather than transitions.
 func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() bool, journaled bool, err error) {
+	if req.Edge != nil {
+		return w.awaitEdge(req, out)
+	}
 	kinds := 0
 	for _, set := range []bool{req.Deployment != nil, req.Domain != nil, req.Requests != nil} {
 		if set {
@@ -96,7 +108,7 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 		}
 	}
 	if kinds != 1 {
-		return nil, false, apperr.New(apperr.InvalidRequest, `give exactly one of "deployment", "domain" or "requests"`)
+		return nil, false, apperr.New(apperr.InvalidRequest, `give exactly one of "deployment", "domain", "requests" or "edge"`)
 	}
 	switch {
 	case req.Deployment != nil:
@@ -196,4 +208,24 @@ func (w *World) awaitJournal(ctx context.Context, timeout time.Duration, cond fu
 			return cond()
 		}
 	}
+}
+
+// awaitEdge is the condition of an edge await: the host serves a deployment, or
+// answers an error code.
+func (w *World) awaitEdge(req AwaitRequest, out *AwaitResult) (cond func() bool, journaled bool, err error) {
+	host := edge.NormalizeHost(*req.Edge)
+	if host == "" {
+		return nil, false, apperr.Errorf(apperr.InvalidRequest, `field "edge": %q is not a host`, *req.Edge)
+	}
+	if (req.Deployment == nil) == (req.Code == nil) {
+		return nil, false, apperr.New(apperr.InvalidRequest, `with "edge", give exactly one of "deployment" (the host serves it) or "code" (the host answers that error)`)
+	}
+	return func() bool {
+		d := edge.Decide(host, false, w.Edge(), w.EdgeDomain())
+		out.Deployment, out.Code = d.Deployment.ID, d.Code
+		if req.Deployment != nil {
+			return d.Action == edge.ActionServe && d.Deployment.ID == *req.Deployment
+		}
+		return d.Action == edge.ActionError && d.Code == *req.Code
+	}, false, nil
 }

@@ -54,3 +54,9 @@ func (l edgeLookup) Domain(hostname string) (edge.Domain, bool) {
 func edgeDeployment(d *state.Deployment) edge.Deployment {
 	return edge.Deployment{ID: d.ID, Status: d.Status, EverReady: d.EverReady(), Files: d.Files}
 }
+
+// EdgeRoutes lists the hosts the edge answers now (GET /_emulator/edge).
+func (w *World) EdgeRoutes() []state.Route {
+	w.fireDue()
+	return w.store.EdgeRoutes()
+}
