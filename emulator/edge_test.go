@@ -150,9 +150,9 @@ func TestEdgeCustomDomains(t *testing.T) {
 		status     int
 	}{
 		{"news.blog.test", "no_production_deployment", 404}, // the wildcard's project has none
-		{"blog.test", "", 0},                                // the apex is not covered: the APIs answer
-		{"a.b.blog.test", "", 0},                            // nor two labels
-		{"exact.blog.test", "", 200},                        // an exact domain wins over the wildcard
+		{"blog.test", "", 0},         // the apex is not covered: the APIs answer
+		{"a.b.blog.test", "", 0},     // nor two labels
+		{"exact.blog.test", "", 200}, // an exact domain wins over the wildcard
 	} {
 		r := e.edgeGet(tc.host, "/", nil)
 		switch {
