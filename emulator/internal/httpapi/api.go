@@ -108,9 +108,14 @@ func (a *API) engine() *gin.Engine {
 	return r
 }
 
-// publicRoute registers a public route and answers CORS preflights on its path.
+// publicRoute registers a public route (a GET with its HEAD twin) and answers CORS
+// preflights on its path.
 func (a *API) publicRoute(r *gin.Engine, method, path string, auth gin.HandlerFunc, h handlerFunc) {
-	r.Handle(method, path, auth, a.handle(h))
+	if method == http.MethodGet {
+		get(r, path, auth, a.handle(h))
+	} else {
+		r.Handle(method, path, auth, a.handle(h))
+	}
 	if a.preflights[r] == nil {
 		a.preflights[r] = map[string]bool{}
 	}
