@@ -46,7 +46,9 @@ type API struct {
 	cursorKey []byte
 	main      *gin.Engine
 	cipher    *gin.Engine
-	bodies    *budget // request-body bytes in flight, across both engines
+	// mainHTTP and cipherHTTP serve main and cipher (see ownRequest)
+	mainHTTP, cipherHTTP http.Handler
+	bodies               *budget // request-body bytes in flight, across both engines
 
 	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
 	release     chan struct{}                   // closed by Release
@@ -78,6 +80,7 @@ func New(w *world.World, cfg Config) *API {
 	a.cipherRoutes(a.cipher)
 	a.healthRoute(a.cipher)
 	a.docsRoutes(a.cipher) // its errors' doc_url points at this listener
+	a.mainHTTP, a.cipherHTTP = ownRequest(a.main), ownRequest(a.cipher)
 	return a
 }
 
@@ -87,10 +90,23 @@ func (a *API) Release() { a.releaseOnce.Do(func() { close(a.release) }) }
 
 // Handler serves the hosting service, the control API, the docs and, unless it has its
 // own listener, the decryption service.
-func (a *API) Handler() http.Handler { return a.main }
+func (a *API) Handler() http.Handler { return a.mainHTTP }
 
 // CipherHandler serves the decryption service (and health) alone.
-func (a *API) CipherHandler() http.Handler { return a.cipher }
+func (a *API) CipherHandler() http.Handler { return a.cipherHTTP }
+
+// ownRequest serves h a shallow copy of each request with a body: the middleware
+// wraps the body (journal capture, budget, decoding), and net/http must find its own
+// body unchanged after the handler, to tell a body never asked for (a refused Expect:
+// 100-continue request: close the connection, do not wait for it) from one to discard.
+func ownRequest(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r = r.WithContext(r.Context())
+		}
+		h.ServeHTTP(w, r)
+	})
+}
 
 func (a *API) engine() *gin.Engine {
 	r := gin.New()

@@ -105,6 +105,12 @@ func decodeJSON(c *gin.Context, dst any, limit int64) error {
 // readJSONBody reads a body for decodeJSON: nil when it is empty, else the bytes of a
 // body with a JSON Content-Type.
 func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
+	if expectsContinue(c.Request) && c.Request.ContentLength != 0 {
+		// the client waits to hear whether to send: tell it now, not after the body
+		if err := notJSON(c); err != nil {
+			return nil, err
+		}
+	}
 	b, err := readBody(c, limit)
 	if err != nil {
 		return nil, err
@@ -112,13 +118,22 @@ func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, nil
 	}
-	if ct := c.Request.Header.Get("Content-Type"); !isJSON(ct) {
-		if ct == "" {
-			ct = "none"
-		}
-		return nil, apperr.New(apperr.UnsupportedMediaType, "send the body with Content-Type: application/json (got "+ct+")")
+	if err := notJSON(c); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// notJSON is 415 unsupported_media_type for a body whose Content-Type is not JSON.
+func notJSON(c *gin.Context) error {
+	ct := c.Request.Header.Get("Content-Type")
+	if isJSON(ct) {
+		return nil
+	}
+	if ct == "" {
+		ct = "none"
+	}
+	return apperr.New(apperr.UnsupportedMediaType, "send the body with Content-Type: application/json (got "+ct+")")
 }
 
 // unmarshalStrict decodes exactly one JSON value into dst, mapping errors to the catalogue.
