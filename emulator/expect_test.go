@@ -33,6 +33,7 @@ func TestExpectContinueRefusedAtOnce(t *testing.T) {
 		{"rate limited", "/v1/projects/prj_shop/domains", "Authorization: Bearer t-admin\r\nContent-Type: application/json\r\n", len(body), 429, "rate_limited"},
 		{"fault", "/v1/decrypt", "Authorization: Bearer t-cipher\r\nContent-Type: application/json\r\n", len(body), 503, "service_unavailable"},
 		{"wrong content type", "/v1/deployments", "Authorization: Bearer t-deploy\r\nContent-Type: text/plain\r\n", len(body), 415, "unsupported_media_type"},
+		{"unsupported encoding", "/v1/deployments", "Authorization: Bearer t-deploy\r\nContent-Type: application/json\r\nContent-Encoding: br\r\n", len(body), 415, "unsupported_media_type"},
 		{"declared too large", "/v1/deployments", "Authorization: Bearer t-deploy\r\nContent-Type: application/json\r\n", 2 << 20, 413, "payload_too_large"},
 	}
 	for _, tt := range tests {

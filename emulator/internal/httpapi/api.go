@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/compress"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -46,7 +47,8 @@ type API struct {
 	cursorKey []byte
 	main      *gin.Engine
 	cipher    *gin.Engine
-	// mainHTTP and cipherHTTP serve main and cipher (see ownRequest)
+	// mainHTTP and cipherHTTP serve main and cipher, gzipping answers when asked
+	// (compress.Responses; see ownRequest)
 	mainHTTP, cipherHTTP http.Handler
 	bodies               *budget // request-body bytes in flight, across both engines
 
@@ -80,7 +82,7 @@ func New(w *world.World, cfg Config) *API {
 	a.cipherRoutes(a.cipher)
 	a.healthRoute(a.cipher)
 	a.docsRoutes(a.cipher) // its errors' doc_url points at this listener
-	a.mainHTTP, a.cipherHTTP = ownRequest(a.main), ownRequest(a.cipher)
+	a.mainHTTP, a.cipherHTTP = compress.Responses(ownRequest(a.main)), compress.Responses(ownRequest(a.cipher))
 	return a
 }
 
@@ -114,7 +116,7 @@ func (a *API) engine() *gin.Engine {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.public(), a.bodyBudget())
+	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.decodeBody(), a.public(), a.bodyBudget())
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
 		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
 	}))

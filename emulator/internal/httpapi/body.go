@@ -32,6 +32,9 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 	if body == nil || body == http.NoBody {
 		return nil, nil
 	}
+	if err := unsupportedEncoding(c.Request); err != nil {
+		return nil, err // refused before reading a byte
+	}
 	if c.Request.ContentLength > limit {
 		return nil, bodyTooLarge(limit) // refused before reading a byte
 	}
@@ -57,6 +60,8 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 			return buf, nil
 		case errors.As(err, &tooLarge):
 			return nil, bodyTooLarge(limit)
+		case isCoded(err):
+			return nil, err // a corrupt gzip body
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			return nil, apperr.New(apperr.InvalidRequest, "the request body was not received in time: it came slower than the minimum rate (--min-body-rate)")
 		case err != nil:
@@ -78,6 +83,11 @@ func nextCap(c int, declared, limit int64) int {
 		}
 	}
 	return int(min(int64(max(2*c, 512)), end))
+}
+
+func isCoded(err error) bool {
+	_, ok := apperr.As(err)
+	return ok
 }
 
 func bodyTooLarge(limit int64) error {
