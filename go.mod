@@ -6,6 +6,7 @@ require (
 	github.com/brianvoe/gofakeit/v7 v7.18.1
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/gin-gonic/gin v1.12.0
+	github.com/klauspost/compress v1.20.3
 	gopkg.in/yaml.v3 v3.0.1
 )
 

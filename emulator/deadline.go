@@ -16,7 +16,7 @@ func bodyDeadline(h http.Handler, grace time.Duration, rate int64) http.Handler 
 			rc := http.NewResponseController(w)
 			b := &rateBody{ReadCloser: r.Body, rc: rc, start: time.Now(), grace: grace, rate: rate}
 			if rc.SetReadDeadline(b.deadline()) == nil { // else not a connection we can time
-				r.Body = b
+				r = withBody(r, b)
 			}
 		}
 		h.ServeHTTP(w, r)
@@ -55,4 +55,13 @@ func (b *rateBody) Read(p []byte) (int, error) {
 		b.rc.SetReadDeadline(b.deadline())
 	}
 	return n, err
+}
+
+// withBody is a shallow copy of r reading body. The server's own request must keep its
+// body: net/http looks at it after the handler to tell a body the handler never asked
+// for (Expect: 100-continue, not sent: close the connection) from one to discard.
+func withBody(r *http.Request, body io.ReadCloser) *http.Request {
+	r = r.WithContext(r.Context())
+	r.Body = body
+	return r
 }

@@ -56,9 +56,15 @@ func Listen(opts Options) (*Server, error) {
 }
 
 // newHTTPServer serves h within the limits: header and idle timeouts, a body read
-// deadline that moves with a minimum rate, and the shared connection cap.
+// deadline that moves with a minimum rate, and the shared connection cap. It speaks
+// HTTP/1.1 and HTTP/2 over cleartext (h2c with prior knowledge, as curl
+// --http2-prior-knowledge and gRPC-style clients send it).
 func (s *Server) newHTTPServer(h http.Handler, lim Limits) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	return &http.Server{
+		Protocols:         &protocols,
 		Handler:           bodyDeadline(h, lim.BodyReadTimeout, lim.MinBodyRate),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		IdleTimeout:       lim.IdleTimeout,

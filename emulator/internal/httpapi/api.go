@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/compress"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
@@ -48,10 +49,13 @@ type API struct {
 	main      *gin.Engine
 	cipher    *gin.Engine
 	edge      *edge.Handler // deployments and custom domains, chosen by host
-	handler   http.Handler  // the edge in front of main
+	handler   http.Handler  // the edge in front of mainHTTP
 	// publicHost is --public-url's host: hostemu's own, never the edge's.
 	publicHost string
-	bodies     *budget // request-body bytes in flight, across both engines
+	// mainHTTP and cipherHTTP serve main and cipher, gzipping answers when asked
+	// (compress.Responses; see ownRequest)
+	mainHTTP, cipherHTTP http.Handler
+	bodies               *budget // request-body bytes in flight, across both engines
 
 	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
 	release     chan struct{}                   // closed by Release
@@ -81,11 +85,12 @@ func New(w *world.World, cfg Config) *API {
 	}
 	a.controlRoutes(a.main)
 	a.docsRoutes(a.main)
-	a.handler = a.route(a.main)
 	a.cipher = a.engine()
 	a.cipherRoutes(a.cipher)
 	a.healthRoute(a.cipher)
 	a.docsRoutes(a.cipher) // its errors' doc_url points at this listener
+	a.mainHTTP, a.cipherHTTP = compress.Responses(ownRequest(a.main)), compress.Responses(ownRequest(a.cipher))
+	a.handler = a.route(a.mainHTTP)
 	return a
 }
 
@@ -99,7 +104,20 @@ func (a *API) Release() { a.releaseOnce.Do(func() { close(a.release) }) }
 func (a *API) Handler() http.Handler { return a.handler }
 
 // CipherHandler serves the decryption service (and health) alone.
-func (a *API) CipherHandler() http.Handler { return a.cipher }
+func (a *API) CipherHandler() http.Handler { return a.cipherHTTP }
+
+// ownRequest serves h a shallow copy of each request with a body: the middleware
+// wraps the body (journal capture, budget, decoding), and net/http must find its own
+// body unchanged after the handler, to tell a body never asked for (a refused Expect:
+// 100-continue request: close the connection, do not wait for it) from one to discard.
+func ownRequest(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r = r.WithContext(r.Context())
+		}
+		h.ServeHTTP(w, r)
+	})
+}
 
 func (a *API) engine() *gin.Engine {
 	r := gin.New()
@@ -107,7 +125,7 @@ func (a *API) engine() *gin.Engine {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.public(), a.bodyBudget())
+	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.decodeBody(), a.public(), a.bodyBudget())
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
 		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
 	}))
@@ -117,9 +135,14 @@ func (a *API) engine() *gin.Engine {
 	return r
 }
 
-// publicRoute registers a public route and answers CORS preflights on its path.
+// publicRoute registers a public route (a GET with its HEAD twin) and answers CORS
+// preflights on its path.
 func (a *API) publicRoute(r *gin.Engine, method, path string, auth gin.HandlerFunc, h handlerFunc) {
-	r.Handle(method, path, auth, a.handle(h))
+	if method == http.MethodGet {
+		get(r, path, auth, a.handle(h))
+	} else {
+		r.Handle(method, path, auth, a.handle(h))
+	}
 	if a.preflights[r] == nil {
 		a.preflights[r] = map[string]bool{}
 	}

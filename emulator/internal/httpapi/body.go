@@ -32,6 +32,9 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 	if body == nil || body == http.NoBody {
 		return nil, nil
 	}
+	if err := unsupportedEncoding(c.Request); err != nil {
+		return nil, err // refused before reading a byte
+	}
 	if c.Request.ContentLength > limit {
 		return nil, bodyTooLarge(limit) // refused before reading a byte
 	}
@@ -57,6 +60,8 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 			return buf, nil
 		case errors.As(err, &tooLarge):
 			return nil, bodyTooLarge(limit)
+		case isCoded(err):
+			return nil, err // a corrupt gzip body
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			return nil, apperr.New(apperr.InvalidRequest, "the request body was not received in time: it came slower than the minimum rate (--min-body-rate)")
 		case err != nil:
@@ -78,6 +83,11 @@ func nextCap(c int, declared, limit int64) int {
 		}
 	}
 	return int(min(int64(max(2*c, 512)), end))
+}
+
+func isCoded(err error) bool {
+	_, ok := apperr.As(err)
+	return ok
 }
 
 func bodyTooLarge(limit int64) error {
@@ -105,6 +115,12 @@ func decodeJSON(c *gin.Context, dst any, limit int64) error {
 // readJSONBody reads a body for decodeJSON: nil when it is empty, else the bytes of a
 // body with a JSON Content-Type.
 func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
+	if expectsContinue(c.Request) && c.Request.ContentLength != 0 {
+		// the client waits to hear whether to send: tell it now, not after the body
+		if err := notJSON(c); err != nil {
+			return nil, err
+		}
+	}
 	b, err := readBody(c, limit)
 	if err != nil {
 		return nil, err
@@ -112,13 +128,22 @@ func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, nil
 	}
-	if ct := c.Request.Header.Get("Content-Type"); !isJSON(ct) {
-		if ct == "" {
-			ct = "none"
-		}
-		return nil, apperr.New(apperr.UnsupportedMediaType, "send the body with Content-Type: application/json (got "+ct+")")
+	if err := notJSON(c); err != nil {
+		return nil, err
 	}
 	return b, nil
+}
+
+// notJSON is 415 unsupported_media_type for a body whose Content-Type is not JSON.
+func notJSON(c *gin.Context) error {
+	ct := c.Request.Header.Get("Content-Type")
+	if isJSON(ct) {
+		return nil
+	}
+	if ct == "" {
+		ct = "none"
+	}
+	return apperr.New(apperr.UnsupportedMediaType, "send the body with Content-Type: application/json (got "+ct+")")
 }
 
 // unmarshalStrict decodes exactly one JSON value into dst, mapping errors to the catalogue.

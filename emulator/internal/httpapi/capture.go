@@ -12,9 +12,13 @@ type capture struct {
 	r   io.ReadCloser
 	buf bytes.Buffer
 	eof bool // the body was read to its end
+	// read says the handler asked for the body: a client that sent Expect:
+	// 100-continue has been told to send it
+	read bool
 }
 
 func (c *capture) Read(p []byte) (int, error) {
+	c.read = true
 	n, err := c.r.Read(p)
 	if err != nil {
 		c.eof = true

@@ -56,9 +56,15 @@ func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
 	return true
 }
 
-// drop closes the connection without a response.
+// drop closes the connection without a response. HTTP/2 cannot hand its connection
+// over (and gin's Hijack would panic on a writer that is no Hijacker): there the stream
+// is reset, which is what a client of a multiplexed connection sees of a dropped
+// request; the connection and its other streams live on.
 func drop(c *gin.Context) {
 	c.Abort()
+	if c.Request.ProtoMajor != 1 {
+		panic(http.ErrAbortHandler)
+	}
 	conn, _, err := c.Writer.Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)

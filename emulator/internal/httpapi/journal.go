@@ -3,7 +3,9 @@ package httpapi
 import (
 	"io"
 	"log/slog"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -30,9 +32,15 @@ func (a *API) record(c *gin.Context, info *reqInfo) {
 		e.Scope = "api_key"
 	}
 	if b := info.body; b != nil {
-		if !b.eof && b.buf.Len() <= journal.MaxBody && status != 0 {
-			// answered before the handler read the body (401, 403, 415, 429, a fault):
-			// read what the journal keeps of it now
+		switch {
+		case !b.read && expectsContinue(c.Request):
+			// refused before the handler read the body (401, 403, 415, 429, a fault) of
+			// a client waiting for 100 Continue: reading it would tell the client to send
+			// it, and hold the answer until it came or the body timeout struck
+			e.BodyUnread = true
+		case !b.eof && b.buf.Len() <= journal.MaxBody && status != 0:
+			// answered before the handler read the body: read what the journal keeps
+			// of it now
 			io.CopyN(io.Discard, b, int64(journal.MaxBody+1-b.buf.Len()))
 		}
 		e.Body = b.buf.String()
@@ -45,6 +53,12 @@ func (a *API) record(c *gin.Context, info *reqInfo) {
 		a.log.Debug("request", "method", e.Method, "path", e.Path, "query", e.Query, "status", status, "service", e.Service,
 			"scope", e.Scope, "error_code", e.ErrorCode, "duration_ms", e.DurationMS)
 	}
+}
+
+// expectsContinue reports whether the client waits for 100 Continue before sending
+// its body.
+func expectsContinue(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Expect"), "100-continue")
 }
 
 // redactedPayload is what the journal keeps of an /v1/encrypt body: the payload's

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -33,34 +35,42 @@ func (a *API) controlRoutes(r *gin.Engine) {
 	a.healthRoute(r)
 	g := r.Group("/_emulator", a.controlAuth())
 	g.POST("/reset", a.handle(a.reset))
-	g.GET("/state", a.handle(a.exportState))
+	get(g, "/state", a.handle(a.exportState))
 	g.PUT("/state", a.handle(a.importState))
-	g.GET("/clock", a.handle(a.getClock))
+	get(g, "/clock", a.handle(a.getClock))
 	g.PUT("/clock", a.handle(a.setClock))
 	g.POST("/clock/advance", a.handle(a.advanceClock))
 	g.POST("/await", a.handle(a.await))
 	g.POST("/faults", a.handle(a.addFault))
-	g.GET("/faults", a.handle(a.listFaults))
+	get(g, "/faults", a.handle(a.listFaults))
 	g.DELETE("/faults", a.handle(a.clearFaults))
 	g.DELETE("/faults/:id", a.handle(a.deleteFault))
-	g.GET("/requests", a.handle(a.listRequests))
+	get(g, "/requests", a.handle(a.listRequests))
 	g.DELETE("/requests", a.handle(a.clearRequests))
 	g.POST("/tokens", a.handle(a.mintToken))
 	g.DELETE("/tokens/:token", a.handle(a.revokeToken))
 	g.POST("/deployments/:id/status", a.handle(a.forceDeploymentStatus))
 	g.POST("/domains/:hostname/status", a.handle(a.forceDomainStatus))
-	g.GET("/scenarios", a.handle(a.listScenarios))
+	get(g, "/scenarios", a.handle(a.listScenarios))
 	g.PUT("/scenarios/active", a.handle(a.useScenario))
-	g.GET("/edge", a.handle(a.edgeRoutes))
+	get(g, "/edge", a.handle(a.edgeRoutes))
 }
 
 func (a *API) healthRoute(r *gin.Engine) {
-	r.GET("/_emulator/health", a.handle(a.health))
+	get(r, "/_emulator/health", a.handle(a.health))
 }
 
 // docsRoutes registers the public docs: an index and a page per error code.
 func (a *API) docsRoutes(r *gin.Engine) {
-	r.GET("/docs", a.docsIndex)
-	r.GET("/docs/errors", a.docsIndex)
-	r.GET("/docs/errors/:code", a.docsError)
+	get(r, "/docs", a.docsIndex)
+	get(r, "/docs/errors", a.docsIndex)
+	get(r, "/docs/errors/:code", a.docsError)
 }
+
+// getHead are the methods of a readable route: HEAD answers wherever GET does, with
+// the same status and headers (net/http drops the body), so that probes such as
+// `npx wait-on` and curl -I work on every route.
+var getHead = []string{http.MethodGet, http.MethodHead}
+
+// get registers a readable route: GET and HEAD.
+func get(r gin.IRoutes, path string, h ...gin.HandlerFunc) { r.Match(getHead, path, h...) }

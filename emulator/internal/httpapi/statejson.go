@@ -96,6 +96,9 @@ func decodeSnapshot(c *gin.Context, max int64) (state.Snapshot, error) {
 		}
 		return state.Snapshot{}, apperr.New(apperr.UnsupportedMediaType, "send the state with Content-Type: application/json (got "+ct+")")
 	}
+	if err := unsupportedEncoding(c.Request); err != nil {
+		return state.Snapshot{}, err
+	}
 	if c.Request.ContentLength > max {
 		return state.Snapshot{}, stateTooLarge(max)
 	}

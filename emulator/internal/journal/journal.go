@@ -53,6 +53,10 @@ type Entry struct {
 	Time      time.Time `json:"time"`
 	// BodyTruncated says Body was cut.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
+	// BodyUnread says the request was answered before its body was read, and the body
+	// was never asked for: the client sent Expect: 100-continue and was refused, so
+	// it never sent the body. Body is then "".
+	BodyUnread bool `json:"body_unread,omitempty"`
 	// PathTruncated and QueryTruncated say Path (MaxPath) or Query (MaxQuery) was cut.
 	PathTruncated  bool `json:"path_truncated,omitempty"`
 	QueryTruncated bool `json:"query_truncated,omitempty"`

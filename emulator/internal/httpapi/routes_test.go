@@ -1,0 +1,35 @@
+package httpapi
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Every GET route of both engines has its HEAD twin: a route added with gin's GET
+// instead of get() would answer HEAD with 405.
+func TestEveryGetRouteAnswersHead(t *testing.T) {
+	a := newTestAPI(t)
+	for name, engine := range map[string]*gin.Engine{"main": a.main, "cipher": a.cipher} {
+		routes := engine.Routes()
+		head := map[string]bool{}
+		for _, r := range routes {
+			if r.Method == http.MethodHead {
+				head[r.Path] = true
+			}
+		}
+		gets := 0
+		for _, r := range routes {
+			if r.Method == http.MethodGet {
+				gets++
+				if !head[r.Path] {
+					t.Errorf("%s engine: GET %s has no HEAD", name, r.Path)
+				}
+			}
+		}
+		if gets == 0 {
+			t.Errorf("%s engine: no GET routes", name)
+		}
+	}
+}
