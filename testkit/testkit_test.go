@@ -2,6 +2,7 @@ package testkit_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -521,5 +522,31 @@ func expectTime(t *testing.T, what string, got, want time.Time) {
 	t.Helper()
 	if !got.Equal(want) {
 		t.Errorf("%s = %s, want %s", what, got.Format(time.RFC3339Nano), want.Format(time.RFC3339))
+	}
+}
+
+// EdgeClient fetches a deployment's exact URL and a custom domain, following the
+// domain's 308.
+func TestEdgeClient(t *testing.T) {
+	t.Parallel()
+	emu := testkit.Start(t)
+	var created struct{ ID, URL string }
+	req, _ := http.NewRequest("POST", emu.URL()+"/v1/deployments", strings.NewReader(`{"project_id":"prj_demo","files":{"index.html":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}}`))
+	req.Header.Set("Authorization", "Bearer "+emu.Token("deploy"))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := emu.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+	emu.WaitForDeployment(created.ID, "ready")
+	res, err = emu.EdgeClient().Get(created.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("X-Hostemu-Deployment") != created.ID {
+		t.Fatalf("GET %s: %d %v", created.URL, res.StatusCode, res.Header)
 	}
 }
