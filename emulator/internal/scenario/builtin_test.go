@@ -43,7 +43,7 @@ func TestBuiltinsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"default", "failing-builds", "flaky", "instant", "rate-limited", "slow-dns"}
+	want := []string{"default", "failing-builds", "flaky", "instant", "rate-limited", "slow-dns", "strict-uploads"}
 	var names []string
 	for _, info := range newRegistry(t).List() {
 		names = append(names, info.Name)
@@ -221,5 +221,16 @@ func TestRateLimited(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s.DeploymentLifecycle, scenario.Default().DeploymentLifecycle) {
 		t.Error("lifecycles should come from default")
+	}
+}
+
+// strict-uploads changes only the uploads mode.
+func TestBuiltinStrictUploads(t *testing.T) {
+	s, d := builtin(t, "strict-uploads"), builtin(t, "default")
+	if s.Uploads != scenario.UploadsStrict || d.Uploads != scenario.UploadsLenient {
+		t.Fatalf("uploads %q (default %q)", s.Uploads, d.Uploads)
+	}
+	if !reflect.DeepEqual(s.DeploymentLifecycle, d.DeploymentLifecycle) || !reflect.DeepEqual(s.RateLimits, d.RateLimits) {
+		t.Error("strict-uploads changes more than uploads")
 	}
 }

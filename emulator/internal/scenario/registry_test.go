@@ -170,7 +170,7 @@ func TestLoadDirMissingDir(t *testing.T) {
 	if len(problems) != 1 || problems[0].File != dir || problems[0].Line != 0 {
 		t.Fatalf("problems %v", problems)
 	}
-	if len(r.List()) != 6 {
+	if len(r.List()) != 7 {
 		t.Errorf("built-ins gone: %v", r.List())
 	}
 }
