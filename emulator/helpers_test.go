@@ -218,3 +218,11 @@ func writeFile(t testing.TB, path, content string) {
 }
 
 func asConfigError(err error, target **emulator.ConfigError) bool { return errors.As(err, target) }
+
+// orNull is *s, or "null" when s is nil: a nullable string field, to compare and print.
+func orNull(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return *s
+}
