@@ -226,3 +226,45 @@ func orNull(s *string) string {
 	}
 	return *s
 }
+
+// The control API's answers that have no exported product type (the HTTP layer builds
+// them from unexported structs), as the tests read them.
+type (
+	// health is GET /_emulator/health.
+	health struct {
+		Status   string             `json:"status"`
+		Version  string             `json:"version"`
+		Scenario string             `json:"scenario"`
+		Clock    string             `json:"clock"`
+		Now      emulator.Timestamp `json:"now"`
+	}
+	// faultView is a fault as POST /_emulator/faults answers it and GET lists it.
+	faultView struct {
+		ID     string `json:"id"`
+		Source string `json:"source"`
+		Hits   int64  `json:"hits"`
+		emulator.FaultSpec
+	}
+	// faultList is GET /_emulator/faults.
+	faultList struct {
+		Faults []faultView `json:"faults"`
+	}
+	// journalPage is GET /_emulator/requests.
+	journalPage struct {
+		Requests []emulator.JournalEntry `json:"requests"`
+	}
+	// scenarioList is GET /_emulator/scenarios.
+	scenarioList struct {
+		Active    string `json:"active"`
+		Scenarios []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Source      string `json:"source"`
+		} `json:"scenarios"`
+		Errors []struct {
+			File  string `json:"file"`
+			Line  int    `json:"line"`
+			Error string `json:"error"`
+		} `json:"errors"`
+	}
+)
