@@ -11,8 +11,9 @@ import (
 )
 
 func TestAuthAndScopes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	minted := e.post("/_emulator/tokens", "", map[string]string{"scope": "read"}).JSON(t)["token"].(string)
+	minted := decode[emulator.Token](t, e.post("/_emulator/tokens", "", map[string]string{"scope": "read"})).Token
 	tests := []struct {
 		name, method, path, auth string
 		status                   int
@@ -62,6 +63,7 @@ func TestAuthAndScopes(t *testing.T) {
 }
 
 func TestRoutingErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		method, path string
@@ -101,9 +103,9 @@ func TestRoutingErrors(t *testing.T) {
 }
 
 func TestDocURLResolves(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	r := e.get("/v1/projects", "")
-	url := r.JSON(t)["error"].(map[string]any)["doc_url"].(string)
+	url := e.get("/v1/projects", "").Err(t).DocURL
 	res, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
@@ -122,17 +124,17 @@ func TestDocURLResolves(t *testing.T) {
 	}
 
 	pub := newEnv(t, func(o *emulator.Options) { o.PublicURL = "https://hostemu.ci.example/" })
-	got := pub.get("/v1/projects", "").JSON(t)["error"].(map[string]any)["doc_url"]
-	if got != "https://hostemu.ci.example/docs/errors/missing_token" {
+	if got := pub.get("/v1/projects", "").Err(t).DocURL; got != "https://hostemu.ci.example/docs/errors/missing_token" {
 		t.Errorf("doc_url with --public-url = %v", got)
 	}
-	logs := pub.get("/v1/deployments/dpl_first", "t-read").JSON(t)["build_logs_url"]
+	logs := decode[emulator.Deployment](t, pub.get("/v1/deployments/dpl_first", "t-read")).BuildLogsURL
 	if logs != "https://hostemu.ci.example/v1/deployments/dpl_first/logs" {
 		t.Errorf("build_logs_url with --public-url = %v", logs)
 	}
 }
 
 func TestRateLimitHeaders(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.get("/v1/projects", "t-read")
 	limit, _ := strconv.Atoi(r.Header.Get("X-RateLimit-Limit"))
@@ -147,6 +149,7 @@ func TestRateLimitHeaders(t *testing.T) {
 }
 
 func TestRateLimitPerIP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	// unauthenticated: a bucket of 10/s × 30 s = 300 per IP, counted before auth
 	var last resp
@@ -180,6 +183,7 @@ func TestRateLimitPerIP(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.do(req{Method: "OPTIONS", Path: "/v1/deployments/dpl_first", Headers: map[string]string{
 		"Origin": "http://localhost:5173", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization",
@@ -223,6 +227,7 @@ func TestCORS(t *testing.T) {
 
 // The client IP is the TCP peer; X-Forwarded-For counts only from --trusted-proxies.
 func TestTrustedProxies(t *testing.T) {
+	t.Parallel()
 	from := func(e *env, ip string) int {
 		return e.do(req{Method: "GET", Path: "/v1/projects", Headers: map[string]string{"X-Forwarded-For": ip}}).Status
 	}

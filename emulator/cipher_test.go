@@ -2,7 +2,6 @@ package emulator_test
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,14 +9,36 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
 )
 
+// sealed is the answer to POST /v1/encrypt, opened to POST /v1/decrypt; the HTTP layer
+// writes both by hand, so they have no product type.
+type (
+	sealed struct {
+		Envelope string `json:"envelope"`
+	}
+	opened struct {
+		Payload *string `json:"payload"`
+	}
+)
+
 func (e *env) encrypt(t *testing.T, payload string) string {
 	t.Helper()
 	r := e.post("/v1/encrypt", "t-cipher", map[string]string{"payload": payload})
 	mustStatus(t, r, 200)
-	return r.JSON(t)["envelope"].(string)
+	env := decode[sealed](t, r).Envelope
+	if env == "" {
+		t.Fatalf("no envelope: %.200s", r.Body)
+	}
+	return env
+}
+
+// payload is the payload r opened, or "null" when it has none.
+func (r resp) payload(t testing.TB) string {
+	t.Helper()
+	return orNull(decode[opened](t, r).Payload)
 }
 
 func TestCipherRoundTrip(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, p := range []string{"", "hello", "héllo wörld ✓ 🚀", `{"a":[1,2,{"b":null}]}`, strings.Repeat("é", 1<<19), strings.Repeat("x", 1<<20)} {
 		env := e.encrypt(t, p)
@@ -26,8 +47,8 @@ func TestCipherRoundTrip(t *testing.T) {
 		}
 		r := e.post("/v1/decrypt", "t-cipher", map[string]string{"envelope": env})
 		mustStatus(t, r, 200)
-		if got := r.JSON(t)["payload"]; got != p {
-			t.Fatalf("round trip of %d chars gave %d chars", len(p), len(got.(string)))
+		if got := decode[opened](t, r).Payload; got == nil || *got != p {
+			t.Fatalf("round trip of %d chars gave %d chars", len(p), len(orNull(got)))
 		}
 		if r.Header.Get("X-RateLimit-Limit") == "" {
 			t.Error("no rate-limit headers on the decryption API")
@@ -39,6 +60,7 @@ func TestCipherRoundTrip(t *testing.T) {
 }
 
 func TestCipherErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	good := e.encrypt(t, "secret")
 	raw, _ := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(good, "hx1."))
@@ -83,7 +105,7 @@ func TestCipherErrors(t *testing.T) {
 	msgs := map[string]bool{}
 	for _, i := range []int{0, 10, 20, len(raw) - 40, len(raw) - 1} { // not the key id (bytes 2-3)
 		r := e.post("/v1/decrypt", "t-cipher", map[string]string{"envelope": flip(i)})
-		msgs[r.JSON(t)["error"].(map[string]any)["message"].(string)] = true
+		msgs[r.Err(t).Message] = true
 	}
 	if len(msgs) != 1 {
 		t.Errorf("invalid_envelope messages differ by the part that failed: %v", msgs)
@@ -104,6 +126,7 @@ func TestCipherErrors(t *testing.T) {
 // not UTF-8) is refused, naming the field, rather than encrypted as U+FFFD; everything
 // that JSON can carry comes back exactly as sent.
 func TestCipherPayloadExact(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	refused := []struct{ name, body, says string }{
 		{"lone high surrogate", `{"payload":"\ud800"}`, "surrogate"},
@@ -121,8 +144,7 @@ func TestCipherPayloadExact(t *testing.T) {
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.post("/v1/encrypt", "t-cipher", tt.body)
-			errObj, _ := r.JSON(t)["error"].(map[string]any)
-			msg, _ := errObj["message"].(string)
+			msg := r.Err(t).Message
 			if r.Status != 400 || r.Code() != "invalid_request" || !strings.HasPrefix(msg, `field "payload" `) || !strings.Contains(msg, tt.says) {
 				t.Fatalf("got %d %s %q, want 400 invalid_request naming the payload and %q", r.Status, r.Code(), msg, tt.says)
 			}
@@ -140,9 +162,9 @@ func TestCipherPayloadExact(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.post("/v1/encrypt", "t-cipher", tt.body)
 			mustStatus(t, r, 200)
-			d := e.post("/v1/decrypt", "t-cipher", map[string]any{"envelope": r.JSON(t)["envelope"]})
+			d := e.post("/v1/decrypt", "t-cipher", map[string]any{"envelope": decode[sealed](t, r).Envelope})
 			mustStatus(t, d, 200)
-			if got := d.JSON(t)["payload"]; got != tt.want {
+			if got := d.payload(t); got != tt.want {
 				t.Fatalf("round trip gave %q, want %q", got, tt.want)
 			}
 		})
@@ -152,8 +174,9 @@ func TestCipherPayloadExact(t *testing.T) {
 // Envelopes survive a restart (the fixture's keys are fixed) and key rotation (an
 // envelope of an older key still opens once a newer key encrypts).
 func TestCipherRestartAndRotation(t *testing.T) {
+	t.Parallel()
 	env := newEnv(t).encrypt(t, "kept")
-	if got := newEnv(t).post("/v1/decrypt", "t-cipher", map[string]string{"envelope": env}).JSON(t)["payload"]; got != "kept" {
+	if got := newEnv(t).post("/v1/decrypt", "t-cipher", map[string]string{"envelope": env}).payload(t); got != "kept" {
 		t.Fatalf("a second emulator could not open the first's envelope: %v", got)
 	}
 	dir := t.TempDir()
@@ -161,7 +184,7 @@ func TestCipherRestartAndRotation(t *testing.T) {
 	old := newEnv(t, func(o *emulator.Options) { o.Fixtures = dir + "/old.yaml" })
 	env = old.encrypt(t, "from k1")
 	rotated := newEnv(t) // testdata: [k2, k1]
-	if got := rotated.post("/v1/decrypt", "t-cipher", map[string]string{"envelope": env}).JSON(t)["payload"]; got != "from k1" {
+	if got := rotated.post("/v1/decrypt", "t-cipher", map[string]string{"envelope": env}).payload(t); got != "from k1" {
 		t.Fatalf("rotated keys could not open a k1 envelope: %v", got)
 	}
 	newer := rotated.encrypt(t, "from k2")
@@ -171,6 +194,7 @@ func TestCipherRestartAndRotation(t *testing.T) {
 }
 
 func TestCipherKeylessAndSeparateListener(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir+"/f.yaml", "tokens: [{token: t-read, scope: read}]\n")
 	e := newEnv(t, func(o *emulator.Options) { o.Fixtures = dir + "/f.yaml" })
@@ -200,16 +224,14 @@ func TestCipherKeylessAndSeparateListener(t *testing.T) {
 }
 
 func TestCipherFaultAndJournal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]string{"service": "cipher"}, "status": 503}), 201)
 	if r := e.post("/v1/encrypt", "t-cipher", map[string]string{"payload": "x"}); r.Status != 503 {
 		t.Errorf("cipher fault: %d", r.Status)
 	}
 	mustStatus(t, e.get("/v1/projects", "t-read"), 200)
-	var out struct {
-		Requests []struct{ Service, Scope string } `json:"requests"`
-	}
-	json.Unmarshal(e.get("/_emulator/requests?path=/v1/encrypt", "").Body, &out)
+	out := decode[journalPage](t, e.get("/_emulator/requests?path=/v1/encrypt", ""))
 	if len(out.Requests) != 1 || out.Requests[0].Service != "cipher" || out.Requests[0].Scope != "api_key" {
 		t.Errorf("journal of a cipher call: %+v", out.Requests)
 	}

@@ -5,95 +5,106 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator"
 )
 
 func TestAddDomain(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "Blog.Shop.Test", "redirect_to": "shop.test"})
 	mustStatus(t, r, 201)
-	d := r.JSON(t)
-	if d["hostname"] != "blog.shop.test" || d["project_id"] != "prj_shop" || d["status"] != "pending" || d["redirect_to"] != "shop.test" {
-		t.Fatalf("add answer %v", d)
+	d := decode[emulator.Domain](t, r)
+	if d.Hostname != "blog.shop.test" || d.ProjectID != "prj_shop" || d.Status != "pending" || orNull(d.RedirectTo) != "shop.test" {
+		t.Fatalf("add answer %+v", d)
 	}
-	if d["created_at"] != testStart.Format(stampFormat) {
-		t.Errorf("created_at %v", d["created_at"])
+	if !time.Time(d.CreatedAt).Equal(testStart) {
+		t.Errorf("created_at %v", time.Time(d.CreatedAt))
 	}
-	tls := d["tls"].(map[string]any)
+	// present and null, not left out: the raw shape, on purpose
+	tls := r.JSON(t)["tls"].(map[string]any)
 	if v, ok := tls["expires_at"]; !ok || v != nil {
 		t.Errorf("tls.expires_at must be present and null while pending: %v", tls)
 	}
-	if v, ok := tls["issuer"]; !ok || v != nil || tls["status"] != "pending" {
+	if v, ok := tls["issuer"]; !ok || v != nil || d.TLS.Status != "pending" {
 		t.Errorf("tls = %v", tls)
 	}
-	dns := d["dns"].([]any)
-	if len(dns) != 2 {
-		t.Fatalf("dns = %v, want A and AAAA", dns)
+	if len(d.DNS) != 2 {
+		t.Fatalf("dns = %+v, want A and AAAA", d.DNS)
 	}
-	for _, rec := range dns {
-		rr := rec.(map[string]any)
-		if rr["name"] != "blog" {
-			t.Errorf("record name %v, want blog (relative to the apex)", rr["name"])
+	for _, rr := range d.DNS {
+		if rr.Name != "blog" {
+			t.Errorf("record name %v, want blog (relative to the apex)", rr.Name)
 		}
-		ip, err := netip.ParseAddr(rr["value"].(string))
+		ip, err := netip.ParseAddr(rr.Value)
 		if err != nil {
-			t.Fatalf("record value %v: %v", rr["value"], err)
+			t.Fatalf("record value %v: %v", rr.Value, err)
 		}
 		doc := false
 		for _, p := range []string{"192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32"} {
 			doc = doc || netip.MustParsePrefix(p).Contains(ip)
 		}
-		if !doc || (rr["type"] == "A") != ip.Is4() {
-			t.Errorf("record %v: want A/AAAA values from the documentation ranges", rr)
+		if !doc || (rr.Type == "A") != ip.Is4() {
+			t.Errorf("record %+v: want A/AAAA values from the documentation ranges", rr)
 		}
 	}
-	// no redirect: redirect_to is null
-	plain := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "*.shop.test"}).JSON(t)
-	if v, ok := plain["redirect_to"]; !ok || v != nil {
+	// no redirect: redirect_to is present and null (the raw shape, on purpose)
+	pr := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "*.shop.test"})
+	if v, ok := pr.JSON(t)["redirect_to"]; !ok || v != nil {
 		t.Errorf("redirect_to = %v, want null", v)
 	}
-	if plain["hostname"] != "*.shop.test" || plain["dns"].([]any)[0].(map[string]any)["name"] != "*" {
-		t.Errorf("wildcard domain %v", plain)
+	plain := decode[emulator.Domain](t, pr)
+	if plain.Hostname != "*.shop.test" || len(plain.DNS) == 0 || plain.DNS[0].Name != "*" {
+		t.Errorf("wildcard domain %+v", plain)
 	}
-	apex := e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "blog.test"}).JSON(t)
-	if apex["dns"].([]any)[0].(map[string]any)["name"] != "@" {
-		t.Errorf("apex record name %v, want @", apex["dns"])
+	apex := decode[emulator.Domain](t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "blog.test"}))
+	if len(apex.DNS) == 0 || apex.DNS[0].Name != "@" {
+		t.Errorf("apex record name %+v, want @", apex.DNS)
 	}
 }
 
 func TestDomainLifecycleAndCertificate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "blog.test"}), 201)
-	status := func() map[string]any {
-		for _, d := range e.get("/v1/projects/prj_blog/domains", "t-read").JSON(t)["domains"].([]any) {
-			return d.(map[string]any)
+	status := func() emulator.Domain {
+		t.Helper()
+		ds := decode[emulator.DomainList](t, e.get("/v1/projects/prj_blog/domains", "t-read")).Domains
+		if len(ds) == 0 {
+			t.Fatal("no domain")
 		}
-		t.Fatal("no domain")
-		return nil
+		return ds[0]
+	}
+	expires := func(d emulator.Domain) time.Time {
+		t.Helper()
+		if d.TLS.ExpiresAt == nil {
+			t.Fatalf("tls.expires_at is null: %+v", d.TLS)
+		}
+		return *d.TLS.ExpiresAt
 	}
 	e.advance("2s")
-	if d := status(); d["status"] != "verifying" || d["tls"].(map[string]any)["status"] != "pending" {
-		t.Fatalf("after 2s: %v", d)
+	if d := status(); d.Status != "verifying" || d.TLS.Status != "pending" {
+		t.Fatalf("after 2s: %+v", d)
 	}
 	e.advance("10s")
 	d := status()
-	tls := d["tls"].(map[string]any)
-	if d["status"] != "active" || tls["status"] != "issued" || tls["issuer"] != "hostemu Test CA" {
-		t.Fatalf("after 12s: %v", d)
+	if d.Status != "active" || d.TLS.Status != "issued" || orNull(d.TLS.Issuer) != "hostemu Test CA" {
+		t.Fatalf("after 12s: %+v", d)
 	}
-	exp, _ := time.Parse(time.RFC3339, tls["expires_at"].(string))
+	exp := expires(d)
 	if want := testStart.Add(12*time.Second + 90*24*time.Hour); !exp.Equal(want) {
 		t.Fatalf("expires_at %v, want %v (90 days after issue)", exp, want)
 	}
 	// renewal 30 days before expiry moves expires_at forward
 	e.advance("60d")
-	tls = status()["tls"].(map[string]any)
-	exp2, _ := time.Parse(time.RFC3339, tls["expires_at"].(string))
+	exp2 := expires(status())
 	if want := exp.Add(-30 * 24 * time.Hour).Add(90 * 24 * time.Hour); !exp2.Equal(want) {
 		t.Fatalf("after renewal expires_at %v, want %v", exp2, want)
 	}
 }
 
 func TestDomainErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	long := strings.Repeat("a", 64) + ".test"
 	tests := []struct {
@@ -134,7 +145,9 @@ func TestDomainErrors(t *testing.T) {
 }
 
 func TestDomainWriteScopePolicy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
+	// the state document is edited and sent back whole: a map keeps every field as it came
 	snap := e.get("/_emulator/state", "").JSON(t)
 	snap["policy"] = map[string]any{"domain_write_scope": "deploy"}
 	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/state", Body: snap}), 200)
@@ -143,43 +156,54 @@ func TestDomainWriteScopePolicy(t *testing.T) {
 }
 
 func TestListAndDeleteDomains(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.get("/v1/projects/prj_shop/domains", "t-read")
 	mustStatus(t, r, 200)
-	m := r.JSON(t)
-	ds := m["domains"].([]any)
-	if len(ds) != 2 || ds[0].(map[string]any)["hostname"] != "www.shop.test" || m["next_cursor"] != nil {
-		t.Fatalf("domains %v", m)
+	m := decode[emulator.DomainList](t, r)
+	if len(m.Domains) != 2 || m.Domains[0].Hostname != "www.shop.test" || m.NextCursor != nil {
+		t.Fatalf("domains %+v", m)
 	}
-	www := ds[0].(map[string]any)
-	if www["redirect_to"] != "shop.test" {
-		t.Errorf("www redirect_to %v", www["redirect_to"])
+	if www := m.Domains[0]; orNull(www.RedirectTo) != "shop.test" {
+		t.Errorf("www redirect_to %v", orNull(www.RedirectTo))
 	}
-	p1 := e.get("/v1/projects/prj_shop/domains?limit=1", "t-read").JSON(t)
-	p2 := e.get("/v1/projects/prj_shop/domains?limit=1&cursor="+p1["next_cursor"].(string), "t-read").JSON(t)
-	if p2["domains"].([]any)[0].(map[string]any)["hostname"] != "shop.test" {
-		t.Errorf("second page %v", p2)
+	p1 := decode[emulator.DomainList](t, e.get("/v1/projects/prj_shop/domains?limit=1", "t-read"))
+	if p1.NextCursor == nil {
+		t.Fatal("limit=1 gave no next_cursor")
 	}
-	if r := e.get("/v1/projects/prj_blog/domains?cursor="+p1["next_cursor"].(string), "t-read"); r.Code() != "invalid_cursor" {
+	p2 := decode[emulator.DomainList](t, e.get("/v1/projects/prj_shop/domains?limit=1&cursor="+*p1.NextCursor, "t-read"))
+	if len(p2.Domains) == 0 || p2.Domains[0].Hostname != "shop.test" {
+		t.Errorf("second page %+v", p2)
+	}
+	if r := e.get("/v1/projects/prj_blog/domains?cursor="+*p1.NextCursor, "t-read"); r.Code() != "invalid_cursor" {
 		t.Errorf("a cursor of another project's list: %d %s", r.Status, r.Code())
 	}
 
 	del := e.do(req{Method: "DELETE", Path: "/v1/projects/prj_shop/domains/shop.test", Token: "t-admin"})
 	mustStatus(t, del, 200)
-	if m := del.JSON(t); m["hostname"] != "shop.test" || m["deleted"] != true {
-		t.Fatalf("delete answer %v", m)
+	if m := decode[emulator.DomainDeleted](t, del); m.Hostname != "shop.test" || !m.Deleted {
+		t.Fatalf("delete answer %+v", m)
 	}
-	if n := len(e.get("/v1/projects/prj_shop/domains", "t-read").JSON(t)["domains"].([]any)); n != 1 {
+	if n := len(decode[emulator.DomainList](t, e.get("/v1/projects/prj_shop/domains", "t-read")).Domains); n != 1 {
 		t.Errorf("%d domains after delete, want 1", n)
 	}
 	// free at once, for any project
 	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "shop.test"}), 201)
-	st := e.get("/_emulator/state", "").JSON(t)
-	if det := st["detaching"].([]any); len(det) != 1 {
+	// the state document has no view of its own: read the one list this test needs
+	detaching := func() []string {
+		var hosts []string
+		for _, d := range decode[struct {
+			Detaching []struct{ Hostname string } `json:"detaching"`
+		}](t, e.get("/_emulator/state", "")).Detaching {
+			hosts = append(hosts, d.Hostname)
+		}
+		return hosts
+	}
+	if det := detaching(); len(det) != 1 {
 		t.Fatalf("detaching = %v, want shop.test until 5 s after delete", det)
 	}
 	e.advance("5s")
-	if det := e.get("/_emulator/state", "").JSON(t)["detaching"]; det != nil && len(det.([]any)) != 0 {
+	if det := detaching(); len(det) != 0 {
 		t.Fatalf("detaching after 5 s = %v", det)
 	}
 

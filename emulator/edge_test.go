@@ -56,7 +56,7 @@ func TestEdgeServesADeployment(t *testing.T) {
 	r := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
 		"files": map[string]string{"index.html": hi, "about.html": ha, "docs/index.html": hi, "app.js": missing}})
 	mustStatus(t, r, 201)
-	created := decodeAs[emulator.DeploymentCreated](t, r)
+	created := decode[emulator.DeploymentCreated](t, r)
 	h := host(t, created.URL)
 	if !strings.HasSuffix(h, ".hostemu.localhost") || !strings.HasPrefix(created.URL, "https://shop-") {
 		t.Fatalf("url %s", created.URL)
@@ -182,7 +182,7 @@ func TestEdgeDetachment(t *testing.T) {
 	mustStatus(t, e.do(req{Method: "DELETE", Path: "/v1/projects/prj_shop/domains/www.shop.test", Token: "t-admin"}), 200)
 	a := e.post("/_emulator/await", "", map[string]string{"edge": "www.shop.test", "code": "unknown_host"})
 	mustStatus(t, a, 200)
-	if now := decodeAs[struct{ Now emulator.Timestamp }](t, a).Now; time.Time(now).Sub(testStart) != 10*time.Second {
+	if now := decode[struct{ Now emulator.Timestamp }](t, a).Now; time.Time(now).Sub(testStart) != 10*time.Second {
 		t.Errorf("detached at %v", time.Time(now))
 	}
 }
@@ -344,13 +344,4 @@ func TestEdgeFileStore(t *testing.T) {
 	if !strings.Contains(string(e.get("/_emulator/state", "").Body), digestOf(strings.Repeat("a", 60))) {
 		t.Fatal("the import lost the upload")
 	}
-}
-
-func decodeAs[T any](t *testing.T, r resp) T {
-	t.Helper()
-	var v T
-	if err := jsonUnmarshal(r.Body, &v); err != nil {
-		t.Fatalf("decode %T: %v: %s", v, err, r.Body)
-	}
-	return v
 }

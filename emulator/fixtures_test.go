@@ -29,6 +29,7 @@ func stateOf(t *testing.T, o emulator.Options) string {
 }
 
 func TestDefaultFixturesDeterministic(t *testing.T) {
+	t.Parallel()
 	o := emulator.Options{ClockMode: clock.Manual, ClockStart: testStart}
 	a, b := stateOf(t, o), stateOf(t, o)
 	if a != b {
@@ -49,6 +50,7 @@ func TestDefaultFixturesDeterministic(t *testing.T) {
 	if shifted == a {
 		t.Fatal("another clock start gives the same timestamps")
 	}
+	// whole state documents, compared with their times blanked: generic JSON on purpose
 	strip := func(s string) string {
 		var v any
 		json.Unmarshal([]byte(s), &v)
@@ -81,6 +83,7 @@ func TestDefaultFixturesDeterministic(t *testing.T) {
 }
 
 func TestCustomFixturesReplaceDefaults(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t) // testdata/fixtures.yaml
 	if r := e.get("/v1/projects", "hostemu-read"); r.Status != 401 {
 		t.Errorf("a default token still works with custom fixtures: %d", r.Status)
@@ -91,7 +94,7 @@ func TestCustomFixturesReplaceDefaults(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "a.yaml"), "tokens: [{token: a, scope: read}]\nprojects: [{id: prj_a, name: a}]\n")
 	writeFile(t, filepath.Join(dir, "b.yaml"), "tokens: [{token: b, scope: admin}]\nprojects: [{id: prj_b, name: b}]\n")
 	d := newEnv(t, func(o *emulator.Options) { o.Fixtures = dir })
-	if n := len(d.get("/v1/projects", "a").JSON(t)["projects"].([]any)); n != 2 {
+	if n := len(decode[emulator.ProjectList](t, d.get("/v1/projects", "a")).Projects); n != 2 {
 		t.Errorf("a directory of fixtures did not merge: %d projects", n)
 	}
 	mustStatus(t, d.get("/v1/projects", "b"), 200)
@@ -105,6 +108,7 @@ func TestCustomFixturesReplaceDefaults(t *testing.T) {
 }
 
 func TestStateFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	start := func() (*emulator.Server, *env) {
@@ -116,7 +120,7 @@ func TestStateFile(t *testing.T) {
 		return srv, &env{t: t, emu: srv.Emulator(), url: srv.URL()}
 	}
 	srv, e := start()
-	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
+	id := decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}})).ID
 	e.advance("6s")
 	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]string{"hostname": "kept.test"}), 201)
 	if err := srv.Shutdown(t.Context()); err != nil {
@@ -130,10 +134,10 @@ func TestStateFile(t *testing.T) {
 	}
 
 	srv, e = start()
-	if s := e.get("/v1/deployments/"+id, "t-read").JSON(t)["status"]; s != "ready" {
+	if s := decode[emulator.Deployment](t, e.get("/v1/deployments/"+id, "t-read")).Status; s != "ready" {
 		t.Errorf("deployment after restart: %v", s)
 	}
-	if n := len(e.get("/v1/projects/prj_blog/domains", "t-read").JSON(t)["domains"].([]any)); n != 1 {
+	if n := len(decode[emulator.DomainList](t, e.get("/v1/projects/prj_blog/domains", "t-read")).Domains); n != 1 {
 		t.Errorf("domains after restart: %d", n)
 	}
 	srv.Shutdown(t.Context())
@@ -154,6 +158,7 @@ func TestStateFile(t *testing.T) {
 // The revoke path used to change the world without counting the change, so the saver
 // had nothing to write and the token answered 200 again.
 func TestStateFileKeepsRevokedToken(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state.json")
 	start := func() (*emulator.Server, *env) {
 		srv, err := emulator.Listen(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, StateFile: path})
@@ -186,26 +191,18 @@ func TestStateFileKeepsRevokedToken(t *testing.T) {
 func TestFixtureDeploymentsReadLikeLiveOnes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	var live, fixture emulator.Deployment
-	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
-		"files": map[string]string{"index.html": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}}).JSON(t)["id"].(string)
+	id := decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
+		"files": map[string]string{"index.html": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}})).ID
 	e.advance("6s")
-	for _, c := range []struct {
-		id  string
-		out *emulator.Deployment
-	}{{id, &live}, {"dpl_first", &fixture}} {
-		r := e.get("/v1/deployments/"+c.id, "t-read")
+	get := func(id string) emulator.Deployment {
+		t.Helper()
+		r := e.get("/v1/deployments/"+id, "t-read")
 		mustStatus(t, r, 200)
-		if err := jsonUnmarshal(r.Body, c.out); err != nil {
-			t.Fatal(err)
-		}
+		return decode[emulator.Deployment](t, r)
 	}
+	live, fixture := get(id), get("dpl_first")
 	logs := func(d emulator.Deployment) []string {
-		r := e.get("/v1/deployments/"+d.ID+"/logs", "t-read")
-		var page emulator.LogPage
-		if err := jsonUnmarshal(r.Body, &page); err != nil {
-			t.Fatal(err)
-		}
+		page := decode[emulator.LogPage](t, e.get("/v1/deployments/"+d.ID+"/logs", "t-read"))
 		var out []string
 		for _, l := range page.Logs {
 			text := strings.ReplaceAll(strings.ReplaceAll(l.Text, d.ID, "<id>"), d.URL, "<url>")

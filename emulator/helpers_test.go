@@ -49,7 +49,8 @@ type resp struct {
 	Body   []byte
 }
 
-// JSON decodes the body into a generic value.
+// JSON decodes the body into a generic value. Tests that read fields decode into the
+// typed views instead (decode); JSON is for checking the raw shape on purpose.
 func (r resp) JSON(t testing.TB) map[string]any {
 	t.Helper()
 	var m map[string]any
@@ -66,6 +67,68 @@ func (r resp) Code() string {
 	}
 	json.Unmarshal(r.Body, &e)
 	return e.Error.Code
+}
+
+// decode reads r's body as a T (one of the views emulator exports, or a test-local
+// struct where the product has no type), failing the test on a body that is not JSON of
+// that shape. It also holds every time in the body to the one way hostemu writes times
+// (RFC 3339 UTC, three fractional digits), so a test that compares decoded times
+// compares what was written, not just the instant.
+func decode[T any](t testing.TB, r resp) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("body is not a %T: %v: %.300s", v, err, r.Body)
+	}
+	var raw any
+	json.Unmarshal(r.Body, &raw)
+	checkTimes(t, "", raw)
+	return v
+}
+
+// checkTimes fails the test on a time (the value of a key named now or time, or ending
+// in _at) that is not written as hostemu writes times.
+func checkTimes(t testing.TB, path string, v any) {
+	t.Helper()
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			p := strings.TrimPrefix(path+"."+k, ".")
+			if s, ok := x.(string); ok && (k == "now" || k == "time" || strings.HasSuffix(k, "_at")) {
+				if !threeDigits.MatchString(s) {
+					t.Errorf("%s = %q, want RFC 3339 UTC with three fractional digits", p, s)
+				}
+				continue
+			}
+			checkTimes(t, p, x)
+		}
+	case []any:
+		for _, x := range v {
+			checkTimes(t, path, x)
+		}
+	}
+}
+
+// apiError is the object of an error envelope ({"error": {...}}), which has no exported
+// product type.
+type apiError struct {
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+	DocURL  string   `json:"doc_url"`
+	Missing []string `json:"missing"`
+}
+
+// Err is the error object of r's body, failing the test when the body is not an error
+// envelope.
+func (r resp) Err(t testing.TB) apiError {
+	t.Helper()
+	env := decode[struct {
+		Error *apiError `json:"error"`
+	}](t, r)
+	if env.Error == nil {
+		t.Fatalf("not an error envelope: %d %.300s", r.Status, r.Body)
+	}
+	return *env.Error
 }
 
 // req is a request to make: body may be a string (sent as is) or a value (as JSON).
@@ -158,3 +221,53 @@ func writeFile(t testing.TB, path, content string) {
 }
 
 func asConfigError(err error, target **emulator.ConfigError) bool { return errors.As(err, target) }
+
+// orNull is *s, or "null" when s is nil: a nullable string field, to compare and print.
+func orNull(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return *s
+}
+
+// The control API's answers that have no exported product type (the HTTP layer builds
+// them from unexported structs), as the tests read them.
+type (
+	// health is GET /_emulator/health.
+	health struct {
+		Status   string             `json:"status"`
+		Version  string             `json:"version"`
+		Scenario string             `json:"scenario"`
+		Clock    string             `json:"clock"`
+		Now      emulator.Timestamp `json:"now"`
+	}
+	// faultView is a fault as POST /_emulator/faults answers it and GET lists it.
+	faultView struct {
+		ID     string `json:"id"`
+		Source string `json:"source"`
+		Hits   int64  `json:"hits"`
+		emulator.FaultSpec
+	}
+	// faultList is GET /_emulator/faults.
+	faultList struct {
+		Faults []faultView `json:"faults"`
+	}
+	// journalPage is GET /_emulator/requests.
+	journalPage struct {
+		Requests []emulator.JournalEntry `json:"requests"`
+	}
+	// scenarioList is GET /_emulator/scenarios.
+	scenarioList struct {
+		Active    string `json:"active"`
+		Scenarios []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Source      string `json:"source"`
+		} `json:"scenarios"`
+		Errors []struct {
+			File  string `json:"file"`
+			Line  int    `json:"line"`
+			Error string `json:"error"`
+		} `json:"errors"`
+	}
+)

@@ -6,94 +6,96 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator"
 )
 
 func TestProjectsList(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.get("/v1/projects", "t-read")
 	mustStatus(t, r, 200)
-	m := r.JSON(t)
-	ps := m["projects"].([]any)
-	if len(ps) != 2 || m["next_cursor"] != nil {
-		t.Fatalf("projects = %d, next_cursor = %v; want 2 and null", len(ps), m["next_cursor"])
+	m := decode[emulator.ProjectList](t, r)
+	if len(m.Projects) != 2 || m.NextCursor != nil {
+		t.Fatalf("projects = %d, next_cursor = %v; want 2 and null", len(m.Projects), orNull(m.NextCursor))
 	}
-	blog, shop := ps[0].(map[string]any), ps[1].(map[string]any)
-	if blog["id"] != "prj_blog" || shop["id"] != "prj_shop" {
-		t.Fatalf("order: %v, %v; want newest first", blog["id"], shop["id"])
+	blog, shop := m.Projects[0], m.Projects[1]
+	if blog.ID != "prj_blog" || shop.ID != "prj_shop" {
+		t.Fatalf("order: %v, %v; want newest first", blog.ID, shop.ID)
 	}
-	for k, want := range map[string]any{"name": "shop", "created_at": "2026-10-01T00:00:00.000Z", "production_deployment_id": "dpl_first"} {
-		if shop[k] != want {
-			t.Errorf("shop.%s = %v, want %v", k, shop[k], want)
-		}
+	if shop.Name != "shop" {
+		t.Errorf("shop.name = %q, want shop", shop.Name)
 	}
-	if blog["production_deployment_id"] != nil {
-		t.Errorf("blog.production_deployment_id = %v, want null", blog["production_deployment_id"])
+	if at := time.Time(shop.CreatedAt); !at.Equal(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("shop.created_at = %v, want 2026-10-01T00:00:00.000Z", at)
 	}
-	if env := shop["env"].(map[string]any); env["NODE_ENV"] != "production" {
-		t.Errorf("shop.env = %v", env)
+	if got := orNull(shop.ProductionDeploymentID); got != "dpl_first" {
+		t.Errorf("shop.production_deployment_id = %v, want dpl_first", got)
+	}
+	if blog.ProductionDeploymentID != nil {
+		t.Errorf("blog.production_deployment_id = %v, want null", *blog.ProductionDeploymentID)
+	}
+	if shop.Env["NODE_ENV"] != "production" {
+		t.Errorf("shop.env = %v", shop.Env)
 	}
 
-	p1 := e.get("/v1/projects?limit=1", "t-read").JSON(t)
-	cur, _ := p1["next_cursor"].(string)
-	if cur == "" {
+	p1 := decode[emulator.ProjectList](t, e.get("/v1/projects?limit=1", "t-read"))
+	if p1.NextCursor == nil || *p1.NextCursor == "" {
 		t.Fatal("limit=1 gave no next_cursor")
 	}
-	p2 := e.get("/v1/projects?limit=1&cursor="+cur, "t-read").JSON(t)
-	if got := p2["projects"].([]any)[0].(map[string]any)["id"]; got != "prj_shop" || p2["next_cursor"] != nil {
-		t.Fatalf("second page: %v next %v", got, p2["next_cursor"])
+	p2 := decode[emulator.ProjectList](t, e.get("/v1/projects?limit=1&cursor="+*p1.NextCursor, "t-read"))
+	if len(p2.Projects) == 0 || p2.Projects[0].ID != "prj_shop" || p2.NextCursor != nil {
+		t.Fatalf("second page: %+v next %v", p2.Projects, orNull(p2.NextCursor))
 	}
 }
 
-var (
-	idForm   = regexp.MustCompile(`^dpl_[a-z0-9]+$`)
-	rfc3339Z = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
-)
+var idForm = regexp.MustCompile(`^dpl_[a-z0-9]+$`)
 
 func TestCreateDeployment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.post("/v1/deployments", "t-deploy", map[string]any{
 		"project_id": "prj_shop", "files": map[string]string{"index.html": sha}, "env": map[string]string{"FEATURE_X": "off", "EXTRA": "1"},
 		"unknown_field": true,
 	})
 	mustStatus(t, r, 201)
-	d := r.JSON(t)
-	id, _ := d["id"].(string)
-	if !idForm.MatchString(id) {
-		t.Errorf("id %q is not dpl_<letters and digits>", id)
+	d := decode[emulator.DeploymentCreated](t, r) // decode holds created_at to RFC 3339 UTC
+	if !idForm.MatchString(d.ID) {
+		t.Errorf("id %q is not dpl_<letters and digits>", d.ID)
 	}
-	if u, _ := d["url"].(string); !strings.HasPrefix(u, "https://") || strings.Contains(u, "127.0.0.1") {
-		t.Errorf("url %q: want a stable https URL independent of the request", u)
+	if !strings.HasPrefix(d.URL, "https://") || strings.Contains(d.URL, "127.0.0.1") {
+		t.Errorf("url %q: want a stable https URL independent of the request", d.URL)
 	}
-	if d["status"] != "queued" || d["target"] != "preview" || d["project_id"] != "prj_shop" {
-		t.Errorf("create answer %v", d)
+	if d.Status != "queued" || d.Target != "preview" || d.ProjectID != "prj_shop" {
+		t.Errorf("create answer %+v", d)
 	}
-	if c, _ := d["created_at"].(string); !rfc3339Z.MatchString(c) || c != testStart.Format(stampFormat) {
-		t.Errorf("created_at %q, want RFC 3339 UTC of the clock (%s)", c, testStart.Format(stampFormat))
+	if c := time.Time(d.CreatedAt); !c.Equal(testStart) {
+		t.Errorf("created_at %v, want the clock (%s)", c, testStart.Format(stampFormat))
 	}
 
-	full := e.get("/v1/deployments/"+id, "t-read").JSON(t)
-	env := full["env"].(map[string]any)
-	if env["API_URL"] != "https://api.shop.test" || env["FEATURE_X"] != "off" || env["EXTRA"] != "1" {
+	full := decode[emulator.Deployment](t, e.get("/v1/deployments/"+d.ID, "t-read"))
+	if env := full.Env; env["API_URL"] != "https://api.shop.test" || env["FEATURE_X"] != "off" || env["EXTRA"] != "1" {
 		t.Errorf("env = %v, want the project's env with the overrides merged on top", env)
 	}
-	if full["files"].(map[string]any)["index.html"] != sha {
-		t.Errorf("files = %v", full["files"])
+	if full.Files["index.html"] != sha {
+		t.Errorf("files = %v", full.Files)
 	}
-	if full["url"] != d["url"] || full["production"] != false || full["error"] != nil {
-		t.Errorf("full object %v", full)
+	if full.URL != d.URL || full.Production || full.Error != nil {
+		t.Errorf("full object %+v", full)
 	}
-	tm := full["timings"].(map[string]any)
-	if tm["queued_at"] != d["created_at"] || tm["building_at"] != nil || tm["ready_at"] != nil || tm["error_at"] != nil {
-		t.Errorf("timings = %v", tm)
+	tm := full.Timings
+	if tm.QueuedAt == nil || !tm.QueuedAt.Equal(time.Time(d.CreatedAt)) || tm.BuildingAt != nil || tm.ReadyAt != nil || tm.ErrorAt != nil {
+		t.Errorf("timings = %+v", tm)
 	}
-	if want := e.url + "/v1/deployments/" + id + "/logs"; full["build_logs_url"] != want {
-		t.Errorf("build_logs_url = %v, want %s", full["build_logs_url"], want)
+	if want := e.url + "/v1/deployments/" + d.ID + "/logs"; full.BuildLogsURL != want {
+		t.Errorf("build_logs_url = %v, want %s", full.BuildLogsURL, want)
 	}
 }
 
 func TestDeploymentLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	id := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "target": "production"}).JSON(t)["id"].(string)
+	id := decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "target": "production"})).ID
 	steps := []struct {
 		by, status, timing string
 	}{
@@ -104,56 +106,58 @@ func TestDeploymentLifecycle(t *testing.T) {
 	}
 	for _, s := range steps {
 		e.advance(s.by)
-		d := e.get("/v1/deployments/"+id, "t-read").JSON(t)
-		if d["status"] != s.status {
-			t.Fatalf("after +%s: status %v, want %s", s.by, d["status"], s.status)
+		d := decode[emulator.Deployment](t, e.get("/v1/deployments/"+id, "t-read"))
+		if d.Status != s.status {
+			t.Fatalf("after +%s: status %v, want %s", s.by, d.Status, s.status)
 		}
-		if d["timings"].(map[string]any)[s.timing] == nil {
+		at := map[string]*time.Time{"queued_at": d.Timings.QueuedAt, "building_at": d.Timings.BuildingAt, "ready_at": d.Timings.ReadyAt}
+		if at[s.timing] == nil {
 			t.Fatalf("after +%s: timings.%s is null", s.by, s.timing)
 		}
 	}
-	d := e.get("/v1/deployments/"+id, "t-read").JSON(t)
-	if d["timings"].(map[string]any)["ready_at"] != testStart.Add(6*time.Second).Format(stampFormat) {
-		t.Errorf("ready_at = %v, want start+6s", d["timings"])
+	d := decode[emulator.Deployment](t, e.get("/v1/deployments/"+id, "t-read"))
+	if ready := d.Timings.ReadyAt; ready == nil || !ready.Equal(testStart.Add(6*time.Second)) {
+		t.Errorf("ready_at = %v, want start+6s", ready)
 	}
-	if d["production"] != true {
+	if !d.Production {
 		t.Error("a production-target deployment that turned ready is not the production deployment")
 	}
-	p := e.get("/v1/projects", "t-read").JSON(t)["projects"].([]any)[1].(map[string]any)
-	if p["production_deployment_id"] != id {
-		t.Errorf("project production_deployment_id = %v, want %s", p["production_deployment_id"], id)
+	p := decode[emulator.ProjectList](t, e.get("/v1/projects", "t-read")).Projects[1]
+	if got := orNull(p.ProductionDeploymentID); got != id {
+		t.Errorf("project production_deployment_id = %v, want %s", got, id)
 	}
-	logs := e.get(strings.TrimPrefix(d["build_logs_url"].(string), e.url), "t-read")
+	logs := e.get(strings.TrimPrefix(d.BuildLogsURL, e.url), "t-read")
 	mustStatus(t, logs, 200)
-	lines := logs.JSON(t)["logs"].([]any)
-	if len(lines) < 3 {
-		t.Fatalf("build logs have %d lines, want one per step at least", len(lines))
+	page := decode[emulator.LogPage](t, logs)
+	if len(page.Logs) < 3 {
+		t.Fatalf("build logs have %d lines, want one per step at least", len(page.Logs))
 	}
-	if l := lines[0].(map[string]any); l["created_at"] == nil || l["text"] == nil {
-		t.Errorf("log line %v", l)
+	if l := page.Logs[0]; l.CreatedAt.IsZero() || l.Text == "" {
+		t.Errorf("log line %+v", l)
 	}
-	if logs.JSON(t)["next_cursor"] != nil {
+	if page.NextCursor != nil {
 		t.Error("short log has a next_cursor")
 	}
 }
 
 func TestFixtureDeployments(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	first := e.get("/v1/deployments/dpl_first", "t-read").JSON(t)
-	if first["production"] != true || first["status"] != "ready" || first["env"].(map[string]any)["FEATURE_X"] != "on" {
-		t.Errorf("dpl_first = %v", first)
+	first := decode[emulator.Deployment](t, e.get("/v1/deployments/dpl_first", "t-read"))
+	if !first.Production || first.Status != "ready" || first.Env["FEATURE_X"] != "on" {
+		t.Errorf("dpl_first = %+v", first)
 	}
-	broken := e.get("/v1/deployments/dpl_broken", "t-read").JSON(t)
-	errObj, _ := broken["error"].(map[string]any)
-	if broken["status"] != "error" || errObj["code"] == nil || errObj["message"] == nil {
-		t.Errorf("dpl_broken: status %v error %v", broken["status"], broken["error"])
+	broken := decode[emulator.Deployment](t, e.get("/v1/deployments/dpl_broken", "t-read"))
+	if broken.Status != "error" || broken.Error == nil || broken.Error.Code == "" || broken.Error.Message == "" {
+		t.Errorf("dpl_broken: status %v error %+v", broken.Status, broken.Error)
 	}
-	if broken["timings"].(map[string]any)["error_at"] == nil {
-		t.Errorf("dpl_broken timings %v", broken["timings"])
+	if broken.Timings.ErrorAt == nil {
+		t.Errorf("dpl_broken timings %+v", broken.Timings)
 	}
 }
 
 func TestCreateDeploymentErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	big := `{"project_id":"prj_shop","files":{},"pad":"` + strings.Repeat("x", 1<<20) + `"}`
 	tests := []struct {
@@ -200,12 +204,12 @@ func TestCreateDeploymentErrors(t *testing.T) {
 			if r.Status != tt.status || r.Code() != tt.code {
 				t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.Code(), tt.status, tt.code, r.Body)
 			}
-			m := r.JSON(t)["error"].(map[string]any)
-			if !strings.Contains(m["message"].(string), tt.msg) {
-				t.Errorf("message %q does not name %q", m["message"], tt.msg)
+			m := r.Err(t)
+			if !strings.Contains(m.Message, tt.msg) {
+				t.Errorf("message %q does not name %q", m.Message, tt.msg)
 			}
-			if m["doc_url"] != e.url+"/docs/errors/"+tt.code {
-				t.Errorf("doc_url = %v", m["doc_url"])
+			if m.DocURL != e.url+"/docs/errors/"+tt.code {
+				t.Errorf("doc_url = %v", m.DocURL)
 			}
 			if r.Header.Get("X-RateLimit-Limit") == "" {
 				t.Error("an error answer lacks X-RateLimit-Limit")
@@ -213,12 +217,13 @@ func TestCreateDeploymentErrors(t *testing.T) {
 		})
 	}
 	// nothing half-written: the failed creates left no deployment behind
-	if n := len(e.get("/v1/deployments?limit=100", "t-read").JSON(t)["deployments"].([]any)); n != 3 {
+	if n := len(decode[emulator.DeploymentList](t, e.get("/v1/deployments?limit=100", "t-read")).Deployments); n != 3 {
 		t.Errorf("%d deployments after failed creates, want the 3 of the fixtures", n)
 	}
 }
 
 func TestGetDeploymentNotFound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.get("/v1/deployments/dpl_nope", "t-read")
 	if r.Status != 404 || r.Code() != "deployment_not_found" {
@@ -231,14 +236,15 @@ func TestGetDeploymentNotFound(t *testing.T) {
 }
 
 func TestListDeploymentsFilters(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_blog", "files": map[string]string{}, "target": "production"})
 	ids := func(path string) string {
 		r := e.get(path, "t-read")
 		mustStatus(t, r, 200)
 		var out []string
-		for _, d := range r.JSON(t)["deployments"].([]any) {
-			id := d.(map[string]any)["id"].(string)
+		for _, d := range decode[emulator.DeploymentList](t, r).Deployments {
+			id := d.ID
 			if !strings.HasPrefix(id, "dpl_first") && !strings.HasPrefix(id, "dpl_second") && !strings.HasPrefix(id, "dpl_broken") {
 				id = "new"
 			}
@@ -273,9 +279,13 @@ func TestListDeploymentsFilters(t *testing.T) {
 }
 
 func TestListDeploymentsErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	page := e.get("/v1/deployments?limit=1", "t-read").JSON(t)
-	cur := page["next_cursor"].(string)
+	page := decode[emulator.DeploymentList](t, e.get("/v1/deployments?limit=1", "t-read"))
+	if page.NextCursor == nil {
+		t.Fatal("limit=1 gave no next_cursor")
+	}
+	cur := *page.NextCursor
 	tests := []struct {
 		query  string
 		status int
@@ -308,23 +318,26 @@ func TestListDeploymentsErrors(t *testing.T) {
 }
 
 func TestPromote(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
+	production := func(id string) bool {
+		return decode[emulator.Deployment](t, e.get("/v1/deployments/"+id, "t-read")).Production
+	}
 	r := e.post("/v1/deployments/dpl_second/promote", "t-deploy", nil)
 	mustStatus(t, r, 200)
-	m := r.JSON(t)
-	if m["project_id"] != "prj_shop" || m["production_deployment_id"] != "dpl_second" || m["previous_deployment_id"] != "dpl_first" {
-		t.Fatalf("promote answer %v", m)
+	m := decode[emulator.Promotion](t, r)
+	if m.ProjectID != "prj_shop" || m.ProductionDeploymentID != "dpl_second" || orNull(m.PreviousDeploymentID) != "dpl_first" {
+		t.Fatalf("promote answer %+v", m)
 	}
-	if e.get("/v1/deployments/dpl_second", "t-read").JSON(t)["production"] != true ||
-		e.get("/v1/deployments/dpl_first", "t-read").JSON(t)["production"] != false {
+	if !production("dpl_second") || production("dpl_first") {
 		t.Error("production flags did not switch")
 	}
 	// roll back
-	m = e.post("/v1/deployments/dpl_first/promote", "t-deploy", nil).JSON(t)
-	if m["previous_deployment_id"] != "dpl_second" {
-		t.Errorf("roll back answer %v", m)
+	m = decode[emulator.Promotion](t, e.post("/v1/deployments/dpl_first/promote", "t-deploy", nil))
+	if orNull(m.PreviousDeploymentID) != "dpl_second" {
+		t.Errorf("roll back answer %+v", m)
 	}
-	queued := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_blog", "files": map[string]string{}}).JSON(t)["id"].(string)
+	queued := decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_blog", "files": map[string]string{}})).ID
 	tests := []struct {
 		name, path, token string
 		body              any
@@ -346,8 +359,8 @@ func TestPromote(t *testing.T) {
 		})
 	}
 	e.advance("6s")
-	m = e.post("/v1/deployments/"+queued+"/promote", "t-admin", map[string]any{}).JSON(t)
-	if m["previous_deployment_id"] != nil || m["production_deployment_id"] != queued {
-		t.Errorf("first promote of a project: %v, want previous null", m)
+	m = decode[emulator.Promotion](t, e.post("/v1/deployments/"+queued+"/promote", "t-admin", map[string]any{}))
+	if m.PreviousDeploymentID != nil || m.ProductionDeploymentID != queued {
+		t.Errorf("first promote of a project: %+v, want previous null", m)
 	}
 }

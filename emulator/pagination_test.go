@@ -5,11 +5,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator"
 )
 
 // A walk of a project's deployments while others are being created neither skips an
 // item that existed when it began nor repeats one: the cursor holds the sort key.
 func TestPaginationWalkDuringInserts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for i := 0; i < 40; i++ {
 		mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_blog", "files": map[string]string{}}), 201)
@@ -18,8 +21,8 @@ func TestPaginationWalkDuringInserts(t *testing.T) {
 		}
 	}
 	before := map[string]bool{}
-	for _, d := range e.get("/v1/deployments?project_id=prj_blog&limit=100", "t-read").JSON(t)["deployments"].([]any) {
-		before[d.(map[string]any)["id"].(string)] = true
+	for _, d := range decode[emulator.DeploymentList](t, e.get("/v1/deployments?project_id=prj_blog&limit=100", "t-read")).Deployments {
+		before[d.ID] = true
 	}
 
 	stop := make(chan struct{})
@@ -48,29 +51,23 @@ func TestPaginationWalkDuringInserts(t *testing.T) {
 		}
 		r := e.get(path, "t-read")
 		mustStatus(t, r, 200)
-		m := r.JSON(t)
-		for _, d := range m["deployments"].([]any) {
-			dd := d.(map[string]any)
-			id := dd["id"].(string)
+		m := decode[emulator.DeploymentList](t, r)
+		for _, d := range m.Deployments {
+			id := d.ID
 			if seen[id] {
 				t.Fatalf("%s seen twice", id)
 			}
 			seen[id] = true
-			at, err := time.Parse(time.RFC3339Nano, dd["created_at"].(string))
-			if err != nil {
-				t.Fatal(err)
-			}
-			key := fmt.Sprintf("%020d|%s", at.UnixNano(), id)
+			key := fmt.Sprintf("%020d|%s", time.Time(d.CreatedAt).UnixNano(), id)
 			if last != "" && key >= last {
 				t.Fatalf("order broken at %s", id)
 			}
 			last = key
 		}
-		next, _ := m["next_cursor"].(string)
-		if next == "" {
+		if m.NextCursor == nil || *m.NextCursor == "" {
 			break
 		}
-		cursor = next
+		cursor = *m.NextCursor
 	}
 	close(stop)
 	wg.Wait()

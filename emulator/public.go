@@ -6,6 +6,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/view"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // ClockMode says how the emulator's clock moves: ClockReal or ClockManual.
@@ -57,7 +58,22 @@ type (
 	LogPage = view.LogPage
 	// Promotion is the answer to a promote.
 	Promotion = view.Promotion
+	// DomainDeleted is the answer to DELETE /v1/projects/{id}/domains/{hostname}.
+	DomainDeleted = view.DomainDeleted
+	// Upload is the answer to POST /v1/files.
+	Upload = view.Upload
 	// Timestamp is a time as hostemu writes it: RFC 3339 UTC with three fractional
 	// digits. time.Time(ts) converts it.
 	Timestamp = state.Timestamp
+)
+
+// The JSON shapes of the control API's answers that have a type of their own.
+type (
+	// ClockView is the clock as GET and PUT /_emulator/clock, POST
+	// /_emulator/clock/advance and POST /_emulator/reset answer it.
+	ClockView = world.ClockView
+	// AwaitResult is the answer to POST /_emulator/await: what held, and when.
+	AwaitResult = world.AwaitResult
+	// Token is a hosting token as POST /_emulator/tokens mints it.
+	Token = state.Token
 )

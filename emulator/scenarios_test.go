@@ -19,23 +19,24 @@ func withScenario(name string) func(*emulator.Options) {
 func TestScenarioFailingBuilds(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, withScenario("failing-builds"))
-	fail := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
-	pass := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "env": map[string]string{"BUILD_SHOULD_PASS": "true"}}).JSON(t)["id"].(string)
+	fail := decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}})).ID
+	pass := decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "env": map[string]string{"BUILD_SHOULD_PASS": "true"}})).ID
 	e.advance("1m")
-	d := e.get("/v1/deployments/"+fail, "t-read").JSON(t)
-	errObj, _ := d["error"].(map[string]any)
-	if d["status"] != "error" || errObj["code"] != "build_failed" || errObj["message"] == "" {
-		t.Fatalf("failing build: %v", d)
+	d := decode[emulator.Deployment](t, e.get("/v1/deployments/"+fail, "t-read"))
+	if d.Status != "error" || d.Error == nil || d.Error.Code != "build_failed" || d.Error.Message == "" {
+		t.Fatalf("failing build: %+v", d)
 	}
-	tm := d["timings"].(map[string]any)
-	if tm["building_at"] == nil || tm["error_at"] == nil || tm["ready_at"] != nil {
-		t.Errorf("timings of a failed build: %v", tm)
+	if tm := d.Timings; tm.BuildingAt == nil || tm.ErrorAt == nil || tm.ReadyAt != nil {
+		t.Errorf("timings of a failed build: %+v", tm)
 	}
-	logs := e.get("/v1/deployments/"+fail+"/logs", "t-read").JSON(t)["logs"].([]any)
-	if last := logs[len(logs)-1].(map[string]any)["text"].(string); !strings.Contains(last, "build_failed") {
+	logs := decode[emulator.LogPage](t, e.get("/v1/deployments/"+fail+"/logs", "t-read")).Logs
+	if len(logs) == 0 {
+		t.Fatal("a failed build has no log")
+	}
+	if last := logs[len(logs)-1].Text; !strings.Contains(last, "build_failed") {
 		t.Errorf("last log line %q does not tell the failure", last)
 	}
-	if s := e.get("/v1/deployments/"+pass, "t-read").JSON(t)["status"]; s != "ready" {
+	if s := decode[emulator.Deployment](t, e.get("/v1/deployments/"+pass, "t-read")).Status; s != "ready" {
 		t.Errorf("BUILD_SHOULD_PASS build: %v", s)
 	}
 }
@@ -47,9 +48,9 @@ func TestScenarioSlowDNS(t *testing.T) {
 		mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]string{"hostname": h}), 201)
 	}
 	status := func(h string) string {
-		for _, d := range e.get("/v1/projects/prj_blog/domains", "t-read").JSON(t)["domains"].([]any) {
-			if dd := d.(map[string]any); dd["hostname"] == h {
-				return dd["status"].(string)
+		for _, d := range decode[emulator.DomainList](t, e.get("/v1/projects/prj_blog/domains", "t-read")).Domains {
+			if d.Hostname == h {
+				return d.Status
 			}
 		}
 		return "missing"
@@ -88,9 +89,9 @@ func TestScenarioRateLimited(t *testing.T) {
 func TestScenarioFlaky(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, withScenario("flaky"))
-	fs := e.get("/_emulator/faults", "").JSON(t)["faults"].([]any)
-	if len(fs) < 2 || !strings.HasPrefix(fs[0].(map[string]any)["source"].(string), "scenario:") {
-		t.Fatalf("flaky's faults: %v", fs)
+	fs := decode[faultList](t, e.get("/_emulator/faults", "")).Faults
+	if len(fs) < 2 || !strings.HasPrefix(fs[0].Source, "scenario:") {
+		t.Fatalf("flaky's faults: %+v", fs)
 	}
 	n503 := 0
 	for i := 0; i < 12; i++ {
@@ -98,9 +99,9 @@ func TestScenarioFlaky(t *testing.T) {
 			n503++
 		}
 	}
-	hits := 0.0
-	for _, f := range e.get("/_emulator/faults", "").JSON(t)["faults"].([]any) {
-		hits += f.(map[string]any)["hits"].(float64)
+	var hits int64
+	for _, f := range decode[faultList](t, e.get("/_emulator/faults", "")).Faults {
+		hits += f.Hits
 	}
 	if n503 == 0 || n503 == 12 || hits == 0 {
 		t.Errorf("flaky: %d of 12 requests got 503 (%v hits), want some", n503, hits)
@@ -108,6 +109,7 @@ func TestScenarioFlaky(t *testing.T) {
 }
 
 func TestStrictUploads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "strict.yaml"), "name: strict\ndescription: uploads required\ndeployments:\n  uploads: strict\n")
 	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir; o.Scenario = "strict" })
@@ -118,7 +120,7 @@ func TestStrictUploads(t *testing.T) {
 	if r.Status != 400 || r.Code() != "missing_files" {
 		t.Fatalf("strict create: %d %s", r.Status, r.Code())
 	}
-	if missing := r.JSON(t)["error"].(map[string]any)["missing"].([]any); len(missing) != 1 || missing[0] != digest {
+	if missing := r.Err(t).Missing; len(missing) != 1 || missing[0] != digest {
 		t.Fatalf("missing = %v, want [%s]", missing, digest)
 	}
 	for _, tt := range []struct {
@@ -139,8 +141,8 @@ func TestStrictUploads(t *testing.T) {
 	}
 	up := e.do(req{Method: "POST", Path: "/v1/files", Token: "t-deploy", Body: body, Headers: map[string]string{"X-File-Digest": digest, "Content-Type": "application/octet-stream"}})
 	mustStatus(t, up, 201)
-	if m := up.JSON(t); m["digest"] != digest || m["size"] != float64(len(body)) {
-		t.Errorf("upload answer %v", m)
+	if m := decode[emulator.Upload](t, up); m.Digest != digest || m.Size != len(body) {
+		t.Errorf("upload answer %+v", m)
 	}
 	mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{"index.html": digest}}), 201)
 }
@@ -162,12 +164,21 @@ func waitReload(t *testing.T, e *env) func() {
 }
 
 func TestScenarioHotReload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mine.yaml")
 	writeFile(t, path, "name: mine\ndeployments:\n  lifecycle: [{status: queued}, {status: building, after: 1s}, {status: ready, after: 1s}]\n")
 	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir; o.Scenario = "mine" })
 	reloaded := waitReload(t, e)
-	first := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
+	create := func() string {
+		t.Helper()
+		return decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}})).ID
+	}
+	status := func(id string) string {
+		t.Helper()
+		return decode[emulator.Deployment](t, e.get("/v1/deployments/"+id, "t-read")).Status
+	}
+	first := create()
 
 	// a rename-style save: write a temporary file, rename it over the scenario
 	tmp := filepath.Join(dir, ".mine.yaml.swp")
@@ -176,34 +187,32 @@ func TestScenarioHotReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	reloaded()
-	second := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
+	second := create()
 	e.advance("2s")
-	if s := e.get("/v1/deployments/"+first, "t-read").JSON(t)["status"]; s != "ready" {
+	if s := status(first); s != "ready" {
 		t.Errorf("in-flight deployment: %v, want ready on the schedule it started with", s)
 	}
-	if s := e.get("/v1/deployments/"+second, "t-read").JSON(t)["status"]; s != "queued" {
+	if s := status(second); s != "queued" {
 		t.Errorf("new deployment after the change: %v, want queued for a minute", s)
 	}
 	e.advance("2m")
-	if s := e.get("/v1/deployments/"+second, "t-read").JSON(t)["status"]; s != "error" {
+	if s := status(second); s != "error" {
 		t.Errorf("new deployment: %v, want error", s)
 	}
 
 	// a broken save keeps the last good version and reports file and line
 	writeFile(t, path, "name: mine\ndeployments:\n  lifecycle: [{status: queued}, {status: shipped}]\n")
 	reloaded()
-	m := e.get("/_emulator/scenarios", "").JSON(t)
-	errs := m["errors"].([]any)
-	if m["active"] != "mine" || len(errs) == 0 {
-		t.Fatalf("scenarios after a broken save: %v", m)
+	m := decode[scenarioList](t, e.get("/_emulator/scenarios", ""))
+	if m.Active != "mine" || len(m.Errors) == 0 {
+		t.Fatalf("scenarios after a broken save: %+v", m)
 	}
-	pe := errs[0].(map[string]any)
-	if pe["file"] != path || pe["line"] != float64(3) || !strings.Contains(pe["error"].(string), "shipped") {
-		t.Errorf("problem %v, want %s line 3 naming the status", pe, path)
+	if pe := m.Errors[0]; pe.File != path || pe.Line != 3 || !strings.Contains(pe.Error, "shipped") {
+		t.Errorf("problem %+v, want %s line 3 naming the status", pe, path)
 	}
-	third := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}).JSON(t)["id"].(string)
+	third := create()
 	e.advance("2m")
-	if s := e.get("/v1/deployments/"+third, "t-read").JSON(t)["status"]; s != "error" {
+	if s := status(third); s != "error" {
 		t.Errorf("after a broken save the last good version is not in force: %v", s)
 	}
 
