@@ -2,6 +2,8 @@ package emulator_test
 
 import (
 	"fmt"
+	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -183,5 +185,30 @@ func TestAwaitDefaultCoversLifecycles(t *testing.T) {
 	jsonUnmarshal(r.Body, &got)
 	if got.Status != "active" || time.Time(got.Now).Sub(testStart) != 12*time.Second {
 		t.Fatalf("await: %s", r.Body)
+	}
+}
+
+// The Date header follows the emulator clock, so X-RateLimit-Reset - Date means the
+// same on a manual clock as on a real one.
+func TestDateFollowsTheEmulatorClock(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, by := range []string{"", "90s", "30d"} {
+		if by != "" {
+			e.advance(by)
+		}
+		r := e.get("/v1/projects", "t-read")
+		date, err := http.ParseTime(r.Header.Get("Date"))
+		if err != nil {
+			t.Fatalf("Date %q: %v", r.Header.Get("Date"), err)
+		}
+		now := time.Time(decode[emulator.ClockView](t, e.get("/_emulator/clock", "")).Now)
+		if !date.Equal(now.Truncate(time.Second)) {
+			t.Errorf("after +%s: Date %v, emulator clock %v", by, date, now)
+		}
+		reset, _ := strconv.ParseInt(r.Header.Get("X-RateLimit-Reset"), 10, 64)
+		if d := reset - date.Unix(); d < 0 || d > 60 {
+			t.Errorf("after +%s: X-RateLimit-Reset - Date = %d s", by, d)
+		}
 	}
 }

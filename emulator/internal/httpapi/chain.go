@@ -93,7 +93,8 @@ func (a *API) public() gin.HandlerFunc {
 			}
 		}()
 		a.identify(c, info)
-		d := a.w.Count(info.limitKey, info.perIP)
+		d, now := a.w.Count(info.limitKey, info.perIP)
+		c.Writer.Header()["Date"] = dateHeader(now)
 		setRateHeaders(c, d)
 		if !d.Allowed {
 			a.tooMany(c, d)

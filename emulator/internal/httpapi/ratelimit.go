@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"math"
+	"net/http"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -61,4 +63,26 @@ func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {
 	secs := int64(math.Ceil(d.RetryAfter.Seconds()))
 	c.Header("Retry-After", itoa(max(secs, 1)))
 	a.renderError(c, apperr.New(apperr.RateLimited, "rate limit exceeded; retry after "+itoa(max(secs, 1))+" s"))
+}
+
+// lastDate caches the Date header of the last second: every answer within it carries
+// the same value, so formatting costs one allocation a second, not one a request.
+var lastDate atomic.Pointer[struct {
+	sec int64
+	v   []string
+}]
+
+// dateHeader is the Date header for the emulator's time now: on a manual clock the
+// answers' Date moves with the clock, as X-RateLimit-Reset does.
+func dateHeader(now time.Time) []string {
+	sec := now.Unix()
+	if p := lastDate.Load(); p != nil && p.sec == sec {
+		return p.v
+	}
+	v := []string{now.UTC().Format(http.TimeFormat)}
+	lastDate.Store(&struct {
+		sec int64
+		v   []string
+	}{sec, v})
+	return v
 }

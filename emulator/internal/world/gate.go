@@ -3,6 +3,7 @@ package world
 import (
 	"crypto/subtle"
 	"strconv"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -39,13 +40,15 @@ func (w *World) AuthenticateCipher(key string) (limitKey string, ok bool) {
 func (w *World) DomainWriteScope() state.Scope { return w.store.Policy().DomainWriteScope }
 
 // Count spends one request of a rate-limit key: a token's, or with perIP a client
-// IP's (unauthenticated requests).
-func (w *World) Count(key string, perIP bool) ratelimit.Decision {
+// IP's (unauthenticated requests). It returns the decision and the emulator's time it
+// was taken at (the answer's Date, so X-RateLimit-Reset - Date means the same on a
+// manual clock as on a real one).
+func (w *World) Count(key string, perIP bool) (ratelimit.Decision, time.Time) {
 	now := w.clock.Now()
 	if perIP {
-		return w.limiter.IP(key, now)
+		return w.limiter.IP(key, now), now
 	}
-	return w.limiter.Token(key, now)
+	return w.limiter.Token(key, now), now
 }
 
 // Exhausted is the decision of a limit as if it were used up (the rate_limit fault).
