@@ -96,7 +96,7 @@ func New(opts Options) (*Emulator, error) {
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
-		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "",
+		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "", ControlSeparate: opts.ControlAddr != "",
 		Limits: opts.Limits.withDefaults().httpLimits(),
 	})
 	if opts.ControlExposed() {
@@ -161,17 +161,31 @@ func (e *Emulator) Handler() http.Handler { return e.api.Handler() }
 // CipherHandler serves the decryption service alone.
 func (e *Emulator) CipherHandler() http.Handler { return e.api.CipherHandler() }
 
-// Banner is the start-up text: where each service listens and the credentials.
-func (e *Emulator) Banner(url, cipherURL string) string {
+// ControlHandler serves the control API (and health and the docs) alone, for
+// Options.ControlAddr's listener.
+func (e *Emulator) ControlHandler() http.Handler { return e.api.ControlHandler() }
+
+// Banner is the start-up text for services at url (hosting, edge, and control) and
+// cipherURL: where each listens and the credentials. Server.Banner also names the
+// addresses it really listens on.
+func (e *Emulator) Banner(url, cipherURL string) string { return e.banner(url, cipherURL, url, nil) }
+
+func (e *Emulator) banner(url, cipherURL, controlURL string, listeners []string) string {
 	w := e.world
 	var b strings.Builder
 	fmt.Fprintf(&b, "hostemu %s · scenario %s · clock %s (%s)\n", e.opts.Version, w.Scenario().Name, w.ClockMode(), w.Now().Format(time.RFC3339))
+	for _, l := range listeners {
+		if !loopbackAddr(l) {
+			fmt.Fprintf(&b, "  listening on     %s (beyond loopback; from this machine use the URLs below)\n", l)
+		}
+	}
 	fmt.Fprintf(&b, "  hosting API      %s/v1\n", url)
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
-	fmt.Fprintf(&b, "  control API      %s/_emulator\n", url)
+	fmt.Fprintf(&b, "  edge             http://<project>-<suffix>.%s:%s/  (deployment URLs and custom domains)\n", w.EdgeDomain(), portOf(url))
+	fmt.Fprintf(&b, "  control API      %s/_emulator\n", controlURL)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
 	if e.opts.ControlExposed() {
-		fmt.Fprintf(&b, "  WARNING          the control API listens beyond loopback (%s) with no --control-token:\n", e.opts.Addr)
+		fmt.Fprintf(&b, "  WARNING          the control API listens beyond loopback (%s) with no --control-token:\n", e.opts.controlAddr())
 		fmt.Fprintf(&b, "                   anyone who reaches it can reset the world and read every token; set --control-token\n")
 	}
 	tokens, cipherKeys := w.Tokens(), w.CipherAPIKeys()
@@ -206,4 +220,12 @@ func (e *Emulator) Close() error {
 		}
 	})
 	return e.closeErr
+}
+
+// portOf is the port of a URL such as http://127.0.0.1:4700.
+func portOf(url string) string {
+	if i := strings.LastIndexByte(url, ':'); i >= 0 && !strings.Contains(url[i:], "/") {
+		return url[i+1:]
+	}
+	return "80"
 }

@@ -44,6 +44,9 @@ type Options struct {
 	CORSOrigins []string
 	// ControlToken, when set, guards the control API (all but health).
 	ControlToken string
+	// ControlAddr, when set, gives the control API its own listener (and takes it off
+	// Addr, which keeps only /_emulator/health).
+	ControlAddr string
 	// ControlOrigins are web origins allowed to drive the control API besides the
 	// emulator's own; requests from any other origin are 403 forbidden_origin.
 	ControlOrigins []string
@@ -66,15 +69,29 @@ type Options struct {
 	Limits Limits
 }
 
-// LoopbackOnly reports whether every listener binds a loopback address (an empty Addr
-// is 127.0.0.1:0). Control requests must then name a loopback host.
+// LoopbackOnly reports whether the listeners the control API answers on bind loopback
+// addresses only (an empty Addr is 127.0.0.1:0). Control requests must then name a
+// loopback host.
 func (o Options) LoopbackOnly() bool {
+	if o.ControlAddr != "" {
+		return loopbackAddr(o.ControlAddr)
+	}
 	return loopbackAddr(o.Addr) && (o.CipherAddr == "" || loopbackAddr(o.CipherAddr))
 }
 
 // ControlExposed reports whether the control API can be reached from beyond this
 // machine with no token to guard it: worth a warning at start.
-func (o Options) ControlExposed() bool { return !loopbackAddr(o.Addr) && o.ControlToken == "" }
+func (o Options) ControlExposed() bool {
+	return !loopbackAddr(o.controlAddr()) && o.ControlToken == ""
+}
+
+// controlAddr is where the control API listens.
+func (o Options) controlAddr() string {
+	if o.ControlAddr != "" {
+		return o.ControlAddr
+	}
+	return o.Addr
+}
 
 // loopbackAddr reports whether a listen address binds loopback only ("" is
 // 127.0.0.1:0; a name other than localhost may resolve anywhere).

@@ -199,3 +199,41 @@ func TestJournalRedactsEncryptPayloads(t *testing.T) {
 		t.Errorf("decrypt body not journaled: %s", r.Body)
 	}
 }
+
+// --control-addr serves the control API on its own listener and takes it off --addr
+// (health stays, for health checks); the banner names the addresses really listened on.
+func TestControlAddr(t *testing.T) {
+	t.Parallel()
+	srv, err := emulator.Listen(emulator.Options{Addr: "127.0.0.1:0", ControlAddr: "127.0.0.1:0", Fixtures: "testdata/fixtures.yaml",
+		ClockMode: emulator.ClockManual, ClockStart: testStart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() { srv.Shutdown(t.Context()) })
+	main, control := &env{t: t, emu: srv.Emulator(), url: srv.URL()}, &env{t: t, emu: srv.Emulator(), url: srv.ControlURL()}
+	if srv.ControlURL() == srv.URL() {
+		t.Fatal("no control listener")
+	}
+	if r := main.get("/_emulator/state", ""); r.Status != 404 || r.Code() != "not_found" {
+		t.Errorf("control route on --addr: %d %s", r.Status, r.Body)
+	}
+	mustStatus(t, main.get("/_emulator/health", ""), 200)
+	mustStatus(t, main.get("/v1/projects", "t-read"), 200)
+	mustStatus(t, control.get("/_emulator/state", ""), 200)
+	if r := control.do(req{Method: "GET", Path: "/_emulator/state", Headers: map[string]string{"Origin": "https://evil.example"}}); r.Status != 403 {
+		t.Errorf("foreign origin on the control listener: %d", r.Status)
+	}
+	if b := srv.Banner(); !strings.Contains(b, "control API      "+srv.ControlURL()+"/_emulator") || strings.Contains(b, "listening on") {
+		t.Errorf("banner:\n%s", b)
+	}
+
+	wide, err := emulator.Listen(emulator.Options{Addr: "0.0.0.0:0", Fixtures: "testdata/fixtures.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wide.Shutdown(t.Context()) })
+	if b := wide.Banner(); !strings.Contains(b, "listening on     ") || !strings.Contains(b, "beyond loopback") || !strings.Contains(b, "WARNING") {
+		t.Errorf("banner of a wildcard listener:\n%s", b)
+	}
+}

@@ -10,17 +10,20 @@ import (
 	"sync"
 )
 
-// Server is an emulator bound to its listeners: the hosting service and control API on
-// one, the decryption service on its own when Options.CipherAddr is set.
+// Server is an emulator bound to its listeners: the hosting service, the edge and the
+// control API on one, the decryption service on its own when Options.CipherAddr is set,
+// the control API on its own when Options.ControlAddr is.
 type Server struct {
-	emu        *Emulator
-	conns      *connLimiter
-	ln         net.Listener
-	cipherLn   net.Listener
-	http       *http.Server
-	cipherHTTP *http.Server
-	closeOnce  sync.Once
-	closeErr   error
+	emu         *Emulator
+	conns       *connLimiter
+	ln          net.Listener
+	cipherLn    net.Listener
+	controlLn   net.Listener // the control API's own, with Options.ControlAddr
+	http        *http.Server
+	cipherHTTP  *http.Server
+	controlHTTP *http.Server
+	closeOnce   sync.Once
+	closeErr    error
 }
 
 // Listen builds an emulator and binds its listeners synchronously, so that URL is valid
@@ -40,6 +43,12 @@ func Listen(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	if opts.ControlAddr != "" {
+		if s.controlLn, err = net.Listen("tcp", opts.ControlAddr); err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+	}
 	if s.emu, err = New(opts); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -51,6 +60,10 @@ func Listen(opts Options) (*Server, error) {
 	if s.cipherLn != nil {
 		s.cipherLn = s.conns.listener(s.cipherLn)
 		s.cipherHTTP = s.newHTTPServer(s.emu.CipherHandler(), lim)
+	}
+	if s.controlLn != nil {
+		s.controlLn = s.conns.listener(s.controlLn)
+		s.controlHTTP = s.newHTTPServer(s.emu.ControlHandler(), lim)
 	}
 	return s, nil
 }
@@ -91,9 +104,10 @@ func connCap(want int, log *slog.Logger) int {
 }
 
 func (s *Server) closeListeners() {
-	s.ln.Close()
-	if s.cipherLn != nil {
-		s.cipherLn.Close()
+	for _, ln := range []net.Listener{s.ln, s.cipherLn, s.controlLn} {
+		if ln != nil {
+			ln.Close()
+		}
 	}
 }
 
@@ -111,6 +125,27 @@ func (s *Server) CipherURL() string {
 	return "http://" + dialable(s.cipherLn.Addr())
 }
 
+// ControlURL is the control API's base URL (URL unless Options.ControlAddr gives it its
+// own listener).
+func (s *Server) ControlURL() string {
+	if s.controlLn == nil {
+		return s.URL()
+	}
+	return "http://" + dialable(s.controlLn.Addr())
+}
+
+// Banner is the start-up text: where each service listens, really (a wildcard address
+// is named as such, with the URL to use from this machine), and the credentials.
+func (s *Server) Banner() string {
+	listeners := []string{s.ln.Addr().String()}
+	for _, ln := range []net.Listener{s.cipherLn, s.controlLn} {
+		if ln != nil {
+			listeners = append(listeners, ln.Addr().String())
+		}
+	}
+	return s.emu.banner(s.URL(), s.CipherURL(), s.ControlURL(), listeners)
+}
+
 // dialable turns a wildcard listen address into one a client on this host can dial.
 func dialable(a net.Addr) string {
 	tcp, ok := a.(*net.TCPAddr)
@@ -122,12 +157,16 @@ func dialable(a net.Addr) string {
 
 // Serve answers requests until Shutdown. It returns nil after a clean shutdown.
 func (s *Server) Serve() error {
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- s.http.Serve(s.ln) }()
 	n := 1
 	if s.cipherHTTP != nil {
 		n++
 		go func() { errc <- s.cipherHTTP.Serve(s.cipherLn) }()
+	}
+	if s.controlHTTP != nil {
+		n++
+		go func() { errc <- s.controlHTTP.Serve(s.controlLn) }()
 	}
 	var first error
 	for range n {
@@ -145,8 +184,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		s.emu.Release()
 		err := s.http.Shutdown(ctx)
-		if s.cipherHTTP != nil {
-			err = errors.Join(err, s.cipherHTTP.Shutdown(ctx))
+		for _, srv := range []*http.Server{s.cipherHTTP, s.controlHTTP} {
+			if srv != nil {
+				err = errors.Join(err, srv.Shutdown(ctx))
+			}
 		}
 		s.closeErr = errors.Join(err, s.emu.Close())
 	})

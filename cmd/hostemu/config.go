@@ -50,6 +50,9 @@ var settings = []setting{
 	{"cipher-addr", "", "`host:port` of the decryption service (empty: served on --addr)", func(c *Config, v string) error {
 		return setAddr(&c.Options.CipherAddr, v, false)
 	}},
+	{"control-addr", "", "`host:port` of the control API's own listener (empty: served on --addr)", func(c *Config, v string) error {
+		return setAddr(&c.Options.ControlAddr, v, false)
+	}},
 	{"public-url", "", "absolute http(s) `URL` used in links to hostemu (empty: the request's scheme and host)", func(c *Config, v string) error {
 		u, err := parsePublicURL(v)
 		c.Options.PublicURL = u

@@ -155,6 +155,10 @@ var valid = map[string][]struct {
 	"file-store-size": {
 		{"1GiB", func(c *Config) { c.Options.FileStoreSize = 1 << 30 }},
 	},
+	"control-addr": {
+		{"127.0.0.1:4702", func(c *Config) { c.Options.ControlAddr = "127.0.0.1:4702" }},
+		{"", func(c *Config) {}},
+	},
 	"control-origins": {
 		{"https://dash.test, http://127.0.0.1:5173/", func(c *Config) { c.Options.ControlOrigins = []string{"https://dash.test", "http://127.0.0.1:5173"} }},
 		{"", func(c *Config) {}},
@@ -223,6 +227,7 @@ var valid = map[string][]struct {
 var invalid = map[string][]string{
 	"addr":                     {"4700", "localhost", "127.0.0.1:http", "127.0.0.1:65536", "127.0.0.1:-1"},
 	"cipher-addr":              {"4701", "127.0.0.1:99999"},
+	"control-addr":             {"4702", "127.0.0.1:99999"},
 	"public-url":               {"emu.test", "ftp://emu.test", "/relative", "http://", "https://emu.test/?q=1", "https://emu.test/#x", "http://u:p@emu.test"},
 	"seed":                     {"abc", "1.5", "9223372036854775808", "0x10"},
 	"clock":                    {"fake", "Manual"},

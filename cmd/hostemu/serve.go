@@ -51,7 +51,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		}
 		return 1
 	}
-	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(),
+	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "control_url", srv.ControlURL(),
 		"startup", time.Since(processStart).Round(time.Microsecond))
 	printBanner(stdout, srv)
 
@@ -93,5 +93,5 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 // emulator's banner.
 func printBanner(w io.Writer, srv *emulator.Server) {
 	fmt.Fprintf(w, "hostemu listening on %s\n", srv.URL())
-	fmt.Fprint(w, srv.Emulator().Banner(srv.URL(), srv.CipherURL()))
+	fmt.Fprint(w, srv.Banner())
 }

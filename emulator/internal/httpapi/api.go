@@ -37,7 +37,10 @@ type Config struct {
 	Logger    *slog.Logger
 	// CipherSeparate serves the decryption service only from CipherHandler.
 	CipherSeparate bool
-	Limits         Limits // body bytes in flight, state size
+	// ControlSeparate serves the control API only from ControlHandler (Handler keeps
+	// /_emulator/health).
+	ControlSeparate bool
+	Limits          Limits // body bytes in flight, state size
 }
 
 // API serves one world over HTTP.
@@ -55,7 +58,9 @@ type API struct {
 	// mainHTTP and cipherHTTP serve main and cipher, gzipping answers when asked
 	// (compress.Responses; see ownRequest)
 	mainHTTP, cipherHTTP http.Handler
-	bodies               *budget // request-body bytes in flight, across both engines
+	controlEngine        *gin.Engine  // the control API alone, for its own listener
+	controlHTTP          http.Handler // controlEngine, as mainHTTP is main
+	bodies               *budget      // request-body bytes in flight, across both engines
 
 	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
 	release     chan struct{}                   // closed by Release
@@ -83,13 +88,21 @@ func New(w *world.World, cfg Config) *API {
 	if !cfg.CipherSeparate {
 		a.cipherRoutes(a.main)
 	}
-	a.controlRoutes(a.main)
+	if cfg.ControlSeparate {
+		a.healthRoute(a.main)
+	} else {
+		a.controlRoutes(a.main)
+	}
 	a.docsRoutes(a.main)
+	a.controlEngine = a.engine()
+	a.controlRoutes(a.controlEngine)
+	a.docsRoutes(a.controlEngine)
 	a.cipher = a.engine()
 	a.cipherRoutes(a.cipher)
 	a.healthRoute(a.cipher)
 	a.docsRoutes(a.cipher) // its errors' doc_url points at this listener
 	a.mainHTTP, a.cipherHTTP = compress.Responses(ownRequest(a.main)), compress.Responses(ownRequest(a.cipher))
+	a.controlHTTP = compress.Responses(ownRequest(a.controlEngine))
 	a.handler = a.route(a.mainHTTP)
 	return a
 }
@@ -102,6 +115,9 @@ func (a *API) Release() { a.releaseOnce.Do(func() { close(a.release) }) }
 // other host the hosting service, the control API, the docs and, unless it has its own
 // listener, the decryption service.
 func (a *API) Handler() http.Handler { return a.handler }
+
+// ControlHandler serves the control API (with health and the docs) alone.
+func (a *API) ControlHandler() http.Handler { return a.controlHTTP }
 
 // CipherHandler serves the decryption service (and health) alone.
 func (a *API) CipherHandler() http.Handler { return a.cipherHTTP }
