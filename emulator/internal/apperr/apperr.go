@@ -91,11 +91,3 @@ func As(err error) (*Error, bool) {
 	ok := errors.As(err, &e)
 	return e, ok
 }
-
-// CodeOf is err's code, or "" for an error without one.
-func CodeOf(err error) Code {
-	if e, ok := As(err); ok {
-		return e.Code
-	}
-	return ""
-}

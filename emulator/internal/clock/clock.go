@@ -118,13 +118,6 @@ func (c *Clock) SetMode(m Mode) {
 	c.mode, c.base, c.offset = m, now, now.Sub(c.wallNow())
 }
 
-// Restart puts the clock at t in mode m, backwards included.
-func (c *Clock) Restart(m Mode, t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.mode, c.base, c.offset = m, t.UTC(), t.Sub(c.wallNow())
-}
-
 // Reset returns the clock to how New made it, for a world's reset: a manual clock goes
 // back to its start, backwards included; a real clock keeps running wall time (plus
 // the offset it was made with), so a reset never rewinds it and rate-limit reset times
@@ -134,10 +127,6 @@ func (c *Clock) Reset() {
 	defer c.mu.Unlock()
 	c.mode, c.base, c.offset = c.startMode, c.startAt, c.startOffset
 }
-
-// Set moves a manual clock to t; it never moves backwards. Scheduler.AdvanceTo is the
-// way to move it while firing what falls due.
-func (c *Clock) Set(t time.Time) error { return c.set(t) }
 
 // set moves a manual clock to t; it never moves backwards.
 func (c *Clock) set(t time.Time) error {

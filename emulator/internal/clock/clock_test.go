@@ -109,15 +109,15 @@ func TestReset(t *testing.T) {
 		want   func(wall time.Time) time.Time
 		mode2  Mode
 	}{
-		{"manual advanced", Manual, start, func(c *Clock) { c.Set(start.Add(time.Hour)) },
+		{"manual advanced", Manual, start, func(c *Clock) { c.set(start.Add(time.Hour)) },
 			func(time.Time) time.Time { return start }, Manual},
 		{"manual released", Manual, start, func(c *Clock) { c.SetMode(Real) },
 			func(time.Time) time.Time { return start }, Manual},
 		{"real", Real, time.Time{}, func(*Clock) {},
 			func(w time.Time) time.Time { return w }, Real},
-		{"real frozen and set", Real, time.Time{}, func(c *Clock) { c.SetMode(Manual); c.Set(t0.Add(48 * time.Hour)) },
+		{"real frozen and set", Real, time.Time{}, func(c *Clock) { c.SetMode(Manual); c.set(t0.Add(48 * time.Hour)) },
 			func(w time.Time) time.Time { return w }, Real},
-		{"real with a start", Real, start, func(c *Clock) { c.SetMode(Manual); c.Set(start.Add(48 * time.Hour)) },
+		{"real with a start", Real, start, func(c *Clock) { c.SetMode(Manual); c.set(start.Add(48 * time.Hour)) },
 			func(w time.Time) time.Time { return start.Add(w.Sub(t0)) }, Real},
 	}
 	for _, tt := range tests {

@@ -92,9 +92,6 @@ func NewScheduler(c *Clock) *Scheduler {
 	return &Scheduler{clock: c, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
-// Clock is the scheduler's clock.
-func (s *Scheduler) Clock() *Clock { return s.clock }
-
 // schedulable bounds the instants events are kept at: Unix nanoseconds cover 1678 to
 // 2262, and nothing before 1970 needs to be told from 1970 (it is overdue either way).
 var (
