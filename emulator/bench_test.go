@@ -32,7 +32,7 @@ func BenchmarkGetDeployment(b *testing.B) {
 	defer e.Close()
 	h := e.Handler()
 	get := func(h http.Handler) []byte {
-		r := httptest.NewRequest("GET", "http://hostemu.test/v1/deployments/dpl_first", nil)
+		r := httptest.NewRequest("GET", "/v1/deployments/dpl_first", nil)
 		r.Header.Set("Authorization", "Bearer t-read")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)

@@ -5,6 +5,7 @@ package compress
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
 )
@@ -36,4 +37,30 @@ var wrap = func() func(http.Handler) http.HandlerFunc {
 // precompressed file with its own Content-Encoding (then left as is), and expect
 // Accept-Ranges to be dropped from compressed answers (gzhttp does, as byte ranges of
 // the uncompressed file would be wrong).
-func Responses(h http.Handler) http.Handler { return wrap(h) }
+func Responses(h http.Handler) http.Handler {
+	gz := wrap(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !acceptsGzip(r.Header["Accept-Encoding"]) {
+			// nothing to compress for this client: spare it the wrapper, keep the Vary
+			w.Header()["Vary"] = varyAcceptEncoding
+			h.ServeHTTP(w, r)
+			return
+		}
+		gz.ServeHTTP(w, r)
+	})
+}
+
+// varyAcceptEncoding is shared by every answer: its capacity is its length, so a later
+// Header.Add("Vary", …) copies rather than writes into it.
+var varyAcceptEncoding = []string{"Accept-Encoding"}
+
+// acceptsGzip reports whether Accept-Encoding values mention gzip at all (gzhttp
+// decides the rest, q=0 included).
+func acceptsGzip(values []string) bool {
+	for _, v := range values {
+		if strings.Contains(strings.ToLower(v), "gzip") {
+			return true
+		}
+	}
+	return false
+}
