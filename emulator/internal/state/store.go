@@ -29,8 +29,9 @@ type Store struct {
 	cipher      Cipher
 
 	// changes counts every change, bumped by the mutator that makes it while it holds
-	// mu, so no caller can forget it (the --state saver writes when it moves).
+	// mu, so no caller can forget it; the same call hands the change to the hook.
 	changes atomic.Uint64
+	hook    func(Change) // receives every change (see SetHook)
 }
 
 // Changes counts the changes made so far; it only grows.
@@ -114,7 +115,16 @@ func (s *Store) Load(snap Snapshot) error {
 		s.files[f] = struct{}{}
 	}
 	s.detaching = slices.Clone(snap.Detaching)
-	s.changes.Add(1)
+	loaded := snap
+	if s.hook != nil {
+		// the store now owns these arrays and updates items in place: the hook gets
+		// copies of the items (their Logs, Env and Files are only ever replaced or
+		// appended to past its length, so sharing them is safe)
+		loaded.Deployments = slices.Clone(snap.Deployments)
+		loaded.Domains = slices.Clone(snap.Domains)
+		loaded.Detaching = slices.Clone(snap.Detaching)
+	}
+	s.changed(Change{Load: &loaded})
 	return nil
 }
 
@@ -129,6 +139,10 @@ func (s *Store) insertDeployment(d *Deployment) {
 func (s *Store) Export() Snapshot {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.exportLocked()
+}
+
+func (s *Store) exportLocked() Snapshot {
 	snap := Snapshot{Policy: s.policy, Cipher: s.cipher, Detaching: slices.Clone(s.detaching)}
 	snap.Tokens = s.tokens.all()
 	s.projectIdx.walk(Range{}, func(k Key) bool {
@@ -200,7 +214,7 @@ func sortTokens(ts []Token) {
 func (s *Store) AddToken(t Token) {
 	s.mu.Lock()
 	s.tokens.add(t)
-	s.changes.Add(1)
+	s.changed(Change{Token: &t})
 	s.mu.Unlock()
 }
 
@@ -217,7 +231,7 @@ func (s *Store) RevokeToken(token string) bool {
 	if !s.tokens.remove(token) {
 		return false
 	}
-	s.changes.Add(1)
+	s.changed(Change{Revoked: token})
 	return true
 }
 
@@ -360,7 +374,8 @@ func (s *Store) CreateDeployment(d Deployment) error {
 		return ErrIDTaken
 	}
 	s.insertDeployment(&d)
-	s.changes.Add(1)
+	dc := d
+	s.changed(Change{Deployment: &dc})
 	return nil
 }
 
@@ -376,8 +391,10 @@ func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) 
 	if !ok {
 		return Deployment{}, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
 	}
-	fn(d, s.projects[d.ProjectID])
-	s.changes.Add(1)
+	p := s.projects[d.ProjectID]
+	fn(d, p)
+	dc, pc := *d, *p
+	s.changed(Change{Deployment: &dc, Project: &pc})
 	return *d, nil
 }
 
@@ -395,7 +412,8 @@ func (s *Store) Promote(id string) (projectID, previous string, err error) {
 	}
 	p := s.projects[d.ProjectID]
 	previous, p.ProductionDeploymentID = p.ProductionDeploymentID, id
-	s.changes.Add(1)
+	pc := *p
+	s.changed(Change{Project: &pc})
 	return p.ID, previous, nil
 }
 
@@ -411,7 +429,7 @@ func (s *Store) HasFile(hash string) bool {
 func (s *Store) AddFile(hash string) {
 	s.mu.Lock()
 	s.files[hash] = struct{}{}
-	s.changes.Add(1)
+	s.changed(Change{File: hash})
 	s.mu.Unlock()
 }
 
@@ -455,7 +473,8 @@ func (s *Store) AddDomain(d Domain) error {
 	}
 	s.domains[d.Hostname] = &d
 	x.insert(keyOf(d.CreatedAt, d.Hostname))
-	s.changes.Add(1)
+	dc := d
+	s.changed(Change{Domain: &dc})
 	return nil
 }
 
@@ -468,7 +487,8 @@ func (s *Store) UpdateDomain(hostname string, fn func(d *Domain)) (Domain, error
 		return Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
 	}
 	fn(d)
-	s.changes.Add(1)
+	dc := *d
+	s.changed(Change{Domain: &dc})
 	return *d, nil
 }
 
@@ -488,7 +508,8 @@ func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time
 	delete(s.domains, hostname)
 	x.remove(keyOf(d.CreatedAt, hostname))
 	s.detaching = append(s.detaching, Detachment{Hostname: hostname, DeleteAt: now, DetachAt: detachAt})
-	s.changes.Add(1)
+	detaching := slices.Clone(s.detaching)
+	s.changed(Change{DomainDeleted: hostname, Detaching: &detaching})
 	return *d, nil
 }
 
@@ -496,10 +517,11 @@ func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time
 func (s *Store) Detached(hostname string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.changes.Add(1)
 	s.detaching = slices.DeleteFunc(s.detaching, func(d Detachment) bool {
 		return d.Hostname == hostname && !d.DetachAt.After(at)
 	})
+	detaching := slices.Clone(s.detaching)
+	s.changed(Change{Detaching: &detaching})
 }
 
 // InFlight returns what a freshly loaded world must schedule: deployments still queued or
