@@ -49,8 +49,9 @@ type Options struct {
 	ControlOrigins []string
 	// JournalSize bounds the request journal (1,000 when zero).
 	JournalSize int
-	// StateFile, when set, is loaded at start if present and saved on Close and
-	// every few seconds while the state changes.
+	// StateFile, when set, is loaded at start if present (with the changes logged
+	// beside it in StateFile+".log"), and every change is synced to that log before
+	// the request that made it is answered.
 	StateFile string
 	// Logger receives the emulator's logs (discarded when nil).
 	Logger *slog.Logger

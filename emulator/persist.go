@@ -14,8 +14,9 @@ import (
 )
 
 // compactMin is the size the change log may reach before a compaction, whatever the
-// snapshot's size: below it, replaying the log at start costs little.
-const compactMin = 16 << 20
+// snapshot's size: below it, replaying the log at start costs little. (A variable for
+// the tests.)
+var compactMin int64 = 16 << 20
 
 // errLogClosed answers a wait for a change made after the log closed (at shutdown).
 var errLogClosed = errors.New("the --state change log is closed")
@@ -33,6 +34,7 @@ type persister struct {
 	// a change's record seq is fileBase + its Changes count - storeBase: seqs keep
 	// growing across restarts, while the world counts from its start
 	fileBase, storeBase uint64
+	compactAt           int64 // compactMin when opened
 
 	mu         sync.Mutex // guards the fields up to wake
 	pending    []state.Change
@@ -66,7 +68,7 @@ type logMark struct {
 // crash left, writes a fresh snapshot when it replayed anything (or FILE did not
 // exist), and from then on records every change of w.
 func openPersister(path string, w *world.World, log *slog.Logger) (*persister, error) {
-	p := &persister{path: path, logPath: path + ".log", world: w, log: log, advanced: make(chan struct{}), wake: make(chan struct{}, 1)}
+	p := &persister{path: path, logPath: path + ".log", world: w, log: log, compactAt: compactMin, advanced: make(chan struct{}), wake: make(chan struct{}, 1)}
 	removed, err := removeTemps(path)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", path, err)
@@ -205,7 +207,7 @@ func (p *persister) flush() {
 		}
 	}
 	p.mu.Lock()
-	start := !p.compacting && p.size > max(compactMin, p.snapshotSize())
+	start := !p.compacting && p.size > max(p.compactAt, p.snapshotSize())
 	p.compacting = p.compacting || start
 	p.mu.Unlock()
 	if start {
