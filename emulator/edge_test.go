@@ -345,3 +345,30 @@ func TestEdgeFileStore(t *testing.T) {
 		t.Fatal("the import lost the upload")
 	}
 }
+
+// Uploaded contents survive a restart with --state: the edge serves them again.
+func TestEdgeUploadsSurviveRestart(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/state.json"
+	start := func() (*emulator.Server, *env) {
+		srv, err := emulator.Listen(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: emulator.ClockManual, ClockStart: testStart, StateFile: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Serve()
+		return srv, &env{t: t, emu: srv.Emulator(), url: srv.URL()}
+	}
+	srv, e := start()
+	page := "<h1>kept</h1>"
+	h := e.upload(t, page)
+	created := decode[emulator.DeploymentCreated](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{"index.html": h}}))
+	e.advance("6s")
+	if err := srv.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, e = start()
+	defer srv.Shutdown(t.Context())
+	if r := e.edgeGet(host(t, created.URL), "/", nil); r.Status != 200 || string(r.Body) != page {
+		t.Fatalf("after restart: %d %q %v", r.Status, r.Body, r.Header)
+	}
+}

@@ -35,7 +35,7 @@ type Emulator struct {
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
-	saver     *saver
+	saver     *persister
 }
 
 // New builds an emulator from opts: scenarios (built in, plus a watched directory),
@@ -88,7 +88,7 @@ func New(opts Options) (*Emulator, error) {
 		return nil, &ConfigError{err}
 	}
 	if opts.StateFile != "" {
-		if e.saver, err = newSaver(opts.StateFile, e.world, e.log); err != nil {
+		if e.saver, err = openPersister(opts.StateFile, e.world, e.log); err != nil {
 			cancel()
 			return nil, &ConfigError{err}
 		}
@@ -216,7 +216,7 @@ func (e *Emulator) Close() error {
 		e.wg.Wait()
 		e.world.Close()
 		if e.saver != nil {
-			e.closeErr = e.saver.save()
+			e.closeErr = e.saver.close()
 		}
 	})
 	return e.closeErr

@@ -58,8 +58,9 @@ type Options struct {
 	// FileStoreSize bounds the uploaded file contents kept for the edge, in bytes
 	// (256 MiB when 0); beyond it POST /v1/files is 507 storage_full.
 	FileStoreSize int64
-	// StateFile, when set, is loaded at start if present and saved on Close and
-	// every few seconds while the state changes.
+	// StateFile, when set, is loaded at start if present (with the changes logged
+	// beside it in StateFile+".log"), and every change is synced to that log before
+	// the request that made it is answered.
 	StateFile string
 	// Logger receives the emulator's logs (discarded when nil).
 	Logger *slog.Logger

@@ -38,6 +38,12 @@ func (p *pooledJSON) release() {
 func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		v, err := fn(c)
+		if m := c.Request.Method; m != http.MethodGet && m != http.MethodHead && m != http.MethodOptions {
+			// a write is acknowledged only once it is durable (--state)
+			if derr := a.w.Durable(c.Request.Context()); derr != nil && err == nil {
+				err = derr
+			}
+		}
 		if err != nil {
 			a.renderError(c, err)
 			return

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,73 +18,6 @@ const DefaultMaxStateBytes = 256 << 20
 
 // errStateTooLarge is readSnapshot's error for a body over its limit.
 var errStateTooLarge = errors.New("state body over the limit")
-
-// writeSnapshot writes snap as json.Marshal would, element by element: the export of a
-// large world costs the snapshot and a small buffer, never its whole JSON text.
-func writeSnapshot(w io.Writer, snap state.Snapshot) error {
-	sw := &snapWriter{w: w}
-	sw.enc = json.NewEncoder(&sw.buf)
-	sw.raw(`{"tokens":`)
-	writeArray(sw, snap.Tokens)
-	sw.raw(`,"policy":`)
-	sw.value(&snap.Policy)
-	sw.raw(`,"cipher":`)
-	sw.value(&snap.Cipher)
-	sw.raw(`,"projects":`)
-	writeArray(sw, snap.Projects)
-	sw.raw(`,"deployments":`)
-	writeArray(sw, snap.Deployments)
-	sw.raw(`,"domains":`)
-	writeArray(sw, snap.Domains)
-	sw.raw(`,"files":`)
-	writeArray(sw, snap.Files)
-	sw.raw(`,"detaching":`)
-	writeArray(sw, snap.Detaching)
-	sw.raw(`,"uploads":`)
-	writeArray(sw, snap.Uploads)
-	sw.raw(`}`)
-	return sw.err
-}
-
-// snapWriter encodes values one at a time and keeps the first error.
-type snapWriter struct {
-	w   io.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
-	err error
-}
-
-func (sw *snapWriter) raw(s string) {
-	if sw.err == nil {
-		_, sw.err = io.WriteString(sw.w, s)
-	}
-}
-
-func (sw *snapWriter) value(v any) {
-	if sw.err != nil {
-		return
-	}
-	sw.buf.Reset()
-	if sw.err = sw.enc.Encode(v); sw.err == nil {
-		_, sw.err = sw.w.Write(bytes.TrimSuffix(sw.buf.Bytes(), []byte("\n")))
-	}
-}
-
-// writeArray writes a slice as json.Marshal does: null when nil.
-func writeArray[T any](sw *snapWriter, s []T) {
-	if s == nil {
-		sw.raw("null")
-		return
-	}
-	sw.raw("[")
-	for i := range s {
-		if i > 0 {
-			sw.raw(",")
-		}
-		sw.value(&s[i])
-	}
-	sw.raw("]")
-}
 
 // decodeSnapshot reads PUT /_emulator/state's body: a JSON Content-Type, at most max
 // bytes, one JSON object and nothing after it.
@@ -319,5 +251,5 @@ func (s *squeezer) Read(p []byte) (int, error) {
 // streamState is the world's state, exported now and written as it is encoded.
 func (a *API) streamState() streamed {
 	snap := a.w.Export()
-	return func(w io.Writer) error { return writeSnapshot(w, snap) }
+	return func(w io.Writer) error { return state.WriteSnapshot(w, &snap, "") }
 }

@@ -45,7 +45,7 @@ func TestWriteSnapshotMatchesMarshal(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if err := writeSnapshot(&b, snap); err != nil {
+			if err := state.WriteSnapshot(&b, &snap, ""); err != nil {
 				t.Fatal(err)
 			}
 			if b.String() != string(want) {
@@ -62,7 +62,7 @@ func TestWriteSnapshotStopsOnError(t *testing.T) {
 		snap.Deployments = append(snap.Deployments, snap.Deployments[0])
 	}
 	w := &failingWriter{left: 5000}
-	if err := writeSnapshot(w, snap); !errors.Is(err, io.ErrClosedPipe) {
+	if err := state.WriteSnapshot(w, &snap, ""); !errors.Is(err, io.ErrClosedPipe) {
 		t.Fatalf("writeSnapshot = %v", err)
 	}
 	if w.calls > w.failedAt+1 {

@@ -33,8 +33,9 @@ type Store struct {
 	cipher      Cipher
 
 	// changes counts every change, bumped by the mutator that makes it while it holds
-	// mu, so no caller can forget it (the --state saver writes when it moves).
+	// mu, so no caller can forget it; the same call hands the change to the hook.
 	changes atomic.Uint64
+	hook    func(Change) // receives every change (see SetHook)
 }
 
 // Changes counts the changes made so far; it only grows.
@@ -122,7 +123,17 @@ func (s *Store) Load(snap Snapshot) error {
 		s.files[f] = struct{}{}
 	}
 	s.detaching = slices.Clone(snap.Detaching)
-	s.changes.Add(1)
+	loaded := snap
+	if s.hook != nil {
+		// the store now owns these arrays and updates items in place: the hook gets
+		// copies of the items (their Logs, Env and Files are only ever replaced or
+		// appended to past its length, so sharing them is safe)
+		loaded.Deployments = slices.Clone(snap.Deployments)
+		loaded.Domains = slices.Clone(snap.Domains)
+		loaded.Detaching = slices.Clone(snap.Detaching)
+		loaded.Uploads = slices.Clone(snap.Uploads) // not kept here (the edge's file store has them), but logged
+	}
+	s.changed(Change{Load: &loaded})
 	return nil
 }
 
@@ -138,6 +149,10 @@ func (s *Store) insertDeployment(d *Deployment) {
 func (s *Store) Export() Snapshot {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.exportLocked()
+}
+
+func (s *Store) exportLocked() Snapshot {
 	snap := Snapshot{Policy: s.policy, Cipher: s.cipher, Detaching: slices.Clone(s.detaching)}
 	snap.Tokens = s.tokens.all()
 	s.projectIdx.walk(Range{}, func(k Key) bool {
@@ -209,7 +224,7 @@ func sortTokens(ts []Token) {
 func (s *Store) AddToken(t Token) {
 	s.mu.Lock()
 	s.tokens.add(t)
-	s.changes.Add(1)
+	s.changed(Change{Token: &t})
 	s.mu.Unlock()
 }
 
@@ -226,7 +241,7 @@ func (s *Store) RevokeToken(token string) bool {
 	if !s.tokens.remove(token) {
 		return false
 	}
-	s.changes.Add(1)
+	s.changed(Change{Revoked: token})
 	return true
 }
 
@@ -369,7 +384,8 @@ func (s *Store) CreateDeployment(d Deployment) error {
 		return ErrIDTaken
 	}
 	s.insertDeployment(&d)
-	s.changes.Add(1)
+	dc := d
+	s.changed(Change{Deployment: &dc})
 	return nil
 }
 
@@ -385,8 +401,10 @@ func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) 
 	if !ok {
 		return Deployment{}, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
 	}
-	fn(d, s.projects[d.ProjectID])
-	s.changes.Add(1)
+	p := s.projects[d.ProjectID]
+	fn(d, p)
+	dc, pc := *d, *p
+	s.changed(Change{Deployment: &dc, Project: &pc})
 	return *d, nil
 }
 
@@ -404,7 +422,8 @@ func (s *Store) Promote(id string) (projectID, previous string, err error) {
 	}
 	p := s.projects[d.ProjectID]
 	previous, p.ProductionDeploymentID = p.ProductionDeploymentID, id
-	s.changes.Add(1)
+	pc := *p
+	s.changed(Change{Project: &pc})
 	return p.ID, previous, nil
 }
 
@@ -416,11 +435,12 @@ func (s *Store) HasFile(hash string) bool {
 	return ok
 }
 
-// AddFile records an uploaded file's digest.
-func (s *Store) AddFile(hash string) {
+// AddFile records an uploaded file's digest; its content (kept by the edge's file
+// store, not here) goes with the change, so a change log keeps it too.
+func (s *Store) AddFile(hash string, content []byte) {
 	s.mu.Lock()
 	s.files[hash] = struct{}{}
-	s.changes.Add(1)
+	s.changed(Change{File: hash, Content: content})
 	s.mu.Unlock()
 }
 
@@ -464,7 +484,8 @@ func (s *Store) AddDomain(d Domain) error {
 	}
 	s.domains[d.Hostname] = &d
 	x.insert(keyOf(d.CreatedAt, d.Hostname))
-	s.changes.Add(1)
+	dc := d
+	s.changed(Change{Domain: &dc})
 	return nil
 }
 
@@ -477,7 +498,8 @@ func (s *Store) UpdateDomain(hostname string, fn func(d *Domain)) (Domain, error
 		return Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
 	}
 	fn(d)
-	s.changes.Add(1)
+	dc := *d
+	s.changed(Change{Domain: &dc})
 	return *d, nil
 }
 
@@ -498,7 +520,8 @@ func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time
 	x.remove(keyOf(d.CreatedAt, hostname))
 	gone := *d
 	s.detaching = append(s.detaching, Detachment{Hostname: hostname, DeleteAt: now, DetachAt: detachAt, Domain: &gone})
-	s.changes.Add(1)
+	detaching := slices.Clone(s.detaching)
+	s.changed(Change{DomainDeleted: hostname, Detaching: &detaching})
 	return *d, nil
 }
 
@@ -506,7 +529,6 @@ func (s *Store) DeleteDomain(projectID, hostname string, now, detachAt time.Time
 func (s *Store) Detached(hostname string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.changes.Add(1)
 	n := len(s.detaching)
 	s.detaching = slices.DeleteFunc(s.detaching, func(d Detachment) bool {
 		return d.Hostname == hostname && !d.DetachAt.After(at)
@@ -514,6 +536,8 @@ func (s *Store) Detached(hostname string, at time.Time) {
 	if len(s.detaching) < n {
 		s.tombstone(hostname)
 	}
+	detaching := slices.Clone(s.detaching)
+	s.changed(Change{Detaching: &detaching})
 }
 
 // maxDetached bounds the detached hostnames the edge keeps answering 404 unknown_host

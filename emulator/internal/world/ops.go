@@ -139,7 +139,7 @@ func (w *World) UploadFile(digest string, body []byte) error {
 	} else if err != nil {
 		return err
 	}
-	w.store.AddFile(digest)
+	w.store.AddFile(digest, body)
 	return nil
 }
 

@@ -53,12 +53,18 @@ func (w *World) Domain(hostname string) (state.Domain, error) {
 func (w *World) Export() state.Snapshot {
 	w.fireDue()
 	snap := w.store.Export()
-	files := w.files.Snapshot()
-	snap.Uploads = make([]state.Upload, 0, len(files))
-	for _, digest := range slices.Sorted(maps.Keys(files)) {
-		snap.Uploads = append(snap.Uploads, state.Upload{Digest: digest, Content: files[digest]})
-	}
+	snap.Uploads = w.uploads()
 	return snap
+}
+
+// uploads are the uploaded contents, by digest.
+func (w *World) uploads() []state.Upload {
+	files := w.files.Snapshot()
+	out := make([]state.Upload, 0, len(files))
+	for _, digest := range slices.Sorted(maps.Keys(files)) {
+		out = append(out, state.Upload{Digest: digest, Content: files[digest]})
+	}
+	return out
 }
 
 // Tokens lists the hosting tokens, by scope then token.

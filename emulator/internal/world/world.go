@@ -70,6 +70,7 @@ type World struct {
 	keyring       atomic.Pointer[envelope.Keyring]
 	rateLimitsOff bool
 	seed          int64
+	changeLog     atomic.Pointer[changeLogBox] // set by SetChangeLog (--state)
 
 	// start-up world, restored by Reset
 	fixtures      func() (state.Snapshot, error)

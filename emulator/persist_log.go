@@ -1,0 +1,84 @@
+package emulator
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// A change log record is a 16-byte header, then the change as JSON:
+//
+//	length uint32 | crc32c uint32 | seq uint64 | payload (length bytes)
+//
+// little-endian, the CRC (Castagnoli) over seq and payload. seq numbers the changes of
+// the state file across restarts; the snapshot says which seq it includes.
+const recordHeader = 16
+
+// maxRecord bounds a record's payload: a larger length is a torn or foreign header.
+const maxRecord = 1 << 30
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// appendRecord appends c's record, numbered seq, to b.
+func appendRecord(b []byte, seq uint64, c *state.Change) ([]byte, error) {
+	payload, err := json.Marshal(c)
+	if err != nil {
+		return b, err
+	}
+	var h [recordHeader]byte
+	binary.LittleEndian.PutUint32(h[0:], uint32(len(payload)))
+	binary.LittleEndian.PutUint64(h[8:], seq)
+	crc := crc32.Update(crc32.Checksum(h[8:], crcTable), crcTable, payload)
+	binary.LittleEndian.PutUint32(h[4:], crc)
+	return append(append(b, h[:]...), payload...), nil
+}
+
+// logContents is what a change log holds.
+type logContents struct {
+	changes []state.Change // those numbered after the snapshot, in order
+	last    uint64         // the highest seq read (0: none)
+	good    int64          // bytes up to the end of the last whole record
+	torn    bool           // bytes after good are not a whole record (a crash mid-append)
+}
+
+// parseLog reads the records of b, keeping the changes numbered after snapSeq. It stops
+// at the first record that is cut short or fails its check: appends are in order and
+// each batch is synced before it is acknowledged, so only the tail can be torn.
+func parseLog(b []byte, snapSeq uint64) logContents {
+	var lc logContents
+	for off := 0; off < len(b); {
+		if len(b)-off < recordHeader {
+			lc.torn = true
+			break
+		}
+		h := b[off : off+recordHeader]
+		n := int(binary.LittleEndian.Uint32(h[0:]))
+		seq := binary.LittleEndian.Uint64(h[8:])
+		if n > maxRecord || n > len(b)-off-recordHeader {
+			lc.torn = true
+			break
+		}
+		payload := b[off+recordHeader : off+recordHeader+n]
+		if crc32.Update(crc32.Checksum(h[8:], crcTable), crcTable, payload) != binary.LittleEndian.Uint32(h[4:]) {
+			lc.torn = true
+			break
+		}
+		var c state.Change
+		if json.Unmarshal(payload, &c) != nil {
+			lc.torn = true
+			break
+		}
+		off += recordHeader + n
+		lc.good = int64(off)
+		if seq > lc.last {
+			lc.last = seq
+		}
+		if seq > snapSeq {
+			c.Seq = seq
+			lc.changes = append(lc.changes, c)
+		}
+	}
+	return lc
+}
