@@ -7,6 +7,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/view"
 	"github.com/hostemu/hostemu/emulator/internal/world"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // ClockMode says how the emulator's clock moves: ClockReal or ClockManual.
@@ -77,3 +78,7 @@ type (
 	// Token is a hosting token as POST /_emulator/tokens mints it.
 	Token = state.Token
 )
+
+// EditDistance is the Levenshtein distance between a and b, as hostemu's "did you mean"
+// suggestions measure it (64 for strings longer than that).
+func EditDistance(a, b string) int { return yamlcheck.EditDistance(a, b) }

@@ -251,7 +251,7 @@ func UnknownVariables(environ []string) []string {
 func nearestVariable(name string, known map[string]bool) string {
 	best, bestD := "", 0
 	for k := range known {
-		d := editDistance(strings.TrimPrefix(name, "HOSTEMU_"), strings.TrimPrefix(k, "HOSTEMU_"))
+		d := emulator.EditDistance(strings.ToUpper(strings.TrimPrefix(name, "HOSTEMU_")), strings.TrimPrefix(k, "HOSTEMU_"))
 		if best == "" || d < bestD || d == bestD && k < best {
 			best, bestD = k, d
 		}
@@ -260,28 +260,6 @@ func nearestVariable(name string, known map[string]bool) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, case-insensitively.
-func editDistance(a, b string) int {
-	a, b = strings.ToUpper(a), strings.ToUpper(b)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // errHelp asks for serve's usage (-h, --help).

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/netip"
@@ -79,25 +78,10 @@ func (a *API) serveEdge(w http.ResponseWriter, r *http.Request, d edge.Decision)
 // applyEdgeFault carries out an injected fault at the edge; it reports whether the
 // request goes on to be served.
 func (a *API) applyEdgeFault(w *edgeWriter, r *http.Request, act fault.Action) bool {
-	if act.Delay > 0 {
-		t := time.NewTimer(act.Delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-		case <-a.release:
-		}
-		t.Stop()
-	}
+	a.wait(r.Context(), act.Delay)
 	switch {
 	case act.Status != 0:
-		code := act.Code
-		if code == "" {
-			code = codeForStatus(act.Status)
-		}
-		msg := act.Message
-		if msg == "" {
-			msg = "injected fault " + act.FaultID
-		}
+		code, msg := injected(act)
 		a.edge.Error(w, r, act.Status, code, msg)
 		return false
 	case act.RateLimit:
@@ -105,12 +89,7 @@ func (a *API) applyEdgeFault(w *edgeWriter, r *http.Request, act fault.Action) b
 		a.edge.Error(w, r, http.StatusTooManyRequests, "rate_limited", "injected fault "+act.FaultID+": rate limited")
 		return false
 	case act.Timeout:
-		ctx, cancel := context.WithTimeout(r.Context(), fault.MaxTimeoutSeconds*time.Second)
-		select {
-		case <-ctx.Done():
-		case <-a.release:
-		}
-		cancel()
+		a.wait(r.Context(), fault.MaxTimeoutSeconds*time.Second)
 		w.timedOut = true
 		w.drop()
 		return false

@@ -12,25 +12,10 @@ import (
 // applyFault carries out an injected fault. It reports whether the request goes on to
 // its real handler.
 func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
-	if act.Delay > 0 {
-		t := time.NewTimer(act.Delay)
-		select {
-		case <-t.C:
-		case <-c.Request.Context().Done():
-		case <-a.release:
-		}
-		t.Stop()
-	}
+	a.wait(c.Request.Context(), act.Delay)
 	switch {
 	case act.Status != 0:
-		code := act.Code
-		if code == "" {
-			code = codeForStatus(act.Status)
-		}
-		msg := act.Message
-		if msg == "" {
-			msg = "injected fault " + act.FaultID
-		}
+		code, msg := injected(act)
 		a.writeError(c, act.Status, code, msg, nil)
 		return false
 	case act.RateLimit:
@@ -39,12 +24,7 @@ func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
 		a.tooMany(c, d)
 		return false
 	case act.Timeout:
-		ctx, cancel := context.WithTimeout(c.Request.Context(), fault.MaxTimeoutSeconds*time.Second)
-		select {
-		case <-ctx.Done():
-		case <-a.release:
-		}
-		cancel()
+		a.wait(c.Request.Context(), fault.MaxTimeoutSeconds*time.Second)
 		info.errCode = "timeout"
 		drop(c)
 		return false
@@ -54,6 +34,34 @@ func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
 		return false
 	}
 	return true
+}
+
+// wait holds a faulted request for d, until its client gives up, or until the server
+// shuts down (Release).
+func (a *API) wait(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-a.release:
+	}
+}
+
+// injected is the code and message an injected status answers with: the fault's, else
+// the catalogue's code for the status and a message naming the fault.
+func injected(act fault.Action) (code, msg string) {
+	code, msg = act.Code, act.Message
+	if code == "" {
+		code = codeForStatus(act.Status)
+	}
+	if msg == "" {
+		msg = "injected fault " + act.FaultID
+	}
+	return code, msg
 }
 
 // drop closes the connection without a response. HTTP/2 cannot hand its connection

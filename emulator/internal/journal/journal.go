@@ -169,6 +169,10 @@ func (j *Journal) List(f Filter) []Entry { return j.snapshot(f) }
 func (j *Journal) Count(f Filter) int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	return j.countLocked(f)
+}
+
+func (j *Journal) countLocked(f Filter) int {
 	n := 0
 	j.each(func(e *Entry) {
 		if f.matches(e) {

@@ -39,13 +39,7 @@ func (j *Journal) WriteJSON(w io.Writer, f Filter) error {
 func (j *Journal) snapshot(f Filter) []Entry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	n := 0
-	j.each(func(e *Entry) {
-		if f.matches(e) {
-			n++
-		}
-	})
-	out := make([]Entry, 0, n)
+	out := make([]Entry, 0, j.countLocked(f))
 	j.each(func(e *Entry) {
 		if f.matches(e) {
 			out = append(out, *e)

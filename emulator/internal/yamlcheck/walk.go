@@ -302,7 +302,7 @@ func suggest(got string, allowed []string) string {
 		if strings.HasSuffix(a, "*") {
 			continue
 		}
-		if dist := editDistance(strings.ToLower(got), a); dist < bestD {
+		if dist := EditDistance(strings.ToLower(got), a); dist < bestD {
 			best, bestD = a, dist
 		}
 	}
@@ -312,7 +312,9 @@ func suggest(got string, allowed []string) string {
 	return " (want " + strings.Join(allowed, ", ") + ")"
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b (64 for strings longer than
+// that: nothing so long is a near miss), for "did you mean" suggestions.
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return 64
 	}
