@@ -96,7 +96,7 @@ func (s *Set) Add(spec Spec) (Fault, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: clone(spec), Source: "api"}
+	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: spec.Clone(), Source: "api"}
 	s.next++
 	s.api = append(s.api, f)
 	s.count()
@@ -134,7 +134,7 @@ func (s *Set) SetScenarioFaults(name string, specs []Spec) {
 	for i, spec := range specs {
 		faults[i] = &Fault{
 			ID:     fmt.Sprintf("scn_%s_%d", name, i+1),
-			Spec:   clone(spec),
+			Spec:   spec.Clone(),
 			Source: "scenario:" + name,
 		}
 	}
@@ -248,9 +248,9 @@ func (s *Set) draw(lo, hi time.Duration) time.Duration {
 // count refreshes held; s.mu is held.
 func (s *Set) count() { s.held.Store(int64(len(s.api) + len(s.scenario))) }
 
-// clone copies spec deeply so that neither the caller nor a snapshot's holder can
-// change a held fault.
-func clone(spec Spec) Spec {
+// Clone copies spec deeply (its delay and probability are pointers), so that neither
+// the caller nor a snapshot's holder can change a held fault.
+func (spec Spec) Clone() Spec {
 	if spec.Delay != nil {
 		d := *spec.Delay
 		spec.Delay = &d
@@ -264,6 +264,6 @@ func clone(spec Spec) Spec {
 
 func snapshot(f *Fault) Fault {
 	c := *f
-	c.Spec = clone(f.Spec)
+	c.Spec = f.Spec.Clone()
 	return c
 }

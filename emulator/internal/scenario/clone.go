@@ -48,15 +48,7 @@ func cloneFaults(specs []fault.Spec) []fault.Spec {
 	}
 	out := make([]fault.Spec, len(specs))
 	for i, s := range specs {
-		out[i] = s
-		if s.Delay != nil {
-			d := *s.Delay
-			out[i].Delay = &d
-		}
-		if s.Probability != nil {
-			p := *s.Probability
-			out[i].Probability = &p
-		}
+		out[i] = s.Clone()
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package state
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -63,7 +62,7 @@ func (snap *Snapshot) Check() error {
 	}
 	projects := map[string]bool{}
 	for _, p := range snap.Projects {
-		if !strings.HasPrefix(p.ID, "prj_") || len(p.ID) == 4 {
+		if !ValidID("prj_", p.ID) {
 			bad("projects: id %q does not have the form prj_<suffix>", p.ID)
 		}
 		if projects[p.ID] {
@@ -76,7 +75,7 @@ func (snap *Snapshot) Check() error {
 		if !InRange(d.CreatedAt) {
 			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear)
 		}
-		if !strings.HasPrefix(d.ID, "dpl_") || len(d.ID) == 4 {
+		if !ValidID("dpl_", d.ID) {
 			bad("deployments: id %q does not have the form dpl_<suffix>", d.ID)
 		}
 		if _, dup := deployments[d.ID]; dup {
