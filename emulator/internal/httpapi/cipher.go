@@ -2,15 +2,10 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
-
-// maxPayload is the largest /v1/encrypt payload, in characters of the string.
-const maxPayload = 1 << 20
 
 type encryptRequest struct {
 	Payload *string `json:"payload"`
@@ -26,18 +21,10 @@ func (a *API) encrypt(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if payload == nil {
-		return nil, apperr.New(apperr.InvalidRequest, "field \"payload\" is required: a string")
-	}
-	if info := infoOf(c); info != nil {
+	if info := infoOf(c); info != nil && payload != nil {
 		info.payloadChars = utf8.RuneCountInString(*payload)
 	}
-	if len(*payload) > maxPayload { // more bytes than the limit's characters: count them
-		if n := utf8.RuneCountInString(*payload); n > maxPayload {
-			return nil, apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("field \"payload\" is %d characters; the limit is %d", n, maxPayload))
-		}
-	}
-	env, err := a.w.Encrypt(*payload)
+	env, err := a.w.Encrypt(payload)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +41,7 @@ func (a *API) decrypt(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if envelope == nil {
-		return nil, apperr.New(apperr.InvalidRequest, "field \"envelope\" is required: a string")
-	}
-	payload, err := a.w.Decrypt(*envelope)
+	payload, err := a.w.Decrypt(envelope)
 	if err != nil {
 		return nil, err
 	}
