@@ -20,6 +20,12 @@ type Options struct {
 	Addr string
 	// CipherAddr, when set, gives the decryption service its own listener.
 	CipherAddr string
+	// TLSAddr, when set, is where Listen serves the hosting service, the control API
+	// and the edge over HTTPS, with certificates from the local CA (see CADir).
+	TLSAddr string
+	// CADir, when set, keeps the local CA (ca.pem, and ca-key.pem with mode 0600) so
+	// that every start has the same one; created if missing. Empty: a new CA in memory.
+	CADir string
 	// PublicURL, when set, is the base of links to hostemu (doc_url, build_logs_url).
 	PublicURL string
 	// ScenariosDir adds and overrides scenarios from YAML files, watched for changes.
@@ -69,12 +75,15 @@ type Options struct {
 // LoopbackOnly reports whether every listener binds a loopback address (an empty Addr
 // is 127.0.0.1:0). Control requests must then name a loopback host.
 func (o Options) LoopbackOnly() bool {
-	return loopbackAddr(o.Addr) && (o.CipherAddr == "" || loopbackAddr(o.CipherAddr))
+	return loopbackAddr(o.Addr) && (o.CipherAddr == "" || loopbackAddr(o.CipherAddr)) &&
+		(o.TLSAddr == "" || loopbackAddr(o.TLSAddr))
 }
 
 // ControlExposed reports whether the control API can be reached from beyond this
 // machine with no token to guard it: worth a warning at start.
-func (o Options) ControlExposed() bool { return !loopbackAddr(o.Addr) && o.ControlToken == "" }
+func (o Options) ControlExposed() bool {
+	return o.ControlToken == "" && (!loopbackAddr(o.Addr) || (o.TLSAddr != "" && !loopbackAddr(o.TLSAddr)))
+}
 
 // loopbackAddr reports whether a listen address binds loopback only ("" is
 // 127.0.0.1:0; a name other than localhost may resolve anywhere).

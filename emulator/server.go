@@ -11,14 +11,17 @@ import (
 )
 
 // Server is an emulator bound to its listeners: the hosting service and control API on
-// one, the decryption service on its own when Options.CipherAddr is set.
+// one, the decryption service on its own when Options.CipherAddr is set, and the first
+// one's twin over HTTPS when Options.TLSAddr is set.
 type Server struct {
 	emu        *Emulator
 	conns      *connLimiter
 	ln         net.Listener
 	cipherLn   net.Listener
+	tlsLn      net.Listener
 	http       *http.Server
 	cipherHTTP *http.Server
+	tlsHTTP    *http.Server
 	closeOnce  sync.Once
 	closeErr   error
 }
@@ -40,6 +43,12 @@ func Listen(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	if opts.TLSAddr != "" {
+		if s.tlsLn, err = net.Listen("tcp", opts.TLSAddr); err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+	}
 	if s.emu, err = New(opts); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -51,6 +60,10 @@ func Listen(opts Options) (*Server, error) {
 	if s.cipherLn != nil {
 		s.cipherLn = s.conns.listener(s.cipherLn)
 		s.cipherHTTP = s.newHTTPServer(s.emu.CipherHandler(), lim)
+	}
+	if s.tlsLn != nil {
+		s.tlsLn = s.conns.listener(s.tlsLn)
+		s.tlsHTTP = s.newTLSServer(s.emu.Handler(), lim)
 	}
 	return s, nil
 }
@@ -95,6 +108,9 @@ func (s *Server) closeListeners() {
 	if s.cipherLn != nil {
 		s.cipherLn.Close()
 	}
+	if s.tlsLn != nil {
+		s.tlsLn.Close()
+	}
 }
 
 // Emulator is the world the server serves.
@@ -129,6 +145,10 @@ func (s *Server) Serve() error {
 		n++
 		go func() { errc <- s.cipherHTTP.Serve(s.cipherLn) }()
 	}
+	if s.tlsHTTP != nil {
+		n++
+		go func() { errc <- s.tlsHTTP.ServeTLS(s.tlsLn, "", "") }()
+	}
 	var first error
 	for range n {
 		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && first == nil {
@@ -148,6 +168,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if s.cipherHTTP != nil {
 			err = errors.Join(err, s.cipherHTTP.Shutdown(ctx))
 		}
+		if s.tlsHTTP != nil {
+			err = errors.Join(err, s.tlsHTTP.Shutdown(ctx))
+		}
+		err = errors.Join(err, s.emu.tunnels.Shutdown(ctx))
 		s.closeErr = errors.Join(err, s.emu.Close())
 	})
 	return s.closeErr
