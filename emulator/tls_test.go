@@ -134,7 +134,7 @@ func TestTLSDomainCertificateFollowsTheAPI(t *testing.T) {
 		t.Errorf("names %v", leaf.DNSNames)
 	}
 	// past the renewal point (30 days before expiry) a new certificate is served
-	e.advance(expires.Add(-30*24*time.Hour).Sub(e.emu.World().Now()).String())
+	e.advance(expires.Add(-30 * 24 * time.Hour).Sub(e.emu.World().Now()).String())
 	e.advance("1s")
 	_, _, renewed := e.apiTLS("shop.test")
 	if !renewed.After(expires) {

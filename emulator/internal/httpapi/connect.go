@@ -19,7 +19,6 @@ const DefaultTunnelTimeout = 10 * time.Second
 // tlsRecordHandshake is the first byte of a TLS connection (a ClientHello record).
 const tlsRecordHandshake = 0x16
 
-
 // serveConnect answers CONNECT host:port. For a host hostemu emulates (its own names, a
 // host under the edge domain, a custom domain the edge knows) it answers 200 and serves
 // the tunnel itself: TLS with a certificate from the local CA when the client starts a
