@@ -51,7 +51,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		}
 		return 1
 	}
-	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(),
+	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "tls_url", srv.TLSURL(),
 		"startup", time.Since(processStart).Round(time.Microsecond))
 	printBanner(stdout, srv)
 
@@ -94,4 +94,7 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 func printBanner(w io.Writer, srv *emulator.Server) {
 	fmt.Fprintf(w, "hostemu listening on %s\n", srv.URL())
 	fmt.Fprint(w, srv.Emulator().Banner(srv.URL(), srv.CipherURL()))
+	if u := srv.TLSURL(); u != "" {
+		fmt.Fprintf(w, "  HTTPS            %s  (trust the CA: %s/_emulator/ca.pem)\n", u, srv.URL())
+	}
 }
