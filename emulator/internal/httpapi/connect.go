@@ -56,14 +56,20 @@ func (a *API) serveConnect(w http.ResponseWriter, r *http.Request) {
 	a.serveTunnel(tunnel, conf)
 }
 
-// emulated reports whether CONNECT to host stays with hostemu.
+// emulated reports whether CONNECT to the host of r stays with hostemu.
 func (a *API) emulated(host string, r *http.Request) bool {
-	if host == "" {
-		return false
-	}
 	var local net.IP
 	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok {
 		local = addr.IP
+	}
+	return a.emulatedHost(host, local)
+}
+
+// emulatedHost reports whether host (normalised) is one hostemu answers for itself, on
+// a connection to local: its own names, hosts under the edge domain, custom domains.
+func (a *API) emulatedHost(host string, local net.IP) bool {
+	if host == "" {
+		return false
 	}
 	if a.ownTLSName(host, local) {
 		return true

@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -56,12 +58,16 @@ func localIP(c net.Conn) net.IP {
 // a host under the edge domain, or a custom domain whose certificate is issued.
 func (a *API) certSpec(serverName string, local net.IP) (tlsca.Spec, bool) {
 	host := edge.NormalizeHost(serverName)
-	if serverName != "" && host == "" {
+	if serverName != "" && !validSNI(host) {
 		return tlsca.Spec{}, false
 	}
 	now := a.w.Now()
 	if host == "" || a.ownTLSName(host, local) {
-		return a.windowed(a.ownNames(local), now), true
+		names := a.ownNames(local)
+		if host != "" && !slices.Contains(names, host) {
+			names = append(names, host) // another loopback address, say 127.0.1.1
+		}
+		return a.windowed(names, now), true
 	}
 	if _, under, _ := edge.ParseEdgeHost(host, a.w.EdgeDomain()); under {
 		return a.windowed([]string{host}, now), true
@@ -102,6 +108,29 @@ func (a *API) ownNames(local net.IP) []string {
 		names = append(names, local.String())
 	}
 	return names
+}
+
+// validSNI reports whether host can be a name in a certificate: an IP address, or at
+// most 253 bytes of labels of 1 to 63 ASCII letters, digits, hyphens and underscores,
+// no label starting or ending with a hyphen (what verifiers accept).
+func validSNI(host string) bool {
+	if host == "" || len(host) > 253 {
+		return false
+	}
+	if net.ParseIP(host) != nil {
+		return true
+	}
+	for label := range strings.SplitSeq(host, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func isLoopbackName(h string) bool {
