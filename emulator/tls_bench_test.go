@@ -73,4 +73,3 @@ func BenchmarkTLSHandshakeGet(b *testing.B) {
 	b.Run("hostemu", func(b *testing.B) { run(b, strings.TrimPrefix(srv.TLSURL(), "https://")) })
 	b.Run("go-tls-fixed-cert", func(b *testing.B) { run(b, ln.Addr().String()) })
 }
-
