@@ -1,12 +1,13 @@
 # hostemu: a small static image that runs as a non-root user.
 #
 #   docker build -t hostemu --build-arg VERSION=v1.2.3 --build-arg COMMIT=$(git rev-parse HEAD) .
-#   docker run --rm -p 4700:4700 hostemu
+#   docker run --rm -p 4700:4700 -p 4743:4743 hostemu      # 4743: HTTPS, certificates from the local CA
 #
 # Optional mounts (read-only is enough), enabled with variables:
 #   -v ./scenarios:/scenarios:ro -e HOSTEMU_SCENARIOS=/scenarios   scenario YAML, watched
 #   -v ./fixtures:/fixtures:ro   -e HOSTEMU_FIXTURES=/fixtures     fixtures replacing the embedded ones
 #   -v hostemu-state:/state      -e HOSTEMU_STATE=/state/state.json  persisted state (writable by uid 65532)
+#   -v hostemu-ca:/state/ca      -e HOSTEMU_CA_DIR=/state/ca       the same local CA on every start (trust it once)
 # Every serve flag has its HOSTEMU_* variable; see `docker run --rm hostemu serve -h`.
 
 ARG GO_VERSION=1.26.8
@@ -29,8 +30,8 @@ COPY --from=build /out/hostemu /usr/local/bin/hostemu
 COPY --from=build --chown=65532:65532 /out/state /state
 # nonroot:nonroot, numeric so that Kubernetes' runAsNonRoot can verify it.
 USER 65532:65532
-ENV HOSTEMU_ADDR=0.0.0.0:4700
-EXPOSE 4700
+ENV HOSTEMU_ADDR=0.0.0.0:4700 HOSTEMU_TLS_ADDR=0.0.0.0:4743
+EXPOSE 4700 4743
 HEALTHCHECK --interval=5s --timeout=3s --start-period=2s --retries=3 \
   CMD ["/usr/local/bin/hostemu", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/hostemu"]

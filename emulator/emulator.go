@@ -13,6 +13,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -36,6 +37,8 @@ type Emulator struct {
 	closeOnce sync.Once
 	closeErr  error
 	saver     *persister
+	ca        *tlsca.CA
+	tunnels   *http.Server // serves CONNECT tunnels
 }
 
 // New builds an emulator from opts: scenarios (built in, plus a watched directory),
@@ -93,12 +96,18 @@ func New(opts Options) (*Emulator, error) {
 			return nil, &ConfigError{err}
 		}
 	}
+	if e.ca, err = newCA(opts.CADir); err != nil {
+		cancel()
+		return nil, err
+	}
+	lim := opts.Limits.withDefaults()
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
 		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "", ControlSeparate: opts.ControlAddr != "",
-		Limits: opts.Limits.withDefaults().httpLimits(),
+		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout,
 	})
+	e.tunnels = newTunnelServer(e.api.Handler(), lim, e.log)
 	if opts.ControlExposed() {
 		e.log.Warn("the control API listens beyond loopback with no --control-token: anyone who can reach it can reset the world, mint admin tokens and read every request", "addr", opts.Addr)
 	}
@@ -213,6 +222,7 @@ func (e *Emulator) Release() { e.api.Release() }
 func (e *Emulator) Close() error {
 	e.closeOnce.Do(func() {
 		e.cancel()
+		e.tunnels.Close()
 		e.wg.Wait()
 		e.world.Close()
 		if e.saver != nil {

@@ -20,6 +20,12 @@ type Options struct {
 	Addr string
 	// CipherAddr, when set, gives the decryption service its own listener.
 	CipherAddr string
+	// TLSAddr, when set, is where Listen serves the hosting service, the control API
+	// and the edge over HTTPS, with certificates from the local CA (see CADir).
+	TLSAddr string
+	// CADir, when set, keeps the local CA (ca.pem, and ca-key.pem with mode 0600) so
+	// that every start has the same one; created if missing. Empty: a new CA in memory.
+	CADir string
 	// PublicURL, when set, is the base of links to hostemu (doc_url, build_logs_url).
 	PublicURL string
 	// ScenariosDir adds and overrides scenarios from YAML files, watched for changes.
@@ -77,21 +83,28 @@ func (o Options) LoopbackOnly() bool {
 	if o.ControlAddr != "" {
 		return loopbackAddr(o.ControlAddr)
 	}
-	return loopbackAddr(o.Addr) && (o.CipherAddr == "" || loopbackAddr(o.CipherAddr))
+	return loopbackAddr(o.Addr) && (o.CipherAddr == "" || loopbackAddr(o.CipherAddr)) &&
+		(o.TLSAddr == "" || loopbackAddr(o.TLSAddr))
 }
 
 // ControlExposed reports whether the control API can be reached from beyond this
 // machine with no token to guard it: worth a warning at start.
 func (o Options) ControlExposed() bool {
-	return !loopbackAddr(o.controlAddr()) && o.ControlToken == ""
+	if o.ControlAddr != "" {
+		return o.ControlToken == "" && !loopbackAddr(o.ControlAddr)
+	}
+	return o.ControlToken == "" && (!loopbackAddr(o.Addr) || (o.TLSAddr != "" && !loopbackAddr(o.TLSAddr)))
 }
 
-// controlAddr is where the control API listens.
+// controlAddr is where the control API listens (beyond loopback, for the warning).
 func (o Options) controlAddr() string {
-	if o.ControlAddr != "" {
+	switch {
+	case o.ControlAddr != "":
 		return o.ControlAddr
+	case !loopbackAddr(o.Addr) || o.TLSAddr == "":
+		return o.Addr
 	}
-	return o.Addr
+	return o.TLSAddr
 }
 
 // loopbackAddr reports whether a listen address binds loopback only ("" is

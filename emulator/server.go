@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,16 +13,19 @@ import (
 
 // Server is an emulator bound to its listeners: the hosting service, the edge and the
 // control API on one, the decryption service on its own when Options.CipherAddr is set,
-// the control API on its own when Options.ControlAddr is.
+// the control API on its own when Options.ControlAddr is, and the first one's twin over
+// HTTPS when Options.TLSAddr is set.
 type Server struct {
 	emu         *Emulator
 	conns       *connLimiter
 	ln          net.Listener
 	cipherLn    net.Listener
 	controlLn   net.Listener // the control API's own, with Options.ControlAddr
+	tlsLn       net.Listener
 	http        *http.Server
 	cipherHTTP  *http.Server
 	controlHTTP *http.Server
+	tlsHTTP     *http.Server
 	closeOnce   sync.Once
 	closeErr    error
 }
@@ -49,6 +53,12 @@ func Listen(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	if opts.TLSAddr != "" {
+		if s.tlsLn, err = net.Listen("tcp", opts.TLSAddr); err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+	}
 	if s.emu, err = New(opts); err != nil {
 		s.closeListeners()
 		return nil, err
@@ -64,6 +74,10 @@ func Listen(opts Options) (*Server, error) {
 	if s.controlLn != nil {
 		s.controlLn = s.conns.listener(s.controlLn)
 		s.controlHTTP = s.newHTTPServer(s.emu.ControlHandler(), lim)
+	}
+	if s.tlsLn != nil {
+		s.tlsLn = s.conns.listener(s.tlsLn)
+		s.tlsHTTP = s.newTLSServer(s.emu.Handler(), lim)
 	}
 	return s, nil
 }
@@ -104,7 +118,7 @@ func connCap(want int, log *slog.Logger) int {
 }
 
 func (s *Server) closeListeners() {
-	for _, ln := range []net.Listener{s.ln, s.cipherLn, s.controlLn} {
+	for _, ln := range []net.Listener{s.ln, s.cipherLn, s.controlLn, s.tlsLn} {
 		if ln != nil {
 			ln.Close()
 		}
@@ -138,12 +152,16 @@ func (s *Server) ControlURL() string {
 // is named as such, with the URL to use from this machine), and the credentials.
 func (s *Server) Banner() string {
 	listeners := []string{s.ln.Addr().String()}
-	for _, ln := range []net.Listener{s.cipherLn, s.controlLn} {
+	for _, ln := range []net.Listener{s.cipherLn, s.controlLn, s.tlsLn} {
 		if ln != nil {
 			listeners = append(listeners, ln.Addr().String())
 		}
 	}
-	return s.emu.banner(s.URL(), s.CipherURL(), s.ControlURL(), listeners)
+	b := s.emu.banner(s.URL(), s.CipherURL(), s.ControlURL(), listeners)
+	if u := s.TLSURL(); u != "" {
+		b += fmt.Sprintf("  HTTPS            %s  (trust the CA: %s/_emulator/ca.pem)\n", u, s.ControlURL())
+	}
+	return b
 }
 
 // dialable turns a wildcard listen address into one a client on this host can dial.
@@ -157,7 +175,7 @@ func dialable(a net.Addr) string {
 
 // Serve answers requests until Shutdown. It returns nil after a clean shutdown.
 func (s *Server) Serve() error {
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	go func() { errc <- s.http.Serve(s.ln) }()
 	n := 1
 	if s.cipherHTTP != nil {
@@ -167,6 +185,10 @@ func (s *Server) Serve() error {
 	if s.controlHTTP != nil {
 		n++
 		go func() { errc <- s.controlHTTP.Serve(s.controlLn) }()
+	}
+	if s.tlsHTTP != nil {
+		n++
+		go func() { errc <- s.tlsHTTP.ServeTLS(s.tlsLn, "", "") }()
 	}
 	var first error
 	for range n {
@@ -184,11 +206,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		s.emu.Release()
 		err := s.http.Shutdown(ctx)
-		for _, srv := range []*http.Server{s.cipherHTTP, s.controlHTTP} {
+		for _, srv := range []*http.Server{s.cipherHTTP, s.controlHTTP, s.tlsHTTP} {
 			if srv != nil {
 				err = errors.Join(err, srv.Shutdown(ctx))
 			}
 		}
+		err = errors.Join(err, s.emu.tunnels.Shutdown(ctx))
 		s.closeErr = errors.Join(err, s.emu.Close())
 	})
 	return s.closeErr

@@ -66,6 +66,10 @@ func (r *remote) do(ctx context.Context, method, path string, body, out any) err
 	if out == nil {
 		return nil
 	}
+	if b, ok := out.(*[]byte); ok { // a body that is not JSON (ca.pem)
+		*b = raw
+		return nil
+	}
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("the answer is not the JSON expected: %v: %.200s", err, raw)
 	}

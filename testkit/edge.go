@@ -2,44 +2,115 @@ package testkit
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
+	"time"
 )
 
 // EdgeClient returns an HTTP client that reaches the emulator's edge for any host, so a
 // test fetches a deployment's exact URL, or a custom domain's, as the API handed it out:
 //
 //	res, err := emu.EdgeClient().Get(deployment.URL) // https://shop-abc….hostemu.localhost/
+//	leaf := res.TLS.PeerCertificates[0]               // issuer and expiry as the domain's tls says
 //
-// Every connection goes to the emulator, whatever the URL's host (the edge routes by
-// the Host header, which keeps the URL's). Until hostemu serves TLS, https URLs are
-// fetched over plain HTTP on the emulator's port: the scheme is the only thing the
-// client changes. Redirects (a domain's 308) are followed like any client would; use
-// CheckRedirect to see them instead.
+// Every connection goes to the emulator, whatever the URL's host: http URLs to its
+// plain listener (the edge routes by the Host header, which keeps the URL's), https
+// URLs over real TLS, to Start's HTTPS listener or, for Connect and WithoutTLS,
+// through the plain listener as a proxy (CONNECT). The client trusts the emulator's CA
+// alone and checks certificates at the emulator's time, so a manual clock months ahead
+// still verifies, and a certificate the emulator would not serve fails the handshake.
+// Redirects (a domain's 308) are followed like any client would; use CheckRedirect to
+// see them instead.
 func (e *Emulator) EdgeClient() *http.Client {
+	e.tb.Helper()
 	u, err := url.Parse(e.r.url)
 	if err != nil {
 		e.tb.Fatalf("testkit: emulator URL %q: %v", e.r.url, err)
 	}
-	addr := u.Host
+	conf := &tls.Config{RootCAs: e.CACertPool(), Time: e.r.emulatedNow}
+	plain := e.r.transport.Clone()
+	plain.Proxy = nil
+	plain.DialContext = dialTo(u.Host)
+	secure := e.r.transport.Clone()
+	secure.TLSClientConfig = conf
+	if e.r.tlsURL != "" {
+		secure.Proxy = nil
+		secure.DialContext = dialTo(strings.TrimPrefix(e.r.tlsURL, "https://"))
+	} else {
+		secure.Proxy = http.ProxyURL(u)
+	}
+	e.tb.Cleanup(plain.CloseIdleConnections)
+	e.tb.Cleanup(secure.CloseIdleConnections)
+	return &http.Client{Transport: byScheme{plain: plain, secure: secure}, Timeout: clientTimeout}
+}
+
+// dialTo dials addr whatever address a request asks for.
+func dialTo(addr string) func(ctx context.Context, network, _ string) (net.Conn, error) {
 	var d net.Dialer
-	tr := e.r.transport.Clone()
-	tr.Proxy = nil
-	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return d.DialContext(ctx, network, addr)
 	}
-	return &http.Client{Transport: plainEdge{tr}, Timeout: clientTimeout}
 }
 
-// plainEdge sends https requests as http ones to the emulator (which serves no TLS yet).
-type plainEdge struct{ rt http.RoundTripper }
+// byScheme sends https requests over one transport, the rest over the other.
+type byScheme struct{ plain, secure http.RoundTripper }
 
-func (p plainEdge) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b byScheme) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.URL.Scheme == "https" {
-		r2 := r.Clone(r.Context())
-		r2.URL.Scheme = "http"
-		return p.rt.RoundTrip(r2)
+		return b.secure.RoundTrip(r)
 	}
-	return p.rt.RoundTrip(r)
+	return b.plain.RoundTrip(r)
 }
+
+// CACertPool is a pool holding the emulator's CA certificate alone, for the RootCAs of
+// a client of your own (GET /_emulator/ca.pem for Connect). Certificates are valid on
+// the emulator's clock: on a manual clock far from now, set tls.Config.Time too (see
+// EdgeClient).
+func (e *Emulator) CACertPool() *x509.CertPool {
+	e.tb.Helper()
+	e.r.caOnce.Do(func() { e.r.caPool, e.r.caErr = e.r.fetchCA() })
+	if e.r.caErr != nil {
+		e.tb.Fatalf("testkit: the emulator's CA: %v", e.r.caErr)
+	}
+	return e.r.caPool
+}
+
+func (r *remote) fetchCA() (*x509.CertPool, error) {
+	if r.srv != nil {
+		return r.srv.Emulator().CACertPool(), nil
+	}
+	var pem []byte
+	if err := r.do(context.Background(), http.MethodGet, "/_emulator/ca.pem", nil, &pem); err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("GET /_emulator/ca.pem answered no PEM certificate: %.80q", pem)
+	}
+	return pool, nil
+}
+
+// emulatedNow is the emulator's time, at which certificates are checked: read in
+// process for Start, asked of the control API for Connect (the real time if that fails:
+// the handshake then fails as it would for any client).
+func (r *remote) emulatedNow() time.Time {
+	if r.srv != nil {
+		return r.srv.Emulator().World().Now()
+	}
+	var c clockView
+	if err := r.do(context.Background(), http.MethodGet, "/_emulator/clock", nil, &c); err != nil {
+		r.log.Warn("testkit: reading the emulator's clock for a TLS handshake", "err", err)
+		return time.Now()
+	}
+	return c.Now
+}
+
+// TLSURL is the HTTPS listener's base URL, e.g. https://127.0.0.1:41235 (Start without
+// WithoutTLS; "" otherwise). Its certificates come from the emulator's CA: see
+// CACertPool.
+func (e *Emulator) TLSURL() string { return e.r.tlsURL }

@@ -26,6 +26,7 @@ type config struct {
 	controlToken string
 	cipherURL    string
 	logger       *slog.Logger
+	noTLS        bool
 	set          map[string]bool
 }
 
@@ -106,4 +107,10 @@ func WithCipherURL(url string) Option {
 // debug line per control API call the Emulator makes.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger, c.set["WithLogger"] = l, true }
+}
+
+// WithoutTLS starts the emulator without its HTTPS listener (Start only): EdgeClient then
+// reaches https URLs through the plain listener as a proxy (CONNECT), as with Connect.
+func WithoutTLS() Option {
+	return func(c *config) { c.noTLS, c.set["WithoutTLS"] = true, true }
 }

@@ -23,11 +23,13 @@ package testkit
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,12 +55,17 @@ type Emulator struct {
 // remote is what the views of one emulator share: where it is and how to reach it.
 type remote struct {
 	url, cipherURL string
+	tlsURL         string // the HTTPS listener of Start; "" for Connect or WithoutTLS
 	controlToken   string
 	srv            *emulator.Server // nil for Connect
 	transport      *http.Transport
 	client         *http.Client // for users: bounded by clientTimeout
 	control        *http.Client // for control calls: bounded per call by a context
 	log            *slog.Logger
+
+	caOnce sync.Once // fetches caPool
+	caPool *x509.CertPool
+	caErr  error
 }
 
 func newRemote(url, cipherURL string, cfg *config) *remote {
@@ -75,7 +82,8 @@ func newRemote(url, cipherURL string, cfg *config) *remote {
 }
 
 // Start starts an emulator in this process for tb, listening on 127.0.0.1 on a free
-// port (the decryption service on the same listener), and shuts it down when tb's test
+// port (the decryption service on the same listener) and, unless WithoutTLS, serving
+// HTTPS on another (TLSURL), and shuts it down when tb's test
 // ends. Unless options say otherwise it serves the embedded fixtures and the default
 // scenario, with seed 1 and a manual clock starting at 2026-01-01T00:00:00Z, so that a
 // test sees the same world, ids and times on every run.
@@ -90,6 +98,9 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 		Fixtures: cfg.fixtures, Seed: cfg.seed, ClockMode: cfg.clockMode, ClockStart: cfg.clockStart,
 		ControlToken: cfg.controlToken, Logger: cfg.logger, Version: "testkit",
 	}
+	if !cfg.noTLS {
+		o.TLSAddr = "127.0.0.1:0"
+	}
 	if o.ClockMode == "" {
 		o.ClockMode = ClockManual
 	}
@@ -103,7 +114,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
 	r := newRemote(srv.URL(), srv.CipherURL(), cfg)
-	r.srv = srv
+	r.srv, r.tlsURL = srv, srv.TLSURL()
 	tb.Cleanup(func() {
 		r.transport.CloseIdleConnections()
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -131,7 +142,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 	tb.Helper()
 	cfg := newConfig(opts)
-	if bad := cfg.given("WithScenariosDir", "WithFixtures", "WithSeed", "WithClock", "WithClockStart"); bad != "" {
+	if bad := cfg.given("WithScenariosDir", "WithFixtures", "WithSeed", "WithClock", "WithClockStart", "WithoutTLS"); bad != "" {
 		tb.Fatalf("testkit.Connect: %s applies only to Start: the running emulator was configured when it started", bad)
 	}
 	url = strings.TrimSuffix(strings.TrimRight(url, "/"), "/v1")

@@ -546,7 +546,65 @@ func TestEdgeClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.StatusCode != 200 || res.Header.Get("X-Hostemu-Deployment") != created.ID {
+	if res.StatusCode != 200 || res.Header.Get("X-Hostemu-Deployment") != created.ID || res.TLS == nil {
 		t.Fatalf("GET %s: %d %v", created.URL, res.StatusCode, res.Header)
 	}
+}
+
+// Over real TLS, a custom domain's certificate is what its tls object says, checked at
+// the emulator's time: months ahead on a manual clock, after renewals, it still
+// verifies; with Connect, through the proxy and ca.pem; WithoutTLS, through CONNECT too.
+func TestEdgeClientTLS(t *testing.T) {
+	t.Parallel()
+	emu := testkit.Start(t)
+	emu.Advance(200 * 24 * time.Hour) // two renewals later
+	check := func(t *testing.T, e *testkit.Emulator) {
+		var list struct {
+			Domains []struct {
+				Hostname string
+				TLS      struct {
+					ExpiresAt time.Time `json:"expires_at"`
+					Issuer    string
+				}
+			}
+		}
+		req, _ := http.NewRequest("GET", e.URL()+"/v1/projects/prj_demo/domains", nil)
+		req.Header.Set("Authorization", "Bearer "+e.Token("read"))
+		res, err := e.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.NewDecoder(res.Body).Decode(&list)
+		res.Body.Close()
+		res, err = e.EdgeClient().Get("https://demo-shop.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		leaf, found := res.TLS.PeerCertificates[0], false
+		for _, d := range list.Domains {
+			if d.Hostname == "demo-shop.test" {
+				found = true
+				if !leaf.NotAfter.Equal(d.TLS.ExpiresAt) || leaf.Issuer.CommonName != d.TLS.Issuer {
+					t.Errorf("served %s until %v, the API says %s until %v", leaf.Issuer.CommonName, leaf.NotAfter, d.TLS.Issuer, d.TLS.ExpiresAt)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("no demo-shop.test in %+v", list)
+		}
+		if now := e.Now(); leaf.NotAfter.Before(now) || leaf.NotBefore.After(now) {
+			t.Errorf("valid %v to %v: not at the emulator's time %v", leaf.NotBefore, leaf.NotAfter, now)
+		}
+	}
+	t.Run("Start", func(t *testing.T) { check(t, emu.With(t)) })
+	t.Run("Connect", func(t *testing.T) { check(t, testkit.Connect(t, emu.URL())) })
+	t.Run("WithoutTLS", func(t *testing.T) {
+		e := testkit.Start(t, testkit.WithoutTLS())
+		e.Advance(200 * 24 * time.Hour)
+		if e.TLSURL() != "" {
+			t.Errorf("TLSURL %q", e.TLSURL())
+		}
+		check(t, e)
+	})
 }

@@ -53,6 +53,13 @@ var settings = []setting{
 	{"control-addr", "", "`host:port` of the control API's own listener (empty: served on --addr)", func(c *Config, v string) error {
 		return setAddr(&c.Options.ControlAddr, v, false)
 	}},
+	{"tls-addr", "", "`host:port` serving the hosting service, control API and edge over HTTPS, certificates from the local CA (empty: none)", func(c *Config, v string) error {
+		return setAddr(&c.Options.TLSAddr, v, false)
+	}},
+	{"ca-dir", "", "`DIR` keeping the local CA (ca.pem, ca-key.pem mode 0600), created if missing (empty: a new CA in memory each start)", func(c *Config, v string) error {
+		c.Options.CADir = v
+		return nil
+	}},
 	{"public-url", "", "absolute http(s) `URL` used in links to hostemu (empty: the request's scheme and host)", func(c *Config, v string) error {
 		u, err := parsePublicURL(v)
 		c.Options.PublicURL = u

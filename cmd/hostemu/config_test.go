@@ -100,6 +100,14 @@ var valid = map[string][]struct {
 		{"127.0.0.1:4701", func(c *Config) { c.Options.CipherAddr = "127.0.0.1:4701" }},
 		{"", func(c *Config) {}},
 	},
+	"tls-addr": {
+		{"0.0.0.0:4743", func(c *Config) { c.Options.TLSAddr = "0.0.0.0:4743" }},
+		{"", func(c *Config) {}},
+	},
+	"ca-dir": {
+		{"/home/me/.hostemu-ca", func(c *Config) { c.Options.CADir = "/home/me/.hostemu-ca" }},
+		{"", func(c *Config) {}},
+	},
 	"public-url": {
 		{"https://emu.test:8443/base/", func(c *Config) { c.Options.PublicURL = "https://emu.test:8443/base" }},
 		{"http://hostemu:4700", func(c *Config) { c.Options.PublicURL = "http://hostemu:4700" }},
@@ -228,6 +236,7 @@ var invalid = map[string][]string{
 	"addr":                     {"4700", "localhost", "127.0.0.1:http", "127.0.0.1:65536", "127.0.0.1:-1"},
 	"cipher-addr":              {"4701", "127.0.0.1:99999"},
 	"control-addr":             {"4702", "127.0.0.1:99999"},
+	"tls-addr":                 {"4743", "127.0.0.1:65536", "localhost"},
 	"public-url":               {"emu.test", "ftp://emu.test", "/relative", "http://", "https://emu.test/?q=1", "https://emu.test/#x", "http://u:p@emu.test"},
 	"seed":                     {"abc", "1.5", "9223372036854775808", "0x10"},
 	"clock":                    {"fake", "Manual"},
@@ -330,7 +339,7 @@ func TestLoadBadValues(t *testing.T) {
 		cases = append(cases, bad{name, ""})
 	}
 	// Any string is a good path; checkPaths looks at the files (TestCheckPaths).
-	anyValue := map[string]bool{"scenarios": true, "fixtures": true, "state": true}
+	anyValue := map[string]bool{"scenarios": true, "fixtures": true, "state": true, "ca-dir": true}
 	for _, s := range settings {
 		if !anyValue[s.name] && len(invalid[s.name]) == 0 && !slices.Contains(invalidWhenEmpty, s.name) {
 			t.Errorf("no bad values for --%s in the test table", s.name)

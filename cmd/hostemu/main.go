@@ -42,6 +42,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 		return serve(ctx, rest, getenv, environ, stdout, stderr)
 	case "validate":
 		return validate(rest, stdout, stderr)
+	case "ca":
+		return caCommand(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout, stderr)
 	case "version":
@@ -69,6 +71,8 @@ Commands:
                                  file:line: problem per problem
   hostemu healthcheck [--url U]  exit 0 when /_emulator/health answers 200 within 2 s,
                                  else 1; U defaults to HOSTEMU_ADDR (0.0.0.0 read as 127.0.0.1)
+  hostemu ca [--ca-dir DIR]      print the certificate of the local CA kept in DIR
+                                 (default HOSTEMU_CA_DIR), creating it if missing
   hostemu version                print version, commit and Go version
   hostemu help                   print this help
 

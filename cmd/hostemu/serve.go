@@ -51,7 +51,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		}
 		return 1
 	}
-	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "control_url", srv.ControlURL(),
+	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "control_url", srv.ControlURL(), "tls_url", srv.TLSURL(),
 		"startup", time.Since(processStart).Round(time.Microsecond))
 	printBanner(stdout, srv)
 

@@ -3,18 +3,22 @@ package httpapi
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/binary"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/compress"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -41,6 +45,15 @@ type Config struct {
 	// /_emulator/health).
 	ControlSeparate bool
 	Limits          Limits // body bytes in flight, state size
+	// CA signs the certificates of TLS connections (TLSConfig, CONNECT tunnels).
+	CA *tlsca.CA
+	// ServeTunnel serves a CONNECT tunnel's connection, over TLS with conf unless it is
+	// nil, until it closes (ServeConn with the listener's limits); nil: ServeConn with
+	// default timeouts.
+	ServeTunnel func(c net.Conn, conf *tls.Config)
+	// TunnelTimeout bounds a CONNECT tunnel's wait for the client's first byte
+	// (DefaultTunnelTimeout when 0).
+	TunnelTimeout time.Duration
 }
 
 // API serves one world over HTTP.
@@ -53,6 +66,7 @@ type API struct {
 	cipher    *gin.Engine
 	edge      *edge.Handler // deployments and custom domains, chosen by host
 	handler   http.Handler  // the edge in front of mainHTTP
+	tlsConfig *tls.Config   // TLSConfig, for CONNECT tunnels
 	// publicHost is --public-url's host: hostemu's own, never the edge's.
 	publicHost string
 	// mainHTTP and cipherHTTP serve main and cipher, gzipping answers when asked
@@ -76,6 +90,13 @@ func New(w *world.World, cfg Config) *API {
 		cfg.CORSOrigins = []string{"*"}
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
+	if cfg.CA == nil {
+		ca, err := tlsca.Generate()
+		if err != nil {
+			panic(err) // crypto/rand does not fail
+		}
+		cfg.CA = ca
+	}
 	a := &API{w: w, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
 	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
@@ -104,6 +125,7 @@ func New(w *world.World, cfg Config) *API {
 	a.mainHTTP, a.cipherHTTP = compress.Responses(ownRequest(a.main)), compress.Responses(ownRequest(a.cipher))
 	a.controlHTTP = compress.Responses(ownRequest(a.controlEngine))
 	a.handler = a.route(a.mainHTTP)
+	a.tlsConfig = a.TLSConfig()
 	return a
 }
 

@@ -16,9 +16,14 @@ import (
 const serviceEdge = "edge"
 
 // route sends a request to the edge when its host is a deployment host or a custom
-// domain (or it is a proxy request for any host but hostemu's own), else to the APIs.
+// domain (or it is a proxy request for any host but hostemu's own), else to the APIs;
+// CONNECT opens a tunnel to hostemu itself (see serveConnect).
 func (a *API) route(api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodConnect {
+			a.serveConnect(w, r)
+			return
+		}
 		host, proxy := edge.RequestHost(r)
 		if a.ownHost(host) {
 			api.ServeHTTP(w, r)

@@ -54,6 +54,7 @@ func (a *API) controlRoutes(r *gin.Engine) {
 	get(g, "/scenarios", a.handle(a.listScenarios))
 	g.PUT("/scenarios/active", a.handle(a.useScenario))
 	get(g, "/edge", a.handle(a.edgeRoutes))
+	get(g, "/ca.pem", a.caPEM)
 }
 
 func (a *API) healthRoute(r *gin.Engine) {

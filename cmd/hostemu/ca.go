@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+// caCommand prints the certificate of the CA kept in --ca-dir (or HOSTEMU_CA_DIR),
+// creating it when the directory holds none, so that a developer can trust it before
+// the first start: hostemu ca --ca-dir ~/.hostemu-ca > hostemu-ca.pem. 0 on success, 1
+// when the directory cannot be read or written, 2 for bad arguments.
+func caCommand(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("hostemu ca", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	dir := fset.String("ca-dir", "", "")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: hostemu ca [--ca-dir DIR]\n\nPrints the certificate (PEM) of the local CA kept in DIR, creating DIR and a new CA\nwhen it holds none. DIR defaults to HOSTEMU_CA_DIR. Start hostemu with the same\n--ca-dir to serve certificates from it.")
+			return 0
+		}
+		fmt.Fprintf(stderr, "hostemu ca: %v\n", flagError(err))
+		return 2
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "hostemu ca: unexpected argument %q\n", fset.Arg(0))
+		return 2
+	}
+	d := *dir
+	if d == "" {
+		d = getenv(envName("ca-dir"))
+	}
+	if d == "" {
+		fmt.Fprintln(stderr, "hostemu ca: give --ca-dir DIR (or HOSTEMU_CA_DIR): without one, each hostemu makes its own CA in memory;\n"+
+			"  fetch a running one's with curl http://127.0.0.1:4700/_emulator/ca.pem")
+		return 2
+	}
+	pem, err := emulator.CAFromDir(d)
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu ca: %v\n", err)
+		return 1
+	}
+	stdout.Write(pem)
+	return 0
+}

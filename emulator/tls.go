@@ -1,0 +1,92 @@
+package emulator
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"github.com/hostemu/hostemu/emulator/internal/httpapi"
+	"github.com/hostemu/hostemu/emulator/internal/tlsca"
+)
+
+// newCA is the local CA: kept in dir when it is set, else a new one in memory.
+func newCA(dir string) (*tlsca.CA, error) {
+	if dir == "" {
+		return tlsca.Generate()
+	}
+	ca, err := tlsca.Load(dir)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	return ca, nil
+}
+
+// newTunnelServer serves the connections of CONNECT tunnels with h, within the limits of
+// the listeners: header and idle timeouts and the body read deadline. Tunnels hold the
+// slot of the connection they came in on, so the connection cap counts them.
+func newTunnelServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	return &http.Server{
+		Protocols:         &protocols,
+		Handler:           bodyDeadline(h, lim.BodyReadTimeout, lim.MinBodyRate),
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug), // handshake refusals are the point, not a fault
+	}
+}
+
+// serveTunnel serves one CONNECT tunnel until it closes.
+func (e *Emulator) serveTunnel(c net.Conn, conf *tls.Config) { httpapi.ServeConn(e.tunnels, c, conf) }
+
+// CACertificate is the local CA's certificate: what a client trusts to verify the
+// certificates of the TLS listener and of CONNECT tunnels.
+func (e *Emulator) CACertificate() *x509.Certificate { return e.ca.Certificate() }
+
+// CACertPEM is CACertificate, PEM-encoded (as GET /_emulator/ca.pem answers it).
+func (e *Emulator) CACertPEM() []byte { return e.ca.CertPEM() }
+
+// CACertPool is a pool holding the CA's certificate alone, for a client's RootCAs.
+func (e *Emulator) CACertPool() *x509.CertPool { return e.ca.Pool() }
+
+// TLSConfig is the server side of hostemu's TLS: a certificate per SNI name, minted on
+// first use by the local CA (hostemu's own names, deployment hosts, and custom domains
+// while their certificate is issued), HTTP/2 or HTTP/1.1. Serve Handler with it to serve
+// HTTPS on a listener of your own.
+func (e *Emulator) TLSConfig() *tls.Config { return e.api.TLSConfig() }
+
+// newTLSServer is newHTTPServer over TLS: HTTP/1.1 and HTTP/2, certificates per SNI name.
+func (s *Server) newTLSServer(h http.Handler, lim Limits) *http.Server {
+	srv := s.newHTTPServer(h, lim)
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	srv.Protocols = &protocols
+	srv.TLSConfig = s.emu.TLSConfig()
+	srv.ErrorLog = slog.NewLogLogger(s.emu.log.Handler(), slog.LevelDebug) // refused handshakes are expected
+	return srv
+}
+
+// TLSURL is the HTTPS listener's base URL, e.g. https://127.0.0.1:4743; "" without
+// Options.TLSAddr.
+func (s *Server) TLSURL() string {
+	if s.tlsLn == nil {
+		return ""
+	}
+	return "https://" + dialable(s.tlsLn.Addr())
+}
+
+// CAFromDir returns the certificate (PEM) of the CA kept in dir, creating the directory
+// and a new CA when it holds none: what `hostemu ca --ca-dir DIR` prints, and what every
+// start with Options.CADir = dir serves.
+func CAFromDir(dir string) ([]byte, error) {
+	ca, err := tlsca.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	return ca.CertPEM(), nil
+}
