@@ -25,7 +25,7 @@ func (a *API) route(api http.Handler) http.Handler {
 			return
 		}
 		host, proxy := edge.RequestHost(r)
-		if a.ownHost(host) {
+		if a.ownHost(host) && (!proxy || a.ownProxyTarget(r, host)) {
 			api.ServeHTTP(w, r)
 			return
 		}
@@ -48,6 +48,28 @@ func (a *API) ownHost(host string) bool {
 		return true
 	}
 	return a.publicHost != "" && host == a.publicHost
+}
+
+// ownProxyTarget reports whether a proxy request's host is hostemu itself: localhost, a
+// loopback address, --public-url's host, or the address the client dialled. Any other
+// IP is another machine's, refused like any host hostemu does not emulate.
+func (a *API) ownProxyTarget(r *http.Request, host string) bool {
+	if host == "localhost" || (a.publicHost != "" && host == a.publicHost) {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	if ip.IsLoopback() {
+		return true
+	}
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if ap, err := netip.ParseAddrPort(addr.String()); err == nil && ap.Addr().Unmap() == ip.Unmap() {
+			return true
+		}
+	}
+	return false
 }
 
 // serveEdge answers an edge request, with its faults and its journal entry.
