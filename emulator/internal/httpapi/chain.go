@@ -26,6 +26,7 @@ type reqInfo struct {
 	limitKey  string      // the rate-limit key the request was counted under
 	perIP     bool
 	errCode   string
+	faultID   string // the injected fault that fired
 	body      *capture
 	// redact keeps an /v1/encrypt body out of the journal: only the payload's length
 	// (payloadChars, -1 until the handler has read it) is recorded.
@@ -100,6 +101,7 @@ func (a *API) public() gin.HandlerFunc {
 			return
 		}
 		if act, ok := a.w.MatchFault(fault.Request{Method: c.Request.Method, Path: path, Service: info.service, Scope: string(info.scope)}); ok {
+			info.faultID = act.FaultID
 			if !a.applyFault(c, info, act) {
 				return
 			}
