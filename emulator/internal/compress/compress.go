@@ -37,3 +37,8 @@ var wrap = func() func(http.Handler) http.HandlerFunc {
 // Accept-Ranges to be dropped from compressed answers (gzhttp does, as byte ranges of
 // the uncompressed file would be wrong).
 func Responses(h http.Handler) http.Handler { return wrap(h) }
+
+// Skip marks a response, through its headers, as one to send uncompressed: a stream of
+// server-sent events must reach the client as each event is flushed. The mark is
+// removed before the headers are sent.
+func Skip(h http.Header) { h.Set(gzhttp.HeaderNoCompression, "1") }

@@ -84,6 +84,7 @@ func New(w *world.World, cfg Config) *API {
 		a.cipherRoutes(a.main)
 	}
 	a.controlRoutes(a.main)
+	a.dashboardRoutes(a.main)
 	a.docsRoutes(a.main)
 	a.cipher = a.engine()
 	a.cipherRoutes(a.cipher)

@@ -49,10 +49,10 @@ func infoOf(c *gin.Context) *reqInfo {
 	return nil
 }
 
-// isControl reports whether a path belongs to the control API or the docs, which are
-// never rate limited, faulted or journaled.
+// isControl reports whether a path belongs to the control API, the docs or the
+// dashboard, which are never rate limited, faulted or journaled.
 func isControl(path string) bool {
-	return path == "/_emulator" || strings.HasPrefix(path, "/_emulator/") || path == "/docs" || strings.HasPrefix(path, "/docs/")
+	return path == "/_emulator" || strings.HasPrefix(path, "/_emulator/") || path == "/docs" || strings.HasPrefix(path, "/docs/") || isDashboard(path)
 }
 
 // serviceOf tells which emulated service a path belongs to.
