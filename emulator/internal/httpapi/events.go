@@ -41,6 +41,9 @@ func (a *API) events(c *gin.Context) {
 	h.Set("X-Accel-Buffering", "no") // tell nginx-like proxies not to buffer
 	compress.Skip(h)
 	c.Status(http.StatusOK)
+	if c.Request.Method == http.MethodHead {
+		return
+	}
 	rc := http.NewResponseController(c.Writer)
 	bw := bufio.NewWriterSize(c.Writer, 8<<10)
 	send := func() bool {
