@@ -169,6 +169,7 @@ func (e *Emulator) Banner(url, cipherURL string) string {
 	fmt.Fprintf(&b, "  hosting API      %s/v1\n", url)
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", url)
+	fmt.Fprintf(&b, "  dashboard        %s/dashboard\n", url)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
 	if e.opts.ControlExposed() {
 		fmt.Fprintf(&b, "  WARNING          the control API listens beyond loopback (%s) with no --control-token:\n", e.opts.Addr)
