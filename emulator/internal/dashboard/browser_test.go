@@ -19,7 +19,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hostemu/hostemu/emulator"
@@ -93,22 +96,39 @@ type tab struct {
 	ctx  context.Context
 	base string
 
-	mu   sync.Mutex
-	urls []string
+	mu     sync.Mutex
+	urls   []string
+	errors []string // script exceptions, script and security (CSP) console errors
 }
 
 func openTab(t *testing.T, browser context.Context, s *emulator.Server) *tab {
 	t.Helper()
 	tb := &tab{t: t, base: s.URL()}
 	ctx, cancel := chromedp.NewContext(browser, chromedp.WithListener(func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			tb.mu.Lock()
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
 			tb.urls = append(tb.urls, e.Request.URL)
-			tb.mu.Unlock()
+		case *runtime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			tb.errors = append(tb.errors, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, msg))
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError && e.Entry.Source != cdplog.EntrySourceNetwork {
+				tb.errors = append(tb.errors, string(e.Entry.Source)+": "+e.Entry.Text)
+			}
 		}
 	}))
 	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx); err != nil { // opens the tab, for the test's lifetime
+	enableLog := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, cdplog.Enable, cdp.Empty{})
+		return err
+	})
+	if err := chromedp.Do(ctx, enableLog); err != nil { // opens the tab, for the test's lifetime
 		t.Fatal(err)
 	}
 	tb.ctx = ctx
@@ -116,10 +136,14 @@ func openTab(t *testing.T, browser context.Context, s *emulator.Server) *tab {
 	return tb
 }
 
-// checkOrigins fails the test if the page requested anything from another origin.
+// checkOrigins fails the test if the page requested anything from another origin, or
+// had a script error or a refusal of its security policy.
 func (tb *tab) checkOrigins() {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
+	for _, e := range tb.errors {
+		tb.t.Errorf("the page logged an error: %s", e)
+	}
 	if len(tb.urls) == 0 {
 		tb.t.Error("the tab recorded no request: the network listener saw nothing")
 	}
@@ -284,8 +308,11 @@ func TestPagesInBrowser(t *testing.T) {
 		json.Unmarshal(body, &d)
 		cell := fmt.Sprintf(`document.querySelector('tr[data-deployment="%s"] .status')`, d.ID)
 		tb.until("queued", cell+`?.textContent === "queued"`)
-		api(t, s, "POST", "/_emulator/clock/advance", "", `{"by":"1s"}`)
+		tb.do(chromedp.Click(chromedp.CSS("#clock-next"))) // the page's own button: 1 s on, to building
 		tb.until("building", cell+`?.textContent === "building"`)
+		if got := tb.text("#clock-now"); got != "2026-11-21 12:00:01 UTC" {
+			t.Errorf("the clock shows %q", got)
+		}
 		api(t, s, "POST", "/_emulator/clock/advance", "", `{"by":"5s"}`)
 		tb.until("ready", cell+`?.textContent === "ready"`)
 		// the page's own buttons: promote it
@@ -320,6 +347,36 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.until("instant active", `document.getElementById("scenario-active").textContent === "instant"`)
 		if got := s.Emulator().World().Scenario().Name; got != "instant" {
 			t.Errorf("the world's scenario is %q", got)
+		}
+	})
+
+	t.Run("dashboard: scenario file errors with file and line", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("name: broken\ndeployments: [\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := server(t, func(o *emulator.Options) { o.ScenariosDir = dir })
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.until("the problem", `document.getElementById("scenario-errors").textContent.includes("broken.yaml:")`)
+	})
+
+	t.Run("dashboard: import a state", func(t *testing.T) {
+		s := server(t)
+		_, saved := api(t, s, "GET", "/_emulator/state", "", "")
+		file := filepath.Join(t.TempDir(), "state.json")
+		if err := os.WriteFile(file, saved, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := api(t, s, "POST", "/_emulator/tokens", "", `{"scope":"read"}`); status != 201 {
+			t.Fatal("mint")
+		}
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#import-file"), []string{file}), chromedp.Click(chromedp.CSS(`#import button[type="submit"]`)))
+		tb.until("the import", `document.getElementById("notice").textContent === "Imported state.json."`)
+		if n := len(s.Emulator().World().Tokens()); n != 3 {
+			t.Errorf("%d tokens after the import, want the 3 saved", n)
 		}
 	})
 
