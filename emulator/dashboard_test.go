@@ -186,6 +186,7 @@ func TestDashboardPagesAndGuard(t *testing.T) {
 		{"dashboard", "GET", "/dashboard", nil, "", 200, ""},
 		{"tokens page", "GET", "/account/tokens", nil, "", 200, ""},
 		{"head", "HEAD", "/dashboard", nil, "", 200, ""},
+		{"pages are read-only", "POST", "/dashboard", nil, "", 405, "method_not_allowed"},
 		{"asset", "GET", "/dashboard/assets/dashboard.js", nil, "", 200, ""},
 		{"no such asset", "GET", "/dashboard/assets/nope.js", nil, "", 404, "not_found"},
 		{"a page is not an asset", "GET", "/dashboard/assets/index.html", nil, "", 404, "not_found"},
