@@ -336,6 +336,10 @@ func TestPagesInBrowser(t *testing.T) {
 			t.Errorf("the journal names fault %q", got)
 		}
 		tb.screenshot("journal-and-faults", "#journal-h")
+		tb.do(chromedp.Click(chromedp.CSS("#faults-clear")))
+		tb.until("no API fault", `document.querySelector('tr[data-fault="flt_1"]') === null`)
+		tb.do(chromedp.Click(chromedp.CSS("#edge-box summary")))
+		tb.until("the edge's hosts", `document.getElementById("edge").textContent.includes("demo-shop.test")`)
 	})
 
 	t.Run("dashboard: switch scenario", func(t *testing.T) {

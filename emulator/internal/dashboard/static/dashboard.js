@@ -299,6 +299,28 @@ $("raw-fault").addEventListener("submit", (ev) => {
   addFault($("raw-fault-json").value); // sent as written: the server says what is wrong with it
 });
 
+$("faults-clear").addEventListener("click", async () => {
+  if (await guard(() => call("DELETE", "/_emulator/faults"), "Every API fault removed.")) loadFaults();
+});
+
+// ---- edge ----
+
+// loadEdge lists the edge's hosts while the section is open: a big world has many.
+const loadEdge = coalesced(async () => {
+  if (!$("edge-box").open) return;
+  const r = await guard(() => call("GET", "/_emulator/edge"));
+  if (!r) return;
+  const port = location.port ? ":" + location.port : "";
+  $("edge").replaceChildren(...r.routes.slice(0, 500).map((x) => el("tr", {},
+    el("td", { class: "mono" }, x.status === "ready" || x.status === "active"
+      ? el("a", { href: `http://${x.host}${port}/`, target: "_blank", rel: "noopener" }, x.host) : x.host),
+    el("td", {}, x.kind, x.detaching ? el("span", { class: "muted" }, " (detaching)") : null),
+    el("td", { class: "mono" }, x.redirect_to ? "→ " + x.redirect_to : x.deployment_id || ""),
+    el("td", {}, el("span", { class: `badge ${x.status}` }, x.status)),
+  )));
+});
+$("edge-box").addEventListener("toggle", loadEdge);
+
 // ---- state ----
 
 $("export").addEventListener("click", () => guard(async () => {
@@ -339,13 +361,13 @@ async function loadNamespaces() {
 // ---- live ----
 
 function loadAll() {
-  loadClock(); loadScenarios(); loadProjects(); loadJournal(); loadFaults(); loadNamespaces();
+  loadClock(); loadScenarios(); loadProjects(); loadJournal(); loadFaults(); loadEdge(); loadNamespaces();
 }
 
 const live = $("live");
 subscribe((type, data) => {
   switch (type) {
-    case "deployment": case "domain": loadProjects(); break;
+    case "deployment": case "domain": loadProjects(); loadEdge(); break;
     case "request":
       journal.push(data);
       if (journal.length > journalMax) journal.shift();
