@@ -167,8 +167,8 @@ export async function guard(fn, done) {
 
 // mask shows the start and end of a secret.
 export function mask(token) {
-  if (token.length <= 12) return token.slice(0, 3) + "…";
-  return token.slice(0, 8) + "…" + token.slice(-4);
+  const head = Math.min(8, Math.floor(token.length / 3)), tail = Math.min(4, Math.floor(token.length / 6));
+  return token.slice(0, head) + "…" + (tail ? token.slice(-tail) : "");
 }
 
 export function fmtTime(s) {

@@ -41,7 +41,7 @@ document.getElementById("mint").addEventListener("submit", async (ev) => {
   const p = document.getElementById("minted");
   p.hidden = false;
   p.replaceChildren("New ", el("strong", {}, t.scope), " token: ", el("code", { id: "minted-token" }, t.token));
-  notify(`Minted a ${t.scope} token.`);
+  notify(`Minted ${t.scope === "admin" ? "an" : "a"} ${t.scope} token.`);
   load();
 });
 
