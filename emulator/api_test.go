@@ -74,7 +74,7 @@ func TestRoutingErrors(t *testing.T) {
 		{"GET", "/v1/deployments/", 404, "not_found"},
 		{"GET", "/v1/projects/", 404, "not_found"},
 		{"GET", "/V1/projects", 404, "not_found"},
-		{"GET", "/", 404, "not_found"},
+		{"GET", "/nope", 404, "not_found"}, // "/" is the landing page
 		{"PUT", "/v1/deployments", 405, "method_not_allowed"},
 		{"DELETE", "/v1/projects", 405, "method_not_allowed"},
 		{"PATCH", "/v1/deployments/dpl_first", 405, "method_not_allowed"},

@@ -156,7 +156,9 @@ func TestEdgeCustomDomains(t *testing.T) {
 	} {
 		r := e.edgeGet(tc.host, "/", nil)
 		switch {
-		case tc.status == 0 && (r.Header.Get("Server") == "hostemu" || r.Code() != "not_found"):
+		// "/" off the edge is the landing page, which refuses a foreign host while hostemu
+		// listens on loopback (forbidden_host): either way the APIs answered
+		case tc.status == 0 && (r.Header.Get("Server") == "hostemu" || r.Code() != "not_found" && r.Code() != "forbidden_host"):
 			t.Errorf("%s: answered by the edge: %d %v", tc.host, r.Status, r.Header)
 		case tc.status != 0 && (r.Status != tc.status || edgeCode(r) != tc.code):
 			t.Errorf("%s: %d %q", tc.host, r.Status, edgeCode(r))

@@ -192,6 +192,7 @@ func (e *Emulator) banner(url, cipherURL, controlURL string, listeners []string)
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
 	fmt.Fprintf(&b, "  edge             http://<project>-<suffix>.%s:%s/  (deployment URLs and custom domains)\n", w.EdgeDomain(), portOf(url))
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", controlURL)
+	fmt.Fprintf(&b, "  dashboard        %s/dashboard\n", controlURL)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
 	if e.opts.ControlExposed() {
 		fmt.Fprintf(&b, "  WARNING          the control API listens beyond loopback (%s) with no --control-token:\n", e.opts.controlAddr())

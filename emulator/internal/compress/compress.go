@@ -64,3 +64,13 @@ func acceptsGzip(values []string) bool {
 	}
 	return false
 }
+
+// Skip marks a response, through its headers, as one to send uncompressed: a stream of
+// server-sent events must reach the client as each event is flushed. The mark is
+// removed before the headers are sent. Call it only when AcceptsGzip: for other clients
+// no wrapper is there to remove it.
+func Skip(h http.Header) { h.Set(gzhttp.HeaderNoCompression, "1") }
+
+// AcceptsGzip reports whether the request's client may get a gzipped answer, so that
+// Responses wraps its writer.
+func AcceptsGzip(r *http.Request) bool { return acceptsGzip(r.Header["Accept-Encoding"]) }

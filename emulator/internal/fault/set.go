@@ -46,8 +46,9 @@ type Request struct {
 // Action is what a fault that fired makes the HTTP layer do. Delay applies with any of
 // the others, before them or before the real answer.
 type Action struct {
-	// FaultID is the fault that fired.
+	// FaultID is the fault that fired, and Hits its firings counting this one.
 	FaultID string
+	Hits    int64
 	// Status, when not 0, is the error status to answer. Code is empty when the spec
 	// gave none: the HTTP layer then uses its catalogue's code for Status.
 	Status  int
@@ -221,6 +222,7 @@ func (s *Set) action(f *Fault) Action {
 	sp := f.Spec
 	a := Action{
 		FaultID:   f.ID,
+		Hits:      f.Hits,
 		Status:    sp.Status,
 		Code:      sp.Code,
 		Message:   sp.Message,

@@ -77,13 +77,13 @@ func TestAction(t *testing.T) {
 	}{
 		{
 			fault.Spec{Status: 503, Code: "busy", Message: "injected", Delay: fixed},
-			fault.Action{FaultID: "flt_1", Status: 503, Code: "busy", Message: "injected", Delay: 750 * time.Millisecond},
+			fault.Action{FaultID: "flt_1", Hits: 1, Status: 503, Code: "busy", Message: "injected", Delay: 750 * time.Millisecond},
 		},
-		{fault.Spec{Status: 503}, fault.Action{FaultID: "flt_1", Status: 503}}, // the HTTP layer fills the code in
-		{fault.Spec{Delay: fixed}, fault.Action{FaultID: "flt_1", Delay: 750 * time.Millisecond}},
-		{fault.Spec{Drop: true}, fault.Action{FaultID: "flt_1", Drop: true}},
-		{fault.Spec{RateLimit: true, Delay: fixed}, fault.Action{FaultID: "flt_1", RateLimit: true, Delay: 750 * time.Millisecond}},
-		{fault.Spec{Timeout: true}, fault.Action{FaultID: "flt_1", Timeout: true}},
+		{fault.Spec{Status: 503}, fault.Action{FaultID: "flt_1", Hits: 1, Status: 503}}, // the HTTP layer fills the code in
+		{fault.Spec{Delay: fixed}, fault.Action{FaultID: "flt_1", Hits: 1, Delay: 750 * time.Millisecond}},
+		{fault.Spec{Drop: true}, fault.Action{FaultID: "flt_1", Hits: 1, Drop: true}},
+		{fault.Spec{RateLimit: true, Delay: fixed}, fault.Action{FaultID: "flt_1", Hits: 1, RateLimit: true, Delay: 750 * time.Millisecond}},
+		{fault.Spec{Timeout: true}, fault.Action{FaultID: "flt_1", Hits: 1, Timeout: true}},
 	}
 	for _, tt := range tests {
 		s := fault.NewSet(seeded())

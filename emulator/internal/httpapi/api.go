@@ -113,10 +113,12 @@ func New(w *world.World, cfg Config) *API {
 		a.healthRoute(a.main)
 	} else {
 		a.controlRoutes(a.main)
+		a.dashboardRoutes(a.main)
 	}
 	a.docsRoutes(a.main)
 	a.controlEngine = a.engine()
 	a.controlRoutes(a.controlEngine)
+	a.dashboardRoutes(a.controlEngine)
 	a.docsRoutes(a.controlEngine)
 	a.cipher = a.engine()
 	a.cipherRoutes(a.cipher)

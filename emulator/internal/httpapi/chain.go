@@ -26,6 +26,7 @@ type reqInfo struct {
 	limitKey  string      // the rate-limit key the request was counted under
 	perIP     bool
 	errCode   string
+	faultID   string // the injected fault that fired
 	body      *capture
 	// redact keeps an /v1/encrypt body out of the journal: only the payload's length
 	// (payloadChars, -1 until the handler has read it) is recorded.
@@ -48,10 +49,10 @@ func infoOf(c *gin.Context) *reqInfo {
 	return nil
 }
 
-// isControl reports whether a path belongs to the control API or the docs, which are
-// never rate limited, faulted or journaled.
+// isControl reports whether a path belongs to the control API, the docs or the
+// dashboard, which are never rate limited, faulted or journaled.
 func isControl(path string) bool {
-	return path == "/_emulator" || strings.HasPrefix(path, "/_emulator/") || path == "/docs" || strings.HasPrefix(path, "/docs/")
+	return path == "/_emulator" || strings.HasPrefix(path, "/_emulator/") || path == "/docs" || strings.HasPrefix(path, "/docs/") || isDashboard(path)
 }
 
 // serviceOf tells which emulated service a path belongs to.
@@ -101,6 +102,7 @@ func (a *API) public() gin.HandlerFunc {
 			return
 		}
 		if act, ok := a.w.MatchFault(fault.Request{Method: c.Request.Method, Path: path, Service: info.service, Scope: string(info.scope)}); ok {
+			info.faultID = act.FaultID
 			if !a.applyFault(c, info, act) {
 				return
 			}

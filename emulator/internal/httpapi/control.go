@@ -246,3 +246,53 @@ func (a *API) useScenario(c *gin.Context) (any, error) {
 func (a *API) edgeRoutes(c *gin.Context) (any, error) {
 	return map[string]any{"routes": a.w.EdgeRoutes()}, nil
 }
+
+// The read-only views and actions below exist for the dashboard, which reaches the
+// world only through the control API (never with a hosting token), and for any tool.
+
+type tokensView struct {
+	Tokens        []state.Token `json:"tokens"`
+	CipherAPIKeys []string      `json:"cipher_api_keys"`
+}
+
+func (a *API) listTokens(c *gin.Context) (any, error) {
+	return tokensView{Tokens: a.w.Tokens(), CipherAPIKeys: a.w.CipherAPIKeys()}, nil
+}
+
+func (a *API) nextTransition(c *gin.Context) (any, error) { return a.w.AdvanceToNext() }
+
+// Overview bounds: the dashboard shows the newest projects and deployments.
+const (
+	overviewProjects    = 100
+	overviewDeployments = 25
+)
+
+type projectOverview struct {
+	view.Project
+	Deployments     []view.Deployment `json:"deployments"`
+	MoreDeployments bool              `json:"more_deployments"`
+	Domains         []view.Domain     `json:"domains"`
+}
+
+func (a *API) overview(c *gin.Context) (any, error) {
+	base := a.baseURL(c)
+	ps := a.w.Overview(overviewProjects, overviewDeployments)
+	out := struct {
+		Projects []projectOverview `json:"projects"`
+		Now      state.Timestamp   `json:"now"`
+	}{Projects: make([]projectOverview, len(ps)), Now: a.w.Clock().Now}
+	for i, p := range ps {
+		po := projectOverview{Project: view.ProjectOf(p.Project), MoreDeployments: p.MoreDeployments,
+			Deployments: make([]view.Deployment, len(p.Deployments)), Domains: make([]view.Domain, len(p.Domains))}
+		for j, d := range p.Deployments {
+			po.Deployments[j] = view.Deployment{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt),
+				ProjectID: d.ProjectID, Target: d.Target, Env: d.Env, Files: d.Files, BuildLogsURL: base + "/v1/deployments/" + d.ID + "/logs",
+				Timings: d.Timings, Error: d.Error, Production: d.ID == p.Project.ProductionDeploymentID}
+		}
+		for j, d := range p.Domains {
+			po.Domains[j] = view.DomainOf(d)
+		}
+		out.Projects[i] = po
+	}
+	return out, nil
+}

@@ -21,9 +21,15 @@ import (
 //     Origin header is not the emulator's own origin nor one of --control-origins, or,
 //     without an Origin (a no-cors GET), the browser's Sec-Fetch-Site says it comes from
 //     another site. Listed origins get CORS headers and their preflights answered.
+//
+// The dashboard's pages and assets are guarded the same way, with one exception: a
+// page may be opened by a top-level navigation from another site (a link in a README,
+// in your app). A page holds no state, and what it shows it reads with same-origin
+// calls to the control API, which the rules above keep to this origin.
 func (a *API) controlGuard() gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if !isControlAPI(c.Request.URL.Path) {
+		dash := isDashboard(c.Request.URL.Path)
+		if !dash && !isControlAPI(c.Request.URL.Path) {
 			c.Next()
 			return
 		}
@@ -49,7 +55,7 @@ func (a *API) controlGuard() gin.HandlerFunc {
 		case origin != "" && !a.ownOrigin(c, origin):
 			a.renderError(c, apperr.Errorf(apperr.ForbiddenOrigin, "the control API refuses requests from the web origin %q; list it with --control-origins to allow it", origin))
 			return
-		case origin == "" && crossSite(c.Request.Header.Get("Sec-Fetch-Site")):
+		case origin == "" && crossSite(c.Request.Header.Get("Sec-Fetch-Site")) && !(dash && navigation(c.Request)):
 			a.renderError(c, apperr.New(apperr.ForbiddenOrigin, "the control API refuses requests from a page of another site"))
 			return
 		}
@@ -66,6 +72,13 @@ func isControlAPI(path string) bool {
 // the request; "same-origin", "none" (typed or bookmarked) and no header (not a
 // browser) pass.
 func crossSite(v string) bool { return v == "cross-site" || v == "same-site" }
+
+// navigation reports whether a browser sent r to open a page in a window or tab (not in
+// a frame, not as a script or a fetch).
+func navigation(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
+}
 
 func (a *API) listedControlOrigin(origin string) bool {
 	for _, o := range a.cfg.ControlOrigins {

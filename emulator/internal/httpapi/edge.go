@@ -95,6 +95,7 @@ func (a *API) serveEdge(w http.ResponseWriter, r *http.Request, d edge.Decision)
 		}
 	}()
 	if act, ok := a.w.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: serviceEdge, Host: d.Host}); ok {
+		e.FaultID = act.FaultID
 		if !a.applyEdgeFault(ew, r, act) {
 			return
 		}

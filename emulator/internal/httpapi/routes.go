@@ -55,6 +55,26 @@ func (a *API) controlRoutes(r *gin.Engine) {
 	g.PUT("/scenarios/active", a.handle(a.useScenario))
 	get(g, "/edge", a.handle(a.edgeRoutes))
 	get(g, "/ca.pem", a.caPEM)
+	get(g, "/events", a.events)
+	get(g, "/tokens", a.handle(a.listTokens))
+	g.POST("/clock/next", a.handle(a.nextTransition))
+	get(g, "/projects", a.handle(a.overview))
+	g.POST("/deployments/:id/promote", a.handle(a.promote))
+	get(g, "/deployments/:id/logs", a.handle(a.getBuildLogs))
+	g.POST("/projects/:project_id/domains", a.handle(a.addDomain))
+	g.DELETE("/projects/:project_id/domains/:hostname", a.handle(a.deleteDomain))
+	// Namespaces: when GET /_emulator/namespaces exists, the dashboard shows them
+	// (dashboard/static/dashboard.js, loadNamespaces); nothing else to wire here.
+}
+
+// dashboardRoutes registers the web pages: the landing page, the dashboard and the
+// tokens page, and their scripts and styles, all embedded. They hold no state: every
+// datum they show comes from the control API, same origin.
+func (a *API) dashboardRoutes(r *gin.Engine) {
+	get(r, "/", a.page("index.html"))
+	get(r, "/dashboard", a.page("dashboard.html"))
+	get(r, "/account/tokens", a.page("tokens.html"))
+	get(r, "/dashboard/assets/:file", a.asset)
 }
 
 func (a *API) healthRoute(r *gin.Engine) {

@@ -22,7 +22,7 @@ const (
 	MaxBody  = 4096 // request body
 	MaxPath  = 2048 // URL path
 	MaxQuery = 2048 // raw query
-	MaxName  = 64   // method, error code, scope and service: cut silently
+	MaxName  = 64   // method, error code, scope, service and fault id: cut silently
 	MaxHost  = 256  // the edge's host (a DNS name is at most 253): cut silently
 )
 
@@ -30,8 +30,8 @@ const (
 const entryOverhead = int64(unsafe.Sizeof(Entry{}))
 
 // MaxEntryBytes bounds the memory one entry holds: its capped strings and itself. A
-// journal of n entries holds at most n × MaxEntryBytes (about 8.7 KiB each).
-const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 4*MaxName + MaxHost + entryOverhead
+// journal of n entries holds at most n × MaxEntryBytes (8.75 KiB each).
+const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 5*MaxName + MaxHost + entryOverhead
 
 // DefaultSize is the number of entries kept when New is given none.
 const DefaultSize = 1000
@@ -45,12 +45,14 @@ type Entry struct {
 	Status     int     `json:"status"`
 	DurationMS float64 `json:"duration_ms"`
 	// Body is the request body, cut to MaxBody bytes.
-	Body      string    `json:"body"`
-	ErrorCode string    `json:"error_code"`
-	Scope     string    `json:"scope"`
-	Service   string    `json:"service"`
-	Host      string    `json:"host,omitempty"` // the host an edge request was for
-	Time      time.Time `json:"time"`
+	Body      string `json:"body"`
+	ErrorCode string `json:"error_code"`
+	Scope     string `json:"scope"`
+	Service   string `json:"service"`
+	Host      string `json:"host,omitempty"` // the host an edge request was for
+	// FaultID is the injected fault that fired on the request, if one did.
+	FaultID string    `json:"fault_id,omitempty"`
+	Time    time.Time `json:"time"`
 	// BodyTruncated says Body was cut.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
 	// BodyUnread says the request was answered before its body was read, and the body
@@ -105,6 +107,7 @@ func (j *Journal) Add(e Entry) {
 	e.Scope, _ = clip(e.Scope, MaxName, false)
 	e.Service, _ = clip(e.Service, MaxName, false)
 	e.Host, _ = clip(e.Host, MaxHost, false)
+	e.FaultID, _ = clip(e.FaultID, MaxName, false)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {
@@ -205,7 +208,7 @@ func (j *Journal) Bytes() int64 {
 	defer j.mu.Unlock()
 	var n int64
 	j.each(func(e *Entry) {
-		n += entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service))
+		n += entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID))
 	})
 	return n
 }

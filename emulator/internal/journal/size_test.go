@@ -3,7 +3,7 @@ package journal
 import "testing"
 
 func TestEntryBytesFigure(t *testing.T) {
-	if MaxEntryBytes != 8880 {
-		t.Errorf("MaxEntryBytes = %d; README says 8,880", MaxEntryBytes)
+	if MaxEntryBytes != 8960 {
+		t.Errorf("MaxEntryBytes = %d; README says 8,960", MaxEntryBytes)
 	}
 }

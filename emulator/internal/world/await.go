@@ -92,6 +92,9 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 		return AwaitResult{}, apperr.Errorf(apperr.AwaitTimeout, "the condition did not hold within %s", timeout)
 	}
 	out.Now = state.Timestamp(w.clock.Now())
+	if manual && !journaled {
+		w.emitClock()
+	}
 	return out, nil
 }
 

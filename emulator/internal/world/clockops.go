@@ -71,6 +71,7 @@ func (w *World) SetClock(ch ClockChange) (ClockView, error) {
 			return ClockView{}, clockError(err)
 		}
 	}
+	w.emitClock()
 	return w.Clock(), nil
 }
 
@@ -95,6 +96,9 @@ func (w *World) Advance(d time.Duration) (time.Time, error) {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
 	t, err := w.sched.Advance(d)
+	if err == nil {
+		w.emitClock()
+	}
 	return t, clockError(err)
 }
 

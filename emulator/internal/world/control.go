@@ -18,6 +18,7 @@ func (w *World) AddFault(spec fault.Spec) (fault.Fault, error) {
 	if err != nil {
 		return fault.Fault{}, apperr.New(apperr.InvalidRequest, "fault: "+err.Error())
 	}
+	w.emitFault("added", f.ID, 0)
 	return f, nil
 }
 
@@ -29,11 +30,12 @@ func (w *World) RemoveFault(id string) error {
 	if !w.faults.Remove(id) {
 		return apperr.Errorf(apperr.FaultNotFound, "no API-added fault has id %q", id)
 	}
+	w.emitFault("removed", id, 0)
 	return nil
 }
 
 // ClearFaults removes every API-added fault.
-func (w *World) ClearFaults() { w.faults.Clear() }
+func (w *World) ClearFaults() { w.faults.Clear(); w.emitFault("cleared", "", 0) }
 
 // Requests lists the journal's entries matching a method (any case) and a path with
 // `*` wildcards, oldest first; empty selects all.
@@ -49,7 +51,7 @@ func (w *World) WriteRequests(out io.Writer, method, path string) error {
 }
 
 // ClearRequests empties the journal.
-func (w *World) ClearRequests() { w.journal.Clear() }
+func (w *World) ClearRequests() { w.journal.Clear(); w.emit(EventJournal, "cleared") }
 
 // MintToken creates a hosting token of a scope ("read", "deploy" or "admin"). Its value
 // comes from crypto/rand, never from the world's seeded source: a client that sees ids
@@ -64,6 +66,7 @@ func (w *World) MintToken(scope *string) (state.Token, error) {
 	}
 	t := state.Token{Token: "hostemu_" + string(sc) + "_" + strings.ToLower(rand.Text()), Scope: sc}
 	w.store.AddToken(t)
+	w.emitToken("minted", sc)
 	return t, nil
 }
 
@@ -72,6 +75,7 @@ func (w *World) RevokeToken(token string) error {
 	if !w.store.RevokeToken(token) {
 		return apperr.New(apperr.TokenNotFound, "no such hosting token")
 	}
+	w.emitToken("revoked", "")
 	return nil
 }
 

@@ -57,10 +57,15 @@ func (w *World) Exhausted(key string, perIP bool) ratelimit.Decision {
 }
 
 // MatchFault is the action of the first fault that matches the request and fires.
-func (w *World) MatchFault(r fault.Request) (fault.Action, bool) { return w.faults.Match(r) }
+func (w *World) MatchFault(r fault.Request) (fault.Action, bool) {
+	act, ok := w.faults.Match(r)
+	w.emitFaultHit(act, ok)
+	return act, ok
+}
 
 // Record journals an answered request, at the emulator's time.
 func (w *World) Record(e journal.Entry) {
 	e.Time = w.clock.Now()
 	w.journal.Add(e)
+	w.emitRequest(e)
 }

@@ -69,9 +69,12 @@ func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, si
 		return
 	}
 	w.scheduleSteps(deploymentKey(id), steps, i+1, since, func(st scenario.Step, t time.Time) {
-		w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+		d, err := w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
 			d.SetStatus(p, st.Status, st.Error, t)
 		})
+		if err == nil {
+			w.emitDeployment("status", d)
+		}
 	})
 }
 
@@ -83,6 +86,9 @@ func (w *World) scheduleDomain(host, current string, steps []scenario.Step, cert
 	}
 	w.scheduleSteps(domainKey(host), steps, i+1, since, func(st scenario.Step, t time.Time) {
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) { d.SetStatus(st.Status, st.Error, certs, t) })
+		if err == nil {
+			w.emitDomain("status", d)
+		}
 		if err == nil && d.TLS.Status == state.TLSIssued {
 			w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 		}
@@ -133,6 +139,7 @@ func (w *World) resume() {
 func (w *World) scheduleDetach(host string, at time.Time) {
 	w.sched.At(at, func(t time.Time) {
 		w.store.Detached(host, t)
+		w.emitDomain("detached", state.Domain{Hostname: host})
 		w.log.Debug("domain detached at the edge", "hostname", host)
 	})
 }

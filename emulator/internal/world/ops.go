@@ -101,6 +101,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	}
 	id := d.ID
 	w.scheduleDeployment(id, state.StatusQueued, sc.DeploymentSteps(p.ID, target, MergeEnv(p.Env, in.Env)), now)
+	w.emitDeployment("created", d)
 	w.fireDue() // zero-time steps happen at once
 	return d, nil
 }
@@ -146,7 +147,11 @@ func (w *World) UploadFile(digest string, body []byte) error {
 // Promote makes a ready deployment its project's production deployment.
 func (w *World) Promote(id string) (projectID, previous string, err error) {
 	w.fireDue()
-	return w.store.Promote(id)
+	projectID, previous, err = w.store.Promote(id)
+	if err == nil {
+		w.emitDeployment("promoted", state.Deployment{ID: id, ProjectID: projectID, Status: state.StatusReady})
+	}
+	return projectID, previous, err
 }
 
 // NewDomain is an add-domain request, as POST /v1/projects/{id}/domains takes it.
@@ -192,6 +197,7 @@ func (w *World) AddDomain(projectID string, in NewDomain) (state.Domain, error) 
 		return state.Domain{}, err
 	}
 	w.end(certKey(host))
+	w.emitDomain("added", d)
 	w.scheduleDomain(host, state.StatusPending, sc.DomainSteps(host), sc.Certificates, now)
 	w.fireDue()
 	return d, nil
@@ -216,6 +222,7 @@ func (w *World) DeleteDomain(projectID, hostname string) (state.Domain, error) {
 	w.end(domainKey(host))
 	w.end(certKey(host))
 	w.scheduleDetach(host, now.Add(detachDelay))
+	w.emitDomain("deleted", d)
 	return d, nil
 }
 
@@ -262,6 +269,9 @@ func (w *World) ForceDeploymentStatus(id string, req ForcedStatus) (state.Deploy
 			d.SetStatus(p, status, forced, now)
 		})
 	})
+	if err == nil {
+		w.emitDeployment("forced", d)
+	}
 	return d, err
 }
 
@@ -297,6 +307,7 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	if err != nil {
 		return d, err
 	}
+	w.emitDomain("forced", d)
 	if d.TLS.Status == state.TLSIssued {
 		w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
+	"github.com/hostemu/hostemu/emulator/internal/events"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/ratelimit"
@@ -56,6 +57,7 @@ type World struct {
 	faults  *fault.Set
 	journal *journal.Journal
 	files   *edge.FileStore // uploaded contents, served by the edge
+	events  *events.Hub     // changes, for GET /_emulator/events (events.go)
 	log     *slog.Logger
 
 	edgeDomain string
@@ -103,6 +105,7 @@ func New(cfg Config) (*World, error) {
 		store:         state.New(),
 		journal:       journal.New(cfg.JournalSize),
 		files:         edge.NewFileStore(cfg.FileStoreSize),
+		events:        events.NewHub(0),
 		edgeDomain:    cfg.EdgeDomain,
 		log:           cfg.Logger,
 		scenarios:     cfg.Scenarios,
@@ -134,7 +137,7 @@ func New(cfg Config) (*World, error) {
 func (w *World) Start() { w.sched.Start() }
 
 // Close stops the scheduler.
-func (w *World) Close() { w.sched.Close() }
+func (w *World) Close() { w.sched.Close(); w.events.Close() }
 
 // Scenario is the active scenario.
 func (w *World) Scenario() *scenario.Scenario { return w.active.Load() }
@@ -156,6 +159,7 @@ func (w *World) UseScenario(name *string) error {
 		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q not found", *name)
 	}
 	w.setScenario(sc)
+	w.emitScenario("switched")
 	return nil
 }
 
@@ -167,6 +171,7 @@ func (w *World) RefreshScenario() {
 	} else if !ok {
 		w.log.Warn("active scenario disappeared; keeping its last version", "scenario", cur.Name)
 	}
+	w.emitScenario("reloaded")
 }
 
 func (w *World) setScenario(sc *scenario.Scenario) {
@@ -226,6 +231,7 @@ func (w *World) Import(snap state.Snapshot) error {
 	if err := w.load(snap); err != nil {
 		return apperr.New(apperr.InvalidRequest, "the state is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	w.emit(EventReset, "import")
 	return nil
 }
 
@@ -249,6 +255,7 @@ func (w *World) Reset() error {
 	w.reseed()
 	err = w.load(snap)
 	w.sched.Wake()
+	w.emit(EventReset, "reset")
 	return err
 }
 

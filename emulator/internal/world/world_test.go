@@ -15,7 +15,7 @@ import (
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 // newWorld starts a world on snap; each load gets its own copy, as fixtures must.
-func newWorld(t *testing.T, snap state.Snapshot) *world.World {
+func newWorld(t testing.TB, snap state.Snapshot) *world.World {
 	t.Helper()
 	fresh := func() (state.Snapshot, error) {
 		c := snap

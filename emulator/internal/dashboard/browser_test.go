@@ -1,0 +1,398 @@
+package dashboard_test
+
+// The pages, driven in a real browser (the system Chromium, through chromedp). The
+// tests skip when no Chromium is installed; .ci/run installs one. Every wait is a
+// condition polled with a deadline, never a sleep, and the clock is manual.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+var start = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+// wait bounds every browser step.
+const wait = 30 * time.Second
+
+// chromium finds the browser: $HOSTEMU_CHROMIUM, else the usual names on PATH.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("HOSTEMU_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium found (apt-get install -y chromium, or set HOSTEMU_CHROMIUM): browser tests skipped")
+	return ""
+}
+
+// newBrowser starts a headless Chromium with a fresh profile for the test.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1366, 1000))
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // starts the browser, for the test's lifetime
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// server is an emulator on a loopback port with a manual clock.
+func server(t *testing.T, opts ...func(*emulator.Options)) *emulator.Server {
+	t.Helper()
+	o := emulator.Options{Addr: "127.0.0.1:0", ClockMode: emulator.ClockManual, ClockStart: start}
+	for _, f := range opts {
+		f(&o)
+	}
+	s, err := emulator.Listen(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve() }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil { // an open event stream must not hold it up
+			t.Errorf("shutdown: %v", err)
+		}
+		<-done
+	})
+	return s
+}
+
+// tab is one browser tab on the emulator, recording every URL it requests.
+type tab struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+
+	mu     sync.Mutex
+	urls   []string
+	errors []string // script exceptions, script and security (CSP) console errors
+}
+
+func openTab(t *testing.T, browser context.Context, s *emulator.Server) *tab {
+	t.Helper()
+	tb := &tab{t: t, base: s.URL()}
+	ctx, cancel := chromedp.NewContext(browser, chromedp.WithListener(func(ev any) {
+		tb.mu.Lock()
+		defer tb.mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			tb.urls = append(tb.urls, e.Request.URL)
+		case *runtime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			tb.errors = append(tb.errors, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, msg))
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError && e.Entry.Source != cdplog.EntrySourceNetwork {
+				tb.errors = append(tb.errors, string(e.Entry.Source)+": "+e.Entry.Text)
+			}
+		}
+	}))
+	t.Cleanup(cancel)
+	enableLog := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, cdplog.Enable, cdp.Empty{})
+		return err
+	})
+	if err := chromedp.Do(ctx, enableLog); err != nil { // opens the tab, for the test's lifetime
+		t.Fatal(err)
+	}
+	tb.ctx = ctx
+	t.Cleanup(tb.checkOrigins)
+	return tb
+}
+
+// checkOrigins fails the test if the page requested anything from another origin, or
+// had a script error or a refusal of its security policy.
+func (tb *tab) checkOrigins() {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	for _, e := range tb.errors {
+		tb.t.Errorf("the page logged an error: %s", e)
+	}
+	if len(tb.urls) == 0 {
+		tb.t.Error("the tab recorded no request: the network listener saw nothing")
+	}
+	for _, raw := range tb.urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			tb.t.Errorf("unparsable request URL %q", raw)
+			continue
+		}
+		switch u.Scheme {
+		case "data", "blob", "about":
+			continue
+		}
+		if u.Scheme+"://"+u.Host != tb.base {
+			tb.t.Errorf("the page requested %s, another origin than %s", raw, tb.base)
+		}
+	}
+}
+
+// do runs browser steps within the deadline.
+func (tb *tab) do(steps ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, wait)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		tb.t.Fatalf("browser: %v", err)
+	}
+}
+
+// until polls a JavaScript condition until it holds, within the deadline.
+func (tb *tab) until(what, cond string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, wait)
+	defer cancel()
+	defer func(t0 time.Time) { tb.t.Logf("%s after %v", what, time.Since(t0)) }(time.Now())
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait))); err != nil {
+		tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+	}
+}
+
+func (tb *tab) text(sel string) string {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, wait)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(sel)))
+	if err != nil {
+		tb.t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// open loads a page and waits until its event stream is live.
+func (tb *tab) open(path string) {
+	tb.t.Helper()
+	tb.do(chromedp.Navigate(tb.base + path))
+	tb.until("the event stream", `document.getElementById("live").dataset.state === "live"`)
+}
+
+// screenshot saves the viewport, scrolled to the element sel when not "", as
+// docs/screenshots/name.png when HOSTEMU_SCREENSHOTS=1 (CI leaves the committed ones
+// alone).
+func (tb *tab) screenshot(name, sel string) {
+	tb.t.Helper()
+	if os.Getenv("HOSTEMU_SCREENSHOTS") != "1" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(tb.ctx, wait)
+	defer cancel()
+	if sel != "" {
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%s).scrollIntoView()`, js(sel)))); err != nil {
+			tb.t.Fatal(err)
+		}
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		tb.t.Fatalf("screenshot: %v", err)
+	}
+	dir := filepath.Join("..", "..", "..", "docs", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+}
+
+// api calls the emulator from outside the browser, as an app or a test would.
+func api(t *testing.T, s *emulator.Server, method, path, token, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, s.URL()+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+func js(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func TestPagesInBrowser(t *testing.T) {
+	b := newBrowser(t)
+
+	t.Run("landing", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/")
+		tb.until("the credentials", `document.querySelectorAll("#credentials tr").length >= 4`)
+		if got := tb.text("#credentials"); !strings.Contains(got, "hostemu-admin") || !strings.Contains(got, "hostemu-cipher") {
+			t.Errorf("credentials: %q", got)
+		}
+		if got := tb.text("#where"); !strings.Contains(got, s.URL()+"/v1") {
+			t.Errorf("base URLs: %q", got)
+		}
+		tb.until("the health", `document.getElementById("health").textContent.includes("manual")`)
+		tb.screenshot("landing", "")
+	})
+
+	t.Run("tokens: mint and revoke", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/account/tokens")
+		tb.until("the token list", `document.querySelectorAll("#tokens tr").length >= 3`)
+		if got := tb.text("#tokens"); strings.Contains(got, "hostemu-admin") {
+			t.Errorf("a token is shown unmasked: %q", got)
+		}
+		tb.do(chromedp.SetValue(chromedp.CSS("#mint-scope"), "admin"), chromedp.Click(chromedp.CSS(`#mint button[type="submit"]`)))
+		tb.until("the minted token", `document.getElementById("minted-token") !== null`)
+		minted := tb.text("#minted-token")
+		if status, _ := api(t, s, "GET", "/v1/projects", minted, ""); status != 200 {
+			t.Fatalf("the minted token answers %d", status)
+		}
+		tb.screenshot("tokens", "")
+		row := fmt.Sprintf(`tr:has(code[data-token=%s])`, js(minted))
+		tb.do(chromedp.Click(chromedp.CSS(row + " button.revoke")))
+		tb.until("the revoked token to leave the list", fmt.Sprintf(`document.querySelector(%s) === null`, js(row)))
+		if status, _ := api(t, s, "GET", "/v1/projects", minted, ""); status != 401 {
+			t.Fatalf("the revoked token answers %d", status)
+		}
+	})
+
+	t.Run("dashboard: a deployment's status goes live", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.until("the projects", `document.querySelector("[data-project]") !== null`)
+		status, body := api(t, s, "POST", "/v1/deployments", "hostemu-deploy", `{"project_id":"prj_demo","files":{}}`)
+		if status != 201 {
+			t.Fatalf("create: %d %s", status, body)
+		}
+		var d struct{ ID string }
+		json.Unmarshal(body, &d)
+		cell := fmt.Sprintf(`document.querySelector('tr[data-deployment="%s"] .status')`, d.ID)
+		tb.until("queued", cell+`?.textContent === "queued"`)
+		tb.do(chromedp.Click(chromedp.CSS("#clock-next"))) // the page's own button: 1 s on, to building
+		tb.until("building", cell+`?.textContent === "building"`)
+		if got := tb.text("#clock-now"); got != "2026-11-21 12:00:01 UTC" {
+			t.Errorf("the clock shows %q", got)
+		}
+		api(t, s, "POST", "/_emulator/clock/advance", "", `{"by":"5s"}`)
+		tb.until("ready", cell+`?.textContent === "ready"`)
+		// the page's own buttons: promote it
+		tb.do(chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[aria-label="Promote %s"]`, d.ID))))
+		tb.until("production", fmt.Sprintf(`document.querySelector('tr[data-deployment="%s"] .badge.prod') !== null`, d.ID))
+		tb.screenshot("dashboard", "")
+	})
+
+	t.Run("dashboard: a fault's hits and the journal's error code", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.do(chromedp.SetValue(chromedp.CSS("#preset-path"), "/v1/projects"), chromedp.Click(chromedp.CSS(`[data-preset="503-once"]`)))
+		tb.until("the fault", `document.querySelector('tr[data-fault="flt_1"] .hits')?.textContent === "0"`)
+		if status, _ := api(t, s, "GET", "/v1/projects", "hostemu-read", ""); status != 503 {
+			t.Fatalf("the fault did not fire: %d", status)
+		}
+		tb.until("one hit", `document.querySelector('tr[data-fault="flt_1"] .hits')?.textContent === "1"`)
+		tb.until("the journal entry", `document.querySelector("#journal tr .error-code")?.textContent === "service_unavailable"`)
+		if got := tb.text("#journal tr .fault-id"); got != "flt_1" {
+			t.Errorf("the journal names fault %q", got)
+		}
+		tb.screenshot("journal-and-faults", "#journal-h")
+		tb.do(chromedp.Click(chromedp.CSS("#faults-clear")))
+		tb.until("no API fault", `document.querySelector('tr[data-fault="flt_1"]') === null`)
+		tb.do(chromedp.Click(chromedp.CSS("#edge-box summary")))
+		tb.until("the edge's hosts", `document.getElementById("edge").textContent.includes("demo-shop.test")`)
+	})
+
+	t.Run("dashboard: switch scenario", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.until("the scenarios", `document.getElementById("scenario-active").textContent === "default"`)
+		tb.do(chromedp.Click(chromedp.CSS(`button[data-use="instant"]`)))
+		tb.until("instant active", `document.getElementById("scenario-active").textContent === "instant"`)
+		if got := s.Emulator().World().Scenario().Name; got != "instant" {
+			t.Errorf("the world's scenario is %q", got)
+		}
+	})
+
+	t.Run("dashboard: scenario file errors with file and line", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("name: broken\ndeployments: [\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := server(t, func(o *emulator.Options) { o.ScenariosDir = dir })
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.until("the problem", `document.getElementById("scenario-errors").textContent.includes("broken.yaml:")`)
+	})
+
+	t.Run("dashboard: import a state", func(t *testing.T) {
+		s := server(t)
+		_, saved := api(t, s, "GET", "/_emulator/state", "", "")
+		file := filepath.Join(t.TempDir(), "state.json")
+		if err := os.WriteFile(file, saved, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := api(t, s, "POST", "/_emulator/tokens", "", `{"scope":"read"}`); status != 201 {
+			t.Fatal("mint")
+		}
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#import-file"), []string{file}), chromedp.Click(chromedp.CSS(`#import button[type="submit"]`)))
+		tb.until("the import", `document.getElementById("notice").textContent === "Imported state.json."`)
+		if n := len(s.Emulator().World().Tokens()); n != 3 {
+			t.Errorf("%d tokens after the import, want the 3 saved", n)
+		}
+	})
+
+	t.Run("control token asked once", func(t *testing.T) {
+		s := server(t, func(o *emulator.Options) { o.ControlToken = "sesame" })
+		tb := openTab(t, b, s)
+		tb.do(chromedp.Navigate(s.URL() + "/dashboard"))
+		tb.until("the token dialog", `document.getElementById("token-dialog").open`)
+		tb.do(chromedp.SendKeys(chromedp.CSS(`#token-dialog input`), "sesame"), chromedp.Click(chromedp.CSS(`#token-dialog button[type="submit"]`)))
+		tb.until("the event stream", `document.getElementById("live").dataset.state === "live"`)
+		tb.until("the scenarios", `document.getElementById("scenario-active").textContent === "default"`)
+		tb.open("/account/tokens") // same tab: not asked again
+		tb.until("the token list", `document.querySelectorAll("#tokens tr").length >= 3 && !document.getElementById("token-dialog").open`)
+	})
+}

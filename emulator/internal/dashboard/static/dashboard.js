@@ -1,0 +1,387 @@
+import { call, fetchRaw, el, guard, notify, subscribe, fmtTime, since } from "/dashboard/assets/api.js";
+
+const $ = (id) => document.getElementById(id);
+
+// coalesced runs fn once at a time; calls while it runs make it run once more after.
+function coalesced(fn) {
+  let running = null, again = false;
+  return () => {
+    if (running) { again = true; return running; }
+    running = (async () => {
+      try { do { again = false; await fn(); } while (again); } finally { running = null; }
+    })();
+    return running;
+  };
+}
+
+// ---- clock ----
+
+function showClock(c) {
+  $("clock-mode").textContent = c.mode;
+  $("clock-now").textContent = fmtTime(c.now);
+  $("clock-mode-select").value = c.mode;
+  const manual = c.mode === "manual";
+  for (const b of document.querySelectorAll("#advance button")) b.disabled = !manual;
+}
+const loadClock = coalesced(async () => { const c = await guard(() => call("GET", "/_emulator/clock")); if (c) showClock(c); });
+
+$("advance").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const c = await guard(() => call("POST", "/_emulator/clock/advance", { by: $("advance-by").value.trim() }));
+  if (c) { showClock(c); notify(`Clock advanced to ${fmtTime(c.now)}.`); }
+});
+$("clock-next").addEventListener("click", async () => {
+  const c = await guard(() => call("POST", "/_emulator/clock/next"));
+  if (c) { showClock(c); notify(c.fired ? `Jumped to the next transition: ${fmtTime(c.now)}.` : "No transition is scheduled."); }
+});
+$("clock-mode-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const c = await guard(() => call("PUT", "/_emulator/clock", { mode: $("clock-mode-select").value }));
+  if (c) { showClock(c); notify(`Clock is ${c.mode}.`); }
+});
+
+// ---- scenarios ----
+
+const loadScenarios = coalesced(async () => {
+  const s = await guard(() => call("GET", "/_emulator/scenarios"));
+  if (!s) return;
+  $("scenario-active").textContent = s.active;
+  $("scenarios").replaceChildren(...s.scenarios.map((x) => el("tr", { "data-scenario": x.name },
+    el("th", { scope: "row" }, x.name, x.name === s.active ? el("span", { class: "badge ready" }, " active") : null),
+    el("td", {}, x.description),
+    el("td", { class: "muted" }, x.source),
+    el("td", {}, el("button", { type: "button", "data-use": x.name, disabled: x.name === s.active, "aria-label": `Use scenario ${x.name}`,
+      onclick: async () => { if (await guard(() => call("PUT", "/_emulator/scenarios/active", { name: x.name }), `Scenario ${x.name} is active.`)) { loadScenarios(); loadFaults(); } } }, "Use")),
+  )));
+  $("scenario-errors-box").hidden = s.errors.length === 0;
+  $("scenario-errors").replaceChildren(...s.errors.map((e) => el("li", {}, el("code", {}, `${e.file}:${e.line}`), " ", e.error)));
+});
+
+// ---- projects, deployments, domains ----
+
+const openLogs = new Set();
+const deploymentStatuses = ["queued", "building", "ready", "error"];
+const domainStatuses = ["pending", "verifying", "active", "error"];
+
+// edgeLink opens a deployment at the edge: its URL's host, on this port, over http.
+function edgeLink(d) {
+  try {
+    const host = new URL(d.url).hostname;
+    return `http://${host}${location.port ? ":" + location.port : ""}/`;
+  } catch { return null; }
+}
+
+function forceForm(statuses, label, onForce) {
+  const sel = el("select", { "aria-label": `Status to force on ${label}` }, ...statuses.map((s) => el("option", {}, s)));
+  const code = el("input", { size: 11, placeholder: "error code", "aria-label": `Error code for ${label}` });
+  return el("form", { class: "row force", onsubmit: (ev) => {
+    ev.preventDefault();
+    const body = { status: sel.value };
+    if (sel.value === "error" && code.value.trim()) body.error = { code: code.value.trim(), message: "forced from the dashboard" };
+    onForce(body);
+  } }, sel, code, el("button", { type: "submit" }, "Force"));
+}
+
+function timings(d) {
+  const t = d.timings || {};
+  const parts = [];
+  if (t.queued_at) parts.push(`queued ${fmtTime(t.queued_at).slice(11)}`);
+  if (t.building_at) parts.push(`build after ${since(t.queued_at, t.building_at)}`);
+  if (t.ready_at) parts.push(`ready after ${since(t.building_at || t.queued_at, t.ready_at)}`);
+  if (t.error_at) parts.push(`error after ${since(t.building_at || t.queued_at, t.error_at)}`);
+  return parts.join(" · ");
+}
+
+function deploymentRows(d) {
+  const link = edgeLink(d);
+  const row = el("tr", { "data-deployment": d.id, class: d.status === "error" ? "err" : null },
+    el("td", { class: "mono" }, d.id),
+    el("td", {}, d.target),
+    el("td", {}, el("span", { class: `badge status ${d.status}` }, d.status), d.production ? el("span", { class: "badge prod" }, "production") : null,
+      d.error ? el("div", {}, el("a", { href: "/docs/errors/" + encodeURIComponent(d.error.code), class: "error-code" }, d.error.code)) : null),
+    el("td", { class: "muted timings" }, timings(d)),
+    el("td", { class: "actions" },
+      el("div", { class: "row" },
+        link && d.status === "ready" ? el("a", { href: link, target: "_blank", rel: "noopener", "aria-label": `Open ${d.id} at the edge` }, "Open") : null,
+        el("button", { type: "button", "aria-expanded": openLogs.has(d.id) ? "true" : "false", "aria-label": `Build logs of ${d.id}`, onclick: () => {
+          if (openLogs.has(d.id)) openLogs.delete(d.id); else openLogs.add(d.id);
+          loadProjects();
+        } }, "Logs"),
+        el("button", { type: "button", disabled: d.status !== "ready" || d.production, "aria-label": `Promote ${d.id}`,
+          onclick: async () => { if (await guard(() => call("POST", `/_emulator/deployments/${d.id}/promote`, {}), `Promoted ${d.id}.`)) loadProjects(); } }, "Promote"),
+        forceForm(deploymentStatuses, d.id, async (body) => {
+          if (await guard(() => call("POST", `/_emulator/deployments/${d.id}/status`, body), `${d.id} is ${body.status}.`)) loadProjects();
+        }),
+      ),
+    ),
+  );
+  if (!openLogs.has(d.id)) return [row];
+  const logs = el("pre", { class: "logs", "aria-label": `Build logs of ${d.id}` }, "loading…");
+  call("GET", `/_emulator/deployments/${d.id}/logs`).then((p) => {
+    logs.textContent = p.logs.map((l) => `${fmtTime(l.created_at).slice(11)}  ${l.text}`).join("\n") || "(no lines yet)";
+  }).catch((e) => { logs.textContent = e.message; });
+  return [row, el("tr", {}, el("td", { colspan: 5 }, logs))];
+}
+
+function domainRow(p, d) {
+  return el("tr", { "data-domain": d.hostname, class: d.status === "error" ? "err" : null },
+    el("td", { class: "mono" }, d.hostname, d.redirect_to ? el("div", { class: "muted" }, "→ " + d.redirect_to) : null),
+    el("td", {}, el("span", { class: `badge status ${d.status}` }, d.status),
+      d.error ? el("div", {}, el("a", { href: "/docs/errors/" + encodeURIComponent(d.error.code), class: "error-code" }, d.error.code)) : null),
+    el("td", { class: "mono" }, ...d.dns.map((r) => el("div", {}, `${r.type} ${r.name} ${r.value}`))),
+    el("td", {}, el("span", { class: `badge ${d.tls.status}` }, d.tls.status),
+      d.tls.expires_at ? el("div", { class: "muted" }, "expires " + fmtTime(d.tls.expires_at).slice(0, 10)) : null,
+      d.tls.issuer ? el("div", { class: "muted" }, d.tls.issuer) : null),
+    el("td", { class: "actions" }, el("div", { class: "row" },
+      forceForm(domainStatuses, d.hostname, async (body) => {
+        if (await guard(() => call("POST", `/_emulator/domains/${encodeURIComponent(d.hostname)}/status`, body), `${d.hostname} is ${body.status}.`)) loadProjects();
+      }),
+      el("button", { type: "button", class: "danger", "aria-label": `Delete domain ${d.hostname}`, onclick: async () => {
+        if (await guard(() => call("DELETE", `/_emulator/projects/${p.id}/domains/${encodeURIComponent(d.hostname)}`), `Deleted ${d.hostname}.`)) loadProjects();
+      } }, "Delete"),
+    )),
+  );
+}
+
+function projectBlock(p) {
+  const host = el("input", { name: "hostname", placeholder: "www.example.test", required: true, "aria-label": `Hostname to add to ${p.name}` });
+  const redirect = el("input", { name: "redirect_to", placeholder: "redirect to (optional)", "aria-label": `Redirect target for the new domain of ${p.name}` });
+  return el("div", { class: "project", "data-project": p.id },
+    el("h3", {}, p.name, " ", el("span", { class: "muted mono" }, p.id)),
+    el("table", {},
+      el("caption", { class: "sr-only" }, `Deployments of ${p.name}`),
+      el("thead", {}, el("tr", {}, ...["deployment", "target", "status", "timings", ""].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, ...p.deployments.flatMap(deploymentRows))),
+    p.more_deployments ? el("p", { class: "muted" }, `Newest ${p.deployments.length} shown.`) : null,
+    el("table", {},
+      el("caption", { class: "sr-only" }, `Domains of ${p.name}`),
+      el("thead", {}, el("tr", {}, ...["domain", "status", "DNS records to set", "certificate", ""].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, ...p.domains.map((d) => domainRow(p, d)))),
+    el("form", { class: "row", onsubmit: async (ev) => {
+      ev.preventDefault();
+      const body = { hostname: host.value.trim() };
+      if (redirect.value.trim()) body.redirect_to = redirect.value.trim();
+      if (await guard(() => call("POST", `/_emulator/projects/${p.id}/domains`, body), `Added ${body.hostname}.`)) loadProjects();
+    } }, host, redirect, el("button", { type: "submit" }, "Add domain")),
+  );
+}
+
+const loadProjects = coalesced(async () => {
+  const o = await guard(() => call("GET", "/_emulator/projects"));
+  if (!o) return;
+  const box = $("projects");
+  const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.getAttribute("aria-label") : null;
+  box.replaceChildren(...o.projects.map(projectBlock));
+  if (!o.projects.length) box.append(el("p", { class: "muted" }, "No projects."));
+  if (focused) { // keep the keyboard where it was across a live refresh
+    const again = [...box.querySelectorAll("[aria-label]")].find((n) => n.getAttribute("aria-label") === focused);
+    if (again) again.focus();
+  }
+});
+
+// ---- request journal ----
+
+const journal = []; // oldest first, as GET /_emulator/requests
+const journalMax = 1000;
+
+function globRE(glob) {
+  return new RegExp("^" + glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*") + "$");
+}
+
+function statusMatches(want, status) {
+  want = want.trim().toLowerCase();
+  if (!want) return true;
+  if (/^\dxx$/.test(want)) return Math.floor(status / 100) === Number(want[0]);
+  return String(status) === want;
+}
+
+function journalFilter() {
+  const method = $("f-method").value, path = $("f-path").value.trim(), status = $("f-status").value, service = $("f-service").value;
+  const failures = $("f-failures").checked;
+  const re = path ? globRE(path) : null;
+  return (e) => (!method || e.method === method) && (!re || re.test(e.path)) && statusMatches(status, e.status) &&
+    (!service || e.service === service) && (!failures || e.status === 0 || e.status >= 400);
+}
+
+function journalRow(e) {
+  const failed = e.status === 0 || e.status >= 400;
+  return el("tr", { class: failed ? "err" : null },
+    el("td", { class: "mono" }, fmtTime(e.time).slice(11)),
+    el("td", {}, e.method),
+    el("td", { class: "mono" }, (e.host ? e.host : "") + e.path + (e.query ? "?" + e.query : "")),
+    el("td", {}, el("span", { class: `badge s${Math.floor(e.status / 100)}` }, e.status === 0 ? "dropped" : e.status)),
+    el("td", {}, e.duration_ms),
+    el("td", {}, e.service),
+    el("td", {}, e.scope),
+    el("td", {}, e.error_code ? el("a", { class: "error-code", href: "/docs/errors/" + encodeURIComponent(e.error_code) }, e.error_code) : ""),
+    el("td", { class: "mono fault-id" }, e.fault_id || ""),
+  );
+}
+
+function renderJournal() {
+  const keep = journalFilter();
+  const rows = [];
+  for (let i = journal.length - 1; i >= 0 && rows.length < 300; i--) if (keep(journal[i])) rows.push(journalRow(journal[i]));
+  $("journal").replaceChildren(...rows);
+  $("journal-count").textContent = `(${rows.length} shown of ${journal.length})`;
+}
+
+const loadJournal = coalesced(async () => {
+  const j = await guard(() => call("GET", "/_emulator/requests"));
+  if (!j) return;
+  journal.splice(0, journal.length, ...j.requests.slice(-journalMax));
+  renderJournal();
+});
+
+for (const id of ["f-method", "f-path", "f-status", "f-service", "f-failures"]) $(id).addEventListener("input", renderJournal);
+$("journal-filter").addEventListener("submit", (ev) => ev.preventDefault());
+$("journal-clear").addEventListener("click", async () => {
+  if (await guard(() => call("DELETE", "/_emulator/requests"), "Journal cleared.")) { journal.length = 0; renderJournal(); }
+});
+
+// ---- faults ----
+
+function describeFault(f) {
+  const parts = [];
+  if (f.status) parts.push(`answer ${f.status}${f.code ? " " + f.code : ""}`);
+  if (f.delay) parts.push(`delay ${typeof f.delay === "string" ? f.delay : `${f.delay.min}–${f.delay.max}`}`);
+  if (f.drop) parts.push("drop");
+  if (f.rate_limit) parts.push("rate limit");
+  if (f.timeout) parts.push("timeout");
+  if (f.times) parts.push(`${f.times}×`);
+  if (f.probability !== undefined && f.probability !== null && f.probability !== 1) parts.push(`p=${f.probability}`);
+  return parts.join(", ");
+}
+
+function describeMatch(m) {
+  if (!m) return "every request";
+  const parts = [m.method, m.path, m.service, m.host, m.scope && `scope ${m.scope}`].filter(Boolean);
+  return parts.join(" ") || "every request";
+}
+
+const loadFaults = coalesced(async () => {
+  const f = await guard(() => call("GET", "/_emulator/faults"));
+  if (!f) return;
+  $("faults").replaceChildren(...f.faults.map((x) => el("tr", { "data-fault": x.id },
+    el("td", { class: "mono" }, x.id, x.source !== "api" ? el("div", { class: "muted" }, x.source) : null),
+    el("td", { class: "mono" }, describeMatch(x.match)),
+    el("td", {}, describeFault(x)),
+    el("td", { class: "hits" }, x.hits),
+    el("td", {}, x.source === "api" ? el("button", { type: "button", class: "danger", "aria-label": `Remove fault ${x.id}`,
+      onclick: async () => { if (await guard(() => call("DELETE", "/_emulator/faults/" + encodeURIComponent(x.id)), `Removed ${x.id}.`)) loadFaults(); } }, "Remove") : ""),
+  )));
+});
+
+const presets = {
+  "503-once": { status: 503, times: 1 },
+  "slow": { delay: "2s" },
+  "drop": { drop: true, times: 1 },
+  "rate-limit": { rate_limit: true },
+  "timeout": { timeout: true, times: 1 },
+};
+
+async function addFault(spec) {
+  const f = await guard(() => call("POST", "/_emulator/faults", spec), "Fault added.");
+  if (f) { notify(`Added fault ${f.id}.`); loadFaults(); }
+}
+
+for (const b of document.querySelectorAll("[data-preset]")) {
+  b.addEventListener("click", () => {
+    const match = {};
+    if ($("preset-path").value.trim()) match.path = $("preset-path").value.trim();
+    if ($("preset-method").value) match.method = $("preset-method").value;
+    if ($("preset-service").value) match.service = $("preset-service").value;
+    addFault({ match, ...presets[b.dataset.preset] });
+  });
+}
+$("raw-fault").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  addFault($("raw-fault-json").value); // sent as written: the server says what is wrong with it
+});
+
+$("faults-clear").addEventListener("click", async () => {
+  if (await guard(() => call("DELETE", "/_emulator/faults"), "Every API fault removed.")) loadFaults();
+});
+
+// ---- edge ----
+
+// loadEdge lists the edge's hosts while the section is open: a big world has many.
+const loadEdge = coalesced(async () => {
+  if (!$("edge-box").open) return;
+  const r = await guard(() => call("GET", "/_emulator/edge"));
+  if (!r) return;
+  const port = location.port ? ":" + location.port : "";
+  $("edge").replaceChildren(...r.routes.slice(0, 500).map((x) => el("tr", {},
+    el("td", { class: "mono" }, x.status === "ready" || x.status === "active"
+      ? el("a", { href: `http://${x.host}${port}/`, target: "_blank", rel: "noopener" }, x.host) : x.host),
+    el("td", {}, x.kind, x.detaching ? el("span", { class: "muted" }, " (detaching)") : null),
+    el("td", { class: "mono" }, x.redirect_to ? "→ " + x.redirect_to : x.deployment_id || ""),
+    el("td", {}, el("span", { class: `badge ${x.status}` }, x.status)),
+  )));
+});
+$("edge-box").addEventListener("toggle", loadEdge);
+
+// ---- state ----
+
+$("export").addEventListener("click", () => guard(async () => {
+  const res = await fetchRaw("/_emulator/state");
+  const url = URL.createObjectURL(await res.blob());
+  const a = el("a", { href: url, download: `hostemu-state-${new Date().toISOString().replace(/[:.]/g, "-")}.json` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}, "State downloaded."));
+
+$("import").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const file = $("import-file").files[0];
+  if (!file) return;
+  if (await guard(async () => call("PUT", "/_emulator/state", await file.text()), `Imported ${file.name}.`)) loadAll();
+});
+
+$("reset").addEventListener("click", async () => {
+  if (!confirm("Reset the world to its start-up state?")) return;
+  if (await guard(() => call("POST", "/_emulator/reset"), "The world is back at its start.")) loadAll();
+});
+
+// ---- namespaces (hook) ----
+
+// loadNamespaces shows the namespaces once the control API has them (GET
+// /_emulator/namespaces); until then the route is a 404 and the section stays hidden.
+async function loadNamespaces() {
+  try {
+    const n = await call("GET", "/_emulator/namespaces");
+    const list = (n && n.namespaces) || [];
+    $("namespaces").replaceChildren(...list.map((x) => el("li", { class: "mono" }, typeof x === "string" ? x : x.name || JSON.stringify(x))));
+    $("namespaces-box").hidden = false;
+  } catch { $("namespaces-box").hidden = true; }
+}
+
+// ---- live ----
+
+function loadAll() {
+  loadClock(); loadScenarios(); loadProjects(); loadJournal(); loadFaults(); loadEdge(); loadNamespaces();
+}
+
+const live = $("live");
+subscribe((type, data) => {
+  switch (type) {
+    case "deployment": case "domain": loadProjects(); loadEdge(); break;
+    case "request":
+      journal.push(data);
+      if (journal.length > journalMax) journal.shift();
+      renderJournal();
+      break;
+    case "journal": journal.length = 0; renderJournal(); break;
+    case "fault": loadFaults(); break;
+    case "clock": showClock(data); break;
+    case "scenario": loadScenarios(); loadFaults(); break;
+    case "reset": loadAll(); break;
+    case "end": notify(`The event stream ended: ${data.reason}`, true); break;
+  }
+}, (state) => {
+  live.dataset.state = state;
+  live.textContent = state === "live" ? "live" : "disconnected";
+  if (state === "live") loadAll(); // after a reconnect too: events may have been missed
+});

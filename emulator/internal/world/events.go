@@ -1,0 +1,120 @@
+package world
+
+import (
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/events"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// The world's changes as events (GET /_emulator/events). Each emitter below is called
+// where the change happens, in one line, and builds its data only while someone
+// listens: the request path journals every request and must not pay for events nobody
+// reads.
+
+// Event types of the stream.
+const (
+	EventDeployment = "deployment" // a deployment's status changed, or it was created or promoted
+	EventDomain     = "domain"     // a domain's status changed, or it was added or deleted
+	EventRequest    = "request"    // a request was journaled
+	EventJournal    = "journal"    // the journal was cleared
+	EventFault      = "fault"      // a fault fired, was added or removed
+	EventClock      = "clock"      // the clock moved or switched mode
+	EventScenario   = "scenario"   // the active scenario switched or scenario files reloaded
+	EventToken      = "token"      // a hosting token was minted or revoked
+	EventReset      = "reset"      // the world was reset or a state imported: read it all again
+)
+
+// Events is the hub the world's changes are emitted to.
+func (w *World) Events() *events.Hub { return w.events }
+
+// DeploymentEvent is the data of a deployment event.
+type DeploymentEvent struct {
+	Change    string           `json:"change"` // "status", "created", "promoted" or "forced"
+	ID        string           `json:"id"`
+	ProjectID string           `json:"project_id"`
+	Status    string           `json:"status"`
+	Error     *state.ErrorInfo `json:"error"`
+	At        state.Timestamp  `json:"at"`
+}
+
+func (w *World) emitDeployment(change string, d state.Deployment) {
+	if w.events.Listening() {
+		w.events.Emit(EventDeployment, DeploymentEvent{Change: change, ID: d.ID, ProjectID: d.ProjectID, Status: d.Status, Error: d.Error, At: state.Timestamp(w.clock.Now())})
+	}
+}
+
+// DomainEvent is the data of a domain event.
+type DomainEvent struct {
+	Change    string           `json:"change"` // "status", "added", "deleted", "detached" or "forced"
+	Hostname  string           `json:"hostname"`
+	ProjectID string           `json:"project_id,omitempty"`
+	Status    string           `json:"status,omitempty"`
+	TLS       string           `json:"tls_status,omitempty"`
+	Error     *state.ErrorInfo `json:"error,omitempty"`
+	At        state.Timestamp  `json:"at"`
+}
+
+func (w *World) emitDomain(change string, d state.Domain) {
+	if w.events.Listening() {
+		w.events.Emit(EventDomain, DomainEvent{Change: change, Hostname: d.Hostname, ProjectID: d.ProjectID, Status: d.Status, TLS: d.TLS.Status, Error: d.Error, At: state.Timestamp(w.clock.Now())})
+	}
+}
+
+// eventBody is how much of a request body a request event carries; the journal has
+// the rest.
+const eventBody = 1024
+
+func (w *World) emitRequest(e journal.Entry) {
+	if w.events.Listening() {
+		if len(e.Body) > eventBody {
+			e.Body, e.BodyTruncated = e.Body[:eventBody], true
+		}
+		w.events.Emit(EventRequest, e)
+	}
+}
+
+// FaultEvent is the data of a fault event.
+type FaultEvent struct {
+	Change string `json:"change"` // "hit", "added", "removed" or "cleared"
+	ID     string `json:"id,omitempty"`
+	Hits   int64  `json:"hits,omitempty"`
+}
+
+func (w *World) emitFault(change, id string, hits int64) {
+	if w.events.Listening() {
+		w.events.Emit(EventFault, FaultEvent{Change: change, ID: id, Hits: hits})
+	}
+}
+
+func (w *World) emitFaultHit(act fault.Action, ok bool) {
+	if ok {
+		w.emitFault("hit", act.FaultID, act.Hits)
+	}
+}
+
+func (w *World) emitClock() {
+	if w.events.Listening() {
+		w.events.Emit(EventClock, w.Clock())
+	}
+}
+
+func (w *World) emitScenario(change string) {
+	if w.events.Listening() {
+		w.events.Emit(EventScenario, map[string]string{"change": change, "active": w.Scenario().Name})
+	}
+}
+
+func (w *World) emitToken(change string, scope state.Scope) {
+	if w.events.Listening() {
+		w.events.Emit(EventToken, map[string]string{"change": change, "scope": string(scope)})
+	}
+}
+
+func (w *World) emit(typ, change string) {
+	if w.events.Listening() {
+		w.events.Emit(typ, map[string]string{"change": change, "at": w.clock.Now().Format(time.RFC3339Nano)})
+	}
+}
