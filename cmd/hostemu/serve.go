@@ -92,6 +92,6 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 // printBanner prints, once, a stable first line that scripts can wait for, then the
 // emulator's banner.
 func printBanner(w io.Writer, srv *emulator.Server) {
-	fmt.Fprintf(w, "hostemu listening on %s\n", srv.URL())
-	fmt.Fprint(w, srv.Banner())
+	// one write: a reader that has seen the first line has the whole banner
+	fmt.Fprint(w, "hostemu listening on "+srv.URL()+"\n"+srv.Banner())
 }
