@@ -15,6 +15,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/compress"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -41,11 +42,14 @@ type Config struct {
 	// /_emulator/health).
 	ControlSeparate bool
 	Limits          Limits // body bytes in flight, state size
+	// Namespaces holds the namespaces beside the default world (nil: none can be made).
+	Namespaces *namespace.Registry
 }
 
-// API serves one world over HTTP.
+// API serves the default world, and the namespaces' worlds, over HTTP.
 type API struct {
-	w         *world.World
+	w         *world.World        // the default world
+	ns        *namespace.Registry // the others
 	cfg       Config
 	log       *slog.Logger
 	cursorKey []byte
@@ -67,7 +71,7 @@ type API struct {
 	releaseOnce sync.Once
 }
 
-// New builds the handlers of world w.
+// New builds the handlers of world w and of cfg.Namespaces.
 func New(w *world.World, cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -76,7 +80,7 @@ func New(w *world.World, cfg Config) *API {
 		cfg.CORSOrigins = []string{"*"}
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
-	a := &API{w: w, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
+	a := &API{w: w, ns: cfg.Namespaces, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
 	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)

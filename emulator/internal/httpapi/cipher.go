@@ -37,7 +37,7 @@ func (a *API) encrypt(c *gin.Context) (any, error) {
 			return nil, apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("field \"payload\" is %d characters; the limit is %d", n, maxPayload))
 		}
 	}
-	env, err := a.w.Encrypt(*payload)
+	env, err := a.world(c).Encrypt(*payload)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (a *API) decrypt(c *gin.Context) (any, error) {
 	if envelope == nil {
 		return nil, apperr.New(apperr.InvalidRequest, "field \"envelope\" is required: a string")
 	}
-	payload, err := a.w.Decrypt(*envelope)
+	payload, err := a.world(c).Decrypt(*envelope)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,13 @@ type Config struct {
 	// FileStoreSize bounds the uploaded file contents kept for the edge, in bytes
 	// (edge.DefaultFileStoreSize when 0).
 	FileStoreSize int64
+	// Namespace is the world's namespace label (its id without "ns_"), "" for the
+	// default world. Its deployment hosts carry it:
+	// <slug>-<suffix>.<Namespace>.<EdgeDomain>.
+	Namespace string
+	// TokenPrefix starts every token minted in the world ("hostemu_" when empty): a
+	// namespace's tokens name it, so a request finds its world without a lookup table.
+	TokenPrefix   string
 	Scenarios     *scenario.Registry
 	Scenario      string // active scenario's name
 	JournalSize   int
@@ -58,7 +65,9 @@ type World struct {
 	files   *edge.FileStore // uploaded contents, served by the edge
 	log     *slog.Logger
 
-	edgeDomain string
+	edgeDomain  string
+	namespace   string // label; "" for the default world
+	tokenPrefix string
 
 	// clockMu serializes what moves or switches the clock (advance, set, a manual
 	// await, reset, import), so overlapping control calls never fail or lose a
@@ -96,6 +105,9 @@ func New(cfg Config) (*World, error) {
 	if cfg.Scenario == "" {
 		cfg.Scenario = "default"
 	}
+	if cfg.TokenPrefix == "" {
+		cfg.TokenPrefix = "hostemu_"
+	}
 	c := clock.New(cfg.ClockMode, cfg.ClockStart)
 	w := &World{
 		clock:         c,
@@ -104,6 +116,8 @@ func New(cfg Config) (*World, error) {
 		journal:       journal.New(cfg.JournalSize),
 		files:         edge.NewFileStore(cfg.FileStoreSize),
 		edgeDomain:    cfg.EdgeDomain,
+		namespace:     cfg.Namespace,
+		tokenPrefix:   cfg.TokenPrefix,
 		log:           cfg.Logger,
 		scenarios:     cfg.Scenarios,
 		rateLimitsOff: cfg.RateLimitsOff,
