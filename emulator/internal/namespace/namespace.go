@@ -88,11 +88,11 @@ func (n *Namespace) LastUsed() time.Time { return time.Unix(0, n.lastUsed.Load()
 
 // Info describes a namespace for GET /_emulator/namespaces.
 type Info struct {
-	Namespace  string    `json:"namespace"`
+	Namespace  string          `json:"namespace"`
 	CreatedAt  state.Timestamp `json:"created_at"`
 	LastUsedAt state.Timestamp `json:"last_used_at"`
-	Scenario   string    `json:"scenario"`
-	Clock      string    `json:"clock"`
+	Scenario   string          `json:"scenario"`
+	Clock      string          `json:"clock"`
 }
 
 func (n *Namespace) info() Info {
