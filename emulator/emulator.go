@@ -68,6 +68,15 @@ func New(opts Options) (*Emulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, doc := range opts.ScenarioYAML {
+		if ps := reg.AddInline(fmt.Sprintf("scenario #%d", i+1), []byte(doc)); len(ps) > 0 {
+			lines := make([]string, len(ps))
+			for j, p := range ps {
+				lines[j] = p.String()
+			}
+			return nil, &ConfigError{fmt.Errorf("scenarios:\n%s", strings.Join(lines, "\n"))}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Emulator{opts: opts, log: opts.Logger, cancel: cancel}
 	if opts.ScenariosDir != "" {

@@ -24,6 +24,9 @@ type Options struct {
 	PublicURL string
 	// ScenariosDir adds and overrides scenarios from YAML files, watched for changes.
 	ScenariosDir string
+	// ScenarioYAML are scenario documents given in memory, added to the built-in ones
+	// (and overriding a built-in of the same name) before ScenariosDir's.
+	ScenarioYAML []string
 	// Scenario is the active scenario's name ("default" when empty).
 	Scenario string
 	// Fixtures is a fixture file or directory replacing the embedded default.

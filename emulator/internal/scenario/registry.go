@@ -166,6 +166,21 @@ func (r *Registry) notify() {
 	}
 }
 
+// AddInline parses one scenario document and adds it as if built in (overriding a
+// built-in of the same name), for scenarios given in memory rather than in files. Call
+// it before any other use of the registry. A document with problems adds nothing.
+func (r *Registry) AddInline(source string, data []byte) []Problem {
+	s, problems := Parse(source, data)
+	if s == nil || len(problems) > 0 {
+		return problems
+	}
+	r.loadMu.Lock()
+	defer r.loadMu.Unlock()
+	r.builtins[s.Name] = s
+	r.snap.Store(newSnapshot(r.snap.Load().version+1, maps.Clone(r.builtins), nil, nil))
+	return nil
+}
+
 // LoadDir (re)loads every *.yaml and *.yml file directly in dir (not in subdirectories;
 // names starting with a dot are skipped, as editors' lock and swap files are) and swaps
 // the result in at once. A file that parses adds its scenario, or overrides the
