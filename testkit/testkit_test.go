@@ -243,6 +243,31 @@ var recipes = []struct {
 		e.WaitForDeploymentWithin(id, "ready", 0)
 		expectTime(t, "Now", e.Now(), t0)
 	}},
+	{"getters, forced errors and waits that do not fail", func(t *testing.T, e *testkit.Emulator) {
+		id := createDeployment(t, e, e.DeployToken(), nil)
+		if d := e.Deployment(id); d.ID != id || d.Status != "queued" {
+			t.Errorf("Deployment: %+v", d)
+		}
+		e.SetDeploymentError(id, "oom_killed", "the build ran out of memory")
+		if d := e.Deployment(id); d.Status != "error" || d.Error == nil || d.Error.Code != "oom_killed" {
+			t.Errorf("forced error: %+v", d)
+		}
+		if e.TryWaitForDeployment(id, "ready", time.Minute) {
+			t.Error("a failed build became ready")
+		}
+		addDomain(t, e, "never.example.test")
+		e.SetDomainError("never.example.test", "dns_missing", "no TXT record")
+		if e.TryWaitForDomain("never.example.test", "active", time.Hour) {
+			t.Error("a failed domain became active")
+		}
+		if d := e.Domain("never.example.test"); d.Status != "error" {
+			t.Errorf("Domain: %+v", d)
+		}
+		id = createDeployment(t, e, e.DeployToken(), nil)
+		if !e.TryWaitForDeployment(id, "ready", time.Minute) {
+			t.Error("a build never became ready")
+		}
+	}},
 	{"token scopes", func(t *testing.T, e *testkit.Emulator) {
 		read, deploy, admin := e.Token("read"), e.Token("deploy"), e.Token("admin")
 		if read == deploy || read == admin || read == e.Token("read") {
@@ -592,5 +617,16 @@ func TestEdgeClient(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("X-Hostemu-Deployment") != created.ID {
 		t.Fatalf("GET %s: %d %v", created.URL, res.StatusCode, res.Header)
+	}
+}
+
+func TestWithScenarioYAML(t *testing.T) {
+	t.Parallel()
+	e := testkit.Start(t, testkit.WithScenarioYAML("name: quick\ndescription: builds in a second\ndeployments:\n  lifecycle:\n    - {status: queued}\n    - {status: building, after: 0s}\n    - {status: ready, after: 1s}\n"), testkit.WithScenario("quick"))
+	id := createDeployment(t, e, e.DeployToken(), nil)
+	e.WaitForDeployment(id, "ready")
+	expectTime(t, "Now", e.Now(), t0.Add(time.Second))
+	if msg := fatalOf(t, func(tb testing.TB) { testkit.Start(tb, testkit.WithScenarioYAML("name: [")) }); msg == "" {
+		t.Error("a bad scenario document started")
 	}
 }
