@@ -222,3 +222,30 @@ func TestNamespaceLimitAndExpiry(t *testing.T) {
 		t.Errorf("second after expiry: %d %s", r.Status, r.Body)
 	}
 }
+
+// The journal keeps request headers but never credentials; a rate_limit fault may set
+// its Retry-After.
+func TestJournalHeadersAndRetryAfter(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.do(req{Method: "GET", Path: "/v1/projects", Token: "t-read", Headers: map[string]string{"Idempotency-Key": "idem-1", "User-Agent": "my-sdk/2"}})
+	rs := decode[struct{ Requests []emulator.JournalEntry }](t, e.get("/_emulator/requests", ""))
+	if len(rs.Requests) != 1 {
+		t.Fatalf("journal: %+v", rs)
+	}
+	h := rs.Requests[0].Headers
+	if h.Get("Idempotency-Key") != "idem-1" || h.Get("User-Agent") != "my-sdk/2" || h.Get("Authorization") != "[redacted]" {
+		t.Errorf("headers: %v", h)
+	}
+	if r := e.get("/_emulator/requests", ""); strings.Contains(string(r.Body), "t-read") {
+		t.Errorf("the token is in the journal: %s", r.Body)
+	}
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"rate_limit": true, "retry_after": 42}), 201)
+	r := e.get("/v1/projects", "t-read")
+	if r.Status != 429 || r.Header.Get("Retry-After") != "42" {
+		t.Errorf("rate_limit fault: %d Retry-After %q", r.Status, r.Header.Get("Retry-After"))
+	}
+	if r := e.post("/_emulator/faults", "", map[string]any{"status": 503, "retry_after": 5}); r.Code() != "invalid_request" {
+		t.Errorf("retry_after without rate_limit: %d %s", r.Status, r.Body)
+	}
+}

@@ -51,7 +51,7 @@ func (a *API) ownHost(host string) bool {
 // serveEdge answers an edge request, with its faults and its journal entry.
 func (a *API) serveEdge(w http.ResponseWriter, r *http.Request, wd *world.World, d edge.Decision) {
 	ew := &edgeWriter{ResponseWriter: w}
-	e := journal.Entry{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Service: serviceEdge, Host: d.Host}
+	e := journal.Entry{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Service: serviceEdge, Host: d.Host, Headers: journal.HeadersOf(r.Header)}
 	start := time.Now()
 	defer func() {
 		rec := recover()

@@ -27,6 +27,7 @@ func (a *API) record(c *gin.Context, info *reqInfo) {
 		ErrorCode:  info.errCode,
 		Scope:      string(info.scope),
 		Service:    info.service,
+		Headers:    journal.HeadersOf(c.Request.Header),
 	}
 	if info.service == serviceCipher && info.authed {
 		e.Scope = "api_key"

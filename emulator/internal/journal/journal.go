@@ -31,13 +31,13 @@ const entryOverhead = int64(unsafe.Sizeof(Entry{}))
 
 // MaxEntryBytes bounds the memory one entry holds: its capped strings and itself. A
 // journal of n entries holds at most n × MaxEntryBytes (about 8.7 KiB each).
-const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 4*MaxName + MaxHost + entryOverhead
+const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 4*MaxName + MaxHost + headersBytes + entryOverhead
 
 // DefaultSize is the number of entries kept when New is given none.
 const DefaultSize = 1000
 
-// Entry is one request as the journal records it. It never holds credentials: callers
-// record no headers, and so no Authorization value, only the fields below.
+// Entry is one request as the journal records it. It never holds credentials: the
+// values of Authorization, Proxy-Authorization and Cookie are Redacted.
 type Entry struct {
 	Method     string  `json:"method"`
 	Path       string  `json:"path"`
@@ -45,12 +45,14 @@ type Entry struct {
 	Status     int     `json:"status"`
 	DurationMS float64 `json:"duration_ms"`
 	// Body is the request body, cut to MaxBody bytes.
-	Body      string    `json:"body"`
-	ErrorCode string    `json:"error_code"`
-	Scope     string    `json:"scope"`
-	Service   string    `json:"service"`
-	Host      string    `json:"host,omitempty"` // the host an edge request was for
-	Time      time.Time `json:"time"`
+	Body      string `json:"body"`
+	ErrorCode string `json:"error_code"`
+	Scope     string `json:"scope"`
+	Service   string `json:"service"`
+	Host      string `json:"host,omitempty"` // the host an edge request was for
+	// Headers are the request's headers (HeadersOf), at most MaxHeaders bytes.
+	Headers Headers   `json:"headers,omitempty"`
+	Time    time.Time `json:"time"`
 	// BodyTruncated says Body was cut.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
 	// BodyUnread says the request was answered before its body was read, and the body
@@ -60,6 +62,8 @@ type Entry struct {
 	// PathTruncated and QueryTruncated say Path (MaxPath) or Query (MaxQuery) was cut.
 	PathTruncated  bool `json:"path_truncated,omitempty"`
 	QueryTruncated bool `json:"query_truncated,omitempty"`
+	// HeadersTruncated says Headers were cut.
+	HeadersTruncated bool `json:"headers_truncated,omitempty"`
 }
 
 // Filter selects entries. Empty fields select every entry.
@@ -105,6 +109,7 @@ func (j *Journal) Add(e Entry) {
 	e.Scope, _ = clip(e.Scope, MaxName, false)
 	e.Service, _ = clip(e.Service, MaxName, false)
 	e.Host, _ = clip(e.Host, MaxHost, false)
+	e.Headers, e.HeadersTruncated = clipHeaders(e.Headers)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {
