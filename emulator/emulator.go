@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/fixture"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
@@ -31,6 +32,12 @@ type Emulator struct {
 	log   *slog.Logger
 	world *world.World
 	api   *httpapi.API
+	ns    *namespace.Registry
+	// what a namespace's world is built from, unless its creation says otherwise
+	reg        *scenario.Registry
+	fixtures   []*fixture.File
+	start      time.Time // the fixtures' start
+	clockStart time.Time // zero: a real clock is the wall clock
 
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -64,6 +71,15 @@ func New(opts Options) (*Emulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, doc := range opts.ScenarioYAML {
+		if ps := reg.AddInline(fmt.Sprintf("scenario #%d", i+1), []byte(doc)); len(ps) > 0 {
+			lines := make([]string, len(ps))
+			for j, p := range ps {
+				lines[j] = p.String()
+			}
+			return nil, &ConfigError{fmt.Errorf("scenarios:\n%s", strings.Join(lines, "\n"))}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Emulator{opts: opts, log: opts.Logger, cancel: cancel}
 	if opts.ScenariosDir != "" {
@@ -71,15 +87,17 @@ func New(opts Options) (*Emulator, error) {
 			e.log.Warn("scenario problem", "problem", p.String())
 		}
 	}
-	fixtures, err := fixtureBuilder(opts, start)
+	files, err := parseFixtures(opts)
 	if err != nil {
 		cancel()
 		return nil, &ConfigError{err}
 	}
+	fixtures := fixtureBuilder(files, opts.Seed, start, opts.EdgeDomain, nil)
 	clockStart := start
 	if opts.ClockStart.IsZero() && opts.ClockMode != ClockManual {
 		clockStart = time.Time{} // a real clock with no start is the wall clock, sub-second part included
 	}
+	e.reg, e.fixtures, e.start, e.clockStart = reg, files, start, clockStart
 	e.world, err = world.New(world.Config{
 		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, Fixtures: fixtures,
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
@@ -101,17 +119,23 @@ func New(opts Options) (*Emulator, error) {
 		return nil, err
 	}
 	lim := opts.Limits.withDefaults()
+	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.NamespaceClock, Build: e.buildNamespace})
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
 		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "", ControlSeparate: opts.ControlAddr != "",
-		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout,
+		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout, Namespaces: e.ns,
 	})
 	e.tunnels = newTunnelServer(e.api.Handler(), lim, e.log)
 	if opts.ControlExposed() {
 		e.log.Warn("the control API listens beyond loopback with no --control-token: anyone who can reach it can reset the world, mint admin tokens and read every request", "addr", opts.Addr)
 	}
-	reg.Subscribe(e.world.RefreshScenario)
+	reg.Subscribe(func() {
+		e.world.RefreshScenario()
+		e.ns.Each((*world.World).RefreshScenario)
+	})
+	e.wg.Add(1)
+	go func() { defer e.wg.Done(); e.ns.Run(ctx) }()
 	if opts.ScenariosDir != "" {
 		e.wg.Add(1)
 		go func() {
@@ -129,10 +153,8 @@ func New(opts Options) (*Emulator, error) {
 	return e, nil
 }
 
-// fixtureBuilder parses the fixtures once and returns what builds the start-up state
-// from them, at start and on every reset.
-func fixtureBuilder(opts Options, start time.Time) (func() (state.Snapshot, error), error) {
-	fo := fixture.Options{Seed: opts.Seed, Start: start, EdgeDomain: opts.EdgeDomain}
+// parseFixtures parses the fixtures once: every world is built from the parsed form.
+func parseFixtures(opts Options) ([]*fixture.File, error) {
 	var files []*fixture.File
 	var problems []fixture.Problem
 	if opts.Fixtures == "" {
@@ -140,13 +162,25 @@ func fixtureBuilder(opts Options, start time.Time) (func() (state.Snapshot, erro
 	} else {
 		files, problems = fixture.ParsePath(opts.Fixtures)
 	}
-	if err := problemsError(problems); err != nil {
-		return nil, err
-	}
+	return files, problemsError(problems)
+}
+
+// fixtureBuilder returns what builds the start-up state from parsed fixtures, at start
+// and on every reset. A namespace's id replaces the fixtures' credentials with its own.
+func fixtureBuilder(files []*fixture.File, seed int64, start time.Time, edgeDomain string, id *namespace.Identity) func() (state.Snapshot, error) {
+	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain}
 	return func() (state.Snapshot, error) {
 		snap, problems := fixture.Build(files, fo)
+		if id != nil {
+			snap.Tokens = []state.Token{
+				{Token: id.Tokens.Read, Scope: state.ScopeRead},
+				{Token: id.Tokens.Deploy, Scope: state.ScopeDeploy},
+				{Token: id.Tokens.Admin, Scope: state.ScopeAdmin},
+			}
+			snap.Cipher.APIKeys = []string{id.CipherKey}
+		}
 		return snap, problemsError(problems)
-	}, nil
+	}
 }
 
 func problemsError(problems []fixture.Problem) error {
@@ -225,6 +259,7 @@ func (e *Emulator) Close() error {
 		e.cancel()
 		e.tunnels.Close()
 		e.wg.Wait()
+		e.ns.Close()
 		e.world.Close()
 		if e.saver != nil {
 			e.closeErr = e.saver.close()

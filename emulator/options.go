@@ -30,6 +30,9 @@ type Options struct {
 	PublicURL string
 	// ScenariosDir adds and overrides scenarios from YAML files, watched for changes.
 	ScenariosDir string
+	// ScenarioYAML are scenario documents given in memory, added to the built-in ones
+	// (and overriding a built-in of the same name) before ScenariosDir's.
+	ScenarioYAML []string
 	// Scenario is the active scenario's name ("default" when empty).
 	Scenario string
 	// Fixtures is a fixture file or directory replacing the embedded default.
@@ -74,6 +77,15 @@ type Options struct {
 	Version string
 	// Limits bound time, connections and memory a client can take (defaults when zero).
 	Limits Limits
+	// NamespaceTTL is how long a namespace may go unused before it is deleted (30 min
+	// when 0).
+	NamespaceTTL time.Duration
+	// MaxNamespaces bounds the namespaces live at once (1,000 when 0); beyond it POST
+	// /_emulator/namespaces is 429 namespace_limit.
+	MaxNamespaces int
+	// NamespaceClock is the wall clock that idle expiry reads (time.Now when nil), for
+	// tests that expire namespaces without waiting.
+	NamespaceClock func() time.Time
 }
 
 // LoopbackOnly reports whether the listeners the control API answers on bind loopback

@@ -36,6 +36,7 @@ func newTunnelServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server 
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
+		ConnContext:       httpapi.TunnelContext,                             // a tunnel's requests go to its namespace
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug), // handshake refusals are the point, not a fault
 	}
 }

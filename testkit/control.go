@@ -39,7 +39,7 @@ func (r *remote) do(ctx context.Context, method, path string, body, out any) err
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, r.url+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, r.url+r.controlPath(path), rd)
 	if err != nil {
 		return err
 	}

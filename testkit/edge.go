@@ -42,11 +42,15 @@ func (e *Emulator) EdgeClient() *http.Client {
 		secure.Proxy = nil
 		secure.DialContext = dialTo(strings.TrimPrefix(e.r.tlsURL, "https://"))
 	} else {
-		secure.Proxy = http.ProxyURL(u)
+		proxy := *u
+		if e.r.namespace != "" { // the tunnel serves the test's namespace
+			proxy.User = url.UserPassword(e.r.namespace, "")
+		}
+		secure.Proxy = http.ProxyURL(&proxy)
 	}
 	e.tb.Cleanup(plain.CloseIdleConnections)
 	e.tb.Cleanup(secure.CloseIdleConnections)
-	return &http.Client{Transport: byScheme{plain: plain, secure: secure}, Timeout: clientTimeout}
+	return &http.Client{Transport: byScheme{plain: plain, secure: secure, namespace: e.r.namespace}, Timeout: clientTimeout}
 }
 
 // dialTo dials addr whatever address a request asks for.
@@ -57,12 +61,21 @@ func dialTo(addr string) func(ctx context.Context, network, _ string) (net.Conn,
 	}
 }
 
-// byScheme sends https requests over one transport, the rest over the other.
-type byScheme struct{ plain, secure http.RoundTripper }
+// byScheme sends https requests over one transport, the rest over the other; plain
+// requests name the test's namespace (X-Hostemu-Namespace), which a custom domain's
+// host does not.
+type byScheme struct {
+	plain, secure http.RoundTripper
+	namespace     string
+}
 
 func (b byScheme) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.URL.Scheme == "https" {
 		return b.secure.RoundTrip(r)
+	}
+	if b.namespace != "" && r.Header.Get("X-Hostemu-Namespace") == "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("X-Hostemu-Namespace", b.namespace)
 	}
 	return b.plain.RoundTrip(r)
 }

@@ -27,6 +27,8 @@ type config struct {
 	cipherURL    string
 	logger       *slog.Logger
 	noTLS        bool
+	scenarioYAML []string
+	shared       bool
 	set          map[string]bool
 }
 
@@ -63,20 +65,20 @@ func WithScenariosDir(dir string) Option {
 	return func(c *config) { c.scenariosDir, c.set["WithScenariosDir"] = dir, true }
 }
 
-// WithFixtures replaces the embedded fixtures with a fixture file or directory (Start
-// only). The well-known tokens hostemu-read, hostemu-deploy and hostemu-admin exist only
+// WithFixtures replaces the embedded fixtures with a fixture file (or, with Start, a
+// directory); Connect sends the file's document with the namespace it creates. The well-known tokens hostemu-read, hostemu-deploy and hostemu-admin exist only
 // if the fixtures define them; Token works with any fixtures.
 func WithFixtures(path string) Option {
 	return func(c *config) { c.fixtures, c.set["WithFixtures"] = path, true }
 }
 
 // WithSeed seeds the world's random choices: generated fixtures, ids, fault
-// probabilities (Start only; 1 by default).
+// probabilities (1 by default; with Connect, the running emulator's).
 func WithSeed(n int64) Option {
 	return func(c *config) { c.seed, c.set["WithSeed"] = n, true }
 }
 
-// WithClock sets the clock mode (Start only). Start's default is ClockManual, unlike
+// WithClock sets the clock mode (with Connect, of the test's namespace). Start's default is ClockManual, unlike
 // the hostemu command's: time moves only on Advance and the WaitFor methods, so
 // lifecycles take no real time and every timestamp a test sees is the same on every
 // run. With ClockReal and no WithClockStart, the clock starts at the real time.
@@ -84,8 +86,8 @@ func WithClock(mode ClockMode) Option {
 	return func(c *config) { c.clockMode, c.set["WithClock"] = mode, true }
 }
 
-// WithClockStart sets the emulated time at start (Start only; 2026-01-01T00:00:00Z by
-// default on a manual clock).
+// WithClockStart sets the emulated time at start (2026-01-01T00:00:00Z by default on
+// a manual clock; with Connect, of the test's namespace).
 func WithClockStart(t time.Time) Option {
 	return func(c *config) { c.clockStart, c.set["WithClockStart"] = t, true }
 }
@@ -113,4 +115,18 @@ func WithLogger(l *slog.Logger) Option {
 // reaches https URLs through the plain listener as a proxy (CONNECT), as with Connect.
 func WithoutTLS() Option {
 	return func(c *config) { c.noTLS, c.set["WithoutTLS"] = true, true }
+}
+
+// WithScenarioYAML adds a scenario given as a YAML document, with no file or directory
+// to write (Start only; may be given more than once). Make it active with WithScenario
+// or UseScenario.
+func WithScenarioYAML(doc string) Option {
+	return func(c *config) { c.scenarioYAML, c.set["WithScenarioYAML"] = append(c.scenarioYAML, doc), true }
+}
+
+// Shared makes Connect drive the running emulator's default namespace, as every test
+// of one process then shares it, instead of creating a namespace of its own for the
+// test. Its world is then whatever the emulator started with, and Reset is everyone's.
+func Shared() Option {
+	return func(c *config) { c.shared, c.set["Shared"] = true, true }
 }

@@ -62,11 +62,26 @@ type remote struct {
 	client         *http.Client // for users: bounded by clientTimeout
 	control        *http.Client // for control calls: bounded per call by a context
 	log            *slog.Logger
+	// namespace is the id of the namespace Connect created ("" for the default one):
+	// control calls go under /_emulator/namespaces/{namespace}.
+	namespace string
+	tokens    Tokens
+	cipherKey string
 
 	caOnce sync.Once // fetches caPool
 	caPool *x509.CertPool
 	caErr  error
 }
+
+// Tokens are the hosting tokens of an emulator's world, one per scope.
+type Tokens struct {
+	Read   string `json:"read"`
+	Deploy string `json:"deploy"`
+	Admin  string `json:"admin"`
+}
+
+// wellKnown are the embedded fixtures' credentials, those of the default namespace.
+var wellKnown = Tokens{Read: "hostemu-read", Deploy: "hostemu-deploy", Admin: "hostemu-admin"}
 
 func newRemote(url, cipherURL string, cfg *config) *remote {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -78,6 +93,7 @@ func newRemote(url, cipherURL string, cfg *config) *remote {
 		url: url, cipherURL: cipherURL, controlToken: cfg.controlToken, transport: tr, log: log,
 		client:  &http.Client{Transport: tr, Timeout: clientTimeout},
 		control: &http.Client{Transport: tr},
+		tokens:  wellKnown, cipherKey: "hostemu-cipher",
 	}
 }
 
@@ -96,7 +112,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 	o := emulator.Options{
 		Addr: "127.0.0.1:0", Scenario: cfg.scenario, ScenariosDir: cfg.scenariosDir,
 		Fixtures: cfg.fixtures, Seed: cfg.seed, ClockMode: cfg.clockMode, ClockStart: cfg.clockStart,
-		ControlToken: cfg.controlToken, Logger: cfg.logger, Version: "testkit",
+		ControlToken: cfg.controlToken, Logger: cfg.logger, Version: "testkit", ScenarioYAML: cfg.scenarioYAML,
 	}
 	if !cfg.noTLS {
 		o.TLSAddr = "127.0.0.1:0"
@@ -115,6 +131,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 	go func() { served <- srv.Serve() }()
 	r := newRemote(srv.URL(), srv.CipherURL(), cfg)
 	r.srv, r.tlsURL = srv, srv.TLSURL()
+	r.tokens, r.cipherKey = worldCredentials(srv.Emulator())
 	tb.Cleanup(func() {
 		r.transport.CloseIdleConnections()
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -132,18 +149,29 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 // Connect drives the emulator running at url, the hosting service's base URL (e.g.
 // http://hostemu:4700, without /v1), through its control API. It waits a few seconds
 // for /_emulator/health to answer, for a service container that is still starting, and
-// stops the test if it does not. It does not reset the emulator: call Reset for a clean
-// world.
+// stops the test if it does not.
 //
-// The options it honours are WithControlToken (the running emulator's control token),
-// WithCipherURL (when it serves the decryption service on its own address),
-// WithScenario (switched to now) and WithLogger. The others describe how a world
-// starts, which only Start can choose: giving one fails the test.
+// Connect creates a namespace for the test, a world of its own that no other test sees,
+// and deletes it when the test ends: tests may run in parallel against one container.
+// Use the Emulator's tokens (ReadToken, DeployToken, AdminToken, CipherKey): they are
+// what finds the namespace, so the code under test needs no change. The namespace has a
+// manual clock at 2026-01-01T00:00:00Z, as Start has, unless WithClock or
+// WithClockStart say otherwise; WithSeed, WithScenario and WithFixtures (one file) shape
+// it too. With Shared, Connect drives the default namespace instead, with the
+// well-known tokens, and does not reset it: call Reset for a clean world.
+//
+// WithControlToken is the running emulator's control token, WithCipherURL its
+// decryption service's address when it has its own. WithScenariosDir and
+// WithScenarioYAML describe how a server starts, which only Start can choose: giving
+// one fails the test, as do world options with Shared.
 func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 	tb.Helper()
 	cfg := newConfig(opts)
-	if bad := cfg.given("WithScenariosDir", "WithFixtures", "WithSeed", "WithClock", "WithClockStart", "WithoutTLS"); bad != "" {
+	if bad := cfg.given("WithScenariosDir", "WithScenarioYAML", "WithoutTLS"); bad != "" {
 		tb.Fatalf("testkit.Connect: %s applies only to Start: the running emulator was configured when it started", bad)
+	}
+	if bad := cfg.given("WithFixtures", "WithSeed", "WithClock", "WithClockStart"); bad != "" && cfg.shared {
+		tb.Fatalf("testkit.Connect: %s does not apply with Shared: the default namespace was configured when the emulator started", bad)
 	}
 	url = strings.TrimSuffix(strings.TrimRight(url, "/"), "/v1")
 	cipherURL := cfg.cipherURL
@@ -156,6 +184,17 @@ func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 	if err := r.waitHealthy(healthTimeout); err != nil {
 		tb.Fatalf("testkit.Connect: no hostemu answers at %s/_emulator/health within %s: %v "+
 			"(is it running, and is the URL the hosting service's base URL?)", url, healthTimeout, err)
+	}
+	if !cfg.shared {
+		if err := r.createNamespace(cfg); err != nil {
+			tb.Fatalf("testkit.Connect: creating a namespace at %s: %v", url, err)
+		}
+		tb.Cleanup(func() {
+			if err := r.deleteNamespace(); err != nil {
+				tb.Logf("testkit: deleting namespace %s: %v", r.namespace, err)
+			}
+		})
+		return e
 	}
 	// A control call now, so that a wrong or missing control token fails here, clearly.
 	if err := r.do(context.Background(), http.MethodGet, "/_emulator/clock", nil, nil); err != nil {
@@ -223,3 +262,49 @@ func (e *Emulator) Client() *http.Client { return e.r.client }
 // Server is the in-process server of Start, for reaching past HTTP (its Emulator's
 // World); nil for Connect.
 func (e *Emulator) Server() *emulator.Server { return e.r.srv }
+
+// Namespace is the id of the namespace Connect created for the test ("ns_…"), or ""
+// for Start and Shared (the default namespace).
+func (e *Emulator) Namespace() string { return e.r.namespace }
+
+// Tokens are the hosting tokens of the emulator's world: the namespace's with Connect,
+// else the fixtures' (the well-known hostemu-read, hostemu-deploy and hostemu-admin with
+// the embedded ones).
+func (e *Emulator) Tokens() Tokens { return e.r.tokens }
+
+// ReadToken is a hosting token of scope read in the emulator's world.
+func (e *Emulator) ReadToken() string { return e.r.tokens.Read }
+
+// DeployToken is a hosting token of scope deploy in the emulator's world.
+func (e *Emulator) DeployToken() string { return e.r.tokens.Deploy }
+
+// AdminToken is a hosting token of scope admin in the emulator's world.
+func (e *Emulator) AdminToken() string { return e.r.tokens.Admin }
+
+// CipherKey is a decryption API key of the emulator's world.
+func (e *Emulator) CipherKey() string { return e.r.cipherKey }
+
+// worldCredentials are the first hosting token of each scope and the first decryption
+// key of an in-process emulator's fixtures, as its banner shows them.
+func worldCredentials(e *emulator.Emulator) (Tokens, string) {
+	var t Tokens
+	for _, tok := range e.World().Tokens() {
+		var dst *string
+		switch tok.Scope {
+		case "read":
+			dst = &t.Read
+		case "deploy":
+			dst = &t.Deploy
+		case "admin":
+			dst = &t.Admin
+		}
+		if dst != nil && *dst == "" {
+			*dst = tok.Token
+		}
+	}
+	key := ""
+	if keys := e.World().CipherAPIKeys(); len(keys) > 0 {
+		key = keys[0]
+	}
+	return t, key
+}

@@ -133,7 +133,7 @@ var recipes = []struct {
 	run  func(t *testing.T, e *testkit.Emulator)
 }{
 	{"deployment becomes ready", func(t *testing.T, e *testkit.Emulator) {
-		id := createDeployment(t, e, "hostemu-deploy", nil)
+		id := createDeployment(t, e, e.DeployToken(), nil)
 		e.WaitForDeployment(id, "ready")
 		expectField(t, getDeployment(t, e, id), "status", "ready")
 		expectTime(t, "Now after the build", e.Now(), t0.Add(6*time.Second))
@@ -144,7 +144,7 @@ var recipes = []struct {
 			t.Fatal("the fault has no id")
 		}
 		for range 2 {
-			status, body := hosting(e, "GET", "/v1/projects", "hostemu-read", nil)
+			status, body := hosting(e, "GET", "/v1/projects", e.ReadToken(), nil)
 			if status != 503 || errorCode(body) != "service_unavailable" {
 				t.Fatalf("with the fault: %d %v", status, body)
 			}
@@ -153,7 +153,7 @@ var recipes = []struct {
 			t.Errorf("Hits = %d, want 2", n)
 		}
 		f.Remove()
-		if status, body := hosting(e, "GET", "/v1/projects", "hostemu-read", nil); status != 200 {
+		if status, body := hosting(e, "GET", "/v1/projects", e.ReadToken(), nil); status != 200 {
 			t.Errorf("after Remove: %d %v", status, body)
 		}
 	}},
@@ -170,23 +170,23 @@ var recipes = []struct {
 		expectTime(t, "Now after WaitForDomain", e.Now(), t0.Add(12*time.Second))
 	}},
 	{"reset returns to the start-up world", func(t *testing.T, e *testkit.Emulator) {
-		id := createDeployment(t, e, "hostemu-deploy", nil)
+		id := createDeployment(t, e, e.DeployToken(), nil)
 		tok := e.Token("read")
 		e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Path: "/v1/projects"}, Status: 500})
 		e.UseScenario("failing-builds")
 		e.Advance(time.Hour)
 		e.Reset()
-		if status, body := hosting(e, "GET", "/v1/deployments/"+id, "hostemu-read", nil); status != 404 || errorCode(body) != "deployment_not_found" {
+		if status, body := hosting(e, "GET", "/v1/deployments/"+id, e.ReadToken(), nil); status != 404 || errorCode(body) != "deployment_not_found" {
 			t.Errorf("deployment after Reset: %d %v", status, body)
 		}
 		if status, body := hosting(e, "GET", "/v1/projects", tok, nil); status != 401 || errorCode(body) != "invalid_token" {
 			t.Errorf("minted token after Reset: %d %v", status, body)
 		}
-		if status, body := hosting(e, "GET", "/v1/projects", "hostemu-read", nil); status != 200 {
+		if status, body := hosting(e, "GET", "/v1/projects", e.ReadToken(), nil); status != 200 {
 			t.Errorf("faulted route after Reset: %d %v", status, body)
 		}
 		expectTime(t, "Now after Reset", e.Now(), t0)
-		id = createDeployment(t, e, "hostemu-deploy", nil)
+		id = createDeployment(t, e, e.DeployToken(), nil)
 		e.WaitForDeployment(id, "ready") // the default scenario again
 		e.ClearRequests()
 		if rs := e.Requests(testkit.RequestFilter{}); len(rs) != 0 {
@@ -197,12 +197,12 @@ var recipes = []struct {
 		var wg sync.WaitGroup
 		wg.Go(func() { // the code under test, calling from elsewhere
 			for range 3 {
-				hosting(e, "GET", "/v1/projects", "hostemu-read", nil)
+				hosting(e, "GET", "/v1/projects", e.ReadToken(), nil)
 			}
 		})
 		e.WaitForRequests(testkit.RequestFilter{Method: "GET", Path: "/v1/projects"}, 3)
 		wg.Wait()
-		createDeployment(t, e, "hostemu-deploy", map[string]string{"FEATURE": "on"})
+		createDeployment(t, e, e.DeployToken(), map[string]string{"FEATURE": "on"})
 		if rs := e.Requests(testkit.RequestFilter{}); len(rs) != 4 {
 			t.Fatalf("journal holds %d requests, want 4: %v", len(rs), rs)
 		}
@@ -216,7 +216,7 @@ var recipes = []struct {
 		}
 	}},
 	{"forced deployment status", func(t *testing.T, e *testkit.Emulator) {
-		id := createDeployment(t, e, "hostemu-deploy", nil)
+		id := createDeployment(t, e, e.DeployToken(), nil)
 		e.SetDeploymentStatus(id, "error")
 		e.WaitForDeploymentWithin(id, "error", 0)
 		d := getDeployment(t, e, id)
@@ -239,16 +239,41 @@ var recipes = []struct {
 	}},
 	{"instant scenario", func(t *testing.T, e *testkit.Emulator) {
 		e.UseScenario("instant")
-		id := createDeployment(t, e, "hostemu-deploy", nil)
+		id := createDeployment(t, e, e.DeployToken(), nil)
 		e.WaitForDeploymentWithin(id, "ready", 0)
 		expectTime(t, "Now", e.Now(), t0)
+	}},
+	{"getters, forced errors and waits that do not fail", func(t *testing.T, e *testkit.Emulator) {
+		id := createDeployment(t, e, e.DeployToken(), nil)
+		if d := e.Deployment(id); d.ID != id || d.Status != "queued" {
+			t.Errorf("Deployment: %+v", d)
+		}
+		e.SetDeploymentError(id, "oom_killed", "the build ran out of memory")
+		if d := e.Deployment(id); d.Status != "error" || d.Error == nil || d.Error.Code != "oom_killed" {
+			t.Errorf("forced error: %+v", d)
+		}
+		if e.TryWaitForDeployment(id, "ready", time.Minute) {
+			t.Error("a failed build became ready")
+		}
+		addDomain(t, e, "never.example.test")
+		e.SetDomainError("never.example.test", "dns_missing", "no TXT record")
+		if e.TryWaitForDomain("never.example.test", "active", time.Hour) {
+			t.Error("a failed domain became active")
+		}
+		if d := e.Domain("never.example.test"); d.Status != "error" {
+			t.Errorf("Domain: %+v", d)
+		}
+		id = createDeployment(t, e, e.DeployToken(), nil)
+		if !e.TryWaitForDeployment(id, "ready", time.Minute) {
+			t.Error("a build never became ready")
+		}
 	}},
 	{"token scopes", func(t *testing.T, e *testkit.Emulator) {
 		read, deploy, admin := e.Token("read"), e.Token("deploy"), e.Token("admin")
 		if read == deploy || read == admin || read == e.Token("read") {
 			t.Errorf("tokens are not fresh: %q %q %q", read, deploy, admin)
 		}
-		for _, tok := range []string{read, deploy, admin, "hostemu-read"} {
+		for _, tok := range []string{read, deploy, admin, e.ReadToken()} {
 			if status, body := hosting(e, "GET", "/v1/projects", tok, nil); status != 200 {
 				t.Errorf("GET /v1/projects with %s: %d %v", tok, status, body)
 			}
@@ -262,8 +287,10 @@ var recipes = []struct {
 	}},
 }
 
-// TestRecipes runs every recipe against (a) Start, one emulator each, in parallel, and
-// (b) Connect to one separate hostemu process, one after the other with a Reset between.
+// TestRecipes runs every recipe against (a) Start, one emulator each, in parallel;
+// (b) Connect to one separate hostemu process, one recipe after the other, each in a
+// namespace of its own; (c) Connect to one other process, every recipe at once, each in
+// its namespace; and (d) Shared, the default namespace, with a Reset between recipes.
 func TestRecipes(t *testing.T) {
 	t.Run("start", func(t *testing.T) {
 		t.Parallel()
@@ -277,9 +304,32 @@ func TestRecipes(t *testing.T) {
 	t.Run("connect", func(t *testing.T) {
 		t.Parallel()
 		url := startProcess(t, "--control-token", "ctl-secret")
-		shared := testkit.Connect(t, url, testkit.WithControlToken("ctl-secret"))
-		if shared.Server() != nil {
-			t.Error("Server of Connect is not nil")
+		for _, rc := range recipes {
+			t.Run(rc.name, func(t *testing.T) {
+				e := testkit.Connect(t, url, testkit.WithControlToken("ctl-secret"))
+				if e.Server() != nil || e.Namespace() == "" {
+					t.Errorf("Connect: Server %v, Namespace %q", e.Server(), e.Namespace())
+				}
+				rc.run(t, e)
+			})
+		}
+	})
+	t.Run("connect in parallel", func(t *testing.T) {
+		t.Parallel()
+		url := startProcess(t)
+		for _, rc := range recipes {
+			t.Run(rc.name, func(t *testing.T) {
+				t.Parallel()
+				rc.run(t, testkit.Connect(t, url))
+			})
+		}
+	})
+	t.Run("shared", func(t *testing.T) {
+		t.Parallel()
+		url := startProcess(t)
+		shared := testkit.Connect(t, url, testkit.Shared())
+		if shared.Namespace() != "" || shared.ReadToken() != "hostemu-read" {
+			t.Errorf("Shared: namespace %q, read token %q", shared.Namespace(), shared.ReadToken())
 		}
 		for _, rc := range recipes {
 			t.Run(rc.name, func(t *testing.T) {
@@ -296,7 +346,7 @@ func TestRecipes(t *testing.T) {
 func TestFailuresNameTheError(t *testing.T) {
 	t.Parallel()
 	e := testkit.Start(t)
-	id := createDeployment(t, e, "hostemu-deploy", nil)
+	id := createDeployment(t, e, e.DeployToken(), nil)
 	for _, tc := range []struct {
 		name string
 		call func(e *testkit.Emulator)
@@ -353,7 +403,7 @@ func TestStartOptions(t *testing.T) {
 		if now := e.Now(); now.Before(before) || now.After(time.Now().Add(time.Second)) {
 			t.Errorf("a real clock without WithClockStart reads %s, not about now", now)
 		}
-		id := createDeployment(t, e, "hostemu-deploy", nil)
+		id := createDeployment(t, e, e.DeployToken(), nil)
 		e.WaitForDeployment(id, "ready") // the server waits, on the real clock
 		if msg := fatalOf(t, func(tb testing.TB) { e.With(tb).Advance(time.Second) }); !strings.Contains(msg, "400 invalid_request") {
 			t.Errorf("Advance on a real clock: %q", msg)
@@ -410,10 +460,16 @@ func TestConnectOptions(t *testing.T) {
 	t.Run("start-only options", func(t *testing.T) {
 		t.Parallel()
 		msg := fatalOf(t, func(tb testing.TB) {
-			testkit.Connect(tb, "http://127.0.0.1:1", testkit.WithSeed(2), testkit.WithFixtures("x"))
+			testkit.Connect(tb, "http://127.0.0.1:1", testkit.WithScenariosDir("x"), testkit.WithScenarioYAML("name: y"))
 		})
-		if !strings.Contains(msg, "WithFixtures, WithSeed applies only to Start") {
+		if !strings.Contains(msg, "WithScenariosDir, WithScenarioYAML applies only to Start") {
 			t.Errorf("Connect with start options: %q", msg)
+		}
+		msg = fatalOf(t, func(tb testing.TB) {
+			testkit.Connect(tb, "http://127.0.0.1:1", testkit.Shared(), testkit.WithSeed(2))
+		})
+		if !strings.Contains(msg, "WithSeed does not apply with Shared") {
+			t.Errorf("Shared with world options: %q", msg)
 		}
 	})
 	t.Run("scenario, cipher URL and a /v1 URL", func(t *testing.T) {
@@ -423,10 +479,23 @@ func TestConnectOptions(t *testing.T) {
 		if e.URL() != s.URL() || e.CipherURL() != "http://cipher.test" {
 			t.Errorf("URL %s, CipherURL %s", e.URL(), e.CipherURL())
 		}
-		id := createDeployment(t, e, "hostemu-deploy", nil)
+		id := createDeployment(t, e, e.DeployToken(), nil)
+		e.WaitForDeploymentWithin(id, "ready", 0) // instant: the namespace's scenario
+		e.Reset()
+		id = createDeployment(t, e, e.DeployToken(), nil)
+		e.WaitForDeploymentWithin(id, "ready", 0) // and still its start-up scenario after Reset
+		if status, _ := hosting(s, "GET", "/v1/deployments/"+id, s.ReadToken(), nil); status != 404 {
+			t.Errorf("the namespace's deployment in the default world: %d", status)
+		}
+	})
+	t.Run("shared: scenario switched at connect", func(t *testing.T) {
+		t.Parallel()
+		s := testkit.Start(t)
+		e := testkit.Connect(t, s.URL(), testkit.Shared(), testkit.WithScenario("instant"))
+		id := createDeployment(t, e, e.DeployToken(), nil)
 		e.WaitForDeploymentWithin(id, "ready", 0) // instant: switched at connect
 		e.Reset()
-		id = createDeployment(t, e, "hostemu-deploy", nil)
+		id = createDeployment(t, e, e.DeployToken(), nil)
 		if msg := fatalOf(t, func(tb testing.TB) { e.With(tb).WaitForDeploymentWithin(id, "ready", 0) }); !strings.Contains(msg, "await_timeout") {
 			t.Errorf("after Reset, the start-up scenario should be back: %q", msg)
 		}
@@ -474,7 +543,7 @@ func createDeployment(t *testing.T, e *testkit.Emulator, token string, env map[s
 
 func getDeployment(t *testing.T, e *testkit.Emulator, id string) map[string]any {
 	t.Helper()
-	status, body := hosting(e, "GET", "/v1/deployments/"+id, "hostemu-read", nil)
+	status, body := hosting(e, "GET", "/v1/deployments/"+id, e.ReadToken(), nil)
 	if status != 200 {
 		t.Fatalf("GET /v1/deployments/%s: %d %v", id, status, body)
 	}
@@ -483,14 +552,14 @@ func getDeployment(t *testing.T, e *testkit.Emulator, id string) map[string]any 
 
 func addDomain(t *testing.T, e *testkit.Emulator, hostname string) {
 	t.Helper()
-	if status, body := hosting(e, "POST", "/v1/projects/prj_demo/domains", "hostemu-admin", map[string]string{"hostname": hostname}); status != 201 {
+	if status, body := hosting(e, "POST", "/v1/projects/prj_demo/domains", e.AdminToken(), map[string]string{"hostname": hostname}); status != 201 {
 		t.Fatalf("adding %s: %d %v", hostname, status, body)
 	}
 }
 
 func domain(t *testing.T, e *testkit.Emulator, hostname string) map[string]any {
 	t.Helper()
-	_, list := hosting(e, "GET", "/v1/projects/prj_demo/domains?limit=100", "hostemu-read", nil)
+	_, list := hosting(e, "GET", "/v1/projects/prj_demo/domains?limit=100", e.ReadToken(), nil)
 	ds, _ := list["domains"].([]any)
 	for _, d := range ds {
 		if d := d.(map[string]any); d["hostname"] == hostname {
@@ -607,4 +676,15 @@ func TestEdgeClientTLS(t *testing.T) {
 		}
 		check(t, e)
 	})
+}
+
+func TestWithScenarioYAML(t *testing.T) {
+	t.Parallel()
+	e := testkit.Start(t, testkit.WithScenarioYAML("name: quick\ndescription: builds in a second\ndeployments:\n  lifecycle:\n    - {status: queued}\n    - {status: building, after: 0s}\n    - {status: ready, after: 1s}\n"), testkit.WithScenario("quick"))
+	id := createDeployment(t, e, e.DeployToken(), nil)
+	e.WaitForDeployment(id, "ready")
+	expectTime(t, "Now", e.Now(), t0.Add(time.Second))
+	if msg := fatalOf(t, func(tb testing.TB) { testkit.Start(tb, testkit.WithScenarioYAML("name: [")) }); msg == "" {
+		t.Error("a bad scenario document started")
+	}
 }

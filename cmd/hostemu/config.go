@@ -188,6 +188,17 @@ var settings = []setting{
 		c.Options.FileStoreSize, err = parseSize(v, 1)
 		return err
 	}},
+	{"namespace-ttl", "30m", "`duration` a namespace may go unused before it is deleted", func(c *Config, v string) error {
+		return setDuration(&c.Options.NamespaceTTL, v)
+	}},
+	{"max-namespaces", "1000", "`N` namespaces live at most (beyond: 429 namespace_limit)", func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return errors.New("want a whole number above 0")
+		}
+		c.Options.MaxNamespaces = n
+		return nil
+	}},
 	{"state", "", "state `FILE`, loaded at start when present and saved while running (empty: nothing persisted)", func(c *Config, v string) error {
 		c.Options.StateFile = v
 		return nil

@@ -42,6 +42,8 @@ func defaultConfig() Config {
 			JournalSize:   1000,
 			EdgeDomain:    "hostemu.localhost",
 			FileStoreSize: 256 << 20,
+			NamespaceTTL:  30 * time.Minute,
+			MaxNamespaces: 1000,
 			Limits: emulator.Limits{
 				IdleTimeout: emulator.DefaultIdleTimeout, ReadHeaderTimeout: emulator.DefaultReadHeaderTimeout,
 				BodyReadTimeout: emulator.DefaultBodyReadTimeout, MinBodyRate: emulator.DefaultMinBodyRate,
@@ -160,6 +162,14 @@ var valid = map[string][]struct {
 		{"Apps.Test.", func(c *Config) { c.Options.EdgeDomain = "apps.test" }},
 		{"hostemu.localhost", func(c *Config) { c.Options.EdgeDomain = "hostemu.localhost" }},
 	},
+	"namespace-ttl": {
+		{"5m", func(c *Config) { c.Options.NamespaceTTL = 5 * time.Minute }},
+		{"2h", func(c *Config) { c.Options.NamespaceTTL = 2 * time.Hour }},
+	},
+	"max-namespaces": {
+		{"32", func(c *Config) { c.Options.MaxNamespaces = 32 }},
+		{"1", func(c *Config) { c.Options.MaxNamespaces = 1 }},
+	},
 	"file-store-size": {
 		{"1GiB", func(c *Config) { c.Options.FileStoreSize = 1 << 30 }},
 	},
@@ -256,13 +266,16 @@ var invalid = map[string][]string{
 	"max-state-bytes":          {"0", "-1", "1.5GiB", "MiB"},
 	"edge-domain":              {"localhost", "a..b", "-x.test", "exa mple.test", "*.test"},
 	"file-store-size":          {"0", "-1", "lots"},
+	"namespace-ttl":            {"0", "-1m", "30", "later"},
+	"max-namespaces":           {"0", "-1", "many", "1.5"},
 	"log-format":               {"xml", "JSON"},
 	"log-level":                {"verbose", "trace", "-4"},
 }
 
 // Settings whose only bad value is the empty one given explicitly.
 var invalidWhenEmpty = []string{"addr", "scenario", "seed", "clock", "rate-limits", "cors-origins", "journal-size", "log-format", "log-level",
-	"idle-timeout", "read-header-timeout", "body-read-timeout", "min-body-rate", "max-connections", "max-body-bytes-in-flight", "max-state-bytes"}
+	"idle-timeout", "read-header-timeout", "body-read-timeout", "min-body-rate", "max-connections", "max-body-bytes-in-flight", "max-state-bytes",
+	"namespace-ttl", "max-namespaces"}
 
 func TestLoadCoversEveryFlag(t *testing.T) {
 	t.Parallel()

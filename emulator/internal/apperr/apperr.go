@@ -38,6 +38,8 @@ const (
 	TokenNotFound        Code = "token_not_found"
 	MethodNotAllowed     Code = "method_not_allowed"
 	AwaitTimeout         Code = "await_timeout"
+	NamespaceNotFound    Code = "namespace_not_found"
+	NamespaceLimit       Code = "namespace_limit"
 	DeploymentNotReady   Code = "deployment_not_ready"
 	DomainAlreadyExists  Code = "domain_already_exists"
 	PayloadTooLarge      Code = "payload_too_large"
@@ -64,7 +66,7 @@ var All = []Code{
 	TokenNotFound, MethodNotAllowed, AwaitTimeout, DeploymentNotReady, DomainAlreadyExists,
 	PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable,
 	StorageFull, UnknownHost, DeploymentBuilding, DeploymentFailed, NoProductionDeployment,
-	DomainNotActive,
+	DomainNotActive, NamespaceNotFound, NamespaceLimit,
 }
 
 // Error is a failure with a catalogue code and a message fit for the client.

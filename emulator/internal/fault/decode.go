@@ -13,6 +13,9 @@ import (
 // MaxTimeoutSeconds bounds how long a timeout fault holds a request.
 const MaxTimeoutSeconds = 60
 
+// MaxRetryAfterSeconds bounds a rate_limit fault's retry_after (a day).
+const MaxRetryAfterSeconds = 86400
+
 // UnmarshalJSON reads "750ms" or {"min":"100ms","max":"2s"}.
 func (d *Delay) UnmarshalJSON(b []byte) error {
 	var s string
@@ -113,6 +116,12 @@ func (s *Spec) Validate() error {
 	}
 	if n > 1 {
 		problems = append(problems, "status, drop, rate_limit and timeout exclude each other")
+	}
+	if s.RetryAfter != 0 && !s.RateLimit {
+		problems = append(problems, "retry_after goes with rate_limit")
+	}
+	if s.RetryAfter < 0 || s.RetryAfter > MaxRetryAfterSeconds {
+		problems = append(problems, fmt.Sprintf("retry_after: want seconds from 1 to %d", MaxRetryAfterSeconds))
 	}
 	if s.Times < 0 {
 		problems = append(problems, "times: must be 0 (unlimited) or more")

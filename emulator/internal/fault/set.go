@@ -60,6 +60,8 @@ type Action struct {
 	Drop bool
 	// RateLimit answers 429 as if the caller's limit were exhausted.
 	RateLimit bool
+	// RetryAfter, when not 0, is the rate_limit answer's Retry-After in seconds.
+	RetryAfter int
 	// Timeout holds the request until the client gives up (at most MaxTimeoutSeconds),
 	// then drops it.
 	Timeout bool
@@ -221,14 +223,15 @@ func (s *Set) fires(f *Fault) bool {
 func (s *Set) action(f *Fault) Action {
 	sp := f.Spec
 	a := Action{
-		FaultID:   f.ID,
-		Hits:      f.Hits,
-		Status:    sp.Status,
-		Code:      sp.Code,
-		Message:   sp.Message,
-		Drop:      sp.Drop,
-		RateLimit: sp.RateLimit,
-		Timeout:   sp.Timeout,
+		FaultID:    f.ID,
+		Hits:       f.Hits,
+		Status:     sp.Status,
+		Code:       sp.Code,
+		Message:    sp.Message,
+		Drop:       sp.Drop,
+		RateLimit:  sp.RateLimit,
+		RetryAfter: sp.RetryAfter,
+		Timeout:    sp.Timeout,
 	}
 	if d := sp.Delay; d != nil {
 		a.Delay = s.draw(d.Min, d.Max)

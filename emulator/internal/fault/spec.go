@@ -22,13 +22,16 @@ type Delay struct {
 
 // Spec is one fault as users write it. Exactly the fields of PRODUCT.md's fault object.
 type Spec struct {
-	Match       Match    `json:"match"`
-	Status      int      `json:"status,omitempty"`
-	Code        string   `json:"code,omitempty"`
-	Message     string   `json:"message,omitempty"`
-	Delay       *Delay   `json:"delay,omitempty"`
-	Drop        bool     `json:"drop,omitempty"`
-	RateLimit   bool     `json:"rate_limit,omitempty"`
+	Match     Match  `json:"match"`
+	Status    int    `json:"status,omitempty"`
+	Code      string `json:"code,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Delay     *Delay `json:"delay,omitempty"`
+	Drop      bool   `json:"drop,omitempty"`
+	RateLimit bool   `json:"rate_limit,omitempty"`
+	// RetryAfter is the Retry-After, in seconds, of a rate_limit fault's 429 (0: the
+	// limiter's own figure).
+	RetryAfter  int      `json:"retry_after,omitempty"`
 	Timeout     bool     `json:"timeout,omitempty"`
 	Times       int      `json:"times,omitempty"`
 	Probability *float64 `json:"probability,omitempty"`

@@ -18,6 +18,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/compress"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
@@ -54,11 +55,14 @@ type Config struct {
 	// TunnelTimeout bounds a CONNECT tunnel's wait for the client's first byte
 	// (DefaultTunnelTimeout when 0).
 	TunnelTimeout time.Duration
+	// Namespaces holds the namespaces beside the default world (nil: none can be made).
+	Namespaces *namespace.Registry
 }
 
-// API serves one world over HTTP.
+// API serves the default world, and the namespaces' worlds, over HTTP.
 type API struct {
-	w         *world.World
+	w         *world.World        // the default world
+	ns        *namespace.Registry // the others
 	cfg       Config
 	log       *slog.Logger
 	cursorKey []byte
@@ -81,7 +85,7 @@ type API struct {
 	releaseOnce sync.Once
 }
 
-// New builds the handlers of world w.
+// New builds the handlers of world w and of cfg.Namespaces.
 func New(w *world.World, cfg Config) *API {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -97,7 +101,7 @@ func New(w *world.World, cfg Config) *API {
 		}
 		cfg.CA = ca
 	}
-	a := &API{w: w, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
+	a := &API{w: w, ns: cfg.Namespaces, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
 	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)

@@ -8,17 +8,23 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
-// identify reads the bearer credential and decides the rate-limit key: the token's for a
-// valid credential, else the client IP's (per service).
+// identify reads the bearer credential, finds the request's world (a namespace's token
+// or key names its namespace; any other credential, or none, is the default world's) and
+// decides the rate-limit key: the token's for a valid credential, else the client IP's
+// (per service).
 func (a *API) identify(c *gin.Context, info *reqInfo) {
 	h := c.Request.Header.Get("Authorization")
 	info.hasHeader = h != ""
+	info.w = a.w
 	if tok, ok := bearer(h); ok {
+		if n, found := a.ns.ByToken(tok); found {
+			info.w = n.World
+		}
 		if info.service == serviceCipher {
-			if info.limitKey, info.authed = a.w.AuthenticateCipher(tok); info.authed {
+			if info.limitKey, info.authed = info.w.AuthenticateCipher(tok); info.authed {
 				return
 			}
-		} else if info.scope, info.limitKey, info.authed = a.w.Authenticate(tok); info.authed {
+		} else if info.scope, info.limitKey, info.authed = info.w.Authenticate(tok); info.authed {
 			return
 		}
 	}
@@ -39,15 +45,15 @@ func bearer(h string) (string, bool) {
 // need is the per-route auth check: a valid credential, and for hosting routes a token
 // whose scope allows the operation.
 func (a *API) need(scope state.Scope) gin.HandlerFunc {
-	return a.needScope(func() state.Scope { return scope })
+	return a.needScope(func(*gin.Context) state.Scope { return scope })
 }
 
 // needDomainWrite is need with the scope the fixtures' policy gives domain writes.
 func (a *API) needDomainWrite() gin.HandlerFunc {
-	return a.needScope(func() state.Scope { return a.w.DomainWriteScope() })
+	return a.needScope(func(c *gin.Context) state.Scope { return a.world(c).DomainWriteScope() })
 }
 
-func (a *API) needScope(scope func() state.Scope) gin.HandlerFunc {
+func (a *API) needScope(scope func(*gin.Context) state.Scope) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if a.authorize(c, scope) {
 			c.Next()
@@ -55,7 +61,7 @@ func (a *API) needScope(scope func() state.Scope) gin.HandlerFunc {
 	}
 }
 
-func (a *API) authorize(c *gin.Context, scope func() state.Scope) bool {
+func (a *API) authorize(c *gin.Context, scope func(*gin.Context) state.Scope) bool {
 	info := infoOf(c)
 	switch {
 	case info == nil:
@@ -71,7 +77,7 @@ func (a *API) authorize(c *gin.Context, scope func() state.Scope) bool {
 	if info.service == serviceCipher {
 		return true
 	}
-	if need := scope(); !info.scope.Allows(need) {
+	if need := scope(c); !info.scope.Allows(need) {
 		a.renderError(c, apperr.New(apperr.InsufficientScope, "this operation needs a token with scope "+string(need)+" (or higher); this token has scope "+string(info.scope)))
 		return false
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // Services a request can belong to.
@@ -18,6 +19,7 @@ const (
 
 // reqInfo is what the middleware learns about a public request.
 type reqInfo struct {
+	w         *world.World // the request's world: its namespace's, or the default one
 	start     time.Time
 	service   string
 	hasHeader bool        // an Authorization header was sent
@@ -94,14 +96,14 @@ func (a *API) public() gin.HandlerFunc {
 			}
 		}()
 		a.identify(c, info)
-		d, now := a.w.Count(info.limitKey, info.perIP)
+		d, now := info.w.Count(info.limitKey, info.perIP)
 		c.Writer.Header()["Date"] = dateHeader(now)
 		setRateHeaders(c, d)
 		if !d.Allowed {
 			a.tooMany(c, d)
 			return
 		}
-		if act, ok := a.w.MatchFault(fault.Request{Method: c.Request.Method, Path: path, Service: info.service, Scope: string(info.scope)}); ok {
+		if act, ok := info.w.MatchFault(fault.Request{Method: c.Request.Method, Path: path, Service: info.service, Scope: string(info.scope)}); ok {
 			info.faultID = act.FaultID
 			if !a.applyFault(c, info, act) {
 				return

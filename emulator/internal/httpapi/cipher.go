@@ -24,7 +24,7 @@ func (a *API) encrypt(c *gin.Context) (any, error) {
 	if info := infoOf(c); info != nil && payload != nil {
 		info.payloadChars = utf8.RuneCountInString(*payload)
 	}
-	env, err := a.w.Encrypt(payload)
+	env, err := a.world(c).Encrypt(payload)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (a *API) decrypt(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	payload, err := a.w.Decrypt(envelope)
+	payload, err := a.world(c).Decrypt(envelope)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // DefaultTunnelTimeout bounds how long a CONNECT tunnel may take to be answered and to
@@ -24,13 +26,16 @@ const tlsRecordHandshake = 0x16
 // the tunnel itself: TLS with a certificate from the local CA when the client starts a
 // handshake (as for https://), plain HTTP otherwise, with the same handler as the
 // listener. Any other host is refused with 403 unknown_host: nothing is ever dialled.
-// The port does not matter, since nothing is dialled. Proxy-Authorization is ignored.
+// The port does not matter, since nothing is dialled. Proxy-Authorization names the
+// namespace the tunnel serves (Basic base64("<ns>:")), as it does for plain proxy
+// requests; without it, the default one.
 func (a *API) serveConnect(w http.ResponseWriter, r *http.Request) {
 	host := edge.NormalizeHost(r.Host)
+	wd := a.edgeWorld(r, host)
 	e := journal.Entry{Method: r.Method, Path: r.Host, Service: serviceEdge, Host: host}
-	if !a.emulated(host, r) {
+	if !a.emulated(wd, host, r) {
 		e.Status, e.ErrorCode = http.StatusForbidden, edge.CodeUnknownHost
-		a.w.Record(e)
+		wd.Record(e)
 		a.edge.Error(w, r, http.StatusForbidden, edge.CodeUnknownHost,
 			"hostemu does not emulate "+strconv.Quote(host)+"; CONNECT never leaves this machine")
 		return
@@ -38,12 +43,12 @@ func (a *API) serveConnect(w http.ResponseWriter, r *http.Request) {
 	conn, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil { // HTTP/2 has no connection to hand over
 		e.Status, e.ErrorCode = http.StatusMethodNotAllowed, edge.CodeMethodNotAllowed
-		a.w.Record(e)
+		wd.Record(e)
 		a.edge.Error(w, r, http.StatusMethodNotAllowed, edge.CodeMethodNotAllowed, "CONNECT needs HTTP/1.1")
 		return
 	}
 	e.Status = http.StatusOK
-	a.w.Record(e)
+	wd.Record(e)
 	tunnel, isTLS, ok := a.openTunnel(conn, brw)
 	if !ok {
 		conn.Close()
@@ -52,29 +57,60 @@ func (a *API) serveConnect(w http.ResponseWriter, r *http.Request) {
 	var conf *tls.Config
 	if isTLS {
 		conf = a.tlsConfig
+		if wd != a.w {
+			conf = a.tlsConfigOf(wd)
+		}
 	}
-	a.serveTunnel(tunnel, conf)
+	a.serveTunnel(&worldConn{Conn: tunnel, w: wd}, conf)
 }
 
-// emulated reports whether CONNECT to the host of r stays with hostemu.
-func (a *API) emulated(host string, r *http.Request) bool {
+// worldConn is a tunnel's connection, marked with the world it serves: TunnelContext
+// puts that world in the context of every request read from it.
+type worldConn struct {
+	net.Conn
+	w *world.World
+}
+
+// tunnelWorldKey is the context key of a tunnel's world.
+type tunnelWorldKey struct{}
+
+// TunnelContext is an http.Server's ConnContext for the server of CONNECT tunnels: it
+// finds the world the tunnel serves (under the TLS and bookkeeping wrappers of its
+// connection), so the tunnel's requests go to that namespace.
+func TunnelContext(ctx context.Context, c net.Conn) context.Context {
+	for c != nil {
+		switch x := c.(type) {
+		case *worldConn:
+			return context.WithValue(ctx, tunnelWorldKey{}, x.w)
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+		default:
+			return ctx
+		}
+	}
+	return ctx
+}
+
+// emulated reports whether CONNECT to the host of r stays with hostemu (in world wd).
+func (a *API) emulated(wd *world.World, host string, r *http.Request) bool {
 	var local net.IP
 	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok {
 		local = addr.IP
 	}
-	return a.emulatedHost(host, local)
+	return a.emulatedHost(wd, host, local)
 }
 
 // emulatedHost reports whether host (normalised) is one hostemu answers for itself, on
-// a connection to local: its own names, hosts under the edge domain, custom domains.
-func (a *API) emulatedHost(host string, local net.IP) bool {
+// a connection to local: its own names, hosts under the edge domain, custom domains of
+// world wd.
+func (a *API) emulatedHost(wd *world.World, host string, local net.IP) bool {
 	if host == "" {
 		return false
 	}
 	if a.ownTLSName(host, local) {
 		return true
 	}
-	return edge.Decide(host, false, a.w.Edge(), a.w.EdgeDomain()).Claimed
+	return edge.Decide(host, false, wd.Edge(), wd.EdgeDomain()).Claimed
 }
 
 // openTunnel answers 200 and waits, within the tunnel timeout, for the client's first

@@ -47,33 +47,33 @@ func (a *API) health(c *gin.Context) (any, error) {
 }
 
 func (a *API) reset(c *gin.Context) (any, error) {
-	if err := a.w.Reset(); err != nil {
+	if err := a.world(c).Reset(); err != nil {
 		return nil, err
 	}
-	return a.w.Clock(), nil
+	return a.world(c).Clock(), nil
 }
 
-func (a *API) exportState(c *gin.Context) (any, error) { return a.streamState(), nil }
+func (a *API) exportState(c *gin.Context) (any, error) { return a.streamState(a.world(c)), nil }
 
 func (a *API) importState(c *gin.Context) (any, error) {
 	snap, err := decodeSnapshot(c, a.cfg.Limits.stateBytes())
 	if err != nil {
 		return nil, err
 	}
-	if err := a.w.Import(snap); err != nil {
+	if err := a.world(c).Import(snap); err != nil {
 		return nil, err
 	}
-	return a.streamState(), nil
+	return a.streamState(a.world(c)), nil
 }
 
-func (a *API) getClock(c *gin.Context) (any, error) { return a.w.Clock(), nil }
+func (a *API) getClock(c *gin.Context) (any, error) { return a.world(c).Clock(), nil }
 
 func (a *API) setClock(c *gin.Context) (any, error) {
 	var req world.ClockChange
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	return a.w.SetClock(req)
+	return a.world(c).SetClock(req)
 }
 
 type advanceRequest struct {
@@ -85,7 +85,7 @@ func (a *API) advanceClock(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	return a.w.AdvanceBy(req.By)
+	return a.world(c).AdvanceBy(req.By)
 }
 
 func (a *API) await(c *gin.Context) (any, error) {
@@ -93,7 +93,7 @@ func (a *API) await(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	return a.w.Await(c.Request.Context(), req)
+	return a.world(c).Await(c.Request.Context(), req)
 }
 
 type faultView struct {
@@ -112,7 +112,7 @@ func (a *API) addFault(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &spec, maxJSONBody); err != nil {
 		return nil, err
 	}
-	f, err := a.w.AddFault(spec)
+	f, err := a.world(c).AddFault(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (a *API) addFault(c *gin.Context) (any, error) {
 }
 
 func (a *API) listFaults(c *gin.Context) (any, error) {
-	fs := a.w.Faults()
+	fs := a.world(c).Faults()
 	out := struct {
 		Faults []faultView `json:"faults"`
 	}{Faults: make([]faultView, len(fs))}
@@ -132,23 +132,23 @@ func (a *API) listFaults(c *gin.Context) (any, error) {
 
 func (a *API) deleteFault(c *gin.Context) (any, error) {
 	id := c.Param("id")
-	if err := a.w.RemoveFault(id); err != nil {
+	if err := a.world(c).RemoveFault(id); err != nil {
 		return nil, err
 	}
 	return map[string]any{"id": id, "deleted": true}, nil
 }
 
 func (a *API) clearFaults(c *gin.Context) (any, error) {
-	a.w.ClearFaults()
+	a.world(c).ClearFaults()
 	return map[string]any{"deleted": true}, nil
 }
 
 func (a *API) listRequests(c *gin.Context) (any, error) {
-	return streamed(func(w io.Writer) error { return a.w.WriteRequests(w, c.Query("method"), c.Query("path")) }), nil
+	return streamed(func(w io.Writer) error { return a.world(c).WriteRequests(w, c.Query("method"), c.Query("path")) }), nil
 }
 
 func (a *API) clearRequests(c *gin.Context) (any, error) {
-	a.w.ClearRequests()
+	a.world(c).ClearRequests()
 	return map[string]any{"cleared": true}, nil
 }
 
@@ -161,7 +161,7 @@ func (a *API) mintToken(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	t, err := a.w.MintToken(req.Scope)
+	t, err := a.world(c).MintToken(req.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func (a *API) mintToken(c *gin.Context) (any, error) {
 }
 
 func (a *API) revokeToken(c *gin.Context) (any, error) {
-	if err := a.w.RevokeToken(c.Param("token")); err != nil {
+	if err := a.world(c).RevokeToken(c.Param("token")); err != nil {
 		return nil, err
 	}
 	return map[string]any{"revoked": true}, nil
@@ -180,7 +180,7 @@ func (a *API) forceDeploymentStatus(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	if _, err := a.w.ForceDeploymentStatus(c.Param("id"), req); err != nil {
+	if _, err := a.world(c).ForceDeploymentStatus(c.Param("id"), req); err != nil {
 		return nil, err
 	}
 	return a.renderDeployment(c, c.Param("id"))
@@ -191,7 +191,7 @@ func (a *API) forceDomainStatus(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	d, err := a.w.ForceDomainStatus(c.Param("hostname"), req)
+	d, err := a.world(c).ForceDomainStatus(c.Param("hostname"), req)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ type scenariosView struct {
 }
 
 func (a *API) listScenarios(c *gin.Context) (any, error) {
-	l := a.w.ListScenarios()
+	l := a.world(c).ListScenarios()
 	out := scenariosView{Active: l.Active, Scenarios: []scenarioInfo{}, Errors: []scenarioProblem{}}
 	for _, s := range l.Scenarios {
 		out.Scenarios = append(out.Scenarios, scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source})
@@ -237,14 +237,14 @@ func (a *API) useScenario(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	if err := a.w.UseScenario(req.Name); err != nil {
+	if err := a.world(c).UseScenario(req.Name); err != nil {
 		return nil, err
 	}
 	return map[string]string{"active": *req.Name}, nil
 }
 
 func (a *API) edgeRoutes(c *gin.Context) (any, error) {
-	return map[string]any{"routes": a.w.EdgeRoutes()}, nil
+	return map[string]any{"routes": a.world(c).EdgeRoutes()}, nil
 }
 
 // The read-only views and actions below exist for the dashboard, which reaches the

@@ -11,6 +11,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 const serviceEdge = "edge"
@@ -29,12 +30,13 @@ func (a *API) route(api http.Handler) http.Handler {
 			api.ServeHTTP(w, r)
 			return
 		}
-		d := edge.Decide(host, proxy, a.w.Edge(), a.w.EdgeDomain())
+		wd := a.edgeWorld(r, host)
+		d := edge.Decide(host, proxy, wd.Edge(), wd.EdgeDomain())
 		if !d.Claimed {
 			api.ServeHTTP(w, r)
 			return
 		}
-		a.serveEdge(w, r, d)
+		a.serveEdge(w, r, wd, d)
 	})
 }
 
@@ -73,9 +75,9 @@ func (a *API) ownProxyTarget(r *http.Request, host string) bool {
 }
 
 // serveEdge answers an edge request, with its faults and its journal entry.
-func (a *API) serveEdge(w http.ResponseWriter, r *http.Request, d edge.Decision) {
+func (a *API) serveEdge(w http.ResponseWriter, r *http.Request, wd *world.World, d edge.Decision) {
 	ew := &edgeWriter{ResponseWriter: w}
-	e := journal.Entry{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Service: serviceEdge, Host: d.Host}
+	e := journal.Entry{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Service: serviceEdge, Host: d.Host, Headers: journal.HeadersOf(r.Header)}
 	start := time.Now()
 	defer func() {
 		rec := recover()
@@ -89,32 +91,33 @@ func (a *API) serveEdge(w http.ResponseWriter, r *http.Request, d edge.Decision)
 			e.ErrorCode = code
 		}
 		e.DurationMS = float64(time.Since(start).Microseconds()) / 1000
-		a.w.Record(e)
+		wd.Record(e)
 		if rec != nil {
 			panic(rec)
 		}
 	}()
-	if act, ok := a.w.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: serviceEdge, Host: d.Host}); ok {
+	eh := a.edgeOf(wd)
+	if act, ok := wd.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: serviceEdge, Host: d.Host}); ok {
 		e.FaultID = act.FaultID
-		if !a.applyEdgeFault(ew, r, act) {
+		if !a.applyEdgeFault(eh, ew, r, act) {
 			return
 		}
 	}
-	a.edge.Serve(ew, r, d)
+	eh.Serve(ew, r, d)
 }
 
 // applyEdgeFault carries out an injected fault at the edge; it reports whether the
 // request goes on to be served.
-func (a *API) applyEdgeFault(w *edgeWriter, r *http.Request, act fault.Action) bool {
+func (a *API) applyEdgeFault(eh *edge.Handler, w *edgeWriter, r *http.Request, act fault.Action) bool {
 	a.wait(r.Context(), act.Delay)
 	switch {
 	case act.Status != 0:
 		code, msg := injected(act)
-		a.edge.Error(w, r, act.Status, code, msg)
+		eh.Error(w, r, act.Status, code, msg)
 		return false
 	case act.RateLimit:
-		w.Header().Set("Retry-After", "1")
-		a.edge.Error(w, r, http.StatusTooManyRequests, "rate_limited", "injected fault "+act.FaultID+": rate limited")
+		w.Header().Set("Retry-After", itoa(int64(max(act.RetryAfter, 1))))
+		eh.Error(w, r, http.StatusTooManyRequests, "rate_limited", "injected fault "+act.FaultID+": rate limited")
 		return false
 	case act.Timeout:
 		a.wait(r.Context(), fault.MaxTimeoutSeconds*time.Second)

@@ -44,6 +44,8 @@ var catalogue = []ErrorDoc{
 	{apperr.TokenNotFound, 404, "control", "No hosting token to revoke has this value."},
 	{apperr.MethodNotAllowed, 405, "any", "The route exists but not with this method; the Allow header lists the methods it has."},
 	{apperr.AwaitTimeout, 408, "control", "The awaited condition did not hold within the timeout."},
+	{apperr.NamespaceNotFound, 404, "control", "No namespace has this id: it was never created, or it was deleted or expired (unused for --namespace-ttl)."},
+	{apperr.NamespaceLimit, 429, "control", "As many namespaces live as --max-namespaces allows; delete one (DELETE /_emulator/namespaces/{ns}) or wait for idle ones to expire."},
 	{apperr.DeploymentNotReady, 409, "hosting", "Only a ready deployment can be promoted."},
 	{apperr.DomainAlreadyExists, 409, "hosting", "The hostname is already attached to a project."},
 	{apperr.PayloadTooLarge, 413, "any", "The body is over the limit: 1 MiB of JSON for the hosting service, 32 MiB for POST /v1/files, 2 MiB for the decryption service, 1 MiB of payload for /v1/encrypt."},

@@ -19,7 +19,7 @@ func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
 		a.writeError(c, act.Status, code, msg, nil)
 		return false
 	case act.RateLimit:
-		d := a.w.Exhausted(info.limitKey, info.perIP)
+		d := a.world(c).Exhausted(info.limitKey, info.perIP, time.Duration(act.RetryAfter)*time.Second)
 		setRateHeaders(c, d)
 		a.tooMany(c, d)
 		return false

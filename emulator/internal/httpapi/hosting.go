@@ -79,7 +79,7 @@ func (a *API) listProjects(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps, next := a.w.Projects(after, limit)
+	ps, next := a.world(c).Projects(after, limit)
 	out := view.ProjectList{Projects: make([]view.Project, len(ps)), NextCursor: a.encodeCursor("projects", next)}
 	for i, p := range ps {
 		out.Projects[i] = view.ProjectOf(p)
@@ -92,7 +92,7 @@ func (a *API) createDeployment(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	d, err := a.w.CreateDeployment(req)
+	d, err := a.world(c).CreateDeployment(req)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	if q.Range.After, err = a.decodeCursor(scope, c.Query("cursor")); err != nil {
 		return nil, err
 	}
-	ds, next, err := a.w.Deployments(q)
+	ds, next, err := a.world(c).Deployments(q)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 			b = append(b, ',')
 		}
 		if project.ID != ds[i].ProjectID {
-			project, _ = a.w.Project(ds[i].ProjectID)
+			project, _ = a.world(c).Project(ds[i].ProjectID)
 		}
 		b = a.appendDeployment(b, base, &ds[i], project.Env, project.ProductionDeploymentID == ds[i].ID)
 	}
@@ -160,7 +160,7 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 // renderDeployment answers the full deployment object, as GET and the control API's
 // forced status do.
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
-	d, env, production, err := a.w.Deployment(id)
+	d, env, production, err := a.world(c).Deployment(id)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
 
 func (a *API) getBuildLogs(c *gin.Context) (any, error) {
 	id := c.Param("id")
-	d, _, _, err := a.w.Deployment(id)
+	d, _, _, err := a.world(c).Deployment(id)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (a *API) promote(c *gin.Context) (any, error) {
 	if err := decodeJSON(c, &struct{}{}, maxJSONBody); err != nil {
 		return nil, err
 	}
-	projectID, previous, err := a.w.Promote(c.Param("id"))
+	projectID, previous, err := a.world(c).Promote(c.Param("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (a *API) uploadFile(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.w.UploadFile(digest, b); err != nil {
+	if err := a.world(c).UploadFile(digest, b); err != nil {
 		return nil, err
 	}
 	return created{view.Upload{Digest: digest, Size: len(b)}}, nil
@@ -231,14 +231,14 @@ func (a *API) uploadFile(c *gin.Context) (any, error) {
 
 func (a *API) addDomain(c *gin.Context) (any, error) {
 	projectID := c.Param("project_id")
-	if _, err := a.w.Project(projectID); err != nil {
+	if _, err := a.world(c).Project(projectID); err != nil {
 		return nil, err // a missing project wins over a bad body
 	}
 	var req world.NewDomain
 	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
-	d, err := a.w.AddDomain(projectID, req)
+	d, err := a.world(c).AddDomain(projectID, req)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (a *API) listDomains(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, next, err := a.w.Domains(projectID, after, limit)
+	ds, next, err := a.world(c).Domains(projectID, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +268,7 @@ func (a *API) listDomains(c *gin.Context) (any, error) {
 }
 
 func (a *API) deleteDomain(c *gin.Context) (any, error) {
-	d, err := a.w.DeleteDomain(c.Param("project_id"), c.Param("hostname"))
+	d, err := a.world(c).DeleteDomain(c.Param("project_id"), c.Param("hostname"))
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ func (a *API) record(c *gin.Context, info *reqInfo) {
 		Scope:      string(info.scope),
 		Service:    info.service,
 		FaultID:    info.faultID,
+		Headers:    journal.HeadersOf(c.Request.Header),
 	}
 	if info.service == serviceCipher && info.authed {
 		e.Scope = "api_key"
@@ -49,7 +50,7 @@ func (a *API) record(c *gin.Context, info *reqInfo) {
 	if info.redact {
 		e.Body = redactedPayload(info.payloadChars)
 	}
-	a.w.Record(e)
+	a.world(c).Record(e)
 	if a.log.Enabled(c.Request.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
 		a.log.Debug("request", "method", e.Method, "path", e.Path, "query", e.Query, "status", status, "service", e.Service,
 			"scope", e.Scope, "error_code", e.ErrorCode, "duration_ms", e.DurationMS)

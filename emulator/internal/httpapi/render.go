@@ -40,7 +40,7 @@ func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 		v, err := fn(c)
 		if m := c.Request.Method; m != http.MethodGet && m != http.MethodHead && m != http.MethodOptions {
 			// a write is acknowledged only once it is durable (--state)
-			if derr := a.w.Durable(c.Request.Context()); derr != nil && err == nil {
+			if derr := a.world(c).Durable(c.Request.Context()); derr != nil && err == nil {
 				err = derr
 			}
 		}

@@ -30,10 +30,20 @@ func (a *API) cipherRoutes(r *gin.Engine) {
 	a.publicRoute(r, "POST", "/v1/encrypt", key, a.encrypt)
 }
 
-// controlRoutes registers the control API under /_emulator, one line a route.
+// controlRoutes registers the control API under /_emulator (the default world) and
+// /_emulator/namespaces/:ns (that namespace's), one line a route.
 func (a *API) controlRoutes(r *gin.Engine) {
 	a.healthRoute(r)
 	g := r.Group("/_emulator", a.controlAuth())
+	a.worldRoutes(g)
+	g.POST("/namespaces", a.handle(a.createNamespace))
+	get(g, "/namespaces", a.handle(a.listNamespaces))
+	g.DELETE("/namespaces/:ns", a.handle(a.deleteNamespace))
+	a.worldRoutes(g.Group("/namespaces/:ns", a.inNamespace()))
+}
+
+// worldRoutes registers the control routes of one world under g.
+func (a *API) worldRoutes(g *gin.RouterGroup) {
 	g.POST("/reset", a.handle(a.reset))
 	get(g, "/state", a.handle(a.exportState))
 	g.PUT("/state", a.handle(a.importState))

@@ -69,6 +69,9 @@ type closeNotifyConn struct {
 	closeOnce sync.Once
 }
 
+// NetConn is the connection it wraps (TunnelContext looks through it).
+func (c *closeNotifyConn) NetConn() net.Conn { return c.Conn }
+
 func (c *closeNotifyConn) Close() error {
 	err := c.Conn.Close()
 	c.closeOnce.Do(func() { close(c.closed) })

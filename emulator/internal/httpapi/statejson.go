@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // DefaultMaxStateBytes bounds PUT /_emulator/state when Limits.StateBytes is 0.
@@ -249,7 +250,7 @@ func (s *squeezer) Read(p []byte) (int, error) {
 }
 
 // streamState is the world's state, exported now and written as it is encoded.
-func (a *API) streamState() streamed {
-	snap := a.w.Export()
+func (a *API) streamState(w *world.World) streamed {
+	snap := w.Export()
 	return func(w io.Writer) error { return state.WriteSnapshot(w, &snap, "") }
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // Leaves for hostemu's own names and deployment hosts are valid in a window of the
@@ -22,11 +23,17 @@ const leafWindow = 90 * 24 * time.Hour
 // TLSConfig is the server side of every TLS connection hostemu terminates (the
 // --tls-addr listener and CONNECT tunnels): a certificate minted per SNI name, HTTP/2
 // or HTTP/1.1.
-func (a *API) TLSConfig() *tls.Config {
+func (a *API) TLSConfig() *tls.Config { return a.tlsConfigOf(a.w) }
+
+// tlsConfigOf is TLSConfig with the custom domains of world wd (a namespace's CONNECT
+// tunnel).
+func (a *API) tlsConfigOf(wd *world.World) *tls.Config {
 	return &tls.Config{
-		MinVersion:     tls.VersionTLS12,
-		NextProtos:     []string{"h2", "http/1.1"},
-		GetCertificate: a.getCertificate,
+		MinVersion: tls.VersionTLS12,
+		NextProtos: []string{"h2", "http/1.1"},
+		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			return a.getCertificate(wd, hello)
+		},
 	}
 }
 
@@ -34,8 +41,8 @@ func (a *API) TLSConfig() *tls.Config {
 // certificate for gets none: returning no certificate and no error makes crypto/tls
 // fail the handshake with the unrecognized_name alert (an error would send
 // internal_error).
-func (a *API) getCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
-	spec, ok := a.certSpec(hello.ServerName, localIP(hello.Conn))
+func (a *API) getCertificate(wd *world.World, hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	spec, ok := a.certSpec(wd, hello.ServerName, localIP(hello.Conn))
 	if !ok {
 		a.log.Debug("TLS handshake refused: no certificate for the name", "server_name", hello.ServerName)
 		return nil, nil
@@ -56,12 +63,12 @@ func localIP(c net.Conn) net.IP {
 // certSpec says which certificate a TLS client asking for serverName is served, on a
 // connection to local: hostemu's own names (no SNI, as clients send for an IP address),
 // a host under the edge domain, or a custom domain whose certificate is issued.
-func (a *API) certSpec(serverName string, local net.IP) (tlsca.Spec, bool) {
+func (a *API) certSpec(wd *world.World, serverName string, local net.IP) (tlsca.Spec, bool) {
 	host := edge.NormalizeHost(serverName)
 	if serverName != "" && !validSNI(host) {
 		return tlsca.Spec{}, false
 	}
-	now := a.w.Now()
+	now := wd.Now()
 	if host == "" || a.ownTLSName(host, local) {
 		names := a.ownNames(local)
 		if host != "" && !slices.Contains(names, host) {
@@ -69,10 +76,10 @@ func (a *API) certSpec(serverName string, local net.IP) (tlsca.Spec, bool) {
 		}
 		return a.windowed(names, now), true
 	}
-	if _, under, _ := edge.ParseEdgeHost(host, a.w.EdgeDomain()); under {
+	if _, under, _ := edge.ParseEdgeHost(host, wd.EdgeDomain()); under {
 		return a.windowed([]string{host}, now), true
 	}
-	dc, ok := a.w.DomainCertificate(host)
+	dc, ok := wd.DomainCertificate(host)
 	if !ok {
 		return tlsca.Spec{}, false
 	}

@@ -54,9 +54,9 @@ func FuzzServerName(f *testing.F) {
 	a := newTLSTestAPI(f)
 	local := net.ParseIP("192.0.2.7")
 	f.Fuzz(func(t *testing.T, name string) {
-		spec, ok := a.certSpec(name, local)
+		spec, ok := a.certSpec(a.w, name, local)
 		host := edge.NormalizeHost(name)
-		if a.emulatedHost(host, local) != (host != "" && (a.ownTLSName(host, local) ||
+		if a.emulatedHost(a.w, host, local) != (host != "" && (a.ownTLSName(host, local) ||
 			edge.Decide(host, false, a.w.Edge(), a.w.EdgeDomain()).Claimed)) {
 			t.Fatalf("%q: CONNECT decision differs from the edge's", name)
 		}

@@ -30,14 +30,14 @@ const (
 const entryOverhead = int64(unsafe.Sizeof(Entry{}))
 
 // MaxEntryBytes bounds the memory one entry holds: its capped strings and itself. A
-// journal of n entries holds at most n × MaxEntryBytes (8.75 KiB each).
-const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 5*MaxName + MaxHost + entryOverhead
+// journal of n entries holds at most n × MaxEntryBytes (about 11.8 KiB each).
+const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 5*MaxName + MaxHost + headersBytes + entryOverhead
 
 // DefaultSize is the number of entries kept when New is given none.
 const DefaultSize = 1000
 
-// Entry is one request as the journal records it. It never holds credentials: callers
-// record no headers, and so no Authorization value, only the fields below.
+// Entry is one request as the journal records it. It never holds credentials: the
+// values of Authorization, Proxy-Authorization and Cookie are Redacted.
 type Entry struct {
 	Method     string  `json:"method"`
 	Path       string  `json:"path"`
@@ -51,7 +51,9 @@ type Entry struct {
 	Service   string `json:"service"`
 	Host      string `json:"host,omitempty"` // the host an edge request was for
 	// FaultID is the injected fault that fired on the request, if one did.
-	FaultID string    `json:"fault_id,omitempty"`
+	FaultID string `json:"fault_id,omitempty"`
+	// Headers are the request's headers (HeadersOf), at most MaxHeaders bytes.
+	Headers Headers   `json:"headers,omitempty"`
 	Time    time.Time `json:"time"`
 	// BodyTruncated says Body was cut.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
@@ -62,6 +64,8 @@ type Entry struct {
 	// PathTruncated and QueryTruncated say Path (MaxPath) or Query (MaxQuery) was cut.
 	PathTruncated  bool `json:"path_truncated,omitempty"`
 	QueryTruncated bool `json:"query_truncated,omitempty"`
+	// HeadersTruncated says Headers were cut.
+	HeadersTruncated bool `json:"headers_truncated,omitempty"`
 }
 
 // Filter selects entries. Empty fields select every entry.
@@ -108,6 +112,7 @@ func (j *Journal) Add(e Entry) {
 	e.Service, _ = clip(e.Service, MaxName, false)
 	e.Host, _ = clip(e.Host, MaxHost, false)
 	e.FaultID, _ = clip(e.FaultID, MaxName, false)
+	e.Headers, e.HeadersTruncated = clipHeaders(e.Headers)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {
@@ -208,7 +213,7 @@ func (j *Journal) Bytes() int64 {
 	defer j.mu.Unlock()
 	var n int64
 	j.each(func(e *Entry) {
-		n += entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID))
+		n += entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID)) + e.Headers.bytes()
 	})
 	return n
 }

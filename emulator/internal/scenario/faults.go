@@ -9,7 +9,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
-var faultKeys = []string{"match", "status", "code", "message", "delay", "drop", "rate_limit", "timeout", "times", "probability"}
+var faultKeys = []string{"match", "status", "code", "message", "delay", "drop", "rate_limit", "retry_after", "timeout", "times", "probability"}
 
 // faults reads the faults section: the control API's fault objects.
 func (d *decoder) faults(n *yaml.Node) ([]fault.Spec, bool) {
@@ -81,6 +81,7 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	boolean("drop", &s.Drop)
 	boolean("rate_limit", &s.RateLimit)
 	boolean("timeout", &s.Timeout)
+	integer("retry_after", &s.RetryAfter, 0, fault.MaxRetryAfterSeconds)
 	integer("times", &s.Times, 0, anyInt)
 	if v, has := f["probability"]; has {
 		p, ok := d.Number(v.Value, at+".probability")

@@ -56,7 +56,8 @@ func NewRegistry() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{builtins: builtins, subs: map[int]func(){}}
+	r := &Registry{builtins: maps.Clone(builtins), // AddInline writes into its own copy
+		subs: map[int]func(){}}
 	r.snap.Store(newSnapshot(1, maps.Clone(builtins), nil, nil))
 	return r, nil
 }
@@ -164,6 +165,21 @@ func (r *Registry) notify() {
 	for _, fn := range fns {
 		fn()
 	}
+}
+
+// AddInline parses one scenario document and adds it as if built in (overriding a
+// built-in of the same name), for scenarios given in memory rather than in files. Call
+// it before any other use of the registry. A document with problems adds nothing.
+func (r *Registry) AddInline(source string, data []byte) []Problem {
+	s, problems := Parse(source, data)
+	if s == nil || len(problems) > 0 {
+		return problems
+	}
+	r.loadMu.Lock()
+	defer r.loadMu.Unlock()
+	r.builtins[s.Name] = s
+	r.snap.Store(newSnapshot(r.snap.Load().version+1, maps.Clone(r.builtins), nil, nil))
+	return nil
 }
 
 // LoadDir (re)loads every *.yaml and *.yml file directly in dir (not in subdirectories;

@@ -64,7 +64,7 @@ func (w *World) MintToken(scope *string) (state.Token, error) {
 	if !ok {
 		return state.Token{}, apperr.Errorf(apperr.InvalidRequest, `field "scope" must be read, deploy or admin, not %q`, *scope)
 	}
-	t := state.Token{Token: "hostemu_" + string(sc) + "_" + strings.ToLower(rand.Text()), Scope: sc}
+	t := state.Token{Token: w.tokenPrefix + string(sc) + "_" + strings.ToLower(rand.Text()), Scope: sc}
 	w.store.AddToken(t)
 	w.emitToken("minted", sc)
 	return t, nil

@@ -20,11 +20,23 @@ func (w *World) EdgeDomain() string {
 	return w.edgeDomain
 }
 
+// Namespace is the world's namespace label, "" for the default world.
+func (w *World) Namespace() string { return w.namespace }
+
+// URLDomain is the domain under which the world's deployment URLs live: the edge
+// domain, after the namespace label in a namespace.
+func (w *World) URLDomain() string {
+	if w.namespace == "" {
+		return w.edgeDomain // "" stays "": state.DeploymentURL's default
+	}
+	return w.namespace + "." + w.EdgeDomain()
+}
+
 type edgeLookup struct{ w *World }
 
 func (l edgeLookup) DeploymentByName(name edge.EdgeName) (edge.Deployment, bool) {
-	if name.Namespace != "" {
-		return edge.Deployment{}, false // the default world has no namespace label
+	if name.Namespace != l.w.namespace {
+		return edge.Deployment{}, false // another namespace's host
 	}
 	l.w.fireDue()
 	d, ok := l.w.store.DeploymentByLabel(name.Label)

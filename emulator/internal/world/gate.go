@@ -52,8 +52,18 @@ func (w *World) Count(key string, perIP bool) (ratelimit.Decision, time.Time) {
 }
 
 // Exhausted is the decision of a limit as if it were used up (the rate_limit fault).
-func (w *World) Exhausted(key string, perIP bool) ratelimit.Decision {
-	return w.limiter.Exhausted(key, w.clock.Now(), perIP)
+// A retryAfter above 0 replaces the limiter's Retry-After, and X-RateLimit-Reset
+// moves to no earlier than then, so the headers still agree.
+func (w *World) Exhausted(key string, perIP bool, retryAfter time.Duration) ratelimit.Decision {
+	now := w.clock.Now()
+	d := w.limiter.Exhausted(key, now, perIP)
+	if retryAfter > 0 {
+		d.RetryAfter = retryAfter
+		if at := now.Add(retryAfter + time.Second - 1).Truncate(time.Second); at.After(d.Reset) {
+			d.Reset = at
+		}
+	}
+	return d
 }
 
 // MatchFault is the action of the first fault that matches the request and fires.

@@ -39,6 +39,13 @@ type Config struct {
 	// FileStoreSize bounds the uploaded file contents kept for the edge, in bytes
 	// (edge.DefaultFileStoreSize when 0).
 	FileStoreSize int64
+	// Namespace is the world's namespace label (its id without "ns_"), "" for the
+	// default world. Its deployment hosts carry it:
+	// <slug>-<suffix>.<Namespace>.<EdgeDomain>.
+	Namespace string
+	// TokenPrefix starts every token minted in the world ("hostemu_" when empty): a
+	// namespace's tokens name it, so a request finds its world without a lookup table.
+	TokenPrefix   string
 	Scenarios     *scenario.Registry
 	Scenario      string // active scenario's name
 	JournalSize   int
@@ -60,7 +67,9 @@ type World struct {
 	events  *events.Hub     // changes, for GET /_emulator/events (events.go)
 	log     *slog.Logger
 
-	edgeDomain string
+	edgeDomain  string
+	namespace   string // label; "" for the default world
+	tokenPrefix string
 
 	// clockMu serializes what moves or switches the clock (advance, set, a manual
 	// await, reset, import), so overlapping control calls never fail or lose a
@@ -98,6 +107,9 @@ func New(cfg Config) (*World, error) {
 	if cfg.Scenario == "" {
 		cfg.Scenario = "default"
 	}
+	if cfg.TokenPrefix == "" {
+		cfg.TokenPrefix = "hostemu_"
+	}
 	c := clock.New(cfg.ClockMode, cfg.ClockStart)
 	w := &World{
 		clock:         c,
@@ -107,6 +119,8 @@ func New(cfg Config) (*World, error) {
 		files:         edge.NewFileStore(cfg.FileStoreSize),
 		events:        events.NewHub(0),
 		edgeDomain:    cfg.EdgeDomain,
+		namespace:     cfg.Namespace,
+		tokenPrefix:   cfg.TokenPrefix,
 		log:           cfg.Logger,
 		scenarios:     cfg.Scenarios,
 		rateLimitsOff: cfg.RateLimitsOff,

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+)
+
+// worldKey is where a namespaced control route keeps its world on the gin context.
+const worldKey = "hostemu.world"
+
+// world is the world a request acts on: a public request's (found by identify from its
+// credential), a namespaced control route's (from its path), else the default one.
+func (a *API) world(c *gin.Context) *world.World {
+	if info := infoOf(c); info != nil && info.w != nil {
+		return info.w
+	}
+	if v, ok := c.Get(worldKey); ok {
+		return v.(*world.World)
+	}
+	return a.w
+}
+
+// inNamespace resolves the :ns of a namespaced control route: 404 namespace_not_found
+// for one that does not live (never created, deleted, or expired).
+func (a *API) inNamespace() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		n, err := a.ns.Get(c.Param("ns"))
+		if err != nil {
+			a.renderError(c, err)
+			return
+		}
+		c.Set(worldKey, n.World)
+		c.Next()
+	}
+}
+
+func (a *API) createNamespace(c *gin.Context) (any, error) {
+	var spec namespace.Spec
+	if err := decodeJSON(c, &spec, a.cfg.Limits.stateBytes()); err != nil { // empty: the defaults
+		return nil, err
+	}
+	n, err := a.ns.Create(spec)
+	if err != nil {
+		return nil, err
+	}
+	return created{namespace.Created{
+		Namespace: n.ID, Tokens: n.Tokens, CipherKey: n.CipherKey,
+		ControlURL: a.baseURL(c) + "/_emulator/namespaces/" + n.ID,
+	}}, nil
+}
+
+func (a *API) listNamespaces(*gin.Context) (any, error) {
+	return map[string]any{"namespaces": a.ns.List()}, nil
+}
+
+func (a *API) deleteNamespace(c *gin.Context) (any, error) {
+	id := c.Param("ns")
+	if err := a.ns.Delete(id); err != nil {
+		return nil, err
+	}
+	return map[string]any{"namespace": id, "deleted": true}, nil
+}
+
+// edgeWorld is the world an edge request belongs to: the namespace a deployment host
+// names, else the one X-Hostemu-Namespace or proxy credentials
+// (Proxy-Authorization: Basic base64("<ns>:")) name, else the default world.
+func (a *API) edgeWorld(r *http.Request, host string) *world.World {
+	if w, ok := r.Context().Value(tunnelWorldKey{}).(*world.World); ok {
+		return w // a request in a CONNECT tunnel: the tunnel's namespace
+	}
+	if a.ns.Len() == 0 {
+		return a.w
+	}
+	if name, _, ok := edge.ParseEdgeHost(host, a.w.EdgeDomain()); ok && name.Namespace != "" {
+		if n, ok := a.ns.ByLabel(name.Namespace); ok {
+			return n.World
+		}
+		return a.w // its lookup answers no host of another namespace
+	}
+	id := r.Header.Get("X-Hostemu-Namespace")
+	if id == "" {
+		id = proxyUser(r.Header.Get("Proxy-Authorization"))
+	}
+	if id != "" {
+		label := namespace.LabelOfID(id)
+		if label == "" {
+			label = id // the label alone names it too
+		}
+		if n, ok := a.ns.ByLabel(label); ok {
+			return n.World
+		}
+	}
+	return a.w
+}
+
+// proxyUser is the user name of "Proxy-Authorization: Basic base64(user:password)".
+func proxyUser(h string) string {
+	const prefix = "basic "
+	if len(h) <= len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return ""
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[len(prefix):]))
+	if err != nil {
+		return ""
+	}
+	user, _, _ := strings.Cut(string(raw), ":")
+	return user
+}
+
+// edgeOf is the edge handler of a world: the default world's is built once; a
+// namespace's costs one small allocation per edge request.
+func (a *API) edgeOf(w *world.World) *edge.Handler {
+	if w == a.w {
+		return a.edge
+	}
+	return edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
+}

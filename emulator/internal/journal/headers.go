@@ -1,0 +1,129 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strings"
+	"unsafe"
+)
+
+// What an entry keeps of a request's headers at most: MaxHeaders bytes of names and
+// values together and maxHeaderCount headers; beyond, HeadersTruncated is set.
+const (
+	MaxHeaders     = 2048
+	maxHeaderCount = 32
+	headersBytes   = MaxHeaders + maxHeaderCount*int64(unsafe.Sizeof(Header{}))
+)
+
+// Redacted replaces the value of a credential header (Authorization,
+// Proxy-Authorization, Cookie): the journal shows it was sent, never what it was.
+const Redacted = "[redacted]"
+
+// Header is one request header: its canonical name and its values joined by ", ".
+type Header struct {
+	Name  string
+	Value string
+}
+
+// Headers are a request's headers, sorted by name; JSON writes them as an object.
+type Headers []Header
+
+// Get is the value of the header name (any case), or "".
+func (h Headers) Get(name string) string {
+	for _, x := range h {
+		if strings.EqualFold(x.Name, name) {
+			return x.Value
+		}
+	}
+	return ""
+}
+
+// MarshalJSON writes {"Name":"value",…} in name order.
+func (h Headers) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, x := range h {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(x.Name)
+		v, _ := json.Marshal(x.Value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes.
+func (h *Headers) UnmarshalJSON(b []byte) error {
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*h = (*h)[:0]
+	for k, v := range m {
+		*h = append(*h, Header{Name: k, Value: v})
+	}
+	sort.Slice(*h, func(i, j int) bool { return (*h)[i].Name < (*h)[j].Name })
+	return nil
+}
+
+// HeadersOf is what the journal keeps of a request's headers: every header, sorted by
+// name, credentials redacted. Add bounds it.
+func HeadersOf(hd http.Header) Headers {
+	if len(hd) == 0 {
+		return nil
+	}
+	out := make(Headers, 0, min(len(hd), maxHeaderCount+1))
+	for name, vals := range hd {
+		v := strings.Join(vals, ", ")
+		switch http.CanonicalHeaderKey(name) {
+		case "Authorization", "Proxy-Authorization", "Cookie":
+			v = Redacted
+		}
+		out = append(out, Header{Name: name, Value: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// clipHeaders copies h within the bounds, cutting values on a UTF-8 boundary.
+func clipHeaders(h Headers) (Headers, bool) {
+	if len(h) == 0 {
+		return nil, false
+	}
+	out := make(Headers, 0, min(len(h), maxHeaderCount))
+	left, cut := MaxHeaders, false
+	for _, x := range h {
+		if len(out) == maxHeaderCount || len(x.Name) >= left {
+			cut = true
+			break
+		}
+		name, _ := clip(x.Name, left, false)
+		left -= len(name)
+		value, short := clip(x.Value, left, false)
+		if len(value) < len(x.Value) {
+			short = true
+		}
+		left -= len(value)
+		out = append(out, Header{Name: name, Value: value})
+		if short {
+			cut = true
+			break
+		}
+	}
+	return out, cut
+}
+
+// bytes is what h holds: its slice and its strings.
+func (h Headers) bytes() int64 {
+	n := int64(cap(h)) * int64(unsafe.Sizeof(Header{}))
+	for _, x := range h {
+		n += int64(len(x.Name) + len(x.Value))
+	}
+	return n
+}

@@ -1,0 +1,259 @@
+package namespace
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+)
+
+// Defaults of --namespace-ttl and --max-namespaces.
+const (
+	DefaultTTL = 30 * time.Minute
+	DefaultMax = 1000
+)
+
+// Config configures a Registry.
+type Config struct {
+	// TTL is how long a namespace may go unused before it is deleted (DefaultTTL when 0).
+	TTL time.Duration
+	// Max bounds the live namespaces (DefaultMax when 0).
+	Max int
+	// Now is the registry's clock, for idle expiry (time.Now when nil): wall time, not
+	// any world's emulated time. Tests inject a fake one.
+	Now func() time.Time
+	// Build makes the world of a new namespace, not yet started, from its identity and
+	// what the caller asked for. Its errors go to the caller as they are.
+	Build func(id Identity, spec Spec) (*world.World, error)
+}
+
+// Registry holds the live namespaces. It is safe for concurrent use.
+type Registry struct {
+	cfg Config
+
+	mu      sync.RWMutex          // guards byLabel and closed
+	byLabel map[string]*Namespace // live namespaces by label
+	closed  bool
+}
+
+// New returns an empty registry.
+func New(cfg Config) *Registry {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultTTL
+	}
+	if cfg.Max <= 0 {
+		cfg.Max = DefaultMax
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Registry{cfg: cfg, byLabel: map[string]*Namespace{}}
+}
+
+// TTL is how long an unused namespace lives.
+func (r *Registry) TTL() time.Duration { return r.cfg.TTL }
+
+// Create builds, registers and starts a new namespace: 429 namespace_limit when Max
+// already live (after the idle ones are swept).
+func (r *Registry) Create(spec Spec) (*Namespace, error) {
+	if r.Len() >= r.cfg.Max {
+		r.Sweep()
+		if r.Len() >= r.cfg.Max {
+			return nil, r.limitError()
+		}
+	}
+	id := newIdentity()
+	w, err := r.cfg.Build(id, spec)
+	if err != nil {
+		return nil, err
+	}
+	now := r.cfg.Now()
+	n := &Namespace{Identity: id, World: w, CreatedAt: now.UTC()}
+	n.lastUsed.Store(now.UnixNano())
+	r.mu.Lock()
+	_, taken := r.byLabel[id.Label] // 60 random bits: never, but never twice either
+	if r.closed || taken || len(r.byLabel) >= r.cfg.Max {
+		closed := r.closed
+		r.mu.Unlock()
+		w.Close()
+		switch {
+		case closed:
+			return nil, apperr.New(apperr.ServiceUnavailable, "hostemu is shutting down")
+		case taken:
+			return r.Create(spec)
+		}
+		return nil, r.limitError()
+	}
+	r.byLabel[id.Label] = n
+	r.mu.Unlock()
+	w.Start()
+	return n, nil
+}
+
+func (r *Registry) limitError() error {
+	return apperr.Errorf(apperr.NamespaceLimit, "%d namespaces live, the most --max-namespaces allows; delete one or let idle ones expire (--namespace-ttl %s)", r.cfg.Max, r.cfg.TTL)
+}
+
+// Len is the number of namespaces registered (expired ones included until swept).
+func (r *Registry) Len() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.byLabel)
+}
+
+// Get returns the live namespace of an id ("ns_…") and marks it used.
+func (r *Registry) Get(id string) (*Namespace, error) {
+	if n, ok := r.byLabelUsed(LabelOfID(id)); ok {
+		return n, nil
+	}
+	return nil, apperr.Errorf(apperr.NamespaceNotFound, "no namespace %q (never created, deleted, or expired after %s unused)", id, r.ttl())
+}
+
+func (r *Registry) ttl() time.Duration {
+	if r == nil {
+		return DefaultTTL
+	}
+	return r.cfg.TTL
+}
+
+// ByToken returns the namespace whose hosting token or decryption key tok looks like,
+// and marks it used. It does not check the token: the namespace's world does.
+func (r *Registry) ByToken(tok string) (*Namespace, bool) {
+	return r.byLabelUsed(labelOfToken(tok))
+}
+
+// ByLabel returns the namespace of a label (a deployment host's, or named by a header),
+// and marks it used.
+func (r *Registry) ByLabel(label string) (*Namespace, bool) { return r.byLabelUsed(label) }
+
+// byLabelUsed finds a live namespace and marks it used; one found expired is deleted.
+func (r *Registry) byLabelUsed(label string) (*Namespace, bool) {
+	if r == nil || label == "" {
+		return nil, false
+	}
+	r.mu.RLock()
+	n, ok := r.byLabel[label]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	now := r.cfg.Now().UnixNano()
+	if now-n.lastUsed.Load() >= int64(r.cfg.TTL) {
+		r.remove(n)
+		return nil, false
+	}
+	n.lastUsed.Store(now)
+	return n, true
+}
+
+// Delete deletes a namespace at once: its tokens stop working and its world's timers
+// and goroutine stop.
+func (r *Registry) Delete(id string) error {
+	r.mu.RLock()
+	n, ok := r.byLabel[LabelOfID(id)]
+	r.mu.RUnlock()
+	if !ok || !r.remove(n) {
+		return apperr.Errorf(apperr.NamespaceNotFound, "no namespace %q", id)
+	}
+	return nil
+}
+
+// remove unregisters n and closes its world; false if it was gone already.
+func (r *Registry) remove(n *Namespace) bool {
+	r.mu.Lock()
+	if r.byLabel[n.Label] != n {
+		r.mu.Unlock()
+		return false
+	}
+	delete(r.byLabel, n.Label)
+	r.mu.Unlock()
+	n.World.Close()
+	return true
+}
+
+// List describes the live namespaces, oldest first.
+func (r *Registry) List() []Info {
+	r.Sweep()
+	r.mu.RLock()
+	out := make([]Info, 0, len(r.byLabel))
+	for _, n := range r.byLabel {
+		out = append(out, n.info())
+	}
+	r.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if ci, cj := time.Time(out[i].CreatedAt), time.Time(out[j].CreatedAt); !ci.Equal(cj) {
+			return ci.Before(cj)
+		}
+		return out[i].Namespace < out[j].Namespace
+	})
+	return out
+}
+
+// Each calls f with the world of every live namespace (a scenario reload refreshes
+// them all).
+func (r *Registry) Each(f func(*world.World)) {
+	r.mu.RLock()
+	ws := make([]*world.World, 0, len(r.byLabel))
+	for _, n := range r.byLabel {
+		ws = append(ws, n.World)
+	}
+	r.mu.RUnlock()
+	for _, w := range ws {
+		f(w)
+	}
+}
+
+// Sweep deletes every namespace unused for TTL and returns how many it deleted.
+func (r *Registry) Sweep() int {
+	now := r.cfg.Now().UnixNano()
+	var expired []*Namespace
+	r.mu.RLock()
+	for _, n := range r.byLabel {
+		if now-n.lastUsed.Load() >= int64(r.cfg.TTL) {
+			expired = append(expired, n)
+		}
+	}
+	r.mu.RUnlock()
+	gone := 0
+	for _, n := range expired {
+		if r.remove(n) {
+			gone++
+		}
+	}
+	return gone
+}
+
+// Run sweeps expired namespaces every TTL/10 (at least every second, at most every
+// minute) until ctx ends.
+func (r *Registry) Run(ctx context.Context) {
+	t := time.NewTicker(min(max(r.cfg.TTL/10, time.Second), time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.Sweep()
+		}
+	}
+}
+
+// Close deletes every namespace and refuses new ones.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	r.closed = true
+	all := make([]*Namespace, 0, len(r.byLabel))
+	for _, n := range r.byLabel {
+		all = append(all, n)
+	}
+	r.mu.Unlock()
+	for _, n := range all {
+		r.remove(n)
+	}
+}
