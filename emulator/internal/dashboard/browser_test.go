@@ -354,6 +354,24 @@ func TestPagesInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("dashboard: namespaces listed and deleted", func(t *testing.T) {
+		s := server(t)
+		code, body := api(t, s, "POST", "/_emulator/namespaces", "", `{"scenario":"instant"}`)
+		if code != 201 {
+			t.Fatalf("create namespace: %d %s", code, body)
+		}
+		var ns struct{ Namespace string }
+		json.Unmarshal([]byte(body), &ns)
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.until("the namespace", `document.getElementById("namespaces").textContent.includes("`+ns.Namespace+`")`)
+		tb.do(chromedp.Click(chromedp.CSS(`#namespaces button`)))
+		tb.until("no namespace", `document.getElementById("namespaces-box").hidden`)
+		if code, _ := api(t, s, "GET", "/_emulator/namespaces/"+ns.Namespace+"/clock", "", ""); code != 404 {
+			t.Errorf("the deleted namespace still answers: %d", code)
+		}
+	})
+
 	t.Run("dashboard: scenario file errors with file and line", func(t *testing.T) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("name: broken\ndeployments: [\n"), 0o644); err != nil {

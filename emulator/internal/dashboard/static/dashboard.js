@@ -347,14 +347,23 @@ $("reset").addEventListener("click", async () => {
 
 // ---- namespaces (hook) ----
 
-// loadNamespaces shows the namespaces once the control API has them (GET
-// /_emulator/namespaces); until then the route is a 404 and the section stays hidden.
+// loadNamespaces lists the namespaces beside the default world (GET
+// /_emulator/namespaces): each one's scenario, clock and use, and a delete button.
+// The section stays hidden while there are none (or the route is not there).
 async function loadNamespaces() {
   try {
     const n = await call("GET", "/_emulator/namespaces");
     const list = (n && n.namespaces) || [];
-    $("namespaces").replaceChildren(...list.map((x) => el("li", { class: "mono" }, typeof x === "string" ? x : x.name || JSON.stringify(x))));
-    $("namespaces-box").hidden = false;
+    $("namespaces").replaceChildren(...list.map((x) => el("li", {},
+      el("span", { class: "mono" }, x.namespace), ` · scenario ${x.scenario} · ${x.clock} clock · last used ${x.last_used_at} `,
+      el("button", { type: "button", onclick: async () => {
+        try {
+          await call("DELETE", `/_emulator/namespaces/${encodeURIComponent(x.namespace)}`);
+          notify(`Deleted namespace ${x.namespace}.`);
+        } catch (e) { notify(e.message, true); }
+        loadNamespaces();
+      } }, "Delete"))));
+    $("namespaces-box").hidden = list.length === 0;
   } catch { $("namespaces-box").hidden = true; }
 }
 
