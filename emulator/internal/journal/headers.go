@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -78,16 +79,20 @@ func HeadersOf(hd http.Header) Headers {
 	if len(hd) == 0 {
 		return nil
 	}
-	out := make(Headers, 0, min(len(hd), maxHeaderCount+1))
+	out := make(Headers, 0, len(hd))
 	for name, vals := range hd {
-		v := strings.Join(vals, ", ")
-		switch http.CanonicalHeaderKey(name) {
-		case "Authorization", "Proxy-Authorization", "Cookie":
+		var v string
+		switch {
+		case strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") || strings.EqualFold(name, "Cookie"):
 			v = Redacted
+		case len(vals) == 1:
+			v = vals[0] // the request's own string: Add copies what it keeps
+		default:
+			v = strings.Join(vals, ", ")
 		}
 		out = append(out, Header{Name: name, Value: v})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b Header) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -96,27 +101,48 @@ func clipHeaders(h Headers) (Headers, bool) {
 	if len(h) == 0 {
 		return nil, false
 	}
-	out := make(Headers, 0, min(len(h), maxHeaderCount))
-	left, cut := MaxHeaders, false
+	// what is kept, first: at most maxHeaderCount headers and MaxHeaders bytes
+	type span struct{ name, value int }
+	var spans [maxHeaderCount]span
+	n, left, cut := 0, MaxHeaders, false
 	for _, x := range h {
-		if len(out) == maxHeaderCount || len(x.Name) >= left {
+		if n == maxHeaderCount || len(x.Name) >= left {
 			cut = true
 			break
 		}
-		name, _ := clip(x.Name, left, false)
-		left -= len(name)
-		value, short := clip(x.Value, left, false)
-		if len(value) < len(x.Value) {
-			short = true
-		}
-		left -= len(value)
-		out = append(out, Header{Name: name, Value: value})
-		if short {
+		name := cut8(x.Name, left)
+		left -= name
+		value := cut8(x.Value, left)
+		left -= value
+		spans[n] = span{name, value}
+		n++
+		if value < len(x.Value) {
 			cut = true
 			break
 		}
 	}
+	// then one copy of all of it: the request's strings are not kept alive
+	var b strings.Builder
+	b.Grow(MaxHeaders - left)
+	for i, sp := range spans[:n] {
+		b.WriteString(h[i].Name[:sp.name])
+		b.WriteString(h[i].Value[:sp.value])
+	}
+	all, at := b.String(), 0
+	out := make(Headers, n)
+	for i, sp := range spans[:n] {
+		out[i] = Header{Name: all[at : at+sp.name], Value: all[at+sp.name : at+sp.name+sp.value]}
+		at += sp.name + sp.value
+	}
 	return out, cut
+}
+
+// cut8 is how many bytes of s fit in limit, cut on a UTF-8 boundary (as clip cuts).
+func cut8(s string, limit int) int {
+	if len(s) <= limit {
+		return len(s)
+	}
+	return cut(s, limit)
 }
 
 // bytes is what h holds: its slice and its strings.
