@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -253,6 +256,64 @@ func BenchmarkCipher(b *testing.B) {
 				sealed := gcm.Seal(buf[:0], nonce, []byte(payload), nil)
 				if _, err := gcm.Open(sealed[:0], nonce, sealed, nil); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEdgeChain compares a small file served through hostemu's whole edge path
+// (routing by host, the journal, faults, the file store) with http.FileServer serving
+// the same bytes from memory, in-process, in the same run.
+func BenchmarkEdgeChain(b *testing.B) {
+	e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: emulator.ClockManual, ClockStart: testStart})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	h := e.Handler()
+	page := []byte("<!doctype html><h1>Hello from the edge</h1>")
+	sum := sha256.Sum256(page)
+	digest := hex.EncodeToString(sum[:])
+	do := func(method, path, host, token string, body []byte, hdr map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, path, bytes.NewReader(body))
+		r.Host = host
+		if token != "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		for k, v := range hdr {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	if w := do("POST", "/v1/files", "127.0.0.1", "t-deploy", page, map[string]string{"X-File-Digest": digest, "Content-Type": "application/octet-stream"}); w.Code != 201 {
+		b.Fatalf("upload: %d %s", w.Code, w.Body)
+	}
+	w := do("POST", "/v1/deployments", "127.0.0.1", "t-deploy", []byte(`{"project_id":"prj_shop","files":{"index.html":"`+digest+`"}}`), map[string]string{"Content-Type": "application/json"})
+	var created struct{ URL string }
+	json.Unmarshal(w.Body.Bytes(), &created)
+	host := strings.TrimPrefix(created.URL, "https://")
+	do("POST", "/_emulator/clock/advance", "127.0.0.1", "", []byte(`{"by":"6s"}`), map[string]string{"Content-Type": "application/json"})
+	if w := do("GET", "/", host, "", nil, nil); w.Code != 200 || w.Body.String() != string(page) {
+		b.Fatalf("edge: %d %s", w.Code, w.Body)
+	}
+	fs := http.FileServer(http.FS(fstest.MapFS{"index.html": {Data: page}}))
+	for _, bc := range []struct {
+		name string
+		h    http.Handler
+		host string
+	}{{"hostemu-edge", h, host}, {"fileserver", fs, "127.0.0.1"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := httptest.NewRequest("GET", "/", nil)
+				r.Host = bc.host
+				w := httptest.NewRecorder()
+				bc.h.ServeHTTP(w, r)
+				if w.Code != 200 {
+					b.Fatalf("status %d", w.Code)
 				}
 			}
 		})
