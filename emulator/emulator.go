@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/fixture"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
@@ -33,6 +34,8 @@ type Emulator struct {
 	world *world.World
 	api   *httpapi.API
 	ns    *namespace.Registry
+	// files bounds the uploaded contents of every world together (--file-store-size)
+	files *edge.Budget
 	// what a namespace's world is built from, unless its creation says otherwise
 	reg        *scenario.Registry
 	fixtures   []*fixture.File
@@ -81,7 +84,7 @@ func New(opts Options) (*Emulator, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &Emulator{opts: opts, log: opts.Logger, cancel: cancel}
+	e := &Emulator{opts: opts, log: opts.Logger, cancel: cancel, files: edge.NewBudget(opts.FileStoreSize)}
 	if opts.ScenariosDir != "" {
 		for _, p := range reg.LoadDir(opts.ScenariosDir) {
 			e.log.Warn("scenario problem", "problem", p.String())
@@ -102,7 +105,7 @@ func New(opts Options) (*Emulator, error) {
 		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, Fixtures: fixtures,
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
-		EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize,
+		EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
 	})
 	if err != nil {
 		cancel()

@@ -16,6 +16,11 @@ import (
 // buildNamespace makes the world of a new namespace: the server's parsed fixtures (or
 // the ones given), seed, clock and start-up scenario unless spec says otherwise, with
 // the namespace's own credentials, deployment hosts and minted-token prefix.
+// maxNamespaceGenerated bounds the deployments a namespace's inline fixtures may
+// generate: a 100-byte request must not build a million deployments (and again on each
+// reset).
+const maxNamespaceGenerated = 10_000
+
 func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*world.World, error) {
 	o := e.opts
 	seed := o.Seed
@@ -57,6 +62,9 @@ func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*
 		if err := problemsError(problems); err != nil {
 			return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
 		}
+		if g := f.Generate; g != nil && g.Projects*max(g.DeploymentsPerProject, 5) > maxNamespaceGenerated {
+			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated deployments in a namespace (a world of its own per test); use --fixtures for a big one", maxNamespaceGenerated)
+		}
 		files = []*fixture.File{f}
 	}
 	edgeDomain := o.EdgeDomain
@@ -68,7 +76,7 @@ func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*
 		Fixtures:  fixtureBuilder(files, seed, start, id.Label+"."+edgeDomain, &id),
 		Scenarios: e.reg, Scenario: scenarioName, JournalSize: o.JournalSize,
 		RateLimitsOff: o.RateLimitsOff, Logger: o.Logger.With("namespace", id.ID),
-		EdgeDomain: o.EdgeDomain, FileStoreSize: o.FileStoreSize,
+		EdgeDomain: o.EdgeDomain, FileStoreSize: o.FileStoreSize, FileBudget: e.files,
 		Namespace: id.Label, TokenPrefix: namespace.TokenPrefix(id.Label),
 	})
 	if err != nil {

@@ -249,3 +249,77 @@ func TestJournalHeadersAndRetryAfter(t *testing.T) {
 		t.Errorf("retry_after without rate_limit: %d %s", r.Status, r.Body)
 	}
 }
+
+// Namespaces share one file-store budget (--file-store-size), so many namespaces cannot
+// hold many times the bound; and inline fixtures cannot generate a huge world.
+func TestNamespacesShareTheFileBudget(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.FileStoreSize = 100 })
+	upload := func(token, content string) int {
+		return e.do(req{Method: "POST", Path: "/v1/files", Token: token, Body: []byte(content),
+			Headers: map[string]string{"X-File-Digest": digestOf(content), "Content-Type": "application/octet-stream"}}).Status
+	}
+	var tokens []string
+	for i := 0; i < 3; i++ {
+		r := e.post("/_emulator/namespaces", "", map[string]any{})
+		mustStatus(t, r, 201)
+		var ns struct {
+			Namespace string
+			Tokens    struct{ Deploy string }
+		}
+		jsonUnmarshal(r.Body, &ns)
+		tokens = append(tokens, ns.Tokens.Deploy)
+	}
+	if s := upload(tokens[0], strings.Repeat("a", 60)); s != 201 {
+		t.Fatalf("first upload: %d", s)
+	}
+	if s := upload(tokens[1], strings.Repeat("b", 60)); s != 507 {
+		t.Fatalf("a second namespace went past the shared budget: %d", s)
+	}
+	r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{"generate": map[string]int{"projects": 1000, "deployments_per_project": 1000}}})
+	if r.Status != 400 || r.Code() != "invalid_request" {
+		t.Fatalf("a huge generated namespace: %d %s", r.Status, r.Body)
+	}
+}
+
+// The dashboard's control routes act on the namespace they are called under: its
+// tokens, its projects, its clock's next transition, its event stream.
+func TestNamespacedDashboardRoutes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{"clock": "manual"})
+	mustStatus(t, r, 201)
+	var ns struct {
+		Namespace string
+		Tokens    struct{ Deploy, Read string }
+	}
+	jsonUnmarshal(r.Body, &ns)
+	base := "/_emulator/namespaces/" + ns.Namespace
+	if body := string(e.get(base+"/tokens", "").Body); !strings.Contains(body, ns.Tokens.Read) || strings.Contains(body, "t-read") {
+		t.Errorf("namespace tokens: %s", body)
+	}
+	defaultNow := string(e.get("/_emulator/clock", "").Body)
+	mustStatus(t, e.post("/v1/deployments", ns.Tokens.Deploy, map[string]any{"project_id": "prj_shop", "files": map[string]string{}}), 201)
+	mustStatus(t, e.post(base+"/clock/next", "", nil), 200)
+	if now := string(e.get("/_emulator/clock", "").Body); now != defaultNow {
+		t.Errorf("the default clock moved: %s then %s", defaultNow, now)
+	}
+	if body := string(e.get(base+"/projects", "").Body); !strings.Contains(body, `"building"`) && !strings.Contains(body, `"status":"building"`) {
+		t.Errorf("the namespace's deployment did not move to building: %.400s", body)
+	}
+}
+
+// With --public-url naming another host, the emulator's own origin (the URL the page
+// was opened at) may still drive the control API.
+func TestOwnOriginWithPublicURL(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.PublicURL = "http://hostemu.internal:4700" })
+	for _, origin := range []string{e.url, "http://hostemu.internal:4700"} {
+		if r := e.do(req{Method: "POST", Path: "/_emulator/tokens", Body: map[string]string{"scope": "read"}, Headers: map[string]string{"Origin": origin}}); r.Status != 201 {
+			t.Errorf("origin %s: %d %s", origin, r.Status, r.Body)
+		}
+	}
+	if r := e.do(req{Method: "POST", Path: "/_emulator/tokens", Body: map[string]string{"scope": "read"}, Headers: map[string]string{"Origin": "http://evil.example"}}); r.Status != 403 {
+		t.Errorf("a foreign origin: %d", r.Status)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultFileStoreSize is the byte budget of a FileStore made with a limit of zero or less:
@@ -24,11 +25,53 @@ var (
 // X-File-Digest unchecked. Stored slices are shared, never copied: callers must not
 // modify a slice after Put, nor one returned by Get or Snapshot. Safe for concurrent use.
 type FileStore struct {
-	limit int64
+	limit  int64
+	shared *Budget // nil, or the bytes all the stores that share it may hold together
 
 	mu    sync.RWMutex     // guards files and used
 	files map[string]entry // digest → content
 	used  int64            // sum of len(content)
+}
+
+// Budget bounds the bytes several file stores hold together (every namespace's): each
+// store keeps its own limit too.
+type Budget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// NewBudget returns a budget of limit bytes (DefaultFileStoreSize when limit <= 0).
+func NewBudget(limit int64) *Budget {
+	if limit <= 0 {
+		limit = DefaultFileStoreSize
+	}
+	return &Budget{limit: limit}
+}
+
+// take reserves n bytes, or reports false when they do not fit.
+func (b *Budget) take(n int64) bool {
+	if b == nil || n <= 0 {
+		return true
+	}
+	if b.used.Add(n) > b.limit {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+// give returns n bytes.
+func (b *Budget) give(n int64) {
+	if b != nil && n > 0 {
+		b.used.Add(-n)
+	}
+}
+
+// NewSharedFileStore is NewFileStore whose bytes also count against shared.
+func NewSharedFileStore(limit int64, shared *Budget) *FileStore {
+	s := NewFileStore(limit)
+	s.shared = shared
+	return s
 }
 
 // entry is one stored file, with its ETag made once rather than on every request.
@@ -72,7 +115,7 @@ func (s *FileStore) Put(digest string, data []byte) error {
 	if _, ok := s.files[digest]; ok {
 		return nil
 	}
-	if s.used+int64(len(data)) > s.limit {
+	if s.used+int64(len(data)) > s.limit || !s.shared.take(int64(len(data))) {
 		return ErrStorageFull
 	}
 	s.files[digest] = newEntry(digest, data)
@@ -151,14 +194,20 @@ func (s *FileStore) Load(files map[string][]byte) error {
 		next[d] = newEntry(d, b)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shared.give(s.used)
+	if !s.shared.take(used) {
+		s.shared.used.Add(s.used) // keep what was held
+		return ErrStorageFull
+	}
 	s.files, s.used = next, used
-	s.mu.Unlock()
 	return nil
 }
 
 // Reset empties the store (POST /_emulator/reset).
 func (s *FileStore) Reset() {
 	s.mu.Lock()
+	s.shared.give(s.used)
 	s.files, s.used = make(map[string]entry), 0
 	s.mu.Unlock()
 }

@@ -42,8 +42,9 @@ type healthResponse struct {
 }
 
 func (a *API) health(c *gin.Context) (any, error) {
-	clk := a.w.Clock()
-	return healthResponse{Status: "ok", Version: a.cfg.Version, Scenario: a.w.Scenario().Name, Clock: clk.Mode, Now: clk.Now}, nil
+	w := a.world(c)
+	clk := w.Clock()
+	return healthResponse{Status: "ok", Version: a.cfg.Version, Scenario: w.Scenario().Name, Clock: clk.Mode, Now: clk.Now}, nil
 }
 
 func (a *API) reset(c *gin.Context) (any, error) {
@@ -256,10 +257,11 @@ type tokensView struct {
 }
 
 func (a *API) listTokens(c *gin.Context) (any, error) {
-	return tokensView{Tokens: a.w.Tokens(), CipherAPIKeys: a.w.CipherAPIKeys()}, nil
+	w := a.world(c)
+	return tokensView{Tokens: w.Tokens(), CipherAPIKeys: w.CipherAPIKeys()}, nil
 }
 
-func (a *API) nextTransition(c *gin.Context) (any, error) { return a.w.AdvanceToNext() }
+func (a *API) nextTransition(c *gin.Context) (any, error) { return a.world(c).AdvanceToNext() }
 
 // Overview bounds: the dashboard shows the newest projects and deployments.
 const (
@@ -276,11 +278,12 @@ type projectOverview struct {
 
 func (a *API) overview(c *gin.Context) (any, error) {
 	base := a.baseURL(c)
-	ps := a.w.Overview(overviewProjects, overviewDeployments)
+	w := a.world(c)
+	ps := w.Overview(overviewProjects, overviewDeployments)
 	out := struct {
 		Projects []projectOverview `json:"projects"`
 		Now      state.Timestamp   `json:"now"`
-	}{Projects: make([]projectOverview, len(ps)), Now: a.w.Clock().Now}
+	}{Projects: make([]projectOverview, len(ps)), Now: w.Clock().Now}
 	for i, p := range ps {
 		po := projectOverview{Project: view.ProjectOf(p.Project), MoreDeployments: p.MoreDeployments,
 			Deployments: make([]view.Deployment, len(p.Deployments)), Domains: make([]view.Domain, len(p.Domains))}

@@ -92,7 +92,11 @@ func (a *API) listedControlOrigin(origin string) bool {
 // ownOrigin reports whether origin is the emulator's own: the origin of the URL the
 // request was made to, or of --public-url.
 func (a *API) ownOrigin(c *gin.Context, origin string) bool {
-	if strings.EqualFold(origin, a.baseURL(c)) {
+	scheme := "http"
+	if c.Request.TLS != nil {
+		scheme = "https"
+	}
+	if strings.EqualFold(origin, scheme+"://"+c.Request.Host) {
 		return true
 	}
 	if a.cfg.PublicURL != "" {

@@ -31,7 +31,7 @@ const endEvent = "end"
 
 func (a *API) events(c *gin.Context) {
 	keep := eventTypes(c.Query("types"))
-	hub := a.w.Events()
+	hub := a.world(c).Events()
 	sub := hub.Subscribe() // before the first byte: a client that read it misses nothing
 	defer hub.Unsubscribe(sub)
 

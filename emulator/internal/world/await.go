@@ -81,7 +81,10 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 	case journaled:
 		ok = w.awaitJournal(ctx, timeout, cond)
 	case manual:
-		ok, err = w.awaitManual(timeout, cond)
+		var stillManual bool
+		if ok, stillManual, err = w.awaitManual(timeout, cond); !stillManual {
+			ok, err = w.awaitReal(ctx, timeout, cond) // switched to real meanwhile
+		}
 	default:
 		ok, err = w.awaitReal(ctx, timeout, cond)
 	}
@@ -156,25 +159,30 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 	}, true, nil
 }
 
-func (w *World) awaitManual(timeout time.Duration, cond func() bool) (bool, error) {
+// awaitManual steps a manual clock until cond holds or timeout has passed; manual is
+// false (and nothing done) when the clock was switched to real before it got its turn.
+func (w *World) awaitManual(timeout time.Duration, cond func() bool) (ok, manual bool, err error) {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
+	if w.clock.Mode() != clock.Manual {
+		return false, false, nil
+	}
 	w.fireDue()
 	now := w.clock.Now()
 	deadline := now.Add(min(timeout, clock.Limit.Sub(now)))
 	for {
 		if cond() {
-			return true, nil
+			return true, true, nil
 		}
 		fired, err := w.sched.Step(deadline)
 		if err != nil {
-			return false, clockError(err)
+			return false, true, clockError(err)
 		}
 		if !fired {
 			if _, err := w.sched.AdvanceTo(deadline); err != nil {
-				return false, clockError(err)
+				return false, true, clockError(err)
 			}
-			return cond(), nil
+			return cond(), true, nil
 		}
 	}
 }

@@ -39,6 +39,9 @@ type Config struct {
 	// FileStoreSize bounds the uploaded file contents kept for the edge, in bytes
 	// (edge.DefaultFileStoreSize when 0).
 	FileStoreSize int64
+	// FileBudget, when set, bounds the uploaded contents of every world sharing it (the
+	// default world and the namespaces) together.
+	FileBudget *edge.Budget
 	// Namespace is the world's namespace label (its id without "ns_"), "" for the
 	// default world. Its deployment hosts carry it:
 	// <slug>-<suffix>.<Namespace>.<EdgeDomain>.
@@ -116,7 +119,7 @@ func New(cfg Config) (*World, error) {
 		sched:         clock.NewScheduler(c),
 		store:         state.New(),
 		journal:       journal.New(cfg.JournalSize),
-		files:         edge.NewFileStore(cfg.FileStoreSize),
+		files:         edge.NewSharedFileStore(cfg.FileStoreSize, cfg.FileBudget),
 		events:        events.NewHub(0),
 		edgeDomain:    cfg.EdgeDomain,
 		namespace:     cfg.Namespace,
@@ -151,7 +154,11 @@ func New(cfg Config) (*World, error) {
 func (w *World) Start() { w.sched.Start() }
 
 // Close stops the scheduler.
-func (w *World) Close() { w.sched.Close(); w.events.Close() }
+func (w *World) Close() {
+	w.sched.Close()
+	w.events.Close()
+	w.files.Reset() // its bytes go back to a shared budget
+}
 
 // Scenario is the active scenario.
 func (w *World) Scenario() *scenario.Scenario { return w.active.Load() }
@@ -220,21 +227,26 @@ func (w *World) load(snap state.Snapshot) error {
 	for _, u := range snap.Uploads {
 		uploads[u.Digest] = u.Content
 	}
-	previous := w.files.Snapshot()
-	if err := w.files.Load(uploads); err != nil { // changes nothing on error
-		return fmt.Errorf("uploads: %w", err)
-	}
-	if err := w.store.Load(snap); err != nil {
-		w.files.Load(previous)
-		return err
-	}
-	w.keyring.Store(kr)
-	w.sched.Clear()
-	w.mu.Lock()
-	w.gens = map[string]uint64{}
-	w.mu.Unlock()
-	w.resume()
-	return nil
+	// no scheduled transition may fire between the old state and the new one: one
+	// already under way would land on the state just loaded
+	w.sched.Exclusive(func() {
+		previous := w.files.Snapshot()
+		if err = w.files.Load(uploads); err != nil { // changes nothing on error
+			err = fmt.Errorf("uploads: %w", err)
+			return
+		}
+		if err = w.store.Load(snap); err != nil {
+			w.files.Load(previous)
+			return
+		}
+		w.keyring.Store(kr)
+		w.sched.Clear()
+		w.mu.Lock()
+		w.gens = map[string]uint64{}
+		w.mu.Unlock()
+		w.resume()
+	})
+	return err
 }
 
 // Import replaces the whole state (PUT /_emulator/state); a bad snapshot changes
