@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -90,14 +91,21 @@ func (s *Server) newHTTPServer(h http.Handler, lim Limits) *http.Server {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
+	srv := limitedServer(h, lim, &protocols, slog.NewLogLogger(s.emu.log.Handler(), slog.LevelWarn))
+	srv.ConnState = s.conns.track
+	return srv
+}
+
+// limitedServer is the http.Server every listener and tunnel of hostemu serves with:
+// h within the limits' timeouts and body rate.
+func limitedServer(h http.Handler, lim Limits, protocols *http.Protocols, errorLog *log.Logger) *http.Server {
 	return &http.Server{
-		Protocols:         &protocols,
+		Protocols:         protocols,
 		Handler:           bodyDeadline(h, lim.BodyReadTimeout, lim.MinBodyRate),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
-		ConnState:         s.conns.track,
-		ErrorLog:          slog.NewLogLogger(s.emu.log.Handler(), slog.LevelWarn),
+		ErrorLog:          errorLog,
 	}
 }
 

@@ -30,15 +30,9 @@ func newTunnelServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server 
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetHTTP2(true)
-	return &http.Server{
-		Protocols:         &protocols,
-		Handler:           bodyDeadline(h, lim.BodyReadTimeout, lim.MinBodyRate),
-		ReadHeaderTimeout: lim.ReadHeaderTimeout,
-		IdleTimeout:       lim.IdleTimeout,
-		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
-		ConnContext:       httpapi.TunnelContext,                             // a tunnel's requests go to its namespace
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug), // handshake refusals are the point, not a fault
-	}
+	srv := limitedServer(h, lim, &protocols, slog.NewLogLogger(log.Handler(), slog.LevelDebug)) // handshake refusals are the point, not a fault
+	srv.ConnContext = httpapi.TunnelContext                                                     // a tunnel's requests go to its namespace
+	return srv
 }
 
 // serveTunnel serves one CONNECT tunnel until it closes.
