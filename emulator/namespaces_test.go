@@ -259,7 +259,7 @@ func TestNamespacesShareTheFileBudget(t *testing.T) {
 		return e.do(req{Method: "POST", Path: "/v1/files", Token: token, Body: []byte(content),
 			Headers: map[string]string{"X-File-Digest": digestOf(content), "Content-Type": "application/octet-stream"}}).Status
 	}
-	var tokens []string
+	var tokens, ids []string
 	for i := 0; i < 3; i++ {
 		r := e.post("/_emulator/namespaces", "", map[string]any{})
 		mustStatus(t, r, 201)
@@ -268,13 +268,17 @@ func TestNamespacesShareTheFileBudget(t *testing.T) {
 			Tokens    struct{ Deploy string }
 		}
 		jsonUnmarshal(r.Body, &ns)
-		tokens = append(tokens, ns.Tokens.Deploy)
+		tokens, ids = append(tokens, ns.Tokens.Deploy), append(ids, ns.Namespace)
 	}
 	if s := upload(tokens[0], strings.Repeat("a", 60)); s != 201 {
 		t.Fatalf("first upload: %d", s)
 	}
 	if s := upload(tokens[1], strings.Repeat("b", 60)); s != 507 {
 		t.Fatalf("a second namespace went past the shared budget: %d", s)
+	}
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/namespaces/" + ids[0]}), 200)
+	if s := upload(tokens[1], strings.Repeat("b", 60)); s != 201 {
+		t.Fatalf("a deleted namespace kept its bytes of the budget: %d", s)
 	}
 	r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{"generate": map[string]int{"projects": 1000, "deployments_per_project": 1000}}})
 	if r.Status != 400 || r.Code() != "invalid_request" {

@@ -204,6 +204,15 @@ func (s *FileStore) Load(files map[string][]byte) error {
 	return nil
 }
 
+// Release gives the store's bytes back to its shared budget, for good (a closed world):
+// the contents stay readable, for a last snapshot, but count against nothing.
+func (s *FileStore) Release() {
+	s.mu.Lock()
+	s.shared.give(s.used)
+	s.shared = nil
+	s.mu.Unlock()
+}
+
 // Reset empties the store (POST /_emulator/reset).
 func (s *FileStore) Reset() {
 	s.mu.Lock()

@@ -157,7 +157,7 @@ func (w *World) Start() { w.sched.Start() }
 func (w *World) Close() {
 	w.sched.Close()
 	w.events.Close()
-	w.files.Reset() // its bytes go back to a shared budget
+	w.files.Release() // its bytes go back to a shared budget; the contents stay for a last save
 }
 
 // Scenario is the active scenario.
