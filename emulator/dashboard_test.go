@@ -190,6 +190,7 @@ func TestDashboardPagesAndGuard(t *testing.T) {
 		{"asset", "GET", "/dashboard/assets/dashboard.js", nil, "", 200, ""},
 		{"no such asset", "GET", "/dashboard/assets/nope.js", nil, "", 404, "not_found"},
 		{"a page is not an asset", "GET", "/dashboard/assets/index.html", nil, "", 404, "not_found"},
+		{"the shared layout is not an asset", "GET", "/dashboard/assets/layout.html", nil, "", 404, "not_found"},
 		{"a link from another site opens a page", "GET", "/dashboard", navigate, "", 200, ""},
 		{"another site's fetch of a page", "GET", "/dashboard", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"}, "", 403, "forbidden_origin"},
 		{"another site's frame", "GET", "/dashboard", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}, "", 403, "forbidden_origin"},
@@ -214,6 +215,23 @@ func TestDashboardPagesAndGuard(t *testing.T) {
 				t.Errorf("CSP %q", csp)
 			}
 		})
+	}
+	// each page fills the shared layout with its own title and current link
+	for path, want := range map[string][]string{
+		"/":               {"<title>hostemu · hostemu</title>", `<a href="/" aria-current="page">Home</a>`},
+		"/dashboard":      {"<title>Dashboard · hostemu</title>", `<a href="/dashboard" aria-current="page">Dashboard</a>`},
+		"/account/tokens": {"<title>Tokens · hostemu</title>", `<a href="/account/tokens" aria-current="page">Tokens</a>`},
+	} {
+		r := e.get(path, "")
+		mustStatus(t, r, 200)
+		for _, w := range want {
+			if !strings.Contains(string(r.Body), w) {
+				t.Errorf("%s lacks %s", path, w)
+			}
+		}
+		if n := strings.Count(string(r.Body), `aria-current="page"`); n != 1 {
+			t.Errorf("%s marks %d links current, want 1", path, n)
+		}
 	}
 	// pages are neither journaled nor faulted
 	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"status": 503}), 201)

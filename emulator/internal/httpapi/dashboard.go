@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"bytes"
+	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
@@ -13,6 +15,20 @@ import (
 )
 
 var dashboardFiles = dashboard.Files()
+
+// pages are the HTML pages, parsed once: each starts with the shared "top" template
+// (layout.html: head, navigation, token dialog) and fills in its title and which link
+// is the current page.
+var pages = template.Must(template.ParseFS(dashboardFiles, "*.html"))
+
+// pageData is what a page's template is executed with.
+type pageData struct{ Title, Page string }
+
+var pageInfo = map[string]pageData{
+	"index.html":     {Title: "hostemu", Page: "home"},
+	"dashboard.html": {Title: "Dashboard", Page: "dashboard"},
+	"tokens.html":    {Title: "Tokens", Page: "tokens"},
+}
 
 // pageSecurity is what every page and asset is sent with: nothing may load from, or
 // connect to, another origin; no other site may frame a page (clickjacking); nothing
@@ -56,7 +72,12 @@ func (a *API) serveFile(c *gin.Context, name string) {
 	ct, known := contentTypes[path.Ext(name)]
 	var b []byte
 	var err error
-	if known && fs.ValidPath(name) {
+	if info, ok := pageInfo[name]; ok {
+		var buf bytes.Buffer
+		if err = pages.ExecuteTemplate(&buf, name, info); err == nil {
+			b = buf.Bytes()
+		}
+	} else if known && path.Ext(name) != ".html" && fs.ValidPath(name) {
 		b, err = fs.ReadFile(dashboardFiles, name)
 	}
 	if !known || b == nil || err != nil {
