@@ -7,7 +7,8 @@
 #   -v ./scenarios:/scenarios:ro -e HOSTEMU_SCENARIOS=/scenarios   scenario YAML, watched
 #   -v ./fixtures:/fixtures:ro   -e HOSTEMU_FIXTURES=/fixtures     fixtures replacing the embedded ones
 #   -v hostemu-state:/state      -e HOSTEMU_STATE=/state/state.json  persisted state (writable by uid 65532)
-#   -v hostemu-ca:/state/ca      -e HOSTEMU_CA_DIR=/state/ca       the same local CA on every start (trust it once)
+#   (the same /state volume)     -e HOSTEMU_CA_DIR=/state/ca       the same local CA on every start (trust it once);
+#                                a volume of its own on /state/ca would be root's, not writable
 # Every serve flag has its HOSTEMU_* variable; see `docker run --rm hostemu serve -h`.
 
 ARG GO_VERSION=1.26.8
