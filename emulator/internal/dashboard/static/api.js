@@ -48,18 +48,15 @@ function isTokenError(status, code) {
   return status === 401 && (code === "missing_token" || code === "invalid_token");
 }
 
-// call sends a control API request and returns its decoded JSON answer, or throws an
-// APIError with the envelope's code and message.
-export async function call(method, path, body) {
+// fetchRaw sends a control API request and returns its successful Response. A refused
+// token asks for one and tries again; any other failure throws an APIError with the
+// envelope's code and message.
+export async function fetchRaw(path, init = {}) {
   for (;;) {
-    const init = { method, headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }), cache: "no-store" };
-    if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
-    const res = await fetch(path, init);
-    const text = await res.text();
-    let data = null;
-    try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-    if (res.ok) return data;
-    const err = (data && data.error) || {};
+    const res = await fetch(path, { ...init, headers: headers(init.headers), cache: "no-store" });
+    if (res.ok) return res;
+    let err = {};
+    try { err = (await res.json()).error || {}; } catch { /* not an envelope */ }
     if (isTokenError(res.status, err.code)) {
       await askToken(err.code === "invalid_token" ? "That token was not accepted." : "This emulator was started with --control-token.");
       continue;
@@ -68,37 +65,35 @@ export async function call(method, path, body) {
   }
 }
 
-// fetchRaw is call for answers that are not JSON to decode (the state download).
-export async function fetchRaw(path) {
-  for (;;) {
-    const res = await fetch(path, { headers: headers({}), cache: "no-store" });
-    if (res.ok) return res;
-    let err = {};
-    try { err = (await res.json()).error || {}; } catch { /* not an envelope */ }
-    if (isTokenError(res.status, err.code)) { await askToken("This emulator was started with --control-token."); continue; }
-    throw new APIError(res.status, err.code, err.message);
+// call sends a control API request with an optional JSON body (an object, or a string
+// sent as written) and returns its decoded JSON answer.
+export async function call(method, path, body) {
+  const init = { method };
+  if (body !== undefined) {
+    init.headers = { "Content-Type": "application/json" };
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
   }
+  const text = await (await fetchRaw(path, init)).text();
+  return text ? JSON.parse(text) : null;
 }
 
 // subscribe reads GET /_emulator/events (through fetch, so that the token can go in a
-// header) and calls onEvent(type, data) for each event, onState("live" | "down") as the
-// stream opens and ends; it reconnects after a pause. A reconnect calls onState("live")
-// again: the page then reads everything afresh, as it may have missed events.
-export function subscribe(onEvent, onState) {
+// header) and calls onEvent(type, data) for each event and onLive() each time the stream
+// opens, showing its state in the header's #live; it reconnects after a pause. onLive
+// runs again after a reconnect: the page then reads everything afresh, as it may have
+// missed events.
+export function subscribe(onEvent, onLive) {
+  const live = document.getElementById("live");
+  const show = (state) => { live.dataset.state = state; live.textContent = state === "live" ? "live" : "disconnected"; };
   let stopped = false;
   let ctrl = null;
   (async () => {
     while (!stopped) {
       ctrl = new AbortController();
       try {
-        const res = await fetch("/_emulator/events", { headers: headers({}), cache: "no-store", signal: ctrl.signal });
-        if (!res.ok) {
-          let code = "";
-          try { code = ((await res.json()).error || {}).code; } catch { /* not an envelope */ }
-          if (isTokenError(res.status, code)) { await askToken("This emulator was started with --control-token."); continue; }
-          throw new APIError(res.status, code);
-        }
-        onState("live");
+        const res = await fetchRaw("/_emulator/events", { signal: ctrl.signal });
+        show("live");
+        onLive();
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buf = "";
         for (;;) {
@@ -122,7 +117,7 @@ export function subscribe(onEvent, onState) {
       } catch (e) {
         if (stopped) return;
       }
-      onState("down");
+      show("down");
       await new Promise((r) => setTimeout(r, 2000));
     }
   })();

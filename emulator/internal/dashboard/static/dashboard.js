@@ -373,7 +373,6 @@ function loadAll() {
   loadClock(); loadScenarios(); loadProjects(); loadJournal(); loadFaults(); loadEdge(); loadNamespaces();
 }
 
-const live = $("live");
 subscribe((type, data) => {
   switch (type) {
     case "deployment": case "domain": loadProjects(); loadEdge(); break;
@@ -389,8 +388,4 @@ subscribe((type, data) => {
     case "reset": loadAll(); break;
     case "end": notify(`The event stream ended: ${data.reason}`, true); break;
   }
-}, (state) => {
-  live.dataset.state = state;
-  live.textContent = state === "live" ? "live" : "disconnected";
-  if (state === "live") loadAll(); // after a reconnect too: events may have been missed
-});
+}, loadAll); // after a reconnect too: events may have been missed

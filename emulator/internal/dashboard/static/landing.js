@@ -40,13 +40,8 @@ async function probeCA() {
   } catch { /* no CA */ }
 }
 
-const live = document.getElementById("live");
 subscribe((type) => {
   if (type === "clock" || type === "scenario" || type === "reset") loadHealth();
   if (type === "token" || type === "reset") loadCredentials();
-}, (state) => {
-  live.dataset.state = state;
-  live.textContent = state === "live" ? "live" : "disconnected";
-  if (state === "live") { loadCredentials(); loadHealth(); }
-});
+}, () => { loadCredentials(); loadHealth(); });
 probeCA();

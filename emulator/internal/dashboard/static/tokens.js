@@ -45,11 +45,6 @@ document.getElementById("mint").addEventListener("submit", async (ev) => {
   load();
 });
 
-const live = document.getElementById("live");
 subscribe((type) => {
   if (type === "token" || type === "reset") load();
-}, (state) => {
-  live.dataset.state = state;
-  live.textContent = state === "live" ? "live" : "disconnected";
-  if (state === "live") load();
-});
+}, load);
