@@ -32,16 +32,7 @@ async function loadHealth() {
   );
 }
 
-// The local CA exists once TLS does: link it only if the route answers.
-async function probeCA() {
-  try {
-    const res = await fetch("/_emulator/ca.pem", { method: "HEAD", cache: "no-store" });
-    if (res.ok) for (const id of ["ca-row", "ca-cell"]) document.getElementById(id).hidden = false;
-  } catch { /* no CA */ }
-}
-
 subscribe((type) => {
   if (type === "clock" || type === "scenario" || type === "reset") loadHealth();
   if (type === "token" || type === "reset") loadCredentials();
 }, () => { loadCredentials(); loadHealth(); });
-probeCA();
