@@ -51,7 +51,7 @@ const loadScenarios = coalesced(async () => {
     el("td", {}, x.description),
     el("td", { class: "muted" }, x.source),
     el("td", {}, el("button", { type: "button", "data-use": x.name, disabled: x.name === s.active, "aria-label": `Use scenario ${x.name}`,
-      onclick: async () => { if (await guard(() => call("PUT", "/_emulator/scenarios/active", { name: x.name }), `Scenario ${x.name} is active.`)) { loadScenarios(); loadFaults(); } } }, "Use")),
+      onclick: () => guard(() => call("PUT", "/_emulator/scenarios/active", { name: x.name }), `Scenario ${x.name} is active.`) }, "Use")),
   )));
   $("scenario-errors-box").hidden = s.errors.length === 0;
   $("scenario-errors").replaceChildren(...s.errors.map((e) => el("li", {}, el("code", {}, `${e.file}:${e.line}`), " ", e.error)));
@@ -105,13 +105,11 @@ function deploymentRows(d) {
         link && d.status === "ready" ? el("a", { href: link, target: "_blank", rel: "noopener", "aria-label": `Open ${d.id} at the edge` }, "Open") : null,
         el("button", { type: "button", "aria-expanded": openLogs.has(d.id) ? "true" : "false", "aria-label": `Build logs of ${d.id}`, onclick: () => {
           if (openLogs.has(d.id)) openLogs.delete(d.id); else openLogs.add(d.id);
-          loadProjects();
+          renderProjects();
         } }, "Logs"),
         el("button", { type: "button", disabled: d.status !== "ready" || d.production, "aria-label": `Promote ${d.id}`,
-          onclick: async () => { if (await guard(() => call("POST", `/_emulator/deployments/${d.id}/promote`, {}), `Promoted ${d.id}.`)) loadProjects(); } }, "Promote"),
-        forceForm(deploymentStatuses, d.id, async (body) => {
-          if (await guard(() => call("POST", `/_emulator/deployments/${d.id}/status`, body), `${d.id} is ${body.status}.`)) loadProjects();
-        }),
+          onclick: () => guard(() => call("POST", `/_emulator/deployments/${d.id}/promote`, {}), `Promoted ${d.id}.`) }, "Promote"),
+        forceForm(deploymentStatuses, d.id, (body) => guard(() => call("POST", `/_emulator/deployments/${d.id}/status`, body), `${d.id} is ${body.status}.`)),
       ),
     ),
   );
@@ -133,12 +131,9 @@ function domainRow(p, d) {
       d.tls.expires_at ? el("div", { class: "muted" }, "expires " + fmtTime(d.tls.expires_at).slice(0, 10)) : null,
       d.tls.issuer ? el("div", { class: "muted" }, d.tls.issuer) : null),
     el("td", { class: "actions" }, el("div", { class: "row" },
-      forceForm(domainStatuses, d.hostname, async (body) => {
-        if (await guard(() => call("POST", `/_emulator/domains/${encodeURIComponent(d.hostname)}/status`, body), `${d.hostname} is ${body.status}.`)) loadProjects();
-      }),
-      el("button", { type: "button", class: "danger", "aria-label": `Delete domain ${d.hostname}`, onclick: async () => {
-        if (await guard(() => call("DELETE", `/_emulator/projects/${p.id}/domains/${encodeURIComponent(d.hostname)}`), `Deleted ${d.hostname}.`)) loadProjects();
-      } }, "Delete"),
+      forceForm(domainStatuses, d.hostname, (body) => guard(() => call("POST", `/_emulator/domains/${encodeURIComponent(d.hostname)}/status`, body), `${d.hostname} is ${body.status}.`)),
+      el("button", { type: "button", class: "danger", "aria-label": `Delete domain ${d.hostname}`,
+        onclick: () => guard(() => call("DELETE", `/_emulator/projects/${p.id}/domains/${encodeURIComponent(d.hostname)}`), `Deleted ${d.hostname}.`) }, "Delete"),
     )),
   );
 }
@@ -161,23 +156,28 @@ function projectBlock(p) {
       ev.preventDefault();
       const body = { hostname: host.value.trim() };
       if (redirect.value.trim()) body.redirect_to = redirect.value.trim();
-      if (await guard(() => call("POST", `/_emulator/projects/${p.id}/domains`, body), `Added ${body.hostname}.`)) loadProjects();
+      guard(() => call("POST", `/_emulator/projects/${p.id}/domains`, body), `Added ${body.hostname}.`);
     } }, host, redirect, el("button", { type: "submit" }, "Add domain")),
   );
 }
 
+let projects = []; // the last GET /_emulator/projects, rendered again when a log opens
+
 const loadProjects = coalesced(async () => {
   const o = await guard(() => call("GET", "/_emulator/projects"));
-  if (!o) return;
+  if (o) { projects = o.projects; renderProjects(); }
+});
+
+function renderProjects() {
   const box = $("projects");
   const focused = document.activeElement && box.contains(document.activeElement) ? document.activeElement.getAttribute("aria-label") : null;
-  box.replaceChildren(...o.projects.map(projectBlock));
-  if (!o.projects.length) box.append(el("p", { class: "muted" }, "No projects."));
+  box.replaceChildren(...projects.map(projectBlock));
+  if (!projects.length) box.append(el("p", { class: "muted" }, "No projects."));
   if (focused) { // keep the keyboard where it was across a live refresh
     const again = [...box.querySelectorAll("[aria-label]")].find((n) => n.getAttribute("aria-label") === focused);
     if (again) again.focus();
   }
-});
+}
 
 // ---- request journal ----
 
@@ -268,7 +268,7 @@ const loadFaults = coalesced(async () => {
     el("td", {}, describeFault(x)),
     el("td", { class: "hits" }, x.hits),
     el("td", {}, x.source === "api" ? el("button", { type: "button", class: "danger", "aria-label": `Remove fault ${x.id}`,
-      onclick: async () => { if (await guard(() => call("DELETE", "/_emulator/faults/" + encodeURIComponent(x.id)), `Removed ${x.id}.`)) loadFaults(); } }, "Remove") : ""),
+      onclick: () => guard(() => call("DELETE", "/_emulator/faults/" + encodeURIComponent(x.id)), `Removed ${x.id}.`) }, "Remove") : ""),
   )));
 });
 
@@ -281,8 +281,8 @@ const presets = {
 };
 
 async function addFault(spec) {
-  const f = await guard(() => call("POST", "/_emulator/faults", spec), "Fault added.");
-  if (f) { notify(`Added fault ${f.id}.`); loadFaults(); }
+  const f = await guard(() => call("POST", "/_emulator/faults", spec));
+  if (f) notify(`Added fault ${f.id}.`);
 }
 
 for (const b of document.querySelectorAll("[data-preset]")) {
@@ -299,9 +299,7 @@ $("raw-fault").addEventListener("submit", (ev) => {
   addFault($("raw-fault-json").value); // sent as written: the server says what is wrong with it
 });
 
-$("faults-clear").addEventListener("click", async () => {
-  if (await guard(() => call("DELETE", "/_emulator/faults"), "Every API fault removed.")) loadFaults();
-});
+$("faults-clear").addEventListener("click", () => guard(() => call("DELETE", "/_emulator/faults"), "Every API fault removed."));
 
 // ---- edge ----
 
@@ -337,12 +335,12 @@ $("import").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const file = $("import-file").files[0];
   if (!file) return;
-  if (await guard(async () => call("PUT", "/_emulator/state", await file.text()), `Imported ${file.name}.`)) loadAll();
+  await guard(async () => call("PUT", "/_emulator/state", await file.text()), `Imported ${file.name}.`);
 });
 
 $("reset").addEventListener("click", async () => {
   if (!confirm("Reset the world to its start-up state?")) return;
-  if (await guard(() => call("POST", "/_emulator/reset"), "The world is back at its start.")) loadAll();
+  await guard(() => call("POST", "/_emulator/reset"), "The world is back at its start.");
 });
 
 // ---- namespaces (hook) ----
@@ -355,7 +353,7 @@ async function loadNamespaces() {
     const n = await call("GET", "/_emulator/namespaces");
     const list = (n && n.namespaces) || [];
     $("namespaces").replaceChildren(...list.map((x) => el("li", {},
-      el("span", { class: "mono" }, x.namespace), ` · scenario ${x.scenario} · ${x.clock} clock · last used ${x.last_used_at} `,
+      el("span", { class: "mono" }, x.namespace), ` · scenario ${x.scenario} · ${x.clock} clock · last used ${fmtTime(x.last_used_at)} `,
       el("button", { type: "button", onclick: async () => {
         try {
           await call("DELETE", `/_emulator/namespaces/${encodeURIComponent(x.namespace)}`);
@@ -368,6 +366,9 @@ async function loadNamespaces() {
 }
 
 // ---- live ----
+
+// Changes made from this page come back as events like any other, and the handlers
+// below read what they touched again: an action does not reload by itself.
 
 function loadAll() {
   loadClock(); loadScenarios(); loadProjects(); loadJournal(); loadFaults(); loadEdge(); loadNamespaces();

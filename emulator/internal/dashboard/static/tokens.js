@@ -2,12 +2,14 @@ import { call, el, guard, subscribe, mask, notify } from "/dashboard/assets/api.
 
 const body = document.getElementById("tokens");
 const revealed = new Set();
+let tokens = []; // the last GET /_emulator/tokens, rendered again when one is shown or hidden
 
 async function load() {
   const t = await guard(() => call("GET", "/_emulator/tokens"));
-  if (!t) return;
-  body.replaceChildren(...t.tokens.map(row));
+  if (t) { tokens = t.tokens; render(); }
 }
+
+function render() { body.replaceChildren(...tokens.map(row)); }
 
 function row(tok) {
   const shown = revealed.has(tok.token);
@@ -19,14 +21,13 @@ function row(tok) {
       el("div", { class: "row" },
         el("button", { type: "button", "aria-pressed": shown ? "true" : "false", "aria-label": `Show token ${mask(tok.token)}`, onclick: () => {
           if (revealed.has(tok.token)) revealed.delete(tok.token); else revealed.add(tok.token);
-          load();
+          render();
         } }, shown ? "Hide" : "Show"),
         el("button", { type: "button", "aria-label": `Copy token ${mask(tok.token)}`, onclick: async () => {
           try { await navigator.clipboard.writeText(tok.token); notify("Copied."); } catch { notify("The browser refused the clipboard; use Show.", true); }
         } }, "Copy"),
-        el("button", { type: "button", class: "danger revoke", "aria-label": `Revoke token ${mask(tok.token)}`, onclick: async () => {
-          if (await guard(() => call("DELETE", "/_emulator/tokens/" + encodeURIComponent(tok.token)), `Revoked ${mask(tok.token)}.`)) load();
-        } }, "Revoke"),
+        el("button", { type: "button", class: "danger revoke", "aria-label": `Revoke token ${mask(tok.token)}`,
+          onclick: () => guard(() => call("DELETE", "/_emulator/tokens/" + encodeURIComponent(tok.token)), `Revoked ${mask(tok.token)}.`) }, "Revoke"),
       ),
     ),
   );
@@ -42,9 +43,9 @@ document.getElementById("mint").addEventListener("submit", async (ev) => {
   p.hidden = false;
   p.replaceChildren("New ", el("strong", {}, t.scope), " token: ", el("code", { id: "minted-token" }, t.token));
   notify(`Minted ${t.scope === "admin" ? "an" : "a"} ${t.scope} token.`);
-  load();
 });
 
+// Mints and revokes, this page's own too, come back as token events.
 subscribe((type) => {
   if (type === "token" || type === "reset") load();
 }, load);
