@@ -63,13 +63,16 @@ const openLogs = new Set();
 const deploymentStatuses = ["queued", "building", "ready", "error"];
 const domainStatuses = ["pending", "verifying", "active", "error"];
 
-// edgeLink opens a deployment at the edge: its URL's host, on this port, over http.
+// edgeURL opens a host at the edge: on this port, over http.
+const edgeURL = (host) => `http://${host}${location.port ? ":" + location.port : ""}/`;
+
+// edgeLink opens a deployment at the edge: its URL's host.
 function edgeLink(d) {
-  try {
-    const host = new URL(d.url).hostname;
-    return `http://${host}${location.port ? ":" + location.port : ""}/`;
-  } catch { return null; }
+  try { return edgeURL(new URL(d.url).hostname); } catch { return null; }
 }
+
+// errorLink is an error code linked to its docs page.
+const errorLink = (code) => el("a", { href: "/docs/errors/" + encodeURIComponent(code), class: "error-code" }, code);
 
 function forceForm(statuses, label, onForce) {
   const sel = el("select", { "aria-label": `Status to force on ${label}` }, ...statuses.map((s) => el("option", {}, s)));
@@ -98,7 +101,7 @@ function deploymentRows(d) {
     el("td", { class: "mono" }, d.id),
     el("td", {}, d.target),
     el("td", {}, el("span", { class: `badge status ${d.status}` }, d.status), d.production ? el("span", { class: "badge prod" }, "production") : null,
-      d.error ? el("div", {}, el("a", { href: "/docs/errors/" + encodeURIComponent(d.error.code), class: "error-code" }, d.error.code)) : null),
+      d.error ? el("div", {}, errorLink(d.error.code)) : null),
     el("td", { class: "muted timings" }, timings(d)),
     el("td", { class: "actions" },
       el("div", { class: "row" },
@@ -125,7 +128,7 @@ function domainRow(p, d) {
   return el("tr", { "data-domain": d.hostname, class: d.status === "error" ? "err" : null },
     el("td", { class: "mono" }, d.hostname, d.redirect_to ? el("div", { class: "muted" }, "→ " + d.redirect_to) : null),
     el("td", {}, el("span", { class: `badge status ${d.status}` }, d.status),
-      d.error ? el("div", {}, el("a", { href: "/docs/errors/" + encodeURIComponent(d.error.code), class: "error-code" }, d.error.code)) : null),
+      d.error ? el("div", {}, errorLink(d.error.code)) : null),
     el("td", { class: "mono" }, ...d.dns.map((r) => el("div", {}, `${r.type} ${r.name} ${r.value}`))),
     el("td", {}, el("span", { class: `badge ${d.tls.status}` }, d.tls.status),
       d.tls.expires_at ? el("div", { class: "muted" }, "expires " + fmtTime(d.tls.expires_at).slice(0, 10)) : null,
@@ -213,7 +216,7 @@ function journalRow(e) {
     el("td", {}, e.duration_ms),
     el("td", {}, e.service),
     el("td", {}, e.scope),
-    el("td", {}, e.error_code ? el("a", { class: "error-code", href: "/docs/errors/" + encodeURIComponent(e.error_code) }, e.error_code) : ""),
+    el("td", {}, e.error_code ? errorLink(e.error_code) : ""),
     el("td", { class: "mono fault-id" }, e.fault_id || ""),
   );
 }
@@ -308,10 +311,9 @@ const loadEdge = coalesced(async () => {
   if (!$("edge-box").open) return;
   const r = await guard(() => call("GET", "/_emulator/edge"));
   if (!r) return;
-  const port = location.port ? ":" + location.port : "";
   $("edge").replaceChildren(...r.routes.slice(0, 500).map((x) => el("tr", {},
     el("td", { class: "mono" }, x.status === "ready" || x.status === "active"
-      ? el("a", { href: `http://${x.host}${port}/`, target: "_blank", rel: "noopener" }, x.host) : x.host),
+      ? el("a", { href: edgeURL(x.host), target: "_blank", rel: "noopener" }, x.host) : x.host),
     el("td", {}, x.kind, x.detaching ? el("span", { class: "muted" }, " (detaching)") : null),
     el("td", { class: "mono" }, x.redirect_to ? "→ " + x.redirect_to : x.deployment_id || ""),
     el("td", {}, el("span", { class: `badge ${x.status}` }, x.status)),
