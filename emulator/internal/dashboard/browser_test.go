@@ -412,5 +412,8 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.until("the scenarios", `document.getElementById("scenario-active").textContent === "default"`)
 		tb.open("/account/tokens") // same tab: not asked again
 		tb.until("the token list", `document.querySelectorAll("#tokens tr").length >= 3 && !document.getElementById("token-dialog").open`)
+		tb.open("/") // the CA link carries the token a plain link could not
+		tb.do(chromedp.Click(chromedp.CSS(`#ca-link`)))
+		tb.until("the CA downloaded", `document.getElementById("notice").textContent === "CA certificate downloaded."`)
 	})
 }

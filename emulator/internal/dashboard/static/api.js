@@ -65,6 +65,17 @@ export async function fetchRaw(path, init = {}) {
   }
 }
 
+// download saves a control API answer as a file: through fetchRaw, so that it carries
+// the control token a plain link could not send.
+export async function download(path, filename) {
+  const url = URL.createObjectURL(await (await fetchRaw(path)).blob());
+  const a = el("a", { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
 // call sends a control API request with an optional JSON body (an object, or a string
 // sent as written) and returns its decoded JSON answer.
 export async function call(method, path, body) {

@@ -1,4 +1,4 @@
-import { call, fetchRaw, el, guard, notify, subscribe, fmtTime, since } from "/dashboard/assets/api.js";
+import { call, download, el, guard, notify, subscribe, fmtTime, since } from "/dashboard/assets/api.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -323,15 +323,7 @@ $("edge-box").addEventListener("toggle", loadEdge);
 
 // ---- state ----
 
-$("export").addEventListener("click", () => guard(async () => {
-  const res = await fetchRaw("/_emulator/state");
-  const url = URL.createObjectURL(await res.blob());
-  const a = el("a", { href: url, download: `hostemu-state-${new Date().toISOString().replace(/[:.]/g, "-")}.json` });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
-}, "State downloaded."));
+$("export").addEventListener("click", () => guard(() => download("/_emulator/state", `hostemu-state-${new Date().toISOString().replace(/[:.]/g, "-")}.json`), "State downloaded."));
 
 $("import").addEventListener("submit", async (ev) => {
   ev.preventDefault();

@@ -1,4 +1,4 @@
-import { call, el, guard, subscribe, fmtTime } from "/dashboard/assets/api.js";
+import { call, download, el, guard, subscribe, fmtTime } from "/dashboard/assets/api.js";
 
 const origin = location.origin;
 for (const n of document.querySelectorAll("[data-base]")) n.textContent = origin + n.dataset.base;
@@ -21,6 +21,13 @@ async function loadCredentials() {
     ? `curl -H 'Authorization: Bearer ${first.token}' ${origin}/v1/projects`
     : `curl ${origin}/_emulator/health`;
 }
+
+// The CA link downloads through the control API's client, so that it works with
+// --control-token too.
+document.getElementById("ca-link").addEventListener("click", (ev) => {
+  ev.preventDefault();
+  guard(() => download("/_emulator/ca.pem", "hostemu-ca.pem"), "CA certificate downloaded.");
+});
 
 async function loadHealth() {
   const h = await guard(() => call("GET", "/_emulator/health"));
