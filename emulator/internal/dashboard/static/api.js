@@ -4,7 +4,7 @@
 
 const TOKEN_KEY = "hostemu-control-token";
 
-export class APIError extends Error {
+class APIError extends Error {
   constructor(status, code, message) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
@@ -51,7 +51,7 @@ function isTokenError(status, code) {
 // fetchRaw sends a control API request and returns its successful Response. A refused
 // token asks for one and tries again; any other failure throws an APIError with the
 // envelope's code and message.
-export async function fetchRaw(path, init = {}) {
+async function fetchRaw(path, init = {}) {
   for (;;) {
     const res = await fetch(path, { ...init, headers: headers(init.headers), cache: "no-store" });
     if (res.ok) return res;
