@@ -159,18 +159,3 @@ func (d *decoder) stepError(n *yaml.Node, at string, kind lifecycleKind) (*StepE
 	}
 	return se, true
 }
-
-func cloneSteps(steps []Step) []Step {
-	if steps == nil {
-		return nil
-	}
-	out := make([]Step, len(steps))
-	for i, s := range steps {
-		out[i] = s
-		if s.Error != nil {
-			e := *s.Error
-			out[i].Error = &e
-		}
-	}
-	return out
-}
