@@ -7,6 +7,8 @@ import (
 	"regexp"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 var fixtureKeys = []string{"tokens", "cipher", "policy", "projects", "generate"}
@@ -36,7 +38,7 @@ func ValidateFiles(paths []string) (summary []string, problems []Problem) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			problems = append(problems, Problem{File: p, Message: fmt.Sprintf("cannot read: %v", unwrapPath(err))})
+			problems = append(problems, Problem{File: p, Message: fmt.Sprintf("cannot read: %v", yamlcheck.Pathless(err))})
 			continue
 		}
 		if !fi.IsDir() {
