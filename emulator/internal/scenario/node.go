@@ -90,7 +90,7 @@ func parseDuration(s string) (time.Duration, error) {
 func (d *decoder) seq(n *yaml.Node, where string) ([]*yaml.Node, bool) {
 	items, ok := d.Seq(n, where)
 	if ok && len(items) > maxItems {
-		d.Addf(d.Resolve(n), "%s: %d items; at most %d", where, len(items), maxItems)
+		d.Addf(yamlcheck.Follow(n), "%s: %d items; at most %d", where, len(items), maxItems)
 		return nil, false
 	}
 	return items, ok
