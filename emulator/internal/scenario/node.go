@@ -104,12 +104,3 @@ func fmtDuration(v time.Duration) string {
 	}
 	return v.String()
 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

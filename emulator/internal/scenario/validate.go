@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
@@ -89,9 +90,9 @@ func LooksLikeScenario(data []byte) bool {
 	scenarioN, fixtureN := 0, 0
 	for _, k := range keys {
 		switch {
-		case contains(topKeys, k):
+		case slices.Contains(topKeys, k):
 			scenarioN++
-		case contains(fixtureKeys, k):
+		case slices.Contains(fixtureKeys, k):
 			fixtureN++
 		}
 	}
