@@ -1,5 +1,5 @@
 // Package scenarios holds the scenario files built into hostemu: default, instant,
-// failing-builds, slow-dns, flaky and rate-limited. The scenario package parses them;
+// failing-builds, slow-dns, flaky, rate-limited and strict-uploads. The scenario package parses them;
 // --scenarios DIR adds to them or overrides them by name.
 package scenarios
 

@@ -10,45 +10,38 @@ import (
 func (s *Scenario) clone() *Scenario {
 	c := *s
 	c.DeploymentLifecycle = cloneSteps(s.DeploymentLifecycle)
-	c.DeploymentRules = cloneDeploymentRules(s.DeploymentRules)
+	c.DeploymentRules = cloneEach(s.DeploymentRules, func(r DeploymentRule) DeploymentRule {
+		r.Env = maps.Clone(r.Env)
+		r.Lifecycle = cloneSteps(r.Lifecycle)
+		return r
+	})
 	c.DomainLifecycle = cloneSteps(s.DomainLifecycle)
-	c.DomainRules = cloneDomainRules(s.DomainRules)
-	c.Faults = cloneFaults(s.Faults)
+	c.DomainRules = cloneEach(s.DomainRules, func(r DomainRule) DomainRule {
+		r.Lifecycle = cloneSteps(r.Lifecycle)
+		return r
+	})
+	c.Faults = cloneEach(s.Faults, fault.Spec.Clone)
 	return &c
 }
 
-func cloneDeploymentRules(rules []DeploymentRule) []DeploymentRule {
-	if rules == nil {
-		return nil
-	}
-	out := make([]DeploymentRule, len(rules))
-	for i, r := range rules {
-		out[i] = r
-		out[i].Env = maps.Clone(r.Env)
-		out[i].Lifecycle = cloneSteps(r.Lifecycle)
-	}
-	return out
+func cloneSteps(steps []Step) []Step {
+	return cloneEach(steps, func(s Step) Step {
+		if s.Error != nil {
+			e := *s.Error
+			s.Error = &e
+		}
+		return s
+	})
 }
 
-func cloneDomainRules(rules []DomainRule) []DomainRule {
-	if rules == nil {
+// cloneEach copies list with each item copied by clone; nil stays nil.
+func cloneEach[T any](list []T, clone func(T) T) []T {
+	if list == nil {
 		return nil
 	}
-	out := make([]DomainRule, len(rules))
-	for i, r := range rules {
-		out[i] = r
-		out[i].Lifecycle = cloneSteps(r.Lifecycle)
-	}
-	return out
-}
-
-func cloneFaults(specs []fault.Spec) []fault.Spec {
-	if specs == nil {
-		return nil
-	}
-	out := make([]fault.Spec, len(specs))
-	for i, s := range specs {
-		out[i] = s.Clone()
+	out := make([]T, len(list))
+	for i, v := range list {
+		out[i] = clone(v)
 	}
 	return out
 }

@@ -105,7 +105,7 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 // delay reads "750ms" or {min, max} with fault.Delay's own reader, after bounding the
 // durations as every other duration of a scenario is bounded.
 func (d *decoder) delay(n *yaml.Node, at string) (*fault.Delay, bool) {
-	n = d.Resolve(n)
+	n = yamlcheck.Follow(n)
 	if n == nil {
 		return nil, false
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -92,7 +93,7 @@ func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, 
 	if !ok {
 		return Step{}, false
 	}
-	if !contains(kind.statuses, status) {
+	if !slices.Contains(kind.statuses, status) {
 		d.Addf(sv.Value, "%s.status: unknown %s status %q (want %s)", at, kind.resource, status, strings.Join(kind.statuses, ", "))
 		return Step{}, false
 	}
@@ -106,7 +107,7 @@ func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, 
 		if allowed := kind.next[prev]; len(allowed) == 0 {
 			d.Addf(sv.Value, "%s.status: %s is final; no step can follow it", at, prev)
 			good = false
-		} else if !contains(allowed, status) {
+		} else if !slices.Contains(allowed, status) {
 			d.Addf(sv.Value, "%s.status: %s cannot follow %s (after %s comes %s; no step is skipped or repeated)",
 				at, status, prev, prev, strings.Join(allowed, " or "))
 			good = false
@@ -158,19 +159,4 @@ func (d *decoder) stepError(n *yaml.Node, at string, kind lifecycleKind) (*StepE
 		se.Message = msg
 	}
 	return se, true
-}
-
-func cloneSteps(steps []Step) []Step {
-	if steps == nil {
-		return nil
-	}
-	out := make([]Step, len(steps))
-	for i, s := range steps {
-		out[i] = s
-		if s.Error != nil {
-			e := *s.Error
-			out[i].Error = &e
-		}
-	}
-	return out
 }

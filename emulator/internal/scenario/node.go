@@ -90,7 +90,7 @@ func parseDuration(s string) (time.Duration, error) {
 func (d *decoder) seq(n *yaml.Node, where string) ([]*yaml.Node, bool) {
 	items, ok := d.Seq(n, where)
 	if ok && len(items) > maxItems {
-		d.Addf(d.Resolve(n), "%s: %d items; at most %d", where, len(items), maxItems)
+		d.Addf(yamlcheck.Follow(n), "%s: %d items; at most %d", where, len(items), maxItems)
 		return nil, false
 	}
 	return items, ok
@@ -103,13 +103,4 @@ func fmtDuration(v time.Duration) string {
 		return fmt.Sprintf("%dd", v/day)
 	}
 	return v.String()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -54,17 +54,12 @@ func (d *decoder) scenario(root *yaml.Node, file string, base *Scenario) *Scenar
 	if !ok && f == nil {
 		return nil
 	}
-	s := &Scenario{Source: file, nameLine: 1}
+	s := &Scenario{}
 	if base != nil {
-		s.Uploads = base.Uploads
-		s.DeploymentLifecycle = cloneSteps(base.DeploymentLifecycle)
-		s.DeploymentRules = cloneDeploymentRules(base.DeploymentRules)
-		s.DomainLifecycle = cloneSteps(base.DomainLifecycle)
-		s.DomainRules = cloneDomainRules(base.DomainRules)
-		s.Certificates = base.Certificates
-		s.RateLimits = base.RateLimits
-		s.Faults = cloneFaults(base.Faults)
+		s = base.clone() // every section; the name and description are the file's own
+		s.Name, s.Description = "", ""
 	}
+	s.Source, s.nameLine = file, 1
 	d.require(root, base, f, "", "name", "description", "deployments", "domains", "certificates", "rate_limits", "faults")
 	if v, has := f["name"]; has {
 		s.nameLine = v.Key.Line

@@ -288,7 +288,7 @@ func readFile(path string) ([]byte, error) {
 func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
 	d, err := yamlcheck.OpenDir(dir)
 	if err != nil {
-		msg := fmt.Sprintf("cannot read the scenarios directory: %v", unwrapPath(err))
+		msg := fmt.Sprintf("cannot read the scenarios directory: %v", yamlcheck.Pathless(err))
 		if errors.Is(err, fs.ErrNotExist) {
 			msg = "the scenarios directory does not exist; only the built-in scenarios are available until it does"
 		}
@@ -297,7 +297,7 @@ func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
 	defer d.Close()
 	names, err := d.Files()
 	if err != nil {
-		return nil, []Problem{{File: dir, Message: fmt.Sprintf("cannot read the scenarios directory: %v", unwrapPath(err))}}
+		return nil, []Problem{{File: dir, Message: fmt.Sprintf("cannot read the scenarios directory: %v", yamlcheck.Pathless(err))}}
 	}
 	files := make([]scenarioFile, 0, len(names))
 	for _, name := range names {
@@ -305,13 +305,4 @@ func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
 		files = append(files, scenarioFile{path: filepath.Join(dir, name), data: data, err: err})
 	}
 	return files, nil
-}
-
-// unwrapPath drops the path a *fs.PathError repeats, as problems name the file already.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

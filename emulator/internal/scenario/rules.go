@@ -110,7 +110,7 @@ func (d *decoder) deploymentWhen(n *yaml.Node, at string) (DeploymentRule, bool)
 }
 
 func (d *decoder) env(n *yaml.Node, at string) (map[string]string, bool) {
-	n = d.Resolve(n)
+	n = yamlcheck.Follow(n)
 	if n == nil {
 		return nil, false
 	}

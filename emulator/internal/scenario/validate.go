@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 var fixtureKeys = []string{"tokens", "cipher", "policy", "projects", "generate"}
@@ -36,7 +39,7 @@ func ValidateFiles(paths []string) (summary []string, problems []Problem) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			problems = append(problems, Problem{File: p, Message: fmt.Sprintf("cannot read: %v", unwrapPath(err))})
+			problems = append(problems, Problem{File: p, Message: fmt.Sprintf("cannot read: %v", yamlcheck.Pathless(err))})
 			continue
 		}
 		if !fi.IsDir() {
@@ -87,9 +90,9 @@ func LooksLikeScenario(data []byte) bool {
 	scenarioN, fixtureN := 0, 0
 	for _, k := range keys {
 		switch {
-		case contains(topKeys, k):
+		case slices.Contains(topKeys, k):
 			scenarioN++
-		case contains(fixtureKeys, k):
+		case slices.Contains(fixtureKeys, k):
 			fixtureN++
 		}
 	}

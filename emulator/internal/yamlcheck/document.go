@@ -45,7 +45,7 @@ func (c *Checker) Document(data []byte, kind string, keys []string) (root *yaml.
 	if !c.expansionFits(doc.Content[0], maxNodes(len(data))) {
 		return nil, false
 	}
-	root = c.Resolve(doc.Content[0])
+	root = Follow(doc.Content[0])
 	switch {
 	case root == nil || IsNull(root):
 		return nil, true

@@ -35,7 +35,7 @@ func FuzzDocument(f *testing.F) {
 
 // walk reads n with each of the checker's readers in turn, as a file's own reader would.
 func walk(c *yamlcheck.Checker, n *yaml.Node, where string, depth int) {
-	n = c.Resolve(n)
+	n = yamlcheck.Follow(n)
 	if n == nil || depth > 50 {
 		return
 	}

@@ -143,7 +143,7 @@ func (d *Dir) Read(name string, limit int64) ([]byte, error) {
 	}
 	fi, err := d.root.Stat(name)
 	if err != nil {
-		return nil, pathless(err)
+		return nil, Pathless(err)
 	}
 	if !fi.Mode().IsRegular() { // a FIFO would block the read forever
 		return nil, errors.New("not a regular file")
@@ -153,7 +153,7 @@ func (d *Dir) Read(name string, limit int64) ([]byte, error) {
 		if d.leadsOutside(name) {
 			return nil, ErrOutside
 		}
-		return nil, pathless(err)
+		return nil, Pathless(err)
 	}
 	defer f.Close()
 	return readAtMost(f, limit)
@@ -164,14 +164,14 @@ func (d *Dir) Read(name string, limit int64) ([]byte, error) {
 func ReadFile(path string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, pathless(err)
+		return nil, Pathless(err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, errors.New("not a regular file")
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, pathless(err)
+		return nil, Pathless(err)
 	}
 	defer f.Close()
 	return readAtMost(f, limit)
@@ -185,7 +185,7 @@ func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, pathless(err)
+		return nil, Pathless(err)
 	}
 	if int64(len(data)) > limit {
 		return nil, &TooLargeError{Limit: limit}
@@ -193,8 +193,8 @@ func readAtMost(r io.Reader, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// pathless drops the path a *fs.PathError repeats, as problems name the file already.
-func pathless(err error) error {
+// Pathless drops the path a *fs.PathError repeats, as problems name the file already.
+func Pathless(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -14,10 +14,7 @@ type Field struct {
 	Key, Value *yaml.Node
 }
 
-// Resolve follows aliases; nil for a nil node or an alias that leads nowhere.
-func (c *Checker) Resolve(n *yaml.Node) *yaml.Node { return Follow(n) }
-
-// Follow is Resolve for code without a checker at hand.
+// Follow follows aliases; nil for a nil node or an alias that leads nowhere.
 func Follow(n *yaml.Node) *yaml.Node {
 	for hops := 0; n != nil && n.Kind == yaml.AliasNode; hops++ {
 		if hops > 100 {
@@ -67,7 +64,7 @@ func label(where string) string {
 // ending in "*" admits every key with that prefix ("x-*"). ok is false when n is not a
 // mapping or a key is wrong; the good entries are returned either way.
 func (c *Checker) Entries(n *yaml.Node, where string, allowed ...string) (entries []Field, ok bool) {
-	n = c.Resolve(n)
+	n = Follow(n)
 	if n == nil {
 		return nil, false
 	}
@@ -78,7 +75,7 @@ func (c *Checker) Entries(n *yaml.Node, where string, allowed ...string) (entrie
 	ok = true
 	first := map[string]int{}
 	for _, f := range c.pairs(n, 0) {
-		k := c.Resolve(f.Key)
+		k := Follow(f.Key)
 		if k == nil || k.Kind != yaml.ScalarNode {
 			at := f.Key
 			if k != nil {
@@ -153,7 +150,7 @@ func (c *Checker) pairs(n *yaml.Node, depth int) []Field {
 			c.Addf(k, "merge keys nested too deep")
 			continue
 		}
-		src := c.Resolve(v)
+		src := Follow(v)
 		if src == nil {
 			continue
 		}
@@ -162,7 +159,7 @@ func (c *Checker) pairs(n *yaml.Node, depth int) []Field {
 			merged = append(merged, c.pairs(src, depth+1)...)
 		case yaml.SequenceNode:
 			for _, m := range src.Content {
-				if m = c.Resolve(m); m != nil && m.Kind == yaml.MappingNode {
+				if m = Follow(m); m != nil && m.Kind == yaml.MappingNode {
 					merged = append(merged, c.pairs(m, depth+1)...)
 				} else if m != nil {
 					c.Addf(m, "<< wants a mapping or a list of mappings, got %s", Describe(m))
@@ -190,7 +187,7 @@ func (c *Checker) pairs(n *yaml.Node, depth int) []Field {
 
 // Seq checks that n is a list and returns its items.
 func (c *Checker) Seq(n *yaml.Node, where string) ([]*yaml.Node, bool) {
-	n = c.Resolve(n)
+	n = Follow(n)
 	if n == nil {
 		return nil, false
 	}
@@ -207,7 +204,7 @@ func (c *Checker) Seq(n *yaml.Node, where string) ([]*yaml.Node, bool) {
 
 // Scalar checks that n is a scalar with a value (not null); want names what is wanted.
 func (c *Checker) Scalar(n *yaml.Node, where, want string) (*yaml.Node, bool) {
-	n = c.Resolve(n)
+	n = Follow(n)
 	if n == nil {
 		return nil, false
 	}
@@ -231,7 +228,7 @@ func (c *Checker) Str(n *yaml.Node, where string) (string, bool) {
 func (c *Checker) Word(n *yaml.Node, where string) (string, bool) {
 	s, ok := c.Str(n, where)
 	if ok && strings.TrimSpace(s) == "" {
-		c.Addf(c.Resolve(n), "%sempty", label(where))
+		c.Addf(Follow(n), "%sempty", label(where))
 		return "", false
 	}
 	return s, ok
