@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -91,7 +90,7 @@ func isCoded(err error) bool {
 }
 
 func bodyTooLarge(limit int64) error {
-	return apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", limit))
+	return apperr.Errorf(apperr.PayloadTooLarge, "the request body is over the limit of %d bytes", limit)
 }
 
 // isJSON reports whether a Content-Type names JSON.
@@ -163,12 +162,12 @@ func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return apperr.New(apperr.InvalidJSON, fmt.Sprintf("the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset))
+		return apperr.Errorf(apperr.InvalidJSON, "the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset)
 	case errors.As(err, &typ):
 		if typ.Field == "" {
 			return apperr.New(apperr.InvalidRequest, "the request body must be a JSON object")
 		}
-		return apperr.New(apperr.InvalidRequest, fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value))
+		return apperr.Errorf(apperr.InvalidRequest, "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return apperr.New(apperr.InvalidJSON, "the request body is not valid JSON: unexpected end of input")
 	}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -49,7 +48,7 @@ func decodeSnapshot(c *gin.Context, max int64) (state.Snapshot, error) {
 }
 
 func stateTooLarge(max int64) error {
-	return apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("the state is over the limit of %d bytes (--max-state-bytes)", max))
+	return apperr.Errorf(apperr.PayloadTooLarge, "the state is over the limit of %d bytes (--max-state-bytes)", max)
 }
 
 // readSnapshot decodes a state from r as a stream: one element of an array at a time, so
@@ -132,7 +131,7 @@ func readArray[T any](dec *json.Decoder, field string) ([]T, error) {
 		return nil, nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, apperr.New(apperr.InvalidRequest, fmt.Sprintf("field %q must be an array", field))
+		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
 	out := []T{}
 	for dec.More() {
