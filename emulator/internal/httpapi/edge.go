@@ -195,3 +195,11 @@ func publicHostOf(publicURL string) string {
 	}
 	return ""
 }
+
+// publicOriginOf is the web origin of --public-url (scheme://host), or "".
+func publicOriginOf(publicURL string) string {
+	if u, err := url.Parse(publicURL); err == nil && publicURL != "" {
+		return u.Scheme + "://" + u.Host
+	}
+	return ""
+}
