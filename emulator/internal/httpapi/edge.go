@@ -160,10 +160,7 @@ func (w *edgeWriter) drop() {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
-		tc.SetLinger(0)
-	}
-	conn.Close()
+	resetConn(conn)
 }
 
 // Unwrap lets http.ResponseController reach the connection.
