@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -117,7 +118,7 @@ func (a *API) applyEdgeFault(eh *edge.Handler, w *edgeWriter, r *http.Request, a
 		return false
 	case act.RateLimit:
 		w.Header().Set("Retry-After", itoa(int64(max(act.RetryAfter, 1))))
-		eh.Error(w, r, http.StatusTooManyRequests, "rate_limited", "injected fault "+act.FaultID+": rate limited")
+		eh.Error(w, r, http.StatusTooManyRequests, string(apperr.RateLimited), "injected fault "+act.FaultID+": rate limited")
 		return false
 	case act.Timeout:
 		a.wait(r.Context(), fault.MaxTimeoutSeconds*time.Second)
