@@ -116,7 +116,7 @@ func decodeJSON(c *gin.Context, dst any, limit int64) error {
 func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 	if expectsContinue(c.Request) && c.Request.ContentLength != 0 {
 		// the client waits to hear whether to send: tell it now, not after the body
-		if err := notJSON(c); err != nil {
+		if err := notJSON(c, "body"); err != nil {
 			return nil, err
 		}
 	}
@@ -127,14 +127,15 @@ func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, nil
 	}
-	if err := notJSON(c); err != nil {
+	if err := notJSON(c, "body"); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-// notJSON is 415 unsupported_media_type for a body whose Content-Type is not JSON.
-func notJSON(c *gin.Context) error {
+// notJSON is 415 unsupported_media_type for a body whose Content-Type is not JSON; the
+// message asks to send what (the body, the state) as JSON.
+func notJSON(c *gin.Context, what string) error {
 	ct := c.Request.Header.Get("Content-Type")
 	if isJSON(ct) {
 		return nil
@@ -142,7 +143,7 @@ func notJSON(c *gin.Context) error {
 	if ct == "" {
 		ct = "none"
 	}
-	return apperr.New(apperr.UnsupportedMediaType, "send the body with Content-Type: application/json (got "+ct+")")
+	return apperr.New(apperr.UnsupportedMediaType, "send the "+what+" with Content-Type: application/json (got "+ct+")")
 }
 
 // unmarshalStrict decodes exactly one JSON value into dst, mapping errors to the catalogue.

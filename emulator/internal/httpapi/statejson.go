@@ -22,11 +22,8 @@ var errStateTooLarge = errors.New("state body over the limit")
 // decodeSnapshot reads PUT /_emulator/state's body: a JSON Content-Type, at most max
 // bytes, one JSON object and nothing after it.
 func decodeSnapshot(c *gin.Context, max int64) (state.Snapshot, error) {
-	if ct := c.Request.Header.Get("Content-Type"); !isJSON(ct) {
-		if ct == "" {
-			ct = "none"
-		}
-		return state.Snapshot{}, apperr.New(apperr.UnsupportedMediaType, "send the state with Content-Type: application/json (got "+ct+")")
+	if err := notJSON(c, "state"); err != nil {
+		return state.Snapshot{}, err
 	}
 	if err := unsupportedEncoding(c.Request); err != nil {
 		return state.Snapshot{}, err
