@@ -290,7 +290,7 @@ func (a *API) overview(c *gin.Context) (any, error) {
 			Deployments: make([]json.RawMessage, len(p.Deployments)), Domains: make([]view.Domain, len(p.Domains))}
 		for j := range p.Deployments {
 			d := &p.Deployments[j]
-			po.Deployments[j] = a.appendDeployment(nil, base, d, p.Project.Env, d.ID == p.Project.ProductionDeploymentID)
+			po.Deployments[j] = appendDeployment(nil, base, d, p.Project.Env, d.ID == p.Project.ProductionDeploymentID)
 		}
 		for j, d := range p.Domains {
 			po.Domains[j] = view.DomainOf(d)

@@ -140,7 +140,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 		if project.ID != ds[i].ProjectID {
 			project, _ = a.world(c).Project(ds[i].ProjectID)
 		}
-		b = a.appendDeployment(b, base, &ds[i], project.Env, project.ProductionDeploymentID == ds[i].ID)
+		b = appendDeployment(b, base, &ds[i], project.Env, project.ProductionDeploymentID == ds[i].ID)
 	}
 	b = append(b, `],"next_cursor":`...)
 	if cur := a.encodeCursor(scope, next); cur != nil {
@@ -164,7 +164,7 @@ func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
 		return nil, err
 	}
 	p := newPooledJSON()
-	p.b = a.appendDeployment(p.b, a.baseURL(c), &d, env, production)
+	p.b = appendDeployment(p.b, a.baseURL(c), &d, env, production)
 	return p, nil
 }
 
