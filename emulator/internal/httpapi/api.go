@@ -73,6 +73,8 @@ type API struct {
 	tlsConfig *tls.Config   // TLSConfig, for CONNECT tunnels
 	// publicHost is --public-url's host: hostemu's own, never the edge's.
 	publicHost string
+	// publicOrigin is --public-url's web origin (scheme://host), or "".
+	publicOrigin string
 	// mainHTTP and cipherHTTP serve main and cipher, gzipping answers when asked
 	// (compress.Responses; see ownRequest)
 	mainHTTP, cipherHTTP http.Handler
@@ -106,7 +108,7 @@ func New(w *world.World, cfg Config) *API {
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)
 	a.bodies = newBudget(cfg.Limits.bodyBytesInFlight())
-	a.publicHost = publicHostOf(cfg.PublicURL)
+	a.publicHost, a.publicOrigin = publicHostOf(cfg.PublicURL), publicOriginOf(cfg.PublicURL)
 	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
 	a.main = a.engine()
 	a.hostingRoutes(a.main)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -91,7 +90,7 @@ func isCoded(err error) bool {
 }
 
 func bodyTooLarge(limit int64) error {
-	return apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", limit))
+	return apperr.Errorf(apperr.PayloadTooLarge, "the request body is over the limit of %d bytes", limit)
 }
 
 // isJSON reports whether a Content-Type names JSON.
@@ -117,7 +116,7 @@ func decodeJSON(c *gin.Context, dst any, limit int64) error {
 func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 	if expectsContinue(c.Request) && c.Request.ContentLength != 0 {
 		// the client waits to hear whether to send: tell it now, not after the body
-		if err := notJSON(c); err != nil {
+		if err := notJSON(c, "body"); err != nil {
 			return nil, err
 		}
 	}
@@ -128,14 +127,15 @@ func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, nil
 	}
-	if err := notJSON(c); err != nil {
+	if err := notJSON(c, "body"); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-// notJSON is 415 unsupported_media_type for a body whose Content-Type is not JSON.
-func notJSON(c *gin.Context) error {
+// notJSON is 415 unsupported_media_type for a body whose Content-Type is not JSON; the
+// message asks to send what (the body, the state) as JSON.
+func notJSON(c *gin.Context, what string) error {
 	ct := c.Request.Header.Get("Content-Type")
 	if isJSON(ct) {
 		return nil
@@ -143,7 +143,7 @@ func notJSON(c *gin.Context) error {
 	if ct == "" {
 		ct = "none"
 	}
-	return apperr.New(apperr.UnsupportedMediaType, "send the body with Content-Type: application/json (got "+ct+")")
+	return apperr.New(apperr.UnsupportedMediaType, "send the "+what+" with Content-Type: application/json (got "+ct+")")
 }
 
 // unmarshalStrict decodes exactly one JSON value into dst, mapping errors to the catalogue.
@@ -163,12 +163,12 @@ func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return apperr.New(apperr.InvalidJSON, fmt.Sprintf("the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset))
+		return apperr.Errorf(apperr.InvalidJSON, "the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset)
 	case errors.As(err, &typ):
 		if typ.Field == "" {
 			return apperr.New(apperr.InvalidRequest, "the request body must be a JSON object")
 		}
-		return apperr.New(apperr.InvalidRequest, fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value))
+		return apperr.Errorf(apperr.InvalidRequest, "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return apperr.New(apperr.InvalidJSON, "the request body is not valid JSON: unexpected end of input")
 	}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"crypto/subtle"
+	"encoding/json"
 	"io"
 
 	"github.com/gin-gonic/gin"
@@ -271,7 +272,7 @@ const (
 
 type projectOverview struct {
 	view.Project
-	Deployments     []view.Deployment `json:"deployments"`
+	Deployments     []json.RawMessage `json:"deployments"` // each the full deployment object
 	MoreDeployments bool              `json:"more_deployments"`
 	Domains         []view.Domain     `json:"domains"`
 }
@@ -286,11 +287,10 @@ func (a *API) overview(c *gin.Context) (any, error) {
 	}{Projects: make([]projectOverview, len(ps)), Now: w.Clock().Now}
 	for i, p := range ps {
 		po := projectOverview{Project: view.ProjectOf(p.Project), MoreDeployments: p.MoreDeployments,
-			Deployments: make([]view.Deployment, len(p.Deployments)), Domains: make([]view.Domain, len(p.Domains))}
-		for j, d := range p.Deployments {
-			po.Deployments[j] = view.Deployment{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt),
-				ProjectID: d.ProjectID, Target: d.Target, Env: d.Env, Files: d.Files, BuildLogsURL: base + "/v1/deployments/" + d.ID + "/logs",
-				Timings: d.Timings, Error: d.Error, Production: d.ID == p.Project.ProductionDeploymentID}
+			Deployments: make([]json.RawMessage, len(p.Deployments)), Domains: make([]view.Domain, len(p.Domains))}
+		for j := range p.Deployments {
+			d := &p.Deployments[j]
+			po.Deployments[j] = appendDeployment(nil, base, d, p.Project.Env, d.ID == p.Project.ProductionDeploymentID)
 		}
 		for j, d := range p.Domains {
 			po.Domains[j] = view.DomainOf(d)

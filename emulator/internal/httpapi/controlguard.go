@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -96,15 +95,8 @@ func (a *API) ownOrigin(c *gin.Context, origin string) bool {
 	if c.Request.TLS != nil {
 		scheme = "https"
 	}
-	if strings.EqualFold(origin, scheme+"://"+c.Request.Host) {
-		return true
-	}
-	if a.cfg.PublicURL != "" {
-		if u, err := url.Parse(a.cfg.PublicURL); err == nil && strings.EqualFold(origin, u.Scheme+"://"+u.Host) {
-			return true
-		}
-	}
-	return false
+	return strings.EqualFold(origin, scheme+"://"+c.Request.Host) ||
+		(a.publicOrigin != "" && strings.EqualFold(origin, a.publicOrigin))
 }
 
 // controlHost reports whether a Host header names a loopback host or --public-url's.
@@ -123,10 +115,5 @@ func (a *API) controlHost(hostport string) bool {
 	if ip := net.ParseIP(host); ip != nil {
 		return ip.IsLoopback()
 	}
-	if a.cfg.PublicURL != "" {
-		if u, err := url.Parse(a.cfg.PublicURL); err == nil && strings.EqualFold(host, u.Hostname()) {
-			return true
-		}
-	}
-	return false
+	return a.publicHost != "" && host == a.publicHost
 }

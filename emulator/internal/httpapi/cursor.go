@@ -21,7 +21,7 @@ const (
 	cursorMACLen  = 12
 )
 
-func (a *API) scopeHash(scope string) []byte {
+func scopeHash(scope string) []byte {
 	h := sha256.Sum256([]byte(scope))
 	return h[:8]
 }
@@ -39,7 +39,7 @@ func (a *API) encodeCursor(scope string, k *state.Key) *string {
 	}
 	b := make([]byte, 0, 17+len(k.ID)+cursorMACLen)
 	b = append(b, cursorVersion)
-	b = append(b, a.scopeHash(scope)...)
+	b = append(b, scopeHash(scope)...)
 	b = binary.BigEndian.AppendUint64(b, uint64(k.At))
 	b = append(b, k.ID...)
 	b = append(b, a.mac(b)...)
@@ -58,7 +58,7 @@ func (a *API) decodeCursor(scope, s string) (*state.Key, error) {
 		return nil, bad
 	}
 	body, sum := b[:len(b)-cursorMACLen], b[len(b)-cursorMACLen:]
-	if !hmac.Equal(sum, a.mac(body)) || !hmac.Equal(body[1:9], a.scopeHash(scope)) {
+	if !hmac.Equal(sum, a.mac(body)) || !hmac.Equal(body[1:9], scopeHash(scope)) {
 		return nil, bad
 	}
 	return &state.Key{At: int64(binary.BigEndian.Uint64(body[9:17])), ID: string(body[17:])}, nil

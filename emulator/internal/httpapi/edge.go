@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -117,7 +118,7 @@ func (a *API) applyEdgeFault(eh *edge.Handler, w *edgeWriter, r *http.Request, a
 		return false
 	case act.RateLimit:
 		w.Header().Set("Retry-After", itoa(int64(max(act.RetryAfter, 1))))
-		eh.Error(w, r, http.StatusTooManyRequests, "rate_limited", "injected fault "+act.FaultID+": rate limited")
+		eh.Error(w, r, http.StatusTooManyRequests, string(apperr.RateLimited), "injected fault "+act.FaultID+": rate limited")
 		return false
 	case act.Timeout:
 		a.wait(r.Context(), fault.MaxTimeoutSeconds*time.Second)
@@ -160,10 +161,7 @@ func (w *edgeWriter) drop() {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
-		tc.SetLinger(0)
-	}
-	conn.Close()
+	resetConn(conn)
 }
 
 // Unwrap lets http.ResponseController reach the connection.
@@ -192,6 +190,14 @@ func (a *API) edgeDocsBase(r *http.Request) string {
 func publicHostOf(publicURL string) string {
 	if u, err := url.Parse(publicURL); err == nil {
 		return edge.NormalizeHost(strings.ToLower(u.Host))
+	}
+	return ""
+}
+
+// publicOriginOf is the web origin of --public-url (scheme://host), or "".
+func publicOriginOf(publicURL string) string {
+	if u, err := url.Parse(publicURL); err == nil && publicURL != "" {
+		return u.Scheme + "://" + u.Host
 	}
 	return ""
 }

@@ -101,7 +101,7 @@ func exactStringField(body []byte, name string) error {
 		return nil // the caller's decoder has answered for the syntax
 	}
 	if err := checkStringLiteral(lit); err != nil {
-		return apperr.New(apperr.InvalidRequest, fmt.Sprintf("field %q %s; JSON cannot carry it back exactly (send binary data as base64)", name, err))
+		return apperr.Errorf(apperr.InvalidRequest, "field %q %s; JSON cannot carry it back exactly (send binary data as base64)", name, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"time"
 
@@ -77,6 +78,12 @@ func drop(c *gin.Context) {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
+	resetConn(conn)
+}
+
+// resetConn closes a hijacked connection at once: with a TCP reset where it can (no
+// lingering FIN handshake), as a dropped request looks to its client.
+func resetConn(conn net.Conn) {
 	if tc, ok := conn.(interface{ SetLinger(int) error }); ok { // *net.TCPConn, or wrapped
 		tc.SetLinger(0)
 	}

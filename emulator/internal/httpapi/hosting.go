@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +27,7 @@ func parseLimit(c *gin.Context) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > maxLimit {
-		return 0, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter limit must be an integer from 1 to %d, not %q", maxLimit, s))
+		return 0, apperr.Errorf(apperr.InvalidRequest, "query parameter limit must be an integer from 1 to %d, not %q", maxLimit, s)
 	}
 	return n, nil
 }
@@ -50,7 +49,7 @@ func parseTime(name, s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return clampToWorld(t), nil
 	}
-	return time.Time{}, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter %s must be an RFC 3339 time or Unix milliseconds, not %q", name, s))
+	return time.Time{}, apperr.Errorf(apperr.InvalidRequest, "query parameter %s must be an RFC 3339 time or Unix milliseconds, not %q", name, s)
 }
 
 // beforeWorld and afterWorld lie just outside the years a world's items may have
@@ -106,10 +105,10 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	}
 	q := state.DeploymentQuery{ProjectID: c.Query("project_id"), Target: c.Query("target"), Status: c.Query("status"), Limit: limit}
 	if q.Target != "" && q.Target != state.TargetPreview && q.Target != state.TargetProduction {
-		return nil, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter target must be production or preview, not %q", q.Target))
+		return nil, apperr.Errorf(apperr.InvalidRequest, "query parameter target must be production or preview, not %q", q.Target)
 	}
 	if q.Status != "" && !state.ValidDeploymentStatus(q.Status) {
-		return nil, apperr.New(apperr.InvalidRequest, fmt.Sprintf("query parameter status must be queued, building, ready or error, not %q", q.Status))
+		return nil, apperr.Errorf(apperr.InvalidRequest, "query parameter status must be queued, building, ready or error, not %q", q.Status)
 	}
 	if s := c.Query("created_after"); s != "" {
 		if q.Range.Oldest, err = parseTime("created_after", s); err != nil {
@@ -141,7 +140,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 		if project.ID != ds[i].ProjectID {
 			project, _ = a.world(c).Project(ds[i].ProjectID)
 		}
-		b = a.appendDeployment(b, base, &ds[i], project.Env, project.ProductionDeploymentID == ds[i].ID)
+		b = appendDeployment(b, base, &ds[i], project.Env, project.ProductionDeploymentID == ds[i].ID)
 	}
 	b = append(b, `],"next_cursor":`...)
 	if cur := a.encodeCursor(scope, next); cur != nil {
@@ -165,7 +164,7 @@ func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
 		return nil, err
 	}
 	p := newPooledJSON()
-	p.b = a.appendDeployment(p.b, a.baseURL(c), &d, env, production)
+	p.b = appendDeployment(p.b, a.baseURL(c), &d, env, production)
 	return p, nil
 }
 

@@ -129,7 +129,7 @@ func appendMergedMap(b []byte, base, over map[string]string) []byte {
 
 // appendDeployment appends the full deployment object: the fields of PRODUCT.md's
 // Resources, env merged over the project's, files as sent, build_logs_url under base.
-func (a *API) appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map[string]string, production bool) []byte {
+func appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map[string]string, production bool) []byte {
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, d.ID)
 	b = append(b, `,"url":`...)

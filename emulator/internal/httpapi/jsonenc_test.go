@@ -38,7 +38,6 @@ func randomMap(r *rand.Rand) map[string]string {
 
 // The hand-written encoder writes exactly what encoding/json writes for view.Deployment.
 func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
-	a := &API{}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 2000; i++ {
 		at := time.Date(1970+r.IntN(230), 1, 1, 0, 0, 0, r.IntN(2e9), time.UTC).Add(time.Duration(r.IntN(1e8)) * time.Second)
@@ -60,7 +59,7 @@ func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
 		projectEnv := randomMap(r)
 		base := "http://" + randomString(r)
 		production := r.IntN(2) == 0
-		got := string(a.appendDeployment(nil, base, &d, projectEnv, production))
+		got := string(appendDeployment(nil, base, &d, projectEnv, production))
 		wantView := view.Deployment{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: state.Timestamp(d.CreatedAt), ProjectID: d.ProjectID, Target: d.Target,
 			Env: mergeForTest(projectEnv, d.Env), Files: d.Files, BuildLogsURL: base + "/v1/deployments/" + d.ID + "/logs",
 			Timings: d.Timings, Error: d.Error, Production: production}
@@ -98,12 +97,11 @@ func BenchmarkDeploymentJSON(b *testing.B) {
 			"favicon.ico": strings.Repeat("d", 64), "robots.txt": strings.Repeat("e", 64)},
 		Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at}}
 	env := map[string]string{"API_URL": "https://api.shop.test", "NODE_ENV": "production", "LOG_LEVEL": "info"}
-	a := &API{}
 	b.Run("hand-written", func(b *testing.B) {
 		b.ReportAllocs()
 		buf := make([]byte, 0, 2048)
 		for b.Loop() {
-			buf = a.appendDeployment(buf[:0], "http://127.0.0.1:4700", &d, env, true)
+			buf = appendDeployment(buf[:0], "http://127.0.0.1:4700", &d, env, true)
 		}
 	})
 	b.Run("encoding-json", func(b *testing.B) {

@@ -60,9 +60,9 @@ func resetItoa(n int64) string {
 }
 
 func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {
-	secs := int64(math.Ceil(d.RetryAfter.Seconds()))
-	c.Header("Retry-After", itoa(max(secs, 1)))
-	a.renderError(c, apperr.New(apperr.RateLimited, "rate limit exceeded; retry after "+itoa(max(secs, 1))+" s"))
+	secs := itoa(max(int64(math.Ceil(d.RetryAfter.Seconds())), 1))
+	c.Header("Retry-After", secs)
+	a.renderError(c, apperr.New(apperr.RateLimited, "rate limit exceeded; retry after "+secs+" s"))
 }
 
 // lastDate caches the Date header of the last second: every answer within it carries

@@ -30,12 +30,16 @@ func (a *API) cipherRoutes(r *gin.Engine) {
 	a.publicRoute(r, "POST", "/v1/encrypt", key, a.encrypt)
 }
 
-// controlRoutes registers the control API under /_emulator (the default world) and
-// /_emulator/namespaces/:ns (that namespace's), one line a route.
+// controlRoutes registers the control API under /_emulator (the default world) and,
+// with a namespace registry, /_emulator/namespaces/:ns (that namespace's), one line a
+// route.
 func (a *API) controlRoutes(r *gin.Engine) {
 	a.healthRoute(r)
 	g := r.Group("/_emulator", a.controlAuth())
 	a.worldRoutes(g)
+	if a.ns == nil {
+		return // no namespaces can be made: their routes are 404 not_found
+	}
 	g.POST("/namespaces", a.handle(a.createNamespace))
 	get(g, "/namespaces", a.handle(a.listNamespaces))
 	g.DELETE("/namespaces/:ns", a.handle(a.deleteNamespace))

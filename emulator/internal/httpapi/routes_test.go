@@ -7,11 +7,11 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Every GET route of both engines has its HEAD twin: a route added with gin's GET
+// Every GET route of every engine has its HEAD twin: a route added with gin's GET
 // instead of get() would answer HEAD with 405.
 func TestEveryGetRouteAnswersHead(t *testing.T) {
 	a := newTestAPI(t)
-	for name, engine := range map[string]*gin.Engine{"main": a.main, "cipher": a.cipher} {
+	for name, engine := range map[string]*gin.Engine{"main": a.main, "control": a.controlEngine, "cipher": a.cipher} {
 		routes := engine.Routes()
 		head := map[string]bool{}
 		for _, r := range routes {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -23,11 +22,8 @@ var errStateTooLarge = errors.New("state body over the limit")
 // decodeSnapshot reads PUT /_emulator/state's body: a JSON Content-Type, at most max
 // bytes, one JSON object and nothing after it.
 func decodeSnapshot(c *gin.Context, max int64) (state.Snapshot, error) {
-	if ct := c.Request.Header.Get("Content-Type"); !isJSON(ct) {
-		if ct == "" {
-			ct = "none"
-		}
-		return state.Snapshot{}, apperr.New(apperr.UnsupportedMediaType, "send the state with Content-Type: application/json (got "+ct+")")
+	if err := notJSON(c, "state"); err != nil {
+		return state.Snapshot{}, err
 	}
 	if err := unsupportedEncoding(c.Request); err != nil {
 		return state.Snapshot{}, err
@@ -49,7 +45,7 @@ func decodeSnapshot(c *gin.Context, max int64) (state.Snapshot, error) {
 }
 
 func stateTooLarge(max int64) error {
-	return apperr.New(apperr.PayloadTooLarge, fmt.Sprintf("the state is over the limit of %d bytes (--max-state-bytes)", max))
+	return apperr.Errorf(apperr.PayloadTooLarge, "the state is over the limit of %d bytes (--max-state-bytes)", max)
 }
 
 // readSnapshot decodes a state from r as a stream: one element of an array at a time, so
@@ -132,7 +128,7 @@ func readArray[T any](dec *json.Decoder, field string) ([]T, error) {
 		return nil, nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, apperr.New(apperr.InvalidRequest, fmt.Sprintf("field %q must be an array", field))
+		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
 	out := []T{}
 	for dec.More() {

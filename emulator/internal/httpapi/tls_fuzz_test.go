@@ -56,12 +56,13 @@ func FuzzServerName(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		spec, ok := a.certSpec(a.w, name, local)
 		host := edge.NormalizeHost(name)
-		if a.emulatedHost(a.w, host, local) != (host != "" && (a.ownTLSName(host, local) ||
-			edge.Decide(host, false, a.w.Edge(), a.w.EdgeDomain()).Claimed)) {
-			t.Fatalf("%q: CONNECT decision differs from the edge's", name)
-		}
 		if !ok {
 			return
+		}
+		// a name hostemu serves a certificate for is one a CONNECT tunnel stays with
+		// hostemu for (the reverse need not hold: a pending domain has no certificate)
+		if name != "" && !a.emulatedHost(a.w, host, local) {
+			t.Fatalf("%q: a certificate is served for it, yet CONNECT refuses it", name)
 		}
 		if spec.Issuer != "" {
 			_, parent, _ := strings.Cut(host, ".")
