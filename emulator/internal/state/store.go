@@ -176,16 +176,6 @@ func (s *Store) exportLocked() Snapshot {
 	return snap
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // Authenticate returns the scope of token, comparing in constant time (see tokenTable).
 func (s *Store) Authenticate(token string) (Scope, bool) {
 	scope, _, ok := s.AuthenticateKey(token)
@@ -216,7 +206,7 @@ func sortTokens(ts []Token) {
 		if a.Scope != b.Scope {
 			return a.Scope.rank() - b.Scope.rank()
 		}
-		return compareStrings(a.Token, b.Token)
+		return strings.Compare(a.Token, b.Token)
 	})
 }
 
