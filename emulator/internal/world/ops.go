@@ -284,9 +284,9 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	if req.Status == nil {
 		return state.Domain{}, apperr.New(apperr.InvalidRequest, `field "status" is required`)
 	}
-	host, ok := state.NormalizeHostname(hostname, true)
-	if !ok {
-		return state.Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
+	host, err := domainHost(hostname)
+	if err != nil {
+		return state.Domain{}, err
 	}
 	status := *req.Status
 	if !state.ValidDomainStatus(status) {
