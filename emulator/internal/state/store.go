@@ -621,7 +621,7 @@ func (s *Store) InFlight() ([]Deployment, []Domain, []Detachment) {
 	defer s.mu.RUnlock()
 	var ds []Deployment
 	for _, d := range s.deployments {
-		if d.Status == StatusQueued || d.Status == StatusBuilding {
+		if InFlight(d.Status) {
 			ds = append(ds, *d)
 		}
 	}
