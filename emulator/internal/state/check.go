@@ -70,7 +70,8 @@ func (snap *Snapshot) Check() error {
 		}
 		projects[p.ID] = true
 	}
-	deployments := map[string]string{}
+	deployments := map[string]string{} // id → project id
+	built := map[string]bool{}         // id → ever ready
 	for _, d := range snap.Deployments {
 		if !InRange(d.CreatedAt) {
 			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear)
@@ -82,6 +83,7 @@ func (snap *Snapshot) Check() error {
 			bad("deployments: duplicate id %q", d.ID)
 		}
 		deployments[d.ID] = d.ProjectID
+		built[d.ID] = d.EverReady()
 		if !projects[d.ProjectID] {
 			bad("deployment %q: project %q does not exist", d.ID, d.ProjectID)
 		}
@@ -94,10 +96,6 @@ func (snap *Snapshot) Check() error {
 		if problem := d.timingsProblem(); problem != "" {
 			bad("deployment %q: %s", d.ID, problem)
 		}
-	}
-	built := map[string]bool{}
-	for _, d := range snap.Deployments {
-		built[d.ID] = d.EverReady()
 	}
 	for _, p := range snap.Projects {
 		if id := p.ProductionDeploymentID; id != "" && deployments[id] != p.ID {
