@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/envelope"
 )
 
 // The years a timestamp of the world may have: within them Unix nanoseconds, RFC 3339
@@ -56,8 +58,8 @@ func (snap *Snapshot) Check() error {
 			bad("cipher.master_keys: empty or duplicate id %q", k.ID)
 		}
 		keyIDs[k.ID] = true
-		if len(k.Key) != 32 {
-			bad("cipher.master_keys: key %q is %d bytes, want 32", k.ID, len(k.Key))
+		if len(k.Key) != envelope.SecretSize {
+			bad("cipher.master_keys: key %q is %d bytes, want %d", k.ID, len(k.Key), envelope.SecretSize)
 		}
 	}
 	projects := map[string]bool{}
