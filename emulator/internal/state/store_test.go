@@ -175,8 +175,8 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 			Deployments: []Deployment{ready()},
 			Domains:     []Domain{{Hostname: "shop.test", ProjectID: "prj_a", Status: StatusPending, CreatedAt: at, TLS: TLS{Status: TLSPending}}}}
 	}
-	if b := base(); b.Check() != nil {
-		err := b.Check()
+	b := base()
+	if err := b.Check(); err != nil {
 		t.Fatalf("the base snapshot: %v", err)
 	}
 	for _, tc := range []struct {
@@ -195,6 +195,9 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 			s.Deployments[0].Timings.ErrorAt = &at
 		}},
 		{"queued with later timings", "cannot have timings.building_at", func(s *Snapshot) { s.Deployments[0].Status = StatusQueued }},
+		{"master key of 16 bytes", `key "k1" is 16 bytes, want 32`, func(s *Snapshot) {
+			s.Cipher.MasterKeys = []MasterKey{{ID: "k1", Key: make([]byte, 16)}}
+		}},
 		{"production deployment never ready", "never ready", func(s *Snapshot) {
 			d := &s.Deployments[0]
 			d.Status, d.Timings = StatusBuilding, Timings{QueuedAt: &at, BuildingAt: &at}
