@@ -417,12 +417,20 @@ func (s *Store) Promote(id string) (projectID, previous string, err error) {
 	return p.ID, previous, nil
 }
 
-// HasFile reports whether a file with this SHA-256 hex digest was uploaded.
-func (s *Store) HasFile(hash string) bool {
+// MissingFiles lists the SHA-256 hex digests among files' values that were never
+// uploaded, sorted, each once: what strict uploads refuse. It takes the lock once,
+// however many files a deployment names.
+func (s *Store) MissingFiles(files map[string]string) []string {
+	var missing []string
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, ok := s.files[hash]
-	return ok
+	for _, h := range files {
+		if _, ok := s.files[h]; !ok {
+			missing = append(missing, h)
+		}
+	}
+	s.mu.RUnlock()
+	slices.Sort(missing)
+	return slices.Compact(missing)
 }
 
 // AddFile records an uploaded file's digest; its content (kept by the edge's file

@@ -212,3 +212,16 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 		})
 	}
 }
+
+func TestMissingFiles(t *testing.T) {
+	s := New()
+	have, a, b := strings.Repeat("a", 64), strings.Repeat("b", 64), strings.Repeat("c", 64)
+	s.AddFile(have, []byte("x"))
+	got := s.MissingFiles(map[string]string{"/1": b, "/2": have, "/3": a, "/4": b})
+	if strings.Join(got, ",") != a+","+b {
+		t.Fatalf("MissingFiles = %v, want [%s %s]", got, a, b)
+	}
+	if got := s.MissingFiles(map[string]string{"/": have}); got != nil {
+		t.Fatalf("MissingFiles of uploaded files = %v", got)
+	}
+}
