@@ -225,3 +225,20 @@ func TestMissingFiles(t *testing.T) {
 		t.Fatalf("MissingFiles of uploaded files = %v", got)
 	}
 }
+
+// SortAsExport puts shuffled deployments (with created_at ties) back in Export's order.
+func TestSortAsExportMatchesExport(t *testing.T) {
+	want := world(t, 200).Export()
+	snap := want
+	snap.Deployments = append([]Deployment(nil), want.Deployments...)
+	r := rand.New(rand.NewPCG(3, 4))
+	r.Shuffle(len(snap.Deployments), func(i, j int) {
+		snap.Deployments[i], snap.Deployments[j] = snap.Deployments[j], snap.Deployments[i]
+	})
+	snap.SortAsExport()
+	for i := range want.Deployments {
+		if got := snap.Deployments[i].ID; got != want.Deployments[i].ID {
+			t.Fatalf("deployment %d is %s, want %s", i, got, want.Deployments[i].ID)
+		}
+	}
+}
