@@ -218,12 +218,6 @@ func (s *Store) AddToken(t Token) {
 	s.mu.Unlock()
 }
 
-// HasToken reports whether token exists.
-func (s *Store) HasToken(token string) bool {
-	_, ok := s.Authenticate(token)
-	return ok
-}
-
 // RevokeToken removes a hosting token, reporting whether it existed.
 func (s *Store) RevokeToken(token string) bool {
 	s.mu.Lock()
@@ -640,13 +634,6 @@ func (s *Store) InFlight() ([]Deployment, []Domain, []Detachment) {
 	}
 	slices.SortFunc(doms, func(a, b Domain) int { return keyOrder(keyOf(a.CreatedAt, a.Hostname), keyOf(b.CreatedAt, b.Hostname)) })
 	return ds, doms, slices.Clone(s.detaching)
-}
-
-// Detaching lists deleted hostnames not yet detached at the edge.
-func (s *Store) Detaching() []Detachment {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return slices.Clone(s.detaching)
 }
 
 // Route is one host the edge answers, as GET /_emulator/edge lists it.
