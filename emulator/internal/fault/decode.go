@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 	"gopkg.in/yaml.v3"
 )
 
@@ -134,10 +135,10 @@ func (s *Spec) Validate() error {
 	default:
 		problems = append(problems, fmt.Sprintf("match.service %q: want hosting, cipher or edge", s.Match.Service))
 	}
-	switch s.Match.Scope {
-	case "", "read", "deploy", "admin":
-	default:
-		problems = append(problems, fmt.Sprintf("match.scope %q: want read, deploy or admin", s.Match.Scope))
+	if sc := s.Match.Scope; sc != "" {
+		if _, ok := state.ParseScope(sc); !ok {
+			problems = append(problems, fmt.Sprintf("match.scope %q: want read, deploy or admin", sc))
+		}
 	}
 	if m := s.Match.Method; m != "" && strings.ToUpper(m) != m {
 		problems = append(problems, fmt.Sprintf("match.method %q: want upper case, e.g. POST", m))

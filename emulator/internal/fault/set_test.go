@@ -214,11 +214,17 @@ func TestAddValidates(t *testing.T) {
 	if _, err := s.Add(fault.Spec{}); err == nil {
 		t.Fatal("Add of a fault without an action succeeded")
 	}
+	if _, err := s.Add(fault.Spec{Status: 503, Match: fault.Match{Scope: "owner"}}); err == nil || !strings.Contains(err.Error(), `match.scope "owner"`) {
+		t.Fatalf("Add(scope owner): %v", err)
+	}
 	if len(s.List()) != 0 {
 		t.Fatal("an invalid fault was added")
 	}
 	if f := mustAdd(t, s, fault.Spec{Drop: true}); f.ID != "flt_1" {
 		t.Errorf("a refused fault used an id: %s", f.ID)
+	}
+	for _, scope := range []string{"read", "deploy", "admin"} {
+		mustAdd(t, s, fault.Spec{Drop: true, Match: fault.Match{Scope: scope}})
 	}
 }
 

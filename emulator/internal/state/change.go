@@ -1,6 +1,9 @@
 package state
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Change is one mutation of a Store, as its hook sees it: the changed items as they are
 // after the change, never the whole state (but for Load). Each field set is applied on
@@ -121,7 +124,7 @@ func Replay(snap Snapshot, changes []Change) Snapshot {
 	for _, d := range domains {
 		snap.Domains = append(snap.Domains, *d)
 	}
-	slices.SortFunc(snap.Domains, func(a, b Domain) int { return compareStrings(a.Hostname, b.Hostname) })
+	slices.SortFunc(snap.Domains, func(a, b Domain) int { return strings.Compare(a.Hostname, b.Hostname) })
 	snap.Tokens = snap.Tokens[:0:0]
 	for _, t := range tokens {
 		snap.Tokens = append(snap.Tokens, t)

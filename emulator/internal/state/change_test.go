@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,9 +87,9 @@ func TestReplayOfHookedChangesGivesTheState(t *testing.T) {
 // Replay in no particular order).
 func normal(t *testing.T, snap Snapshot) Snapshot {
 	snap = jsonCopy(t, snap)
-	slices.SortFunc(snap.Projects, func(a, b Project) int { return compareStrings(a.ID, b.ID) })
-	slices.SortFunc(snap.Deployments, func(a, b Deployment) int { return compareStrings(a.ID, b.ID) })
-	slices.SortFunc(snap.Domains, func(a, b Domain) int { return compareStrings(a.Hostname, b.Hostname) })
+	slices.SortFunc(snap.Projects, func(a, b Project) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(snap.Deployments, func(a, b Deployment) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(snap.Domains, func(a, b Domain) int { return strings.Compare(a.Hostname, b.Hostname) })
 	return snap
 }
 

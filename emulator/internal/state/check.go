@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/envelope"
 )
 
 // The years a timestamp of the world may have: within them Unix nanoseconds, RFC 3339
@@ -56,8 +58,8 @@ func (snap *Snapshot) Check() error {
 			bad("cipher.master_keys: empty or duplicate id %q", k.ID)
 		}
 		keyIDs[k.ID] = true
-		if len(k.Key) != 32 {
-			bad("cipher.master_keys: key %q is %d bytes, want 32", k.ID, len(k.Key))
+		if len(k.Key) != envelope.SecretSize {
+			bad("cipher.master_keys: key %q is %d bytes, want %d", k.ID, len(k.Key), envelope.SecretSize)
 		}
 	}
 	projects := map[string]bool{}
@@ -70,7 +72,8 @@ func (snap *Snapshot) Check() error {
 		}
 		projects[p.ID] = true
 	}
-	deployments := map[string]string{}
+	deployments := map[string]string{} // id → project id
+	built := map[string]bool{}         // id → ever ready
 	for _, d := range snap.Deployments {
 		if !InRange(d.CreatedAt) {
 			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear)
@@ -82,6 +85,7 @@ func (snap *Snapshot) Check() error {
 			bad("deployments: duplicate id %q", d.ID)
 		}
 		deployments[d.ID] = d.ProjectID
+		built[d.ID] = d.EverReady()
 		if !projects[d.ProjectID] {
 			bad("deployment %q: project %q does not exist", d.ID, d.ProjectID)
 		}
@@ -94,10 +98,6 @@ func (snap *Snapshot) Check() error {
 		if problem := d.timingsProblem(); problem != "" {
 			bad("deployment %q: %s", d.ID, problem)
 		}
-	}
-	built := map[string]bool{}
-	for _, d := range snap.Deployments {
-		built[d.ID] = d.EverReady()
 	}
 	for _, p := range snap.Projects {
 		if id := p.ProductionDeploymentID; id != "" && deployments[id] != p.ID {

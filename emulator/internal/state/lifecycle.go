@@ -70,7 +70,7 @@ func (d *Deployment) SetStatus(p *Project, status string, e *ErrorInfo, t time.T
 		d.Error = info
 		d.Logs = append(d.Logs, LogLine{CreatedAt: t, Text: "Error: " + info.Message + " (" + info.Code + ")"})
 	}
-	if p != nil && p.ProductionDeploymentID == d.ID && (status == StatusQueued || status == StatusBuilding) {
+	if p != nil && p.ProductionDeploymentID == d.ID && InFlight(status) {
 		p.ProductionDeploymentID = "" // a deployment being built again serves nothing
 	}
 }

@@ -3,7 +3,6 @@ package state
 import (
 	"cmp"
 	"slices"
-	"strings"
 )
 
 // SortAsExport puts snap's lists in the order Store.Export gives them: tokens by scope
@@ -28,20 +27,14 @@ func (snap *Snapshot) SortAsExport() {
 // world holds 100,000, and sorting the structs themselves would copy each many times.
 func sortDeployments(ds []Deployment) []Deployment {
 	type key struct {
-		at int64
-		id string
-		i  int
+		k Key
+		i int
 	}
 	keys := make([]key, len(ds))
 	for i := range ds {
-		keys[i] = key{ds[i].CreatedAt.UnixNano(), ds[i].ID, i}
+		keys[i] = key{keyOf(ds[i].CreatedAt, ds[i].ID), i}
 	}
-	slices.SortFunc(keys, func(x, y key) int {
-		if x.at != y.at {
-			return cmp.Compare(y.at, x.at)
-		}
-		return strings.Compare(y.id, x.id)
-	})
+	slices.SortFunc(keys, func(x, y key) int { return keyOrder(y.k, x.k) })
 	// Position j must receive ds[keys[j].i]; walk each cycle once, marking done with -1.
 	for j := range keys {
 		if keys[j].i < 0 || keys[j].i == j {

@@ -176,16 +176,6 @@ func (s *Store) exportLocked() Snapshot {
 	return snap
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // Authenticate returns the scope of token, comparing in constant time (see tokenTable).
 func (s *Store) Authenticate(token string) (Scope, bool) {
 	scope, _, ok := s.AuthenticateKey(token)
@@ -216,7 +206,7 @@ func sortTokens(ts []Token) {
 		if a.Scope != b.Scope {
 			return a.Scope.rank() - b.Scope.rank()
 		}
-		return compareStrings(a.Token, b.Token)
+		return strings.Compare(a.Token, b.Token)
 	})
 }
 
@@ -226,12 +216,6 @@ func (s *Store) AddToken(t Token) {
 	s.tokens.add(t)
 	s.changed(Change{Token: &t})
 	s.mu.Unlock()
-}
-
-// HasToken reports whether token exists.
-func (s *Store) HasToken(token string) bool {
-	_, ok := s.Authenticate(token)
-	return ok
 }
 
 // RevokeToken removes a hosting token, reporting whether it existed.
@@ -427,12 +411,20 @@ func (s *Store) Promote(id string) (projectID, previous string, err error) {
 	return p.ID, previous, nil
 }
 
-// HasFile reports whether a file with this SHA-256 hex digest was uploaded.
-func (s *Store) HasFile(hash string) bool {
+// MissingFiles lists the SHA-256 hex digests among files' values that were never
+// uploaded, sorted, each once: what strict uploads refuse. It takes the lock once,
+// however many files a deployment names.
+func (s *Store) MissingFiles(files map[string]string) []string {
+	var missing []string
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, ok := s.files[hash]
-	return ok
+	for _, h := range files {
+		if _, ok := s.files[h]; !ok {
+			missing = append(missing, h)
+		}
+	}
+	s.mu.RUnlock()
+	slices.Sort(missing)
+	return slices.Compact(missing)
 }
 
 // AddFile records an uploaded file's digest; its content (kept by the edge's file
@@ -631,7 +623,7 @@ func (s *Store) InFlight() ([]Deployment, []Domain, []Detachment) {
 	defer s.mu.RUnlock()
 	var ds []Deployment
 	for _, d := range s.deployments {
-		if d.Status == StatusQueued || d.Status == StatusBuilding {
+		if InFlight(d.Status) {
 			ds = append(ds, *d)
 		}
 	}
@@ -642,13 +634,6 @@ func (s *Store) InFlight() ([]Deployment, []Domain, []Detachment) {
 	}
 	slices.SortFunc(doms, func(a, b Domain) int { return keyOrder(keyOf(a.CreatedAt, a.Hostname), keyOf(b.CreatedAt, b.Hostname)) })
 	return ds, doms, slices.Clone(s.detaching)
-}
-
-// Detaching lists deleted hostnames not yet detached at the edge.
-func (s *Store) Detaching() []Detachment {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return slices.Clone(s.detaching)
 }
 
 // Route is one host the edge answers, as GET /_emulator/edge lists it.

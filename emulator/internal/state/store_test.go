@@ -175,8 +175,8 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 			Deployments: []Deployment{ready()},
 			Domains:     []Domain{{Hostname: "shop.test", ProjectID: "prj_a", Status: StatusPending, CreatedAt: at, TLS: TLS{Status: TLSPending}}}}
 	}
-	if b := base(); b.Check() != nil {
-		err := b.Check()
+	b := base()
+	if err := b.Check(); err != nil {
 		t.Fatalf("the base snapshot: %v", err)
 	}
 	for _, tc := range []struct {
@@ -195,6 +195,9 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 			s.Deployments[0].Timings.ErrorAt = &at
 		}},
 		{"queued with later timings", "cannot have timings.building_at", func(s *Snapshot) { s.Deployments[0].Status = StatusQueued }},
+		{"master key of 16 bytes", `key "k1" is 16 bytes, want 32`, func(s *Snapshot) {
+			s.Cipher.MasterKeys = []MasterKey{{ID: "k1", Key: make([]byte, 16)}}
+		}},
 		{"production deployment never ready", "never ready", func(s *Snapshot) {
 			d := &s.Deployments[0]
 			d.Status, d.Timings = StatusBuilding, Timings{QueuedAt: &at, BuildingAt: &at}
@@ -207,5 +210,35 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 				t.Fatalf("Check = %v, want it to say %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestMissingFiles(t *testing.T) {
+	s := New()
+	have, a, b := strings.Repeat("a", 64), strings.Repeat("b", 64), strings.Repeat("c", 64)
+	s.AddFile(have, []byte("x"))
+	got := s.MissingFiles(map[string]string{"/1": b, "/2": have, "/3": a, "/4": b})
+	if strings.Join(got, ",") != a+","+b {
+		t.Fatalf("MissingFiles = %v, want [%s %s]", got, a, b)
+	}
+	if got := s.MissingFiles(map[string]string{"/": have}); got != nil {
+		t.Fatalf("MissingFiles of uploaded files = %v", got)
+	}
+}
+
+// SortAsExport puts shuffled deployments (with created_at ties) back in Export's order.
+func TestSortAsExportMatchesExport(t *testing.T) {
+	want := world(t, 200).Export()
+	snap := want
+	snap.Deployments = append([]Deployment(nil), want.Deployments...)
+	r := rand.New(rand.NewPCG(3, 4))
+	r.Shuffle(len(snap.Deployments), func(i, j int) {
+		snap.Deployments[i], snap.Deployments[j] = snap.Deployments[j], snap.Deployments[i]
+	})
+	snap.SortAsExport()
+	for i := range want.Deployments {
+		if got := snap.Deployments[i].ID; got != want.Deployments[i].ID {
+			t.Fatalf("deployment %d is %s, want %s", i, got, want.Deployments[i].ID)
+		}
 	}
 }

@@ -26,15 +26,21 @@ func TestTimestamp(t *testing.T) {
 			t.Errorf("%v: %s, %v; want %s", tt.in, b, err, tt.want)
 		}
 	}
-	for _, in := range []string{`"2026-11-21T12:00:03Z"`, `"2026-11-21T12:00:03.41+01:00"`, `"2026-11-21T12:00:03.123456789Z"`} {
+	reads := []struct {
+		in   string
+		want time.Time
+	}{
+		{`"2026-11-21T12:00:03Z"`, time.Date(2026, 11, 21, 12, 0, 3, 0, time.UTC)},
+		{`"2026-11-21T12:00:03.41+01:00"`, time.Date(2026, 11, 21, 11, 0, 3, 410_000_000, time.UTC)},
+		{`"2026-11-21T12:00:03.123456789Z"`, time.Date(2026, 11, 21, 12, 0, 3, 123_456_789, time.UTC)},
+	}
+	for _, tt := range reads {
 		var ts Timestamp
-		var want time.Time
-		if err := json.Unmarshal([]byte(in), &ts); err != nil {
-			t.Errorf("%s: %v", in, err)
+		if err := json.Unmarshal([]byte(tt.in), &ts); err != nil {
+			t.Errorf("%s: %v", tt.in, err)
 		}
-		json.Unmarshal([]byte(in), &want)
-		if !time.Time(ts).Equal(want) {
-			t.Errorf("%s read as %v, want %v", in, time.Time(ts), want)
+		if !time.Time(ts).Equal(tt.want) {
+			t.Errorf("%s read as %v, want %v", tt.in, time.Time(ts), tt.want)
 		}
 	}
 }
@@ -69,7 +75,7 @@ func TestStateTypesWriteTimestamps(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := json.Marshal(back); string(again) != string(b) {
-		t.Fatalf("read back and written again: %s", again)
+	if again, err := json.Marshal(back); err != nil || string(again) != string(b) {
+		t.Fatalf("read back and written again: %s, %v", again, err)
 	}
 }

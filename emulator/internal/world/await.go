@@ -134,7 +134,10 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 		if req.Status == nil || !state.ValidDomainStatus(*req.Status) {
 			return nil, false, apperr.New(apperr.InvalidRequest, `field "status" must be a domain status: pending, verifying, active or error`)
 		}
-		host, _ := state.NormalizeHostname(*req.Domain, true)
+		host, err := domainHost(*req.Domain)
+		if err != nil {
+			return nil, false, err
+		}
 		want := *req.Status
 		if _, err := w.store.Domain(host); err != nil {
 			return nil, false, err

@@ -1,8 +1,6 @@
 package world
 
 import (
-	"time"
-
 	"github.com/hostemu/hostemu/emulator/internal/events"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -115,6 +113,6 @@ func (w *World) emitToken(change string, scope state.Scope) {
 
 func (w *World) emit(typ, change string) {
 	if w.events.Listening() {
-		w.events.Emit(typ, map[string]string{"change": change, "at": w.clock.Now().Format(time.RFC3339Nano)})
+		w.events.Emit(typ, map[string]any{"change": change, "at": state.Timestamp(w.clock.Now())})
 	}
 }

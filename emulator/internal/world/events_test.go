@@ -97,6 +97,11 @@ func TestEventsOrderedAndComplete(t *testing.T) {
 	if hit.ID != f.ID || hit.Hits != 1 {
 		t.Errorf("hit event %s", got[5].Data)
 	}
+	var reset struct{ At string }
+	json.Unmarshal(got[len(got)-1].Data, &reset)
+	if want := "2026-11-21T12:00:00.000Z"; reset.At != want { // a manual clock rewound to its start
+		t.Errorf("reset event at %q, want %q (a Timestamp, as every time written)", reset.At, want)
+	}
 	var req journal.Entry
 	json.Unmarshal(got[6].Data, &req)
 	if req.FaultID != f.ID || req.ErrorCode != "service_unavailable" || len(req.Body) != 1024 || !req.BodyTruncated {

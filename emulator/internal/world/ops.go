@@ -76,7 +76,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	}
 	sc := w.Scenario()
 	if sc.Uploads == scenario.UploadsStrict {
-		if missing := w.missingFiles(in.Files); len(missing) > 0 {
+		if missing := w.store.MissingFiles(in.Files); len(missing) > 0 {
 			return state.Deployment{}, &apperr.Error{Code: apperr.MissingFiles,
 				Message: "upload the missing files with POST /v1/files, then create the deployment again", Missing: missing}
 		}
@@ -104,17 +104,6 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	w.emitDeployment("created", d)
 	w.fireDue() // zero-time steps happen at once
 	return d, nil
-}
-
-func (w *World) missingFiles(files map[string]string) []string {
-	var missing []string
-	for _, h := range files {
-		if !w.store.HasFile(h) {
-			missing = append(missing, h)
-		}
-	}
-	slices.Sort(missing)
-	return slices.Compact(missing)
 }
 
 // CheckDigest checks an X-File-Digest header's form, so an upload can be refused
@@ -284,9 +273,9 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	if req.Status == nil {
 		return state.Domain{}, apperr.New(apperr.InvalidRequest, `field "status" is required`)
 	}
-	host, ok := state.NormalizeHostname(hostname, true)
-	if !ok {
-		return state.Domain{}, apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
+	host, err := domainHost(hostname)
+	if err != nil {
+		return state.Domain{}, err
 	}
 	status := *req.Status
 	if !state.ValidDomainStatus(status) {

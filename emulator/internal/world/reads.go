@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
@@ -45,8 +46,21 @@ func (w *World) Domains(projectID string, after *state.Key, limit int) ([]state.
 // Domain returns a domain by hostname (as given: it is normalized first).
 func (w *World) Domain(hostname string) (state.Domain, error) {
 	w.fireDue()
-	host, _ := state.NormalizeHostname(hostname, true)
+	host, err := domainHost(hostname)
+	if err != nil {
+		return state.Domain{}, err
+	}
 	return w.store.Domain(host)
+}
+
+// domainHost normalizes a hostname a request names a domain by. One that no domain
+// can have is domain_not_found, named as given (not as the empty string).
+func domainHost(hostname string) (string, error) {
+	host, ok := state.NormalizeHostname(hostname, true)
+	if !ok {
+		return "", apperr.Errorf(apperr.DomainNotFound, "domain %q not found", hostname)
+	}
+	return host, nil
 }
 
 // Export returns the whole state, uploaded file contents included.

@@ -1,11 +1,14 @@
 package world_test
 
 import (
+	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -204,4 +207,23 @@ func TestMintedTokensAreUnpredictable(t *testing.T) {
 			t.Fatalf("token %s carries fewer than 128 random bits", tok)
 		}
 	}
+}
+
+// A hostname no domain can have is domain_not_found, and the answer names it as given.
+func TestUnnormalizableDomainNamedInError(t *testing.T) {
+	w := newWorld(t, project())
+	const bad = "not a host!"
+	check := func(what string, err error) {
+		t.Helper()
+		e, ok := apperr.As(err)
+		if !ok || e.Code != apperr.DomainNotFound || !strings.Contains(e.Message, strconv.Quote(bad)) {
+			t.Errorf("%s: %v, want domain_not_found naming %q", what, err, bad)
+		}
+	}
+	_, err := w.Domain(bad)
+	check("Domain", err)
+	_, err = w.Await(context.Background(), world.AwaitRequest{Domain: ptr(bad), Status: ptr(state.StatusActive)})
+	check("Await", err)
+	_, err = w.ForceDomainStatus(bad, world.ForcedStatus{Status: ptr(state.StatusActive)})
+	check("ForceDomainStatus", err)
 }
