@@ -199,6 +199,18 @@ func (p *persister) flush() {
 			p.publish(0, err)
 			return
 		}
+	}
+	// A compaction is registered (done) before the writes that made it due are
+	// acknowledged, so that whoever saw them acknowledged can wait for it. With a cut
+	// pending the log is about to shrink: the next flush decides.
+	p.mu.Lock()
+	start := trimTo == 0 && !p.compacting && p.size > max(p.compactAt, p.snapshotSize())
+	p.compacting = p.compacting || start
+	p.mu.Unlock()
+	if start {
+		p.done.Add(1)
+	}
+	if len(batch) > 0 {
 		p.publish(batch[len(batch)-1].Seq, nil)
 	}
 	if trimTo != 0 {
@@ -206,12 +218,7 @@ func (p *persister) flush() {
 			p.log.Error("cutting the --state change log failed", "file", p.logPath, "err", err)
 		}
 	}
-	p.mu.Lock()
-	start := !p.compacting && p.size > max(p.compactAt, p.snapshotSize())
-	p.compacting = p.compacting || start
-	p.mu.Unlock()
 	if start {
-		p.done.Add(1)
 		go p.compact()
 	}
 }
