@@ -111,15 +111,17 @@ func New(opts Options) (*Emulator, error) {
 		cancel()
 		return nil, &ConfigError{err}
 	}
+	// before the state file: an open persister has written the snapshot and holds the
+	// log open, which a later error would leave behind
+	if e.ca, err = newCA(opts.CADir); err != nil {
+		cancel()
+		return nil, err
+	}
 	if opts.StateFile != "" {
 		if e.saver, err = openPersister(opts.StateFile, e.world, e.log); err != nil {
 			cancel()
 			return nil, &ConfigError{err}
 		}
-	}
-	if e.ca, err = newCA(opts.CADir); err != nil {
-		cancel()
-		return nil, err
 	}
 	lim := opts.Limits.withDefaults()
 	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.NamespaceClock, Build: e.buildNamespace})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -390,5 +391,30 @@ func TestCADirPersists(t *testing.T) {
 	}
 	if first.emu.CACertificate().Equal(newTLSEnv(t).emu.CACertificate()) {
 		t.Error("without --ca-dir the CA is not a new one")
+	}
+}
+
+// A --ca-dir that cannot hold a CA fails the start before --state is touched.
+func TestCADirErrorLeavesStateAlone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	statePath := filepath.Join(dir, "state.json")
+	e, err := emulator.New(emulator.Options{CADir: notDir, StateFile: statePath})
+	if err == nil {
+		e.Close()
+		t.Fatal("New with a --ca-dir that is a file: no error")
+	}
+	var ce *emulator.ConfigError
+	if !errors.As(err, &ce) {
+		t.Errorf("New: %T %v, want a ConfigError", err, err)
+	}
+	for _, p := range []string{statePath, statePath + ".log"} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s after a failed start: %v, want none", p, err)
+		}
 	}
 }

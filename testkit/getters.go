@@ -26,19 +26,48 @@ func (e *Emulator) Deployment(id string) emulator.Deployment {
 // projects' domains; one that no project has fails the test.
 func (e *Emulator) Domain(hostname string) emulator.Domain {
 	e.tb.Helper()
-	var projects emulator.ProjectList
-	e.hosting("/v1/projects?limit=100", &projects)
-	for _, p := range projects.Projects {
-		var ds emulator.DomainList
-		e.hosting("/v1/projects/"+url.PathEscape(p.ID)+"/domains?limit=100", &ds)
-		for _, d := range ds.Domains {
-			if d.Hostname == hostname {
+	for cursor := ""; ; {
+		var projects emulator.ProjectList
+		e.hosting(page("/v1/projects", cursor), &projects)
+		for _, p := range projects.Projects {
+			if d, ok := e.projectDomain(p.ID, hostname); ok {
 				return d
 			}
 		}
+		if projects.NextCursor == nil {
+			break
+		}
+		cursor = *projects.NextCursor
 	}
 	e.tb.Fatalf("testkit: no project has the domain %s", hostname)
 	return emulator.Domain{}
+}
+
+// projectDomain finds the domain hostname among project's, page by page.
+func (e *Emulator) projectDomain(project, hostname string) (emulator.Domain, bool) {
+	e.tb.Helper()
+	for cursor := ""; ; {
+		var ds emulator.DomainList
+		e.hosting(page("/v1/projects/"+url.PathEscape(project)+"/domains", cursor), &ds)
+		for _, d := range ds.Domains {
+			if d.Hostname == hostname {
+				return d, true
+			}
+		}
+		if ds.NextCursor == nil {
+			return emulator.Domain{}, false
+		}
+		cursor = *ds.NextCursor
+	}
+}
+
+// page is the path of a list's largest page after cursor ("": the first).
+func page(path, cursor string) string {
+	path += "?limit=100"
+	if cursor != "" {
+		path += "&cursor=" + url.QueryEscape(cursor)
+	}
+	return path
 }
 
 // hosting GETs a hosting route with the world's read token into out.

@@ -688,3 +688,27 @@ func TestWithScenarioYAML(t *testing.T) {
 		t.Error("a bad scenario document started")
 	}
 }
+
+// Domain looks past the first page of projects and of a project's domains.
+func TestDomainPastTheFirstPage(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("tokens:\n  - {token: t-read, scope: read}\n  - {token: t-admin, scope: admin}\nprojects:\n")
+	for i := range 105 {
+		fmt.Fprintf(&b, "  - id: prj_p%03d\n    name: p%03d\n", i, i)
+	}
+	b.WriteString("    domains:\n")
+	for i := range 105 {
+		fmt.Fprintf(&b, "      - {hostname: d%03d.example.test, status: active}\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "many.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := testkit.Start(t, testkit.WithFixtures(path))
+	for _, h := range []string{"d000.example.test", "d104.example.test"} {
+		if d := e.Domain(h); d.Hostname != h || d.Status != "active" {
+			t.Errorf("Domain(%s): %+v", h, d)
+		}
+	}
+}

@@ -140,12 +140,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"journal-size", "1000", "`N` requests kept in the journal (> 0)", func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return errors.New("want a whole number above 0")
-		}
-		c.Options.JournalSize = n
-		return nil
+		return setCount(&c.Options.JournalSize, v, 1)
 	}},
 	{"idle-timeout", "60s", "`duration` a keep-alive connection may wait for its next request", func(c *Config, v string) error {
 		return setDuration(&c.Options.Limits.IdleTimeout, v)
@@ -161,12 +156,7 @@ var settings = []setting{
 		return err
 	}},
 	{"max-connections", "4096", "`N` open connections at most (idle ones are closed first to make room)", func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 16 {
-			return errors.New("want a whole number of at least 16")
-		}
-		c.Options.Limits.MaxConnections = n
-		return nil
+		return setCount(&c.Options.Limits.MaxConnections, v, 16)
 	}},
 	{"max-body-bytes-in-flight", "256MiB", "`bytes` of request bodies held at once across all requests (at least 32MiB, the largest body)", func(c *Config, v string) (err error) {
 		c.Options.Limits.MaxBodyBytesInFlight, err = parseSize(v, 32<<20)
@@ -192,12 +182,7 @@ var settings = []setting{
 		return setDuration(&c.Options.NamespaceTTL, v)
 	}},
 	{"max-namespaces", "1000", "`N` namespaces live at most (beyond: 429 namespace_limit)", func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return errors.New("want a whole number above 0")
-		}
-		c.Options.MaxNamespaces = n
-		return nil
+		return setCount(&c.Options.MaxNamespaces, v, 1)
 	}},
 	{"state", "", "state `FILE`, loaded at start when present and saved while running (empty: nothing persisted)", func(c *Config, v string) error {
 		c.Options.StateFile = v
@@ -398,6 +383,19 @@ func setAddr(dst *string, v string, required bool) error {
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 		return fmt.Errorf("port %q: want 0 to 65535", port)
 	}
+	return nil
+}
+
+// setCount reads a whole number of at least least (1 or more).
+func setCount(dst *int, v string, least int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < least {
+		if least == 1 {
+			return errors.New("want a whole number above 0")
+		}
+		return fmt.Errorf("want a whole number of at least %d", least)
+	}
+	*dst = n
 	return nil
 }
 

@@ -503,3 +503,20 @@ func TestServeWarnsAboutUnknownVariables(t *testing.T) {
 		t.Fatalf("no warning naming HOSTEMU_CLOK and HOSTEMU_CLOCK in the log:\n%s", log)
 	}
 }
+
+// Whole-number flags say which numbers they take.
+func TestLoadCountMessages(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"journal-size":    "want a whole number above 0",
+		"max-namespaces":  "want a whole number above 0",
+		"max-connections": "want a whole number of at least 16",
+	} {
+		for _, v := range []string{"0", "x"} {
+			_, err := Load([]string{"--" + name + "=" + v}, env(nil))
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("--%s=%s: %v, want %q", name, v, err, want)
+			}
+		}
+	}
+}

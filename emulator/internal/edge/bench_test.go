@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // benchPage is the small file both servers answer with.
@@ -22,8 +23,8 @@ var benchPage = []byte("<!doctype html>\n<title>demo</title>\n<h1>Hello from hos
 func benchEdge(b *testing.B) http.Handler {
 	files := edge.NewFileStore(0)
 	world := newFakeWorld()
-	world.domains["shop.example.test"] = fakeDomain{status: edge.StatusActive, project: "shop"}
-	world.promote("shop", edge.Deployment{ID: "dpl_bench", Status: edge.StatusReady, EverReady: true,
+	world.domains["shop.example.test"] = fakeDomain{status: state.StatusActive, project: "shop"}
+	world.promote("shop", edge.Deployment{ID: "dpl_bench", Status: state.StatusReady, EverReady: true,
 		Files: map[string]string{"page.html": mustPut(b, files, string(benchPage))}})
 	return newHandler(b, world, files)
 }

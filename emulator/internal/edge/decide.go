@@ -1,6 +1,10 @@
 package edge
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
 
 // Action is what the edge does with a request.
 type Action int
@@ -79,7 +83,7 @@ func decide(host string, proxy bool, lk Lookup, edgeDomain string) Decision {
 	switch {
 	case dom.Detached:
 		d.Code = CodeUnknownHost
-	case dom.Status != StatusActive:
+	case dom.Status != state.StatusActive:
 		d.Kind, d.Code = KindDomain, CodeDomainNotActive
 	case dom.RedirectTo != "":
 		d.Kind, d.Action, d.RedirectTo = KindRedirect, ActionRedirect, dom.RedirectTo
@@ -115,9 +119,9 @@ func domainFor(host string, lk Lookup) (Domain, bool) {
 func serveable(d Decision, dep Deployment) Decision {
 	d.Deployment = dep
 	switch {
-	case dep.Status == StatusReady || dep.EverReady:
+	case dep.Status == state.StatusReady || dep.EverReady:
 		d.Action = ActionServe
-	case dep.Status == StatusError:
+	case dep.Status == state.StatusError:
 		d.Code = CodeDeploymentFailed
 	default:
 		d.Code = CodeDeploymentBuilding

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // DefaultFileStoreSize is the byte budget of a FileStore made with a limit of zero or less:
@@ -98,7 +100,7 @@ func NewFileStore(limit int64) *FileStore {
 // past its budget (ErrStorageFull) stores nothing. Storing a digest already held costs
 // nothing and succeeds. The store keeps data itself; the caller must not modify it.
 func (s *FileStore) Put(digest string, data []byte) error {
-	if !ValidDigest(digest) {
+	if !state.ValidFileHash(digest) {
 		return ErrInvalidDigest
 	}
 	if s.Has(digest) {
@@ -178,7 +180,7 @@ func (s *FileStore) Snapshot() map[string][]byte {
 func (s *FileStore) Load(files map[string][]byte) error {
 	var used int64
 	for d, b := range files {
-		if !ValidDigest(d) {
+		if !state.ValidFileHash(d) {
 			return ErrInvalidDigest
 		}
 		if !matches(d, b) {
@@ -219,21 +221,6 @@ func (s *FileStore) Reset() {
 	s.shared.give(s.used)
 	s.files, s.used = make(map[string]entry), 0
 	s.mu.Unlock()
-}
-
-// ValidDigest reports whether d is a SHA-256 in the API's form: 64 lowercase hex
-// characters.
-func ValidDigest(d string) bool {
-	if len(d) != 2*sha256.Size {
-		return false
-	}
-	for i := 0; i < len(d); i++ {
-		c := d[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Digest returns the SHA-256 of data in the API's form.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // site is a world with one deployment in each state, custom domains in each state, a
@@ -44,13 +45,13 @@ func newSite(tb testing.TB) *site {
 		}
 	}
 	deps := []edge.Deployment{
-		{ID: "dpl_ready1", Status: edge.StatusReady, EverReady: true, Files: filesOf("dpl_ready1")},
-		{ID: "dpl_ready2", Status: edge.StatusReady, EverReady: true, Files: filesOf("dpl_ready2")},
-		{ID: "dpl_queued", Status: edge.StatusQueued, Files: filesOf("dpl_queued")},
-		{ID: "dpl_building", Status: edge.StatusBuilding, Files: filesOf("dpl_building")},
-		{ID: "dpl_failed", Status: edge.StatusError, Files: filesOf("dpl_failed")},
-		{ID: "dpl_brokelater", Status: edge.StatusError, EverReady: true, Files: filesOf("dpl_brokelater")},
-		{ID: "dpl_wild", Status: edge.StatusReady, EverReady: true, Files: filesOf("dpl_wild")},
+		{ID: "dpl_ready1", Status: state.StatusReady, EverReady: true, Files: filesOf("dpl_ready1")},
+		{ID: "dpl_ready2", Status: state.StatusReady, EverReady: true, Files: filesOf("dpl_ready2")},
+		{ID: "dpl_queued", Status: state.StatusQueued, Files: filesOf("dpl_queued")},
+		{ID: "dpl_building", Status: state.StatusBuilding, Files: filesOf("dpl_building")},
+		{ID: "dpl_failed", Status: state.StatusError, Files: filesOf("dpl_failed")},
+		{ID: "dpl_brokelater", Status: state.StatusError, EverReady: true, Files: filesOf("dpl_brokelater")},
+		{ID: "dpl_wild", Status: state.StatusReady, EverReady: true, Files: filesOf("dpl_wild")},
 	}
 	byID := map[string]edge.Deployment{}
 	for _, d := range deps {
@@ -60,20 +61,20 @@ func newSite(tb testing.TB) *site {
 	s.world.promote("shop", byID["dpl_ready1"])
 	s.world.promote("wild", byID["dpl_wild"])
 	s.world.domains = map[string]fakeDomain{
-		"shop.example.test":      {status: edge.StatusActive, project: "shop"},
-		"www.example.test":       {status: edge.StatusActive, project: "shop", redirectTo: "shop.example.test"},
-		"pending.example.test":   {status: edge.StatusPending, project: "shop"},
-		"verifying.example.test": {status: edge.StatusVerifying, project: "shop"},
-		"broken.example.test":    {status: edge.StatusError, project: "shop"},
-		"new.example.test":       {status: edge.StatusActive, project: "empty"},
-		"gone.example.test":      {status: edge.StatusActive, project: "shop", detached: true},
+		"shop.example.test":      {status: state.StatusActive, project: "shop"},
+		"www.example.test":       {status: state.StatusActive, project: "shop", redirectTo: "shop.example.test"},
+		"pending.example.test":   {status: state.StatusPending, project: "shop"},
+		"verifying.example.test": {status: state.StatusVerifying, project: "shop"},
+		"broken.example.test":    {status: state.StatusError, project: "shop"},
+		"new.example.test":       {status: state.StatusActive, project: "empty"},
+		"gone.example.test":      {status: state.StatusActive, project: "shop", detached: true},
 		// deleted, detachment not yet fired: the world still returns it as it was
-		"leaving.example.test": {status: edge.StatusActive, project: "shop"},
-		"*.wild.test":          {status: edge.StatusActive, project: "wild"},
-		"exact.wild.test":      {status: edge.StatusActive, project: "shop"},
-		"gone.wild.test":       {status: edge.StatusActive, project: "shop", detached: true},
-		"*.go.test":            {status: edge.StatusActive, project: "shop", redirectTo: "shop.example.test"},
-		"*.notyet.test":        {status: edge.StatusVerifying, project: "wild"},
+		"leaving.example.test": {status: state.StatusActive, project: "shop"},
+		"*.wild.test":          {status: state.StatusActive, project: "wild"},
+		"exact.wild.test":      {status: state.StatusActive, project: "shop"},
+		"gone.wild.test":       {status: state.StatusActive, project: "shop", detached: true},
+		"*.go.test":            {status: state.StatusActive, project: "shop", redirectTo: "shop.example.test"},
+		"*.notyet.test":        {status: state.StatusVerifying, project: "wild"},
 	}
 	s.h = newHandler(tb, s.world, s.files)
 	return s
@@ -374,7 +375,7 @@ func TestEdgeErrorFormats(t *testing.T) {
 func TestEdgeNamespaceLabel(t *testing.T) {
 	t.Parallel()
 	w := newFakeWorld()
-	dep := edge.Deployment{ID: "dpl_n1", Status: edge.StatusReady, EverReady: true, Files: map[string]string{"index.html": missingHash}}
+	dep := edge.Deployment{ID: "dpl_n1", Status: state.StatusReady, EverReady: true, Files: map[string]string{"index.html": missingHash}}
 	w.deployments[edge.EdgeName{Label: "shop-n1", Namespace: "k3f9"}] = dep
 	h := edge.New(edge.Options{Lookup: w, EdgeDomain: "Edge.Test"})
 	if r := do(t, h, "GET", "shop-n1.k3f9.edge.test", "/"); r.Code != 200 || r.Header().Get("X-Hostemu-Deployment") != "dpl_n1" {

@@ -1,22 +1,10 @@
 package edge
 
-// Deployment and domain statuses the edge acts on, as the API spells them.
-const (
-	StatusQueued   = "queued"
-	StatusBuilding = "building"
-	StatusReady    = "ready"
-	StatusError    = "error"
-
-	StatusPending   = "pending"
-	StatusVerifying = "verifying"
-	StatusActive    = "active"
-)
-
 // Deployment is what the edge needs of one deployment, read at one instant.
 type Deployment struct {
 	// ID is the deployment's id ("dpl_…"), sent back in X-Hostemu-Deployment.
 	ID string
-	// Status is queued, building, ready or error.
+	// Status is queued, building, ready or error, as package state spells them.
 	Status string
 	// EverReady is true once the deployment has been ready: an error after ready keeps
 	// it served, as the real service keeps serving the build.
@@ -31,7 +19,7 @@ type Deployment struct {
 type Domain struct {
 	// Hostname is the domain as added: "shop.example.test" or "*.example.test".
 	Hostname string
-	// Status is pending, verifying, active or error.
+	// Status is pending, verifying, active or error, as package state spells them.
 	Status string
 	// RedirectTo is the hostname an active domain answers 308 to; "" for none.
 	RedirectTo string

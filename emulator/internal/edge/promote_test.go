@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // TestPromoteUnderLoad: parallel readers of a custom domain over loopback while another
@@ -27,11 +28,11 @@ func TestPromoteUnderLoad(t *testing.T) {
 	)
 	files := edge.NewFileStore(0)
 	world := newFakeWorld()
-	world.domains["shop.example.test"] = fakeDomain{status: edge.StatusActive, project: "shop"}
+	world.domains["shop.example.test"] = fakeDomain{status: state.StatusActive, project: "shop"}
 	deps := make([]edge.Deployment, versions)
 	for i := range deps {
 		id := fmt.Sprintf("dpl_v%d", i)
-		deps[i] = edge.Deployment{ID: id, Status: edge.StatusReady, EverReady: true, Files: map[string]string{
+		deps[i] = edge.Deployment{ID: id, Status: state.StatusReady, EverReady: true, Files: map[string]string{
 			"index.html": mustPut(t, files, strings.Repeat("<p>"+id+"</p>\n", 200)),
 			"app.js":     mustPut(t, files, "console.log('"+id+"')"),
 		}}

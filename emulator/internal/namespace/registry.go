@@ -144,12 +144,17 @@ func (r *Registry) byLabelUsed(label string) (*Namespace, bool) {
 		return nil, false
 	}
 	now := r.cfg.Now().UnixNano()
-	if now-n.lastUsed.Load() >= int64(r.cfg.TTL) {
+	if r.expired(n, now) {
 		r.remove(n)
 		return nil, false
 	}
 	n.lastUsed.Store(now)
 	return n, true
+}
+
+// expired reports whether n has gone unused for TTL at now (unix nanoseconds).
+func (r *Registry) expired(n *Namespace, now int64) bool {
+	return now-n.lastUsed.Load() >= int64(r.cfg.TTL)
 }
 
 // Delete deletes a namespace at once: its tokens stop working and its world's timers
@@ -215,7 +220,7 @@ func (r *Registry) Sweep() int {
 	var expired []*Namespace
 	r.mu.RLock()
 	for _, n := range r.byLabel {
-		if now-n.lastUsed.Load() >= int64(r.cfg.TTL) {
+		if r.expired(n, now) {
 			expired = append(expired, n)
 		}
 	}
@@ -248,12 +253,10 @@ func (r *Registry) Run(ctx context.Context) {
 func (r *Registry) Close() {
 	r.mu.Lock()
 	r.closed = true
-	all := make([]*Namespace, 0, len(r.byLabel))
-	for _, n := range r.byLabel {
-		all = append(all, n)
-	}
+	all := r.byLabel
+	r.byLabel = map[string]*Namespace{}
 	r.mu.Unlock()
 	for _, n := range all {
-		r.remove(n)
+		n.World.Close()
 	}
 }
