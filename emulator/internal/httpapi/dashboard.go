@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,19 +17,25 @@ import (
 
 var dashboardFiles = dashboard.Files()
 
-// pages are the HTML pages, parsed once: each starts with the shared "top" template
-// (layout.html: head, navigation, token dialog) and fills in its title and which link
-// is the current page.
-var pages = template.Must(template.ParseFS(dashboardFiles, "*.html"))
-
-// pageData is what a page's template is executed with.
-type pageData struct{ Title, Page string }
-
-var pageInfo = map[string]pageData{
-	"index.html":     {Title: "hostemu", Page: "home"},
-	"dashboard.html": {Title: "Dashboard", Page: "dashboard"},
-	"tokens.html":    {Title: "Tokens", Page: "tokens"},
-}
+// renderedPages are the HTML pages, rendered once on first use: each starts with the
+// shared "top" template (layout.html: head, navigation, token dialog) filled with its
+// title and which link is the current page; nothing in them changes per request.
+var renderedPages = sync.OnceValue(func() map[string][]byte {
+	t := template.Must(template.ParseFS(dashboardFiles, "*.html"))
+	out := map[string][]byte{}
+	for name, data := range map[string]struct{ Title, Page string }{
+		"index.html":     {Title: "hostemu", Page: "home"},
+		"dashboard.html": {Title: "Dashboard", Page: "dashboard"},
+		"tokens.html":    {Title: "Tokens", Page: "tokens"},
+	} {
+		var buf bytes.Buffer
+		if err := t.ExecuteTemplate(&buf, name, data); err != nil {
+			panic(err) // the pages are embedded: a test renders every one
+		}
+		out[name] = buf.Bytes()
+	}
+	return out
+})
 
 // pageSecurity is what every page and asset is sent with: nothing may load from, or
 // connect to, another origin; no other site may frame a page (clickjacking); nothing
@@ -72,11 +79,8 @@ func (a *API) serveFile(c *gin.Context, name string) {
 	ct, known := contentTypes[path.Ext(name)]
 	var b []byte
 	var err error
-	if info, ok := pageInfo[name]; ok {
-		var buf bytes.Buffer
-		if err = pages.ExecuteTemplate(&buf, name, info); err == nil {
-			b = buf.Bytes()
-		}
+	if page, ok := renderedPages()[name]; ok {
+		b = page
 	} else if known && path.Ext(name) != ".html" && fs.ValidPath(name) {
 		b, err = fs.ReadFile(dashboardFiles, name)
 	}
