@@ -22,13 +22,13 @@ func Validate(paths []string) (summary, problems []string) {
 	for _, p := range paths {
 		files, ps := yamlFiles(p)
 		problems = append(problems, ps...)
-		var scenarios []string
+		var scenarios []scenario.Source
 		var fixtures []*fixture.File
 		for _, yf := range files {
 			f, data := yf.path, yf.data
 			switch {
 			case scenario.LooksLikeScenario(data):
-				scenarios = append(scenarios, f)
+				scenarios = append(scenarios, scenario.Source{Path: f, Data: data})
 			case fixture.LooksLikeFixture(data):
 				file, ps := fixture.Parse(f, data)
 				for _, pr := range ps {
@@ -41,7 +41,7 @@ func Validate(paths []string) (summary, problems []string) {
 				problems = append(problems, f+":1: neither a scenario (name, deployments, domains, …) nor a fixture file (tokens, cipher, projects, …)")
 			}
 		}
-		s, ps2 := scenario.ValidateFiles(scenarios)
+		s, ps2 := scenario.ValidateSources(scenarios)
 		summary = append(summary, s...)
 		for _, pr := range ps2 {
 			problems = append(problems, pr.String())

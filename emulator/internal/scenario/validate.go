@@ -21,21 +21,7 @@ var fixtureKeys = []string{"tokens", "cipher", "policy", "projects", "generate"}
 // Two files naming the same scenario are a problem on the second. summary has one line
 // per good scenario file.
 func ValidateFiles(paths []string) (summary []string, problems []Problem) {
-	claimed := map[string]string{}
-	check := func(path string, data []byte) {
-		s, ps := Parse(path, data)
-		problems = append(problems, ps...)
-		if s == nil {
-			return
-		}
-		if other, dup := claimed[s.Name]; dup {
-			problems = append(problems, Problem{File: path, Line: s.nameLine,
-				Message: fmt.Sprintf("scenario %q is already defined in %s", s.Name, other)})
-			return
-		}
-		claimed[s.Name] = path
-		summary = append(summary, fmt.Sprintf("%s: scenario %q ok", path, s.Name))
-	}
+	check := checker(&summary, &problems)
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -48,7 +34,7 @@ func ValidateFiles(paths []string) (summary []string, problems []Problem) {
 				problems = append(problems, Problem{File: p, Message: readProblem(err)})
 				continue
 			}
-			check(p, data)
+			check(Source{Path: p, Data: data})
 			continue
 		}
 		files, ps := scenarioFiles(p)
@@ -58,11 +44,47 @@ func ValidateFiles(paths []string) (summary []string, problems []Problem) {
 			case f.err != nil:
 				problems = append(problems, Problem{File: f.path, Message: readProblem(f.err)})
 			case LooksLikeScenario(f.data):
-				check(f.path, f.data)
+				check(Source{Path: f.path, Data: f.data})
 			}
 		}
 	}
 	return summary, problems
+}
+
+// Source is a scenario file already read: its path and its content.
+type Source struct {
+	Path string
+	Data []byte
+}
+
+// ValidateSources is ValidateFiles for files already read (by `hostemu validate`,
+// which reads each file once to tell scenarios from fixtures).
+func ValidateSources(sources []Source) (summary []string, problems []Problem) {
+	check := checker(&summary, &problems)
+	for _, src := range sources {
+		check(src)
+	}
+	return summary, problems
+}
+
+// checker returns a function that parses one scenario file after another into summary
+// and problems; two files naming the same scenario are a problem on the second.
+func checker(summary *[]string, problems *[]Problem) func(Source) {
+	claimed := map[string]string{}
+	return func(src Source) {
+		s, ps := Parse(src.Path, src.Data)
+		*problems = append(*problems, ps...)
+		if s == nil {
+			return
+		}
+		if other, dup := claimed[s.Name]; dup {
+			*problems = append(*problems, Problem{File: src.Path, Line: s.nameLine,
+				Message: fmt.Sprintf("scenario %q is already defined in %s", s.Name, other)})
+			return
+		}
+		claimed[s.Name] = src.Path
+		*summary = append(*summary, fmt.Sprintf("%s: scenario %q ok", src.Path, s.Name))
+	}
 }
 
 // topKeyRE finds top-level keys line by line, for files too broken for YAML.
