@@ -44,8 +44,9 @@ type persister struct {
 	compacting bool
 	trimTo     uint64 // a snapshot including records up to this seq was written: cut the log
 
-	wake chan struct{} // the writer has something to do
-	done sync.WaitGroup
+	wake    chan struct{}      // the writer has something to do
+	barrier chan chan struct{} // the writer flushes, then closes the channel (tests: settle)
+	done    sync.WaitGroup
 
 	// owned by the writer goroutine, and by close once it stopped
 	f     *os.File
@@ -68,7 +69,7 @@ type logMark struct {
 // crash left, writes a fresh snapshot when it replayed anything (or FILE did not
 // exist), and from then on records every change of w.
 func openPersister(path string, w *world.World, log *slog.Logger) (*persister, error) {
-	p := &persister{path: path, logPath: path + ".log", world: w, log: log, compactAt: compactMin, advanced: make(chan struct{}), wake: make(chan struct{}, 1)}
+	p := &persister{path: path, logPath: path + ".log", world: w, log: log, compactAt: compactMin, advanced: make(chan struct{}), wake: make(chan struct{}, 1), barrier: make(chan chan struct{})}
 	removed, err := removeTemps(path)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", path, err)
@@ -179,6 +180,9 @@ func (p *persister) run(ctx context.Context) {
 			return
 		case <-p.wake:
 			p.flush()
+		case done := <-p.barrier:
+			p.flush()
+			close(done)
 		}
 	}
 }
