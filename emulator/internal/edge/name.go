@@ -11,9 +11,6 @@ import (
 // loopback, so a deployment's URL opens with no DNS set-up.
 const DefaultEdgeDomain = state.DefaultEdgeDomain
 
-// maxLabel is DNS's limit on one label.
-const maxLabel = 63
-
 // DeploymentHost returns the host of a deployment: "<project-slug>-<id suffix>.<edge
 // domain>", with "<namespace label>." before the edge domain when namespaceLabel is not
 // empty (a namespace's id without "ns_"). The id suffix is the id without "dpl_"; one
@@ -53,24 +50,8 @@ func parseEdgeHost(host, edgeDomain string) (name EdgeName, under, ok bool) {
 	}
 	rest := host[:len(host)-len(edgeDomain)-1]
 	label, ns, two := strings.Cut(rest, ".")
-	if !validLabel(label) || strings.IndexByte(label, '-') <= 0 || (two && !validLabel(ns)) {
+	if !state.ValidLabel(label) || strings.IndexByte(label, '-') <= 0 || (two && !state.ValidLabel(ns)) {
 		return EdgeName{}, true, false
 	}
 	return EdgeName{Label: label, Namespace: ns}, true, true
 }
-
-// validLabel reports whether l is a DNS label of lowercase letters, digits and inner
-// hyphens, at most 63 long.
-func validLabel(l string) bool {
-	if l == "" || len(l) > maxLabel || l[0] == '-' || l[len(l)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(l); i++ {
-		if c := l[i]; !isLowerAlnum(c) && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

@@ -23,7 +23,7 @@ func NormalizeHostname(h string, allowWildcard bool) (string, bool) {
 		return "", false
 	}
 	for _, l := range labels {
-		if !validLabel(l) {
+		if !ValidLabel(l) {
 			return "", false
 		}
 	}
@@ -34,7 +34,9 @@ func NormalizeHostname(h string, allowWildcard bool) (string, bool) {
 	return h, true
 }
 
-func validLabel(l string) bool {
+// ValidLabel reports whether l is a DNS label of lowercase letters, digits and inner
+// hyphens, at most 63 long.
+func ValidLabel(l string) bool {
 	if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
 		return false
 	}
