@@ -127,7 +127,7 @@ func (w *World) UploadFile(digest string, body []byte) error {
 	if w.files.Has(digest) {
 		return nil // stored already: nothing changes, and nothing is logged again
 	}
-	if err := w.files.Put(digest, body); errors.Is(err, edge.ErrStorageFull) {
+	if err := w.files.PutHashed(digest, body); errors.Is(err, edge.ErrStorageFull) {
 		return apperr.Errorf(apperr.StorageFull, "the file store holds %d of its %d bytes (--file-store-size); this file of %d bytes does not fit", w.files.Used(), w.files.Limit(), len(body))
 	} else if err != nil {
 		return err
