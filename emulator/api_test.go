@@ -192,8 +192,11 @@ func TestCORS(t *testing.T) {
 		t.Fatalf("preflight: %d %s", r.Status, r.Body)
 	}
 	for h, want := range map[string]string{
-		"Access-Control-Allow-Origin":  "*",
-		"Access-Control-Allow-Headers": "authorization", // the requested headers, echoed
+		// the origin echoed, with credentials: --cors-origins * lets browser apps send
+		// credentials too (fetch's credentials: "include", axios' withCredentials)
+		"Access-Control-Allow-Origin":      "http://localhost:5173",
+		"Access-Control-Allow-Credentials": "true",
+		"Access-Control-Allow-Headers":     "authorization", // the requested headers, echoed
 	} {
 		if got := r.Header.Get(h); got != want {
 			t.Errorf("%s = %q, want %q", h, got, want)

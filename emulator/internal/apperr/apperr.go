@@ -1,8 +1,8 @@
 // Package apperr is hostemu's one error type: a catalogue code and a message fit for the
-// client. Every package below httpapi reports failures a client should see as an
-// *Error; httpapi/errors.go is the only place that maps a code to an HTTP status and a
-// docs page. An error that is not an *Error is internal: logged, and answered as
-// internal_error.
+// client. Every package reports failures a client should see as an *Error; the
+// catalogue (catalogue.go) is the one table from a code to its HTTP status and meaning,
+// for the APIs and the edge alike, and the docs pages are generated from it. An error
+// that is not an *Error is internal: logged, and answered as internal_error.
 package apperr
 
 import (

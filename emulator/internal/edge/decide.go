@@ -49,6 +49,9 @@ type Decision struct {
 	RedirectTo string
 	// Code is the edge error code (ActionError).
 	Code string
+	// NotVouched marks a proxy request for a real name the proxy does not serve (see
+	// --proxy-domains): unknown_host, with a message naming the flag.
+	NotVouched bool
 }
 
 // Decide routes host (normalised, see RequestHost) through lk: a pure decision, with the

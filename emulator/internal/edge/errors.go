@@ -2,49 +2,52 @@ package edge
 
 import (
 	"encoding/json"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"html"
 	"net/http"
 	"strconv"
 	"strings"
 )
 
-// Edge error codes, each with its status in Status.
+// Edge error codes: catalogue codes (apperr), whose statuses the catalogue holds like
+// every other code's.
 const (
-	CodeUnknownHost            = "unknown_host"
-	CodeDeploymentNotFound     = "deployment_not_found"
-	CodeDeploymentBuilding     = "deployment_building"
-	CodeDeploymentFailed       = "deployment_failed"
-	CodeNoProductionDeployment = "no_production_deployment"
-	CodeDomainNotActive        = "domain_not_active"
-	CodeNotFound               = "not_found"
-	CodeMethodNotAllowed       = "method_not_allowed"
+	CodeUnknownHost            = string(apperr.UnknownHost)
+	CodeDeploymentNotFound     = string(apperr.DeploymentNotFound)
+	CodeDeploymentBuilding     = string(apperr.DeploymentBuilding)
+	CodeDeploymentFailed       = string(apperr.DeploymentFailed)
+	CodeNoProductionDeployment = string(apperr.NoProductionDeployment)
+	CodeDomainNotActive        = string(apperr.DomainNotActive)
+	CodeNotFound               = string(apperr.NotFound)
+	CodeMethodNotAllowed       = string(apperr.MethodNotAllowed)
 )
 
-// Status returns the HTTP status of an edge error code; proxy matters only for
-// unknown_host, refused with 403 so that a proxy request never reaches the internet.
+// Status returns the HTTP status of an edge error code, from the catalogue; proxy
+// matters only for unknown_host, refused with 403 so that a proxy request never reaches
+// the internet.
 func Status(code string, proxy bool) int {
-	switch code {
-	case CodeUnknownHost:
-		if proxy {
-			return http.StatusForbidden
-		}
-		return http.StatusNotFound
-	case CodeDeploymentBuilding:
-		return http.StatusServiceUnavailable
-	case CodeDeploymentFailed:
-		return http.StatusBadGateway
-	case CodeDomainNotActive:
-		return http.StatusMisdirectedRequest
-	case CodeMethodNotAllowed:
-		return http.StatusMethodNotAllowed
+	if proxy && code == CodeUnknownHost {
+		return http.StatusForbidden
 	}
-	return http.StatusNotFound // deployment_not_found, no_production_deployment, not_found
+	return apperr.Status(apperr.Code(code))
 }
+
+// failure is the error an edge decision or a file lookup answers with; code is one of
+// the Code constants above, so a catalogue code.
+func failure(code string, d Decision) *apperr.Error {
+	return &apperr.Error{Code: apperr.Code(code), Message: message(code, d)}
+}
+
+// Message says what went wrong, for an error decision.
+func (d Decision) Message() string { return message(d.Code, d) }
 
 // message says what went wrong, naming the host or deployment concerned.
 func message(code string, d Decision) string {
 	switch code {
 	case CodeUnknownHost:
+		if d.NotVouched {
+			return "the proxy serves " + strconv.Quote(d.Host) + " only when --proxy-domains lists it: it is a real name, and hostemu's CA would vouch for it to every client of the proxy"
+		}
 		if d.Proxy {
 			return "hostemu does not emulate " + strconv.Quote(d.Host) + "; proxy requests never leave this machine"
 		}
@@ -75,9 +78,9 @@ type envelopeError struct {
 	DocURL  string `json:"doc_url"`
 }
 
-// writeError answers an edge error: the JSON envelope when the request prefers JSON, a
+// WriteError answers an edge error: the JSON envelope when the request prefers JSON, a
 // small HTML page otherwise; never cached, since the next answer may differ.
-func writeError(w http.ResponseWriter, r *http.Request, status int, code, msg, docURL string) {
+func WriteError(w http.ResponseWriter, r *http.Request, status int, code, msg, docURL string) {
 	h := w.Header()
 	h["X-Hostemu-Error"] = []string{code}
 	h["Cache-Control"] = []string{"no-store"}

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"net/http"
 	"strings"
 )
@@ -47,9 +48,15 @@ func (h *Handler) Decide(r *http.Request) Decision {
 	return decide(host, proxy, h.lookup, h.edgeDomain)
 }
 
-// ServeHTTP answers r as the edge: Serve(w, r, Decide(r)).
+// ServeHTTP answers r as the edge on its own (tests, benchmarks): Serve(w, r, Decide(r)),
+// with its errors written by WriteError. hostemu's front door calls Serve, and writes
+// the errors itself.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.Serve(w, r, h.Decide(r))
+	d := h.Decide(r)
+	if err := h.Serve(w, r, d); err != nil {
+		w.Header()["Server"] = serverHeader
+		WriteError(w, r, Status(string(err.Code), d.Proxy), string(err.Code), err.Message, h.docURL(r, string(err.Code)))
+	}
 }
 
 // Static header values, shared: net/http only reads them.
@@ -60,39 +67,28 @@ var (
 	allowHeader       = []string{"GET, HEAD"}
 )
 
-// Serve writes the edge's answer to r as d decided it. Every answer carries
-// Server: hostemu, and X-Hostemu-Deployment when a deployment answered (its files, its
-// building or failed page, or a path it lacks).
-func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, d Decision) {
+// Serve answers r as d decided it: a deployment's files or a redirect; or, for an error
+// (d's, or a path or method the deployment does not serve), it sets the error's headers
+// (Server, X-Hostemu-Deployment, Retry-After, Allow) and returns it for the caller to
+// write. Every answer carries Server: hostemu, and X-Hostemu-Deployment when a
+// deployment answered (its files, its building or failed page, or a path it lacks).
+func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, d Decision) *apperr.Error {
 	hd := w.Header()
 	hd["Server"] = serverHeader
 	if d.Action == ActionServe {
-		h.serveFile(w, r, d) // sets X-Hostemu-Deployment with its other headers
-		return
+		return h.serveFile(w, r, d) // sets X-Hostemu-Deployment with its other headers
 	}
 	if d.Deployment.ID != "" {
 		hd["X-Hostemu-Deployment"] = []string{d.Deployment.ID}
 	}
-	switch d.Action {
-	case ActionRedirect:
+	if d.Action == ActionRedirect {
 		h.redirect(w, r, d.RedirectTo)
-	default:
-		if d.Code == CodeDeploymentBuilding {
-			hd["Retry-After"] = retryAfterHeader
-		}
-		h.fail(w, r, d, d.Code)
+		return nil
 	}
-}
-
-// Error answers an edge error with any status and code, as the edge's own errors are
-// answered (an injected fault's, say): HTML, or the envelope when JSON is preferred.
-func (h *Handler) Error(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
-	w.Header()["Server"] = serverHeader
-	writeError(w, r, status, code, msg, h.docURL(r, code))
-}
-
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, d Decision, code string) {
-	writeError(w, r, Status(code, d.Proxy), code, message(code, d), h.docURL(r, code))
+	if d.Code == CodeDeploymentBuilding {
+		hd["Retry-After"] = retryAfterHeader
+	}
+	return failure(d.Code, d)
 }
 
 func (h *Handler) docURL(r *http.Request, code string) string {

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"bytes"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"html"
 	"net/http"
 	"path"
@@ -18,20 +19,18 @@ type fileAnswer struct {
 // serveFile answers a request for one of d.Deployment's files: its uploaded bytes through
 // http.ServeContent (conditional and range requests, HEAD), or a placeholder when its hash
 // was never uploaded.
-func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) {
+func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) *apperr.Error {
 	hd := w.Header()
 	a := new(fileAnswer)
 	a.vals[0] = d.Deployment.ID
 	hd["X-Hostemu-Deployment"] = a.vals[0:1:1]
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hd["Allow"] = allowHeader
-		h.fail(w, r, d, CodeMethodNotAllowed)
-		return
+		return failure(CodeMethodNotAllowed, d)
 	}
 	name, hash, ok := ResolvePath(r.URL.Path, d.Deployment.Files)
 	if !ok {
-		h.fail(w, r, d, CodeNotFound)
-		return
+		return failure(CodeNotFound, d)
 	}
 	var (
 		e        entry
@@ -54,6 +53,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 	}
 	a.rd.Reset(e.data)
 	http.ServeContent(w, r, name, time.Time{}, &a.rd)
+	return nil
 }
 
 // Placeholder returns the page served for a file whose hash was never uploaded (lenient

@@ -57,6 +57,9 @@ type Config struct {
 	TunnelTimeout time.Duration
 	// Namespaces holds the namespaces beside the default world (nil: none can be made).
 	Namespaces *namespace.Registry
+	// ProxyDomains are the custom domains (suffix patterns, see underAny) the proxy
+	// serves besides deployment hosts and reserved test names (--proxy-domains).
+	ProxyDomains []string
 }
 
 // API serves the default world, and the namespaces' worlds, over HTTP.
@@ -66,24 +69,17 @@ type API struct {
 	cfg       Config
 	log       *slog.Logger
 	cursorKey []byte
-	main      *gin.Engine
-	cipher    *gin.Engine
-	edge      *edge.Handler // deployments and custom domains, chosen by host
-	handler   http.Handler  // the edge in front of mainHTTP
+	engine    *gin.Engine   // every API route (routes.go), for every listener
+	apiHTTP   http.Handler  // engine, gzipping answers when asked
+	edge      *edge.Handler // the default world's deployments and custom domains
 	tlsConfig *tls.Config   // TLSConfig, for CONNECT tunnels
 	// publicHost is --public-url's host: hostemu's own, never the edge's.
 	publicHost string
 	// publicOrigin is --public-url's web origin (scheme://host), or "".
 	publicOrigin string
-	// mainHTTP and cipherHTTP serve main and cipher, gzipping answers when asked
-	// (compress.Responses; see ownRequest)
-	mainHTTP, cipherHTTP http.Handler
-	controlEngine        *gin.Engine  // the control API alone, for its own listener
-	controlHTTP          http.Handler // controlEngine, as mainHTTP is main
-	bodies               *budget      // request-body bytes in flight, across both engines
+	bodies       *budget // request-body bytes in flight, across every listener
 
-	preflights  map[*gin.Engine]map[string]bool // paths with an OPTIONS route, while building
-	release     chan struct{}                   // closed by Release
+	release     chan struct{} // closed by Release
 	releaseOnce sync.Once
 }
 
@@ -103,36 +99,16 @@ func New(w *world.World, cfg Config) *API {
 		}
 		cfg.CA = ca
 	}
-	a := &API{w: w, ns: cfg.Namespaces, cfg: cfg, log: cfg.Logger, release: make(chan struct{}), preflights: map[*gin.Engine]map[string]bool{}}
+	a := &API{w: w, ns: cfg.Namespaces, cfg: cfg, log: cfg.Logger, release: make(chan struct{})}
 	mac := hmac.New(sha256.New, []byte("hostemu cursor key"))
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)
 	a.bodies = newBudget(cfg.Limits.bodyBytesInFlight())
 	a.publicHost, a.publicOrigin = publicHostOf(cfg.PublicURL), publicOriginOf(cfg.PublicURL)
 	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
-	a.main = a.engine()
-	a.hostingRoutes(a.main)
-	if !cfg.CipherSeparate {
-		a.cipherRoutes(a.main)
-	}
-	if cfg.ControlSeparate {
-		a.healthRoute(a.main)
-	} else {
-		a.controlRoutes(a.main)
-		a.dashboardRoutes(a.main)
-	}
-	a.docsRoutes(a.main)
-	a.controlEngine = a.engine()
-	a.controlRoutes(a.controlEngine)
-	a.dashboardRoutes(a.controlEngine)
-	a.docsRoutes(a.controlEngine)
-	a.cipher = a.engine()
-	a.cipherRoutes(a.cipher)
-	a.healthRoute(a.cipher)
-	a.docsRoutes(a.cipher) // its errors' doc_url points at this listener
-	a.mainHTTP, a.cipherHTTP = compress.Responses(ownRequest(a.main)), compress.Responses(ownRequest(a.cipher))
-	a.controlHTTP = compress.Responses(ownRequest(a.controlEngine))
-	a.handler = a.route(a.mainHTTP)
+	a.engine = a.newEngine()
+	a.routes(a.engine)
+	a.apiHTTP = compress.Responses(a.engine)
 	a.tlsConfig = a.TLSConfig()
 	return a
 }
@@ -141,37 +117,27 @@ func New(w *world.World, cfg Config) *API {
 // shutting down does not wait for them.
 func (a *API) Release() { a.releaseOnce.Do(func() { close(a.release) }) }
 
-// Handler serves the edge (deployment hosts and custom domains, by host), and for every
-// other host the hosting service, the control API, the docs and, unless it has its own
-// listener, the decryption service.
-func (a *API) Handler() http.Handler { return a.handler }
+// Handler serves --addr (and its HTTPS twin, and CONNECT tunnels): the edge
+// (deployment hosts and custom domains, by host), the proxy, and for hostemu's own
+// hosts the hosting service, the control API, the dashboard, the docs and, unless they
+// have listeners of their own, the decryption service and the control API.
+func (a *API) Handler() http.Handler { return door{a, ListenerMain} }
 
-// ControlHandler serves the control API (with health and the docs) alone.
-func (a *API) ControlHandler() http.Handler { return a.controlHTTP }
+// ControlHandler serves --control-addr: the control API, the dashboard and the docs.
+func (a *API) ControlHandler() http.Handler { return door{a, ListenerControl} }
 
-// CipherHandler serves the decryption service (and health) alone.
-func (a *API) CipherHandler() http.Handler { return a.cipherHTTP }
+// CipherHandler serves --cipher-addr: the decryption service, health and the docs.
+func (a *API) CipherHandler() http.Handler { return door{a, ListenerCipher} }
 
-// ownRequest serves h a shallow copy of each request with a body: the middleware
-// wraps the body (journal capture, budget, decoding), and net/http must find its own
-// body unchanged after the handler, to tell a body never asked for (a refused Expect:
-// 100-continue request: close the connection, do not wait for it) from one to discard.
-func ownRequest(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			r = r.WithContext(r.Context())
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-func (a *API) engine() *gin.Engine {
+// newEngine is the router: it finds the handler of a request the front door has
+// classified and the pipeline has prepared. It routes strictly (no redirects) and
+// answers unknown routes and methods in the envelope.
+func (a *API) newEngine() *gin.Engine {
 	r := gin.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
-	r.Use(a.recovery(), a.controlGuard(), a.cors(), a.decodeBody(), a.public(), a.bodyBudget())
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
 		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
 	}))
@@ -181,19 +147,13 @@ func (a *API) engine() *gin.Engine {
 	return r
 }
 
-// publicRoute registers a public route (a GET with its HEAD twin) and answers CORS
-// preflights on its path.
+// publicRoute registers a route of the emulated services (a GET with its HEAD twin)
+// behind its auth check. Their CORS preflights never reach the router: the pipeline
+// answers them on every path.
 func (a *API) publicRoute(r *gin.Engine, method, path string, auth gin.HandlerFunc, h handlerFunc) {
 	if method == http.MethodGet {
 		get(r, path, auth, a.handle(h))
-	} else {
-		r.Handle(method, path, auth, a.handle(h))
+		return
 	}
-	if a.preflights[r] == nil {
-		a.preflights[r] = map[string]bool{}
-	}
-	if !a.preflights[r][path] {
-		a.preflights[r][path] = true
-		r.OPTIONS(path, a.preflight)
-	}
+	r.Handle(method, path, auth, a.handle(h))
 }

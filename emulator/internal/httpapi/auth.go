@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -12,24 +13,24 @@ import (
 // or key names its namespace; any other credential, or none, is the default world's) and
 // decides the rate-limit key: the token's for a valid credential, else the client IP's
 // (per service).
-func (a *API) identify(c *gin.Context, info *reqInfo) {
-	h := c.Request.Header.Get("Authorization")
-	info.hasHeader = h != ""
-	info.w = a.w
+func (a *API) identify(ex *exchange, r *http.Request) {
+	h := r.Header.Get("Authorization")
+	ex.hasHeader = h != ""
+	cipher := ex.class.Kind == KindCipher
 	if tok, ok := bearer(h); ok {
 		if n, found := a.ns.ByToken(tok); found {
-			info.w = n.World
+			ex.w = n.World
 		}
-		if info.service == serviceCipher {
-			if info.limitKey, info.authed = info.w.AuthenticateCipher(tok); info.authed {
+		if cipher {
+			if ex.limitKey, ex.authed = ex.w.AuthenticateCipher(tok); ex.authed {
 				return
 			}
-		} else if info.scope, info.limitKey, info.authed = info.w.Authenticate(tok); info.authed {
+		} else if ex.scope, ex.limitKey, ex.authed = ex.w.Authenticate(tok); ex.authed {
 			return
 		}
 	}
-	info.perIP = true
-	info.limitKey = info.service + "|" + a.clientIP(c).String()
+	ex.perIP = true
+	ex.limitKey = ex.class.Kind.service() + "|" + a.clientIP(r).String()
 }
 
 // bearer extracts the token of an "Authorization: Bearer <token>" header.
@@ -62,9 +63,9 @@ func (a *API) needScope(scope func(*gin.Context) state.Scope) gin.HandlerFunc {
 }
 
 func (a *API) authorize(c *gin.Context, scope func(*gin.Context) state.Scope) bool {
-	info := infoOf(c)
+	info := exchangeOf(c)
 	switch {
-	case info == nil:
+	case info == nil || info.limitKey == "":
 		a.renderError(c, apperr.New(apperr.InternalError, "request was not identified"))
 		return false
 	case !info.hasHeader:
@@ -74,7 +75,7 @@ func (a *API) authorize(c *gin.Context, scope func(*gin.Context) state.Scope) bo
 		a.renderError(c, apperr.New(apperr.InvalidToken, "the bearer token is unknown, revoked or malformed"))
 		return false
 	}
-	if info.service == serviceCipher {
+	if info.class.Kind == KindCipher {
 		return true
 	}
 	if need := scope(c); !info.scope.Allows(need) {

@@ -21,7 +21,7 @@ func (a *API) encrypt(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if info := infoOf(c); info != nil && payload != nil {
+	if info := exchangeOf(c); info != nil && payload != nil {
 		info.payloadChars = utf8.RuneCountInString(*payload)
 	}
 	env, err := a.world(c).Encrypt(payload)

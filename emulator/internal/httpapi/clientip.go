@@ -1,21 +1,20 @@
 package httpapi
 
 import (
+	"net/http"
 	"net/netip"
 	"strings"
-
-	"github.com/gin-gonic/gin"
 )
 
 // clientIP is the TCP peer, or with --trusted-proxies the nearest untrusted address of
 // X-Forwarded-For.
-func (a *API) clientIP(c *gin.Context) netip.Addr {
-	peer := peerAddr(c.Request.RemoteAddr)
+func (a *API) clientIP(r *http.Request) netip.Addr {
+	peer := peerAddr(r.RemoteAddr)
 	if !a.trusted(peer) {
 		return peer
 	}
 	var hops []netip.Addr
-	for _, h := range c.Request.Header.Values("X-Forwarded-For") {
+	for _, h := range r.Header.Values("X-Forwarded-For") {
 		for _, part := range strings.Split(h, ",") {
 			if ip, err := netip.ParseAddr(strings.TrimSpace(part)); err == nil {
 				hops = append(hops, ip.Unmap())
@@ -51,5 +50,3 @@ func (a *API) trusted(ip netip.Addr) bool {
 	}
 	return false
 }
-
-func (a *API) trustedPeer(c *gin.Context) bool { return a.trusted(peerAddr(c.Request.RemoteAddr)) }

@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
-	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -29,26 +30,24 @@ const tlsRecordHandshake = 0x16
 // The port does not matter, since nothing is dialled. Proxy-Authorization names the
 // namespace the tunnel serves (Basic base64("<ns>:")), as it does for plain proxy
 // requests; without it, the default one.
-func (a *API) serveConnect(w http.ResponseWriter, r *http.Request) {
-	host := edge.NormalizeHost(r.Host)
-	wd := a.edgeWorld(r, host)
-	e := journal.Entry{Method: r.Method, Path: r.Host, Service: serviceEdge, Host: host}
+func (a *API) serveConnect(ex *exchange, r *http.Request) {
+	host, wd := ex.class.Host, ex.w
 	if !a.emulated(wd, host, r) {
-		e.Status, e.ErrorCode = http.StatusForbidden, edge.CodeUnknownHost
-		wd.Record(e)
-		a.edge.Error(w, r, http.StatusForbidden, edge.CodeUnknownHost,
-			"hostemu does not emulate "+strconv.Quote(host)+"; CONNECT never leaves this machine")
+		a.fail(ex, r, apperr.New(apperr.UnknownHost, "hostemu does not emulate "+strconv.Quote(host)+"; CONNECT never leaves this machine"))
 		return
 	}
-	conn, brw, err := http.NewResponseController(w).Hijack()
+	if d := edge.Decide(host, true, wd.Edge(), wd.EdgeDomain()); d.Claimed && !a.proxyVouches(d) {
+		a.fail(ex, r, apperr.New(apperr.UnknownHost, refusedByProxy(d).Message()))
+		return
+	}
+	conn, brw, err := http.NewResponseController(ex.ResponseWriter).Hijack()
 	if err != nil { // HTTP/2 has no connection to hand over
-		e.Status, e.ErrorCode = http.StatusMethodNotAllowed, edge.CodeMethodNotAllowed
-		wd.Record(e)
-		a.edge.Error(w, r, http.StatusMethodNotAllowed, edge.CodeMethodNotAllowed, "CONNECT needs HTTP/1.1")
+		a.fail(ex, r, apperr.New(apperr.MethodNotAllowed, "CONNECT needs HTTP/1.1"))
 		return
 	}
-	e.Status = http.StatusOK
-	wd.Record(e)
+	// journaled now, before any request the tunnel carries
+	ex.status, ex.journaled = http.StatusOK, false
+	a.record(ex, r)
 	tunnel, isTLS, ok := a.openTunnel(conn, brw)
 	if !ok {
 		conn.Close()
@@ -93,24 +92,17 @@ func TunnelContext(ctx context.Context, c net.Conn) context.Context {
 
 // emulated reports whether CONNECT to the host of r stays with hostemu (in world wd).
 func (a *API) emulated(wd *world.World, host string, r *http.Request) bool {
-	var local net.IP
-	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok {
-		local = addr.IP
-	}
-	return a.emulatedHost(wd, host, local)
+	return a.emulatedHost(wd, host, localAddr(r))
 }
 
 // emulatedHost reports whether host (normalised) is one hostemu answers for itself, on
-// a connection to local: its own names, hosts under the edge domain, custom domains of
-// world wd.
-func (a *API) emulatedHost(wd *world.World, host string, local net.IP) bool {
+// a connection to local: its own names (isSelf), hosts under the edge domain, custom
+// domains of world wd.
+func (a *API) emulatedHost(wd *world.World, host string, local netip.Addr) bool {
 	if host == "" {
 		return false
 	}
-	if a.ownTLSName(host, local) {
-		return true
-	}
-	return edge.Decide(host, false, wd.Edge(), wd.EdgeDomain()).Claimed
+	return a.isSelf(host, local) || edge.Decide(host, false, wd.Edge(), wd.EdgeDomain()).Claimed
 }
 
 // openTunnel answers 200 and waits, within the tunnel timeout, for the client's first
@@ -142,7 +134,7 @@ func (a *API) serveTunnel(c net.Conn, conf *tls.Config) {
 		a.cfg.ServeTunnel(c, conf)
 		return
 	}
-	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: DefaultTunnelTimeout, IdleTimeout: time.Minute}
+	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: DefaultTunnelTimeout, IdleTimeout: time.Minute}
 	ServeConn(srv, c, conf)
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"io"
+	"net/http"
 
 	"github.com/gin-gonic/gin"
 
@@ -14,24 +15,20 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
-// controlAuth guards the control API with --control-token when one is set.
-func (a *API) controlAuth() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if a.cfg.ControlToken == "" {
-			c.Next()
-			return
-		}
-		h := c.Request.Header.Get("Authorization")
-		tok, ok := bearer(h)
-		switch {
-		case h == "":
-			a.renderError(c, apperr.New(apperr.MissingToken, "the control API needs Authorization: Bearer <control token>"))
-		case !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(a.cfg.ControlToken)) != 1:
-			a.renderError(c, apperr.New(apperr.InvalidToken, "the control token is not valid"))
-		default:
-			c.Next()
-		}
+// controlAuth checks --control-token, when one is set.
+func (a *API) controlAuth(r *http.Request) error {
+	if a.cfg.ControlToken == "" {
+		return nil
 	}
+	h := r.Header.Get("Authorization")
+	tok, ok := bearer(h)
+	switch {
+	case h == "":
+		return apperr.New(apperr.MissingToken, "the control API needs Authorization: Bearer <control token>")
+	case !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(a.cfg.ControlToken)) != 1:
+		return apperr.New(apperr.InvalidToken, "the control token is not valid")
+	}
+	return nil
 }
 
 type healthResponse struct {
@@ -278,7 +275,7 @@ type projectOverview struct {
 }
 
 func (a *API) overview(c *gin.Context) (any, error) {
-	base := a.baseURL(c)
+	base := a.baseURL(c.Request)
 	w := a.world(c)
 	ps := w.Overview(overviewProjects, overviewDeployments)
 	out := struct {

@@ -4,7 +4,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 )
 
 // --public-url's host and origin pass the control guard, in any case and with any
@@ -14,18 +14,19 @@ func TestControlGuardKnowsPublicURL(t *testing.T) {
 	for host, want := range map[string]bool{
 		"emu.example": true, "EMU.example:8443": true, "emu.example.": true, "localhost:4700": true, "[::1]:4700": true,
 		"evil.example": false, "emu.example.evil": false, "10.0.0.1": false, "": false,
+		// the edge's names are never the control API's
+		"x.pwn.localhost:4700": false, "demo-abc.hostemu.localhost": false,
 	} {
-		if got := a.controlHost(host); got != want {
+		if got := a.controlHost(edge.NormalizeHost(host)); got != want {
 			t.Errorf("controlHost(%q) = %v, want %v", host, got, want)
 		}
 	}
-	c, _ := gin.CreateTestContext(httptest.NewRecorder())
-	c.Request = httptest.NewRequest("GET", "http://127.0.0.1:4700/_emulator/clock", nil)
+	r := httptest.NewRequest("GET", "http://127.0.0.1:4700/_emulator/clock", nil)
 	for origin, want := range map[string]bool{
 		"https://emu.example:8443": true, "HTTPS://EMU.EXAMPLE:8443": true, "http://127.0.0.1:4700": true,
 		"https://emu.example": false, "http://emu.example:8443": false, "https://evil.example": false,
 	} {
-		if got := a.ownOrigin(c, origin); got != want {
+		if got := a.ownOrigin(r, origin); got != want {
 			t.Errorf("ownOrigin(%q) = %v, want %v", origin, got, want)
 		}
 	}

@@ -3,66 +3,66 @@ package httpapi
 import (
 	"net/http"
 	"strings"
-
-	"github.com/gin-gonic/gin"
 )
+
+// CORS, one implementation for every kind of request: the public APIs allow the origins
+// of --cors-origins (every origin by default); the control API and the dashboard allow
+// only --control-origins (see guardControl). A preflight is answered the same way for
+// both, from the origin the policy allows.
 
 // exposedHeaders are the response headers a page's script may read.
 const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After"
 
-// cors adds the CORS headers of the public APIs to their responses; preflights are
-// answered by preflight. The control API and docs get none (see controlGuard).
-func (a *API) cors() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if isControl(c.Request.URL.Path) {
-			c.Next()
-			return
-		}
-		if allow := a.allowOrigin(c.Request.Header.Get("Origin")); allow != "" {
-			h := c.Writer.Header()
-			a.setAllowOrigin(h, allow)
-			h.Set("Access-Control-Expose-Headers", exposedHeaders)
-		}
-		c.Next()
+// corsHeaders adds the public APIs' CORS headers to an answer.
+func (a *API) corsHeaders(h http.Header, r *http.Request) {
+	if allow := a.allowOrigin(r.Header.Get("Origin")); allow != "" {
+		setAllowOrigin(h, allow)
+		h.Set("Access-Control-Expose-Headers", exposedHeaders)
 	}
 }
 
-// allowOrigin is the Access-Control-Allow-Origin value for origin: "*" when any origin
-// may call, the origin itself when --cors-origins lists it, else "".
+// allowOrigin is the public APIs' Access-Control-Allow-Origin for origin: the origin
+// itself when --cors-origins is "*" or lists it, else "". Echoing rather than sending
+// "*" lets a browser app send credentials (fetch's credentials: "include", axios'
+// withCredentials), which "*" forbids; the public API sets no cookies, so this costs
+// nothing.
 func (a *API) allowOrigin(origin string) string {
 	if origin == "" {
 		return ""
 	}
 	for _, o := range a.cfg.CORSOrigins {
-		if o == "*" {
-			return "*"
-		}
-		if strings.EqualFold(o, origin) {
+		if o == "*" || strings.EqualFold(o, origin) {
 			return origin
 		}
 	}
 	return ""
 }
 
-// setAllowOrigin writes the origin headers: an echoed origin also allows credentials
-// (cookies, Authorization with credentials: "include") and varies the answer by Origin.
-func (a *API) setAllowOrigin(h http.Header, allow string) {
+// setAllowOrigin writes the origin headers: the echoed origin, credentials allowed, and
+// the answer varies by Origin.
+func setAllowOrigin(h http.Header, allow string) {
 	h.Set("Access-Control-Allow-Origin", allow)
-	if allow != "*" {
-		h.Set("Access-Control-Allow-Credentials", "true")
-		h.Add("Vary", "Origin")
-	}
+	h.Set("Access-Control-Allow-Credentials", "true")
+	h.Add("Vary", "Origin")
 }
 
-// preflight answers a CORS preflight of a public route: not authenticated, not counted.
-// Every requested header is allowed (front-end stacks add X-Requested-With, traceparent,
-// sentry-trace, baggage, Idempotency-Key…), so the answer echoes the request's list.
-func (a *API) preflight(c *gin.Context) {
-	h := c.Writer.Header()
-	if allow := a.allowOrigin(c.Request.Header.Get("Origin")); allow != "" {
-		a.setAllowOrigin(h, allow)
+// preflightOf reports whether r is a CORS preflight (any OPTIONS request is answered
+// as one).
+func preflightOf(r *http.Request) bool { return r.Method == http.MethodOptions }
+
+// preflight answers a CORS preflight with 204: with the CORS headers when allow (the
+// origin the policy allows) is not empty. Not authenticated, not counted, not
+// journaled. Every requested header is allowed (front-end stacks add X-Requested-With,
+// traceparent, sentry-trace, baggage, Idempotency-Key…), so the answer echoes the
+// request's list. It answers on every path of the public APIs, a route or not, so that
+// the real request's error (a 404 for a typo in a path) reaches the app instead of a
+// failed preflight.
+func preflight(ex *exchange, r *http.Request, allow string) {
+	h := ex.Header()
+	if allow != "" {
+		setAllowOrigin(h, allow)
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
-		if req := c.Request.Header.Get("Access-Control-Request-Headers"); req != "" {
+		if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
 			h.Set("Access-Control-Allow-Headers", req)
 			h.Add("Vary", "Access-Control-Request-Headers")
 		} else {
@@ -70,5 +70,5 @@ func (a *API) preflight(c *gin.Context) {
 		}
 		h.Set("Access-Control-Max-Age", "600")
 	}
-	c.AbortWithStatus(http.StatusNoContent)
+	ex.WriteHeader(http.StatusNoContent)
 }

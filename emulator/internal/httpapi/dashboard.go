@@ -49,11 +49,6 @@ var pageSecurity = map[string]string{
 	"Cache-Control":          "no-cache",
 }
 
-// isDashboard reports whether path is one of the web pages or their assets.
-func isDashboard(p string) bool {
-	return p == "/" || p == "/dashboard" || p == "/account/tokens" || strings.HasPrefix(p, "/dashboard/assets/")
-}
-
 // page serves an embedded HTML page.
 func (a *API) page(name string) gin.HandlerFunc {
 	return func(c *gin.Context) { a.serveFile(c, name) }

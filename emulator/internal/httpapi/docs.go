@@ -33,18 +33,18 @@ var docsTmpl = template.Must(template.New("docs").Parse(`<!doctype html>
 
 type docsPage struct {
 	Title string
-	Doc   *ErrorDoc
+	Doc   *apperr.Doc
 	Code  string
-	All   []ErrorDoc
+	All   []apperr.Doc
 }
 
 func (a *API) docsIndex(c *gin.Context) {
-	a.renderDocs(c, docsPage{Title: "Error codes", All: Catalogue()})
+	a.renderDocs(c, docsPage{Title: "Error codes", All: apperr.Catalogue()})
 }
 
 func (a *API) docsError(c *gin.Context) {
 	code := c.Param("code")
-	if d, ok := byCode[apperr.Code(code)]; ok {
+	if d, ok := apperr.Lookup(apperr.Code(code)); ok {
 		a.renderDocs(c, docsPage{Title: code, Doc: &d})
 		return
 	}

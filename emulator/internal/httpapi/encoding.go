@@ -8,27 +8,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gin-gonic/gin"
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
-
-// decodeBody undoes a request body's Content-Encoding: gzip is decoded as it is read,
-// so every reader (readBody, the state import) sees the decoded bytes and applies its
-// size limit and the budget of bytes in flight to them: a gzip bomb hits 413. It reads
-// nothing itself (a client waiting for 100 Continue is answered first if refused); any
-// other coding is refused with 415 by the body's reader, before it reads (see
-// unsupportedEncoding). It runs before public(), so the journal keeps decoded bodies.
-func (a *API) decodeBody() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		r := c.Request
-		if r.Body != nil && r.Body != http.NoBody && isGzip(r.Header.Get("Content-Encoding")) {
-			r.Body = &gunzipBody{r: r.Body}
-			r.Header.Del("Content-Encoding")
-			r.ContentLength = -1 // the declared length was the encoded one
-		}
-		c.Next()
-	}
-}
 
 func isGzip(coding string) bool {
 	coding = strings.TrimSpace(coding)

@@ -21,7 +21,7 @@ func TestEveryCodeIsCatalogued(t *testing.T) {
 	all := map[apperr.Code]bool{}
 	for _, code := range apperr.All {
 		all[code] = true
-		d, ok := byCode[code]
+		d, ok := apperr.Lookup(code)
 		if !ok {
 			t.Errorf("%s is not in the catalogue (it would be answered as a 500)", code)
 			continue
@@ -35,7 +35,7 @@ func TestEveryCodeIsCatalogued(t *testing.T) {
 			t.Errorf("docs page of %s: %d %.200s", code, rec.Code, rec.Body)
 		}
 	}
-	for _, d := range catalogue {
+	for _, d := range apperr.Catalogue() {
 		if !all[d.Code] {
 			t.Errorf("catalogue entry %s is not in apperr.All", d.Code)
 		}

@@ -2,36 +2,42 @@ package httpapi
 
 import (
 	"context"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"net"
 	"net/http"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 )
 
-// applyFault carries out an injected fault. It reports whether the request goes on to
-// its real handler.
-func (a *API) applyFault(c *gin.Context, info *reqInfo, act fault.Action) bool {
-	a.wait(c.Request.Context(), act.Delay)
+// applyFault carries out an injected fault, for the APIs and the edge alike. It
+// reports whether the request goes on to be served.
+func (a *API) applyFault(ex *exchange, r *http.Request, act fault.Action) bool {
+	a.wait(r.Context(), act.Delay)
 	switch {
 	case act.Status != 0:
 		code, msg := injected(act)
-		a.writeError(c, act.Status, code, msg, nil)
+		a.writeError(ex, ex, r, act.Status, code, msg, nil)
 		return false
 	case act.RateLimit:
-		d := a.world(c).Exhausted(info.limitKey, info.perIP, time.Duration(act.RetryAfter)*time.Second)
-		setRateHeaders(c, d)
-		a.tooMany(c, d)
+		if ex.class.Kind == KindEdge {
+			// the edge has no limits of its own: a 429 with Retry-After, no limit headers
+			ex.Header().Set("Retry-After", itoa(int64(max(act.RetryAfter, 1))))
+			a.writeError(ex, ex, r, http.StatusTooManyRequests, string(apperr.RateLimited), "injected fault "+act.FaultID+": rate limited", nil)
+			return false
+		}
+		d := ex.w.Exhausted(ex.limitKey, ex.perIP, time.Duration(act.RetryAfter)*time.Second)
+		setRateHeaders(ex.Header(), d)
+		a.tooMany(ex, r, d)
 		return false
 	case act.Timeout:
-		a.wait(c.Request.Context(), fault.MaxTimeoutSeconds*time.Second)
-		info.errCode = "timeout"
-		drop(c)
+		a.wait(r.Context(), fault.MaxTimeoutSeconds*time.Second)
+		ex.errCode = "timeout"
+		drop(ex)
 		return false
 	case act.Drop:
-		info.errCode = "dropped"
-		drop(c)
+		ex.errCode = "dropped"
+		drop(ex)
 		return false
 	}
 	return true
@@ -66,15 +72,10 @@ func injected(act fault.Action) (code, msg string) {
 }
 
 // drop closes the connection without a response. HTTP/2 cannot hand its connection
-// over (and gin's Hijack would panic on a writer that is no Hijacker): there the stream
-// is reset, which is what a client of a multiplexed connection sees of a dropped
-// request; the connection and its other streams live on.
-func drop(c *gin.Context) {
-	c.Abort()
-	if c.Request.ProtoMajor != 1 {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := c.Writer.Hijack()
+// over: there the stream is reset, which is what a client of a multiplexed connection
+// sees of a dropped request; the connection and its other streams live on.
+func drop(ex *exchange) {
+	conn, _, err := http.NewResponseController(ex.ResponseWriter).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}

@@ -129,7 +129,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := a.baseURL(c)
+	base := a.baseURL(c.Request)
 	out := newPooledJSON()
 	b := append(out.b, `{"deployments":[`...)
 	var project state.Project // a page is usually one project's: look it up once
@@ -164,7 +164,7 @@ func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
 		return nil, err
 	}
 	p := newPooledJSON()
-	p.b = appendDeployment(p.b, a.baseURL(c), &d, env, production)
+	p.b = appendDeployment(p.b, a.baseURL(c.Request), &d, env, production)
 	return p, nil
 }
 

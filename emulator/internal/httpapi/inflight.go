@@ -144,19 +144,46 @@ func (m *meteredBody) Read(p []byte) (int, error) {
 
 func (m *meteredBody) Close() error { return m.r.Close() }
 
-// bodyBudget meters every request body and gives its bytes back once the request is
-// answered.
-func (a *API) bodyBudget() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		if c.Request.Body == nil || c.Request.Body == http.NoBody {
-			c.Next()
-			return
-		}
-		m := &meteredBody{r: c.Request.Body, b: a.bodies}
-		c.Request.Body = m
-		defer func() { a.bodies.release(m.held) }()
-		c.Next()
+// prepareBody readies a request's body for the pipeline and its handler, on a shallow
+// copy of r (net/http must find its own body unchanged after the handler, to tell a
+// body never asked for — a refused Expect: 100-continue request: close the connection,
+// do not wait for it — from one to discard). From the reader's end:
+//
+//   - the journal's copy of the first journal.MaxBody bytes (journaled requests whose
+//     body is no secret; a decryption-service body is redacted instead);
+//   - gzip decoding (Content-Encoding: gzip or x-gzip): every size limit and the budget
+//     apply to the decoded bytes, so a gzip bomb hits 413; any other coding is refused
+//     with 415 by the body's reader, before it reads (see unsupportedEncoding).
+//
+// It reads nothing: a request refused before its handler (401, 429, a fault) has its
+// body read for the journal afterwards, unless its client waits for 100 Continue.
+func (a *API) prepareBody(ex *exchange, r *http.Request) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody || ex.prepared {
+		return r
 	}
+	ex.prepared = true
+	r = r.WithContext(r.Context())
+	if isGzip(r.Header.Get("Content-Encoding")) {
+		r.Body = &gunzipBody{r: r.Body}
+		r.Header.Del("Content-Encoding")
+		r.ContentLength = -1 // the declared length was the encoded one
+	}
+	switch {
+	case ex.class.Kind == KindCipher && r.URL.Path != "/v1/decrypt":
+		ex.redact = true // plaintext never reaches the journal
+	case ex.journaled:
+		ex.body = &capture{r: r.Body}
+		r.Body = ex.body
+	}
+	return r
+}
+
+// meterBody counts a body's bytes against the budget of bytes in flight until the
+// request is answered: the returned meter's held bytes are given back then.
+func (a *API) meterBody(r *http.Request) *meteredBody {
+	m := &meteredBody{r: r.Body, b: a.bodies}
+	r.Body = m
+	return m
 }
 
 // busy is the answer to a body that would go over the budget: 503, retry in a second.

@@ -8,34 +8,40 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 )
 
-// record journals an answered public request and logs it at debug.
-func (a *API) record(c *gin.Context, info *reqInfo) {
-	status := c.Writer.Status()
-	if info.errCode == "dropped" || info.errCode == "timeout" {
+// record journals an answered request (public or edge) and logs it at debug.
+func (a *API) record(ex *exchange, r *http.Request) {
+	status := ex.status
+	if ex.errCode == "dropped" || ex.errCode == "timeout" {
 		status = 0
 	}
 	e := journal.Entry{
-		Method:     c.Request.Method,
-		Path:       c.Request.URL.Path,
-		Query:      c.Request.URL.RawQuery,
+		Method:     r.Method,
+		Path:       r.URL.Path,
+		Query:      r.URL.RawQuery,
 		Status:     status,
-		DurationMS: float64(time.Since(info.start).Microseconds()) / 1000,
-		ErrorCode:  info.errCode,
-		Scope:      string(info.scope),
-		Service:    info.service,
-		FaultID:    info.faultID,
-		Headers:    journal.HeadersOf(c.Request.Header),
+		DurationMS: float64(time.Since(ex.start).Microseconds()) / 1000,
+		ErrorCode:  ex.errCode,
+		Scope:      string(ex.scope),
+		Service:    ex.class.Kind.service(),
+		FaultID:    ex.faultID,
+		Headers:    journal.HeadersOf(r.Header),
 	}
-	if info.service == serviceCipher && info.authed {
-		e.Scope = "api_key"
+	switch ex.class.Kind {
+	case KindEdge:
+		e.Host = ex.class.Host
+	case KindTunnel:
+		e.Host, e.Path, e.Query = ex.class.Host, r.Host, ""
+	case KindCipher:
+		if ex.authed {
+			e.Scope = "api_key"
+		}
 	}
-	if b := info.body; b != nil {
+	if b := ex.body; b != nil {
 		switch {
-		case !b.read && expectsContinue(c.Request):
+		case !b.read && expectsContinue(r):
 			// refused before the handler read the body (401, 403, 415, 429, a fault) of
 			// a client waiting for 100 Continue: reading it would tell the client to send
 			// it, and hold the answer until it came or the body timeout struck
@@ -47,11 +53,11 @@ func (a *API) record(c *gin.Context, info *reqInfo) {
 		}
 		e.Body = b.buf.String()
 	}
-	if info.redact {
-		e.Body = redactedPayload(info.payloadChars)
+	if ex.redact {
+		e.Body = redactedPayload(ex.payloadChars)
 	}
-	a.world(c).Record(e)
-	if a.log.Enabled(c.Request.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
+	ex.w.Record(e)
+	if a.log.Enabled(r.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
 		a.log.Debug("request", "method", e.Method, "path", e.Path, "query", e.Query, "status", status, "service", e.Service,
 			"scope", e.Scope, "error_code", e.ErrorCode, "duration_ms", e.DurationMS)
 	}

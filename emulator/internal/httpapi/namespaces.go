@@ -12,17 +12,12 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
-// worldKey is where a namespaced control route keeps its world on the gin context.
-const worldKey = "hostemu.world"
-
 // world is the world a request acts on: a public request's (found by identify from its
-// credential), a namespaced control route's (from its path), else the default one.
+// credential), a namespaced control route's (from its path, see inNamespace), else the
+// default one.
 func (a *API) world(c *gin.Context) *world.World {
-	if info := infoOf(c); info != nil && info.w != nil {
-		return info.w
-	}
-	if v, ok := c.Get(worldKey); ok {
-		return v.(*world.World)
+	if ex := exchangeOf(c); ex != nil {
+		return ex.w
 	}
 	return a.w
 }
@@ -36,7 +31,7 @@ func (a *API) inNamespace() gin.HandlerFunc {
 			a.renderError(c, err)
 			return
 		}
-		c.Set(worldKey, n.World)
+		exchangeOf(c).w = n.World
 		c.Next()
 	}
 }
@@ -52,7 +47,7 @@ func (a *API) createNamespace(c *gin.Context) (any, error) {
 	}
 	return created{namespace.Created{
 		Namespace: n.ID, Tokens: n.Tokens, CipherKey: n.CipherKey,
-		ControlURL: a.baseURL(c) + "/_emulator/namespaces/" + n.ID,
+		ControlURL: a.baseURL(c.Request) + "/_emulator/namespaces/" + n.ID,
 	}}, nil
 }
 

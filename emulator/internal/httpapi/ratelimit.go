@@ -7,21 +7,21 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/ratelimit"
 )
 
-func setRateHeaders(c *gin.Context, d ratelimit.Decision) {
-	// one backing array for the three values: this runs on every request. The keys are
-	// spelled as the spec spells them (not Go's canonical X-Ratelimit-…): that is what
-	// goes on the wire. In-process, read them as rec.Header()["X-RateLimit-Limit"].
+// setRateHeaders writes X-RateLimit-Limit, -Remaining and -Reset. The keys are Go's
+// canonical forms, so that Header.Get finds them in-process too (a test serving into a
+// ResponseRecorder, a generated client wired to the handler); header names are not
+// case-sensitive on the wire.
+func setRateHeaders(h http.Header, d ratelimit.Decision) {
+	// one backing array for the three values: this runs on every request
 	v := [3]string{smallItoa(int64(d.Limit)), smallItoa(int64(max(d.Remaining, 0))), resetItoa(d.Reset.Unix())}
 	vals := v[:]
-	h := c.Writer.Header()
-	h["X-RateLimit-Limit"] = vals[0:1:1]
-	h["X-RateLimit-Remaining"] = vals[1:2:2]
-	h["X-RateLimit-Reset"] = vals[2:3:3]
+	h["X-Ratelimit-Limit"] = vals[0:1:1]
+	h["X-Ratelimit-Remaining"] = vals[1:2:2]
+	h["X-Ratelimit-Reset"] = vals[2:3:3]
 }
 
 // smallInts are the decimal forms of the limits and counts most headers carry, made
@@ -59,10 +59,10 @@ func resetItoa(n int64) string {
 	return s
 }
 
-func (a *API) tooMany(c *gin.Context, d ratelimit.Decision) {
+func (a *API) tooMany(ex *exchange, r *http.Request, d ratelimit.Decision) {
 	secs := itoa(max(int64(math.Ceil(d.RetryAfter.Seconds())), 1))
-	c.Header("Retry-After", secs)
-	a.renderError(c, apperr.New(apperr.RateLimited, "rate limit exceeded; retry after "+secs+" s"))
+	ex.Header().Set("Retry-After", secs)
+	a.fail(ex, r, apperr.New(apperr.RateLimited, "rate limit exceeded; retry after "+secs+" s"))
 }
 
 // lastDate caches the Date header of the last second: every answer within it carries

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"encoding/json"
+
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"net/http"
 	"strconv"
 	"sync"
@@ -81,9 +83,14 @@ func writeJSON(c *gin.Context, status int, v any) {
 			status, b = http.StatusInternalServerError, []byte(`{"error":{"code":"internal_error","message":"response encoding failed","doc_url":""}}`)
 		}
 	}
-	c.Writer.Header()["Content-Type"] = jsonContentTypeValue
-	c.Status(status)
-	c.Writer.Write(b)
+	writeJSONTo(c.Writer, status, b)
+}
+
+// writeJSONTo answers status with the JSON b.
+func writeJSONTo(w http.ResponseWriter, status int, b []byte) {
+	w.Header()["Content-Type"] = jsonContentTypeValue
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 type errorBody struct {
@@ -97,41 +104,41 @@ type errorObject struct {
 	Missing []string `json:"missing,omitempty"`
 }
 
-// renderError answers err in the documented envelope and aborts the chain.
+// renderError answers err in the documented envelope and aborts the chain: the gin
+// handlers' way into fail.
 func (a *API) renderError(c *gin.Context, err error) {
-	e, known := toAppError(err)
-	if !known {
-		a.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
-	}
-	a.writeError(c, statusOf(e.Code), string(e.Code), e.Message, e.Missing)
+	c.Abort()
+	a.failTo(exchangeOf(c), c.Writer, c.Request, err)
 }
 
-// writeError writes the envelope with any status and code: renderError's, or what an
-// injected fault names.
-func (a *API) writeError(c *gin.Context, status int, code, message string, missing []string) {
-	if info := infoOf(c); info != nil {
-		info.errCode = code
+// writeError writes an error with any status and code to w (the exchange, or a
+// writer over it), in the form of the request's kind (see fail): the catalogue's, or
+// what an injected fault names.
+func (a *API) writeError(ex *exchange, w http.ResponseWriter, r *http.Request, status int, code, message string, missing []string) {
+	ex.errCode = code
+	if ex.class.Kind == KindEdge || ex.class.Kind == KindTunnel {
+		edge.WriteError(w, r, status, code, message, a.edgeDocsBase(r)+"/docs/errors/"+code)
+		return
 	}
 	b, _ := json.Marshal(errorBody{Error: errorObject{
-		Code: code, Message: message, DocURL: a.baseURL(c) + "/docs/errors/" + code, Missing: missing,
+		Code: code, Message: message, DocURL: a.baseURL(r) + "/docs/errors/" + code, Missing: missing,
 	}})
-	c.Abort()
-	writeJSON(c, status, json.RawMessage(b))
+	writeJSONTo(w, status, b)
 }
 
 // baseURL is where links to hostemu point: --public-url, else the request's own
 // scheme and host (so links work from a CI job container).
-func (a *API) baseURL(c *gin.Context) string {
+func (a *API) baseURL(r *http.Request) string {
 	if a.cfg.PublicURL != "" {
 		return a.cfg.PublicURL
 	}
 	scheme := "http"
-	if c.Request.TLS != nil {
+	if r.TLS != nil {
 		scheme = "https"
-	} else if p := c.Request.Header.Get("X-Forwarded-Proto"); (p == "https" || p == "http") && a.trustedPeer(c) {
+	} else if p := r.Header.Get("X-Forwarded-Proto"); (p == "https" || p == "http") && a.trusted(peerAddr(r.RemoteAddr)) {
 		scheme = p
 	}
-	host := c.Request.Host
+	host := r.Host
 	if host == "" {
 		host = "localhost"
 	}

@@ -11,7 +11,7 @@ import (
 // instead of get() would answer HEAD with 405.
 func TestEveryGetRouteAnswersHead(t *testing.T) {
 	a := newTestAPI(t)
-	for name, engine := range map[string]*gin.Engine{"main": a.main, "control": a.controlEngine, "cipher": a.cipher} {
+	for name, engine := range map[string]*gin.Engine{"api": a.engine} {
 		routes := engine.Routes()
 		head := map[string]bool{}
 		for _, r := range routes {

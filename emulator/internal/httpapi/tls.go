@@ -2,10 +2,11 @@ package httpapi
 
 import (
 	"crypto/tls"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -66,10 +67,10 @@ func localIP(c net.Conn) net.IP {
 func (a *API) certSpec(wd *world.World, serverName string, local net.IP) (tlsca.Spec, bool) {
 	host := edge.NormalizeHost(serverName)
 	if serverName != "" && !validSNI(host) {
-		return tlsca.Spec{}, false
+		return tlsca.Spec{}, false // nothing to mint a certificate for
 	}
 	now := wd.Now()
-	if host == "" || a.ownTLSName(host, local) {
+	if host == "" || a.isSelf(host, addrOf(local)) {
 		names := a.ownNames(local)
 		if host != "" && !slices.Contains(names, host) {
 			names = append(names, host) // another loopback address, say 127.0.1.1
@@ -93,16 +94,6 @@ func (a *API) windowed(names []string, now time.Time) tlsca.Spec {
 	return tlsca.Spec{Names: names, NotBefore: from, NotAfter: from.Add(leafWindow)}
 }
 
-// ownTLSName reports whether host is one of hostemu's own names over TLS: localhost, a
-// loopback address, the address the client connected to, or --public-url's host.
-func (a *API) ownTLSName(host string, local net.IP) bool {
-	if host == "localhost" || (a.publicHost != "" && host == a.publicHost) {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && (ip.IsLoopback() || (local != nil && ip.Equal(local)))
-}
-
 // ownNames are the names of hostemu's own certificate: localhost, 127.0.0.1, ::1,
 // --public-url's host, and the address the client connected to when it is another one
 // (a container's, say).
@@ -117,32 +108,9 @@ func (a *API) ownNames(local net.IP) []string {
 	return names
 }
 
-// validSNI reports whether host can be a name in a certificate: an IP address, or at
-// most 253 bytes of labels of 1 to 63 ASCII letters, digits, hyphens and underscores,
-// no label starting or ending with a hyphen (what verifiers accept).
-func validSNI(host string) bool {
-	if host == "" || len(host) > 253 {
-		return false
-	}
-	if net.ParseIP(host) != nil {
-		return true
-	}
-	for label := range strings.SplitSeq(host, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
-			return false
-		}
-		for i := 0; i < len(label); i++ {
-			if c := label[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 func isLoopbackName(h string) bool {
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
 
 // caPEM answers the CA's certificate, PEM-encoded: what a client trusts to verify the
@@ -150,4 +118,17 @@ func isLoopbackName(h string) bool {
 func (a *API) caPEM(c *gin.Context) {
 	c.Header("Cache-Control", "no-store")
 	c.Data(http.StatusOK, "application/x-pem-file", a.cfg.CA.CertPEM())
+}
+
+// validSNI reports whether an SNI name (normalised) can be a certificate's name: an IP
+// address or a DNS name (state.ValidName).
+func validSNI(host string) bool {
+	_, err := netip.ParseAddr(host)
+	return err == nil || state.ValidName(host)
+}
+
+// addrOf is ip as a netip.Addr (the zero Addr for nil).
+func addrOf(ip net.IP) netip.Addr {
+	a, _ := netip.AddrFromSlice(ip)
+	return a.Unmap()
 }

@@ -61,7 +61,7 @@ func FuzzServerName(f *testing.F) {
 		}
 		// a name hostemu serves a certificate for is one a CONNECT tunnel stays with
 		// hostemu for (the reverse need not hold: a pending domain has no certificate)
-		if name != "" && !a.emulatedHost(a.w, host, local) {
+		if name != "" && !a.emulatedHost(a.w, host, addrOf(local)) {
 			t.Fatalf("%q: a certificate is served for it, yet CONNECT refuses it", name)
 		}
 		if spec.Issuer != "" {

@@ -15,23 +15,32 @@ func NormalizeHostname(h string, allowWildcard bool) (string, bool) {
 		}
 		rest = rest[2:]
 	}
-	if len(h) > 253 || rest == "" {
+	if len(h) > MaxNameLen || !ValidName(rest) || !strings.Contains(rest, ".") {
 		return "", false
 	}
-	labels := strings.Split(rest, ".")
-	if len(labels) < 2 {
-		return "", false
-	}
-	for _, l := range labels {
-		if !ValidLabel(l) {
-			return "", false
-		}
-	}
-	tld := labels[len(labels)-1]
+	tld := rest[strings.LastIndexByte(rest, '.')+1:]
 	if strings.Trim(tld, "0123456789") == "" {
 		return "", false
 	}
 	return h, true
+}
+
+// MaxNameLen is the longest DNS name, in bytes (RFC 1035), for every name hostemu
+// checks: custom domains, SNI names, --edge-domain.
+const MaxNameLen = 253
+
+// ValidName reports whether h is a lower-case DNS name: at most MaxNameLen bytes of
+// dot-separated labels, each a ValidLabel.
+func ValidName(h string) bool {
+	if h == "" || len(h) > MaxNameLen {
+		return false
+	}
+	for l := range strings.SplitSeq(h, ".") {
+		if !ValidLabel(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidLabel reports whether l is a DNS label of lowercase letters, digits and inner

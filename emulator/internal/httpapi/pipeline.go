@@ -1,0 +1,224 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+)
+
+// The pipeline: every request the front door classified goes through serve, the one
+// place that journals it, applies faults (and drops), recovers panics into the
+// documented answer and writes errors, whatever its kind. The kinds differ only in the
+// steps they take (policies), not in where those steps live.
+
+// exchange is one request's answer in progress and what the pipeline learnt about it:
+// the response writer every handler writes to (gin's and the edge's alike), so that a
+// handler finds it with exchangeOf and the pipeline sees the status it answered.
+type exchange struct {
+	http.ResponseWriter
+	class Class
+	w     *world.World // the request's world: its namespace's, or the default one
+	start time.Time
+
+	status    int  // the status written, 0 until then
+	journaled bool // the request goes into its world's journal once answered
+	prepared  bool // the body is ready for the handler (prepareBody)
+
+	hasHeader bool        // an Authorization header was sent
+	authed    bool        // its bearer credential is valid
+	scope     state.Scope // hosting tokens only
+	limitKey  string      // the rate-limit key the request was counted under
+	perIP     bool
+	errCode   string
+	faultID   string   // the injected fault that fired
+	body      *capture // the journal's copy of the body
+	// redact keeps a decryption-service body out of the journal: only an /v1/encrypt
+	// payload's length (payloadChars, -1 until the handler has read it) is recorded.
+	redact       bool
+	payloadChars int
+}
+
+func (ex *exchange) WriteHeader(code int) {
+	if ex.status == 0 && code >= 200 {
+		ex.status = code
+	}
+	ex.ResponseWriter.WriteHeader(code)
+}
+
+func (ex *exchange) Write(b []byte) (int, error) {
+	if ex.status == 0 {
+		ex.status = http.StatusOK
+	}
+	return ex.ResponseWriter.Write(b)
+}
+
+// Flush sends what is buffered (server-sent events; gin's writer asks for it).
+func (ex *exchange) Flush() {
+	if ex.status == 0 {
+		ex.status = http.StatusOK
+	}
+	http.NewResponseController(ex.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection (drops, deadlines).
+func (ex *exchange) Unwrap() http.ResponseWriter { return ex.ResponseWriter }
+
+// exchangeOf is the exchange a gin handler answers into (under gin's writer and the
+// gzip writer).
+func exchangeOf(c *gin.Context) *exchange {
+	var w http.ResponseWriter = c.Writer
+	for {
+		switch x := w.(type) {
+		case *exchange:
+			return x
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return nil
+		}
+	}
+}
+
+// serve answers r as the front door classified it.
+func (a *API) serve(w http.ResponseWriter, r *http.Request, cls Class) {
+	ex := &exchange{ResponseWriter: w, class: cls, w: a.w, start: time.Now(), payloadChars: -1}
+	defer a.finish(ex, r)
+	switch cls.Kind {
+	case KindTunnel:
+		ex.journaled, ex.w = true, cls.World
+		a.serveConnect(ex, r)
+	case KindEdge:
+		ex.journaled, ex.w = true, cls.World
+		a.serveEdge(ex, r)
+	case KindHosting, KindCipher, KindNotFound:
+		a.servePublic(ex, r)
+	case KindHealth, KindControl, KindPage:
+		answered, err := a.guardControl(ex, r)
+		if err != nil {
+			a.fail(ex, r, err)
+			return
+		}
+		if answered {
+			return
+		}
+		if cls.Kind == KindControl {
+			if err := a.controlAuth(r); err != nil {
+				a.fail(ex, r, err)
+				return
+			}
+		}
+		a.route(ex, r)
+	case KindDocs:
+		a.route(ex, r)
+	}
+}
+
+// servePublic serves the emulated services: identify the caller, count it against its
+// rate limit (before auth, so an exhausted IP gets 429, not 401), apply injected
+// faults, then route. CORS preflights are answered first, not counted nor journaled.
+func (a *API) servePublic(ex *exchange, r *http.Request) {
+	h := ex.Header()
+	if preflightOf(r) && ex.class.Kind != KindNotFound {
+		preflight(ex, r, a.allowOrigin(r.Header.Get("Origin")))
+		return
+	}
+	a.corsHeaders(h, r)
+	ex.journaled = true
+	r = a.prepareBody(ex, r)
+	a.identify(ex, r)
+	d, now := ex.w.Count(ex.limitKey, ex.perIP)
+	h["Date"] = dateHeader(now)
+	setRateHeaders(h, d)
+	if !d.Allowed {
+		a.tooMany(ex, r, d)
+		return
+	}
+	if act, ok := ex.w.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: ex.class.Kind.service(), Scope: string(ex.scope)}); ok {
+		ex.faultID = act.FaultID
+		if !a.applyFault(ex, r, act) {
+			return
+		}
+	}
+	if ex.class.Kind == KindNotFound {
+		a.fail(ex, r, apperr.New(apperr.NotFound, "no route "+r.Method+" "+r.URL.Path))
+		return
+	}
+	a.route(ex, r)
+}
+
+// serveEdge serves a deployment host or custom domain: faults that match the edge, then
+// the edge's answer.
+func (a *API) serveEdge(ex *exchange, r *http.Request) {
+	cls := &ex.class
+	if act, ok := ex.w.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: serviceEdge, Host: cls.Host}); ok {
+		ex.faultID = act.FaultID
+		if !a.applyFault(ex, r, act) {
+			return
+		}
+	}
+	if err := a.edgeOf(ex.w).Serve(ex, r, cls.Edge); err != nil {
+		a.fail(ex, r, err)
+	}
+}
+
+// route hands an API request to the router, which finds its handler, with its body
+// prepared (prepareBody) and metered against the budget of bytes in flight.
+func (a *API) route(ex *exchange, r *http.Request) {
+	if r.Body != nil && r.Body != http.NoBody {
+		r = a.prepareBody(ex, r)
+		m := a.meterBody(r)
+		defer func() { a.bodies.release(m.held) }()
+	}
+	a.apiHTTP.ServeHTTP(ex, r)
+}
+
+// finish ends every request: a panic becomes the documented 500 (or, once the answer
+// has started, a dropped connection), and a journaled request is recorded and logged.
+func (a *API) finish(ex *exchange, r *http.Request) {
+	rec := recover()
+	switch {
+	case rec == nil:
+	case rec == http.ErrAbortHandler:
+		if ex.errCode == "" {
+			ex.errCode = "dropped"
+		}
+	default:
+		a.log.Error("panic serving request", "kind", ex.class.Kind.String(), "method", r.Method, "path", r.URL.Path, "panic", rec)
+		if ex.status == 0 {
+			a.fail(ex, r, apperr.New(apperr.InternalError, "internal error; see the emulator's log"))
+		} else {
+			ex.errCode, rec = "dropped", http.ErrAbortHandler // half an answer: cut it
+		}
+	}
+	if ex.journaled {
+		a.record(ex, r)
+	}
+	if rec != nil && rec == http.ErrAbortHandler {
+		panic(rec) // net/http's way to drop the connection
+	}
+}
+
+// fail answers err in the form of the request's kind: the edge's HTML page (or the
+// envelope when JSON is preferred) for the edge, the JSON envelope for everything
+// else. Its status comes from the catalogue; an unknown host asked for through the
+// proxy is 403, since the request never leaves the machine.
+func (a *API) fail(ex *exchange, r *http.Request, err error) { a.failTo(ex, ex, r, err) }
+
+// failTo is fail writing to w: a gin handler's writer over the exchange.
+func (a *API) failTo(ex *exchange, w http.ResponseWriter, r *http.Request, err error) {
+	e, known := toAppError(err)
+	if !known {
+		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	status := apperr.Status(e.Code)
+	if e.Code == apperr.UnknownHost && ex.class.Proxy {
+		status = http.StatusForbidden
+	}
+	a.writeError(ex, w, r, status, string(e.Code), e.Message, e.Missing)
+}

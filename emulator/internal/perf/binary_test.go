@@ -1,0 +1,181 @@
+package perf_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBinaryVsGin measures the speed bar as users run hostemu: the built binary (real
+// clock, rate limits counted, journal on, every default feature) serving
+// GET /v1/deployments/{id}, against the baregin binary serving the same bytes. Each
+// server is pinned to CPU 0 and wrk to CPU 1; rounds alternate between the two so both
+// see the same machine. It reports requests per second, their ratio, and the server's
+// CPU time per request (from /proc); it asserts nothing about speed.
+func TestBinaryVsGin(t *testing.T) {
+	if os.Getenv("HOSTEMU_PERF") == "" {
+		t.Skip("set HOSTEMU_PERF=1 to build both binaries and compare them with wrk (about a minute)")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("CPU time is read from /proc")
+	}
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Skip("wrk is not installed")
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("taskset is not installed")
+	}
+	rounds, _ := strconv.Atoi(os.Getenv("HOSTEMU_PERF_ROUNDS"))
+	if rounds <= 0 {
+		rounds = 7
+	}
+	dir := t.TempDir()
+	build(t, filepath.Join(dir, "hostemu"), "../../../cmd/hostemu")
+	build(t, filepath.Join(dir, "baregin"), "./baregin")
+
+	emuAddr := freeAddr(t)
+	emu := start(t, taskset, filepath.Join(dir, "hostemu"), "--addr", emuAddr, "--tls-addr", "", "--rate-limits", "off", "--log-format", "text")
+	path := "/v1/deployments/" + firstDeployment(t, "http://"+emuAddr)
+	body := get(t, "http://"+emuAddr+path)
+	bodyFile := filepath.Join(dir, "body.json")
+	if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ginAddr := freeAddr(t)
+	bare := start(t, taskset, filepath.Join(dir, "baregin"), "-addr", ginAddr, "-body", bodyFile)
+	if got := get(t, "http://"+ginAddr+path); string(got) != string(body) {
+		t.Fatalf("baregin answers other bytes than hostemu")
+	}
+
+	reqsPerSec := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	run := func(p *exec.Cmd, addr string) (rps, cpuMicros float64) {
+		before := cpuTime(t, p.Process.Pid)
+		out, err := exec.Command(taskset, "-c", "1", wrk, "-t1", "-c16", "-d3s", "-H", "Authorization: Bearer hostemu-read", "http://"+addr+path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("wrk: %v\n%s", err, out)
+		}
+		if strings.Contains(string(out), "Non-2xx") {
+			t.Fatalf("wrk saw errors:\n%s", out)
+		}
+		m := reqsPerSec.FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("wrk printed no Requests/sec:\n%s", out)
+		}
+		rps, _ = strconv.ParseFloat(string(m[1]), 64)
+		cpu := cpuTime(t, p.Process.Pid) - before
+		return rps, cpu.Seconds() * 1e6 / (rps * 3)
+	}
+	var ratios, cpuRatios []float64
+	for i := range rounds {
+		e, ec := run(emu, emuAddr)
+		g, gc := run(bare, ginAddr)
+		ratios, cpuRatios = append(ratios, e/g), append(cpuRatios, ec/gc)
+		t.Logf("round %d: hostemu %.0f req/s (%.1f µs CPU/req), bare gin %.0f req/s (%.1f µs CPU/req): %.2f of gin, %.2f× its CPU", i+1, e, ec, g, gc, e/g, ec/gc)
+	}
+	slices.Sort(ratios)
+	slices.Sort(cpuRatios)
+	t.Logf("median over %d rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's", rounds, ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], cpuRatios[len(cpuRatios)/2])
+}
+
+func build(t *testing.T, out, pkg string) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+}
+
+// freeAddr is a loopback address nobody listens on now (the binaries take an address,
+// not a listener).
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs a binary pinned to CPU 0 and waits until its address answers.
+func start(t *testing.T, taskset, bin string, args ...string) *exec.Cmd {
+	t.Helper()
+	p := exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...)
+	p.Stdout, p.Stderr = io.Discard, io.Discard
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Process.Kill(); p.Wait() })
+	addr := args[slices.IndexFunc(args, func(s string) bool { return s == "--addr" || s == "-addr" })+1]
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s does not listen on %s", bin, addr)
+		}
+		time.Sleep(10 * time.Millisecond) // a child process has no other way to say it listens
+	}
+}
+
+func get(t *testing.T, url string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer hostemu-read")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", url, res.StatusCode, b)
+	}
+	return b
+}
+
+var firstID = regexp.MustCompile(`"id":"(dpl_[A-Za-z0-9]+)"`)
+
+func firstDeployment(t *testing.T, base string) string {
+	t.Helper()
+	m := firstID.FindSubmatch(get(t, base+"/v1/deployments?limit=1"))
+	if m == nil {
+		t.Fatal("no deployment in the default fixtures")
+	}
+	return string(m[1])
+}
+
+// cpuTime is the user and system CPU time of a process so far.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	// fields after the command name, which is in parentheses and may hold spaces
+	fields := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks
+}
