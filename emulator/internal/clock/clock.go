@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,7 +56,14 @@ type Clock struct {
 	startAt     time.Time     // a manual clock's start
 	startOffset time.Duration // a real clock's offset from the wall
 
-	mu     sync.Mutex // guards the fields below
+	mu sync.Mutex // serialises changes of st
+	// st is the clock's state, replaced whole under mu and read without it: Now runs
+	// several times in every request.
+	st atomic.Pointer[clockState]
+}
+
+// clockState is a clock's mode and time; never modified once stored.
+type clockState struct {
 	mode   Mode
 	base   time.Time     // the frozen time (manual; unused by a real clock)
 	offset time.Duration // emulated minus wall time (real)
@@ -80,7 +88,7 @@ func newClock(wall func() time.Time, mode Mode, start time.Time) *Clock {
 	case !start.IsZero():
 		c.startOffset = start.Sub(now)
 	}
-	c.mode, c.base, c.offset = mode, c.startAt, c.startOffset
+	c.st.Store(&clockState{mode: mode, base: c.startAt, offset: c.startOffset})
 	return c
 }
 
@@ -89,33 +97,33 @@ func newClock(wall func() time.Time, mode Mode, start time.Time) *Clock {
 func (c *Clock) wallNow() time.Time { return c.wall().UTC().Round(0) }
 
 // Now is the emulated time, in UTC.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.nowLocked()
+func (c *Clock) Now() time.Time { return c.st.Load().now(c) }
+
+// NowWall is Now, and whether it is the machine's wall time itself (a real clock with no
+// offset): then an HTTP answer's Date, which net/http writes from the wall, already
+// says the emulated time.
+func (c *Clock) NowWall() (time.Time, bool) {
+	st := c.st.Load()
+	return st.now(c), st.mode == Real && st.offset == 0
 }
 
-func (c *Clock) nowLocked() time.Time {
-	if c.mode == Manual {
-		return c.base
+func (st *clockState) now(c *Clock) time.Time {
+	if st.mode == Manual {
+		return st.base
 	}
-	return c.wallNow().Add(c.offset)
+	return c.wallNow().Add(st.offset)
 }
 
 // Mode is the clock's current mode.
-func (c *Clock) Mode() Mode {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.mode
-}
+func (c *Clock) Mode() Mode { return c.st.Load().mode }
 
 // SetMode switches mode, keeping the current emulated time: a real clock frozen becomes
 // manual at that instant; a manual clock released runs on from where it stood.
 func (c *Clock) SetMode(m Mode) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.nowLocked()
-	c.mode, c.base, c.offset = m, now, now.Sub(c.wallNow())
+	now := c.st.Load().now(c)
+	c.st.Store(&clockState{mode: m, base: now, offset: now.Sub(c.wallNow())})
 }
 
 // Reset returns the clock to how New made it, for a world's reset: a manual clock goes
@@ -125,23 +133,24 @@ func (c *Clock) SetMode(m Mode) {
 func (c *Clock) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.mode, c.base, c.offset = c.startMode, c.startAt, c.startOffset
+	c.st.Store(&clockState{mode: c.startMode, base: c.startAt, offset: c.startOffset})
 }
 
 // set moves a manual clock to t; it never moves backwards.
 func (c *Clock) set(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.mode != Manual {
+	st := c.st.Load()
+	if st.mode != Manual {
 		return errors.New("only a manual clock can be set")
 	}
-	if t.Before(c.base) {
+	if t.Before(st.base) {
 		return ErrBackwards
 	}
 	if t.After(Limit) {
 		return ErrTooFar
 	}
-	c.base = t.UTC()
+	c.st.Store(&clockState{mode: Manual, base: t.UTC(), offset: st.offset})
 	return nil
 }
 

@@ -19,6 +19,10 @@ type Scheduler struct {
 	mu     sync.Mutex // guards events and seq
 	events eventHeap
 	seq    uint64
+	// next is the instant of the earliest event in Unix nanoseconds (noEvent when
+	// none), stored under mu at every change of events: requests read it on every
+	// FireDue without taking mu.
+	next atomic.Int64
 
 	fireMu sync.Mutex // serialises firing, so transitions never interleave
 
@@ -89,7 +93,9 @@ func (h *eventHeap) pop() event {
 
 // NewScheduler returns a scheduler on c. Call Start to fire on a real clock, Close to stop.
 func NewScheduler(c *Clock) *Scheduler {
-	return &Scheduler{clock: c, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Scheduler{clock: c, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	s.next.Store(noEvent)
+	return s
 }
 
 // schedulable bounds the instants events are kept at: Unix nanoseconds cover 1678 to
@@ -110,6 +116,7 @@ func (s *Scheduler) At(t time.Time, fn func(at time.Time)) {
 	s.seq++
 	s.events.push(event{at: t.UnixNano(), seq: s.seq, fn: fn})
 	first := s.events[0].seq == s.seq
+	s.changedLocked()
 	s.mu.Unlock()
 	if first {
 		s.Wake()
@@ -137,7 +144,22 @@ func (s *Scheduler) NextAt() (time.Time, bool) {
 func (s *Scheduler) Clear() {
 	s.mu.Lock()
 	s.events = nil
+	s.changedLocked()
 	s.mu.Unlock()
+}
+
+// noEvent is next's value while no event is pending. An event clamped to latest shares
+// it, and is never due: the clock stops at the year 2200 (Limit).
+const noEvent = math.MaxInt64
+
+// changedLocked publishes the earliest event's instant; called with mu held after
+// every change of events.
+func (s *Scheduler) changedLocked() {
+	if len(s.events) == 0 {
+		s.next.Store(noEvent)
+		return
+	}
+	s.next.Store(s.events[0].at)
 }
 
 // popDue removes and returns the earliest event due at or before limit.
@@ -147,7 +169,9 @@ func (s *Scheduler) popDue(limit time.Time) (event, bool) {
 	if len(s.events) == 0 || s.events[0].at > limit.UnixNano() {
 		return event{}, false
 	}
-	return s.events.pop(), true
+	e := s.events.pop()
+	s.changedLocked()
+	return e, true
 }
 
 // fire runs one event; a panic in it is reported to OnPanic, never allowed to take the
@@ -172,7 +196,7 @@ func (s *Scheduler) Exclusive(fn func()) {
 // FireDue fires every event due at or before the clock's present, in order. Requests call
 // it first, so what they read is exact whatever the background goroutine's latency.
 func (s *Scheduler) FireDue() {
-	if t, ok := s.NextAt(); !ok || t.After(s.clock.Now()) {
+	if next := s.next.Load(); next == noEvent || next > s.clock.Now().UnixNano() {
 		return
 	}
 	s.fireMu.Lock()

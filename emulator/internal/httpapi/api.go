@@ -78,6 +78,7 @@ type API struct {
 	// publicOrigin is --public-url's web origin (scheme://host), or "".
 	publicOrigin string
 	bodies       *budget // request-body bytes in flight, across every listener
+	rendered     *renderCache
 
 	release     chan struct{} // closed by Release
 	releaseOnce sync.Once
@@ -104,6 +105,7 @@ func New(w *world.World, cfg Config) *API {
 	binary.Write(mac, binary.BigEndian, cfg.Seed)
 	a.cursorKey = mac.Sum(nil)
 	a.bodies = newBudget(cfg.Limits.bodyBytesInFlight())
+	a.rendered = newRenderCache()
 	a.publicHost, a.publicOrigin = publicHostOf(cfg.PublicURL), publicOriginOf(cfg.PublicURL)
 	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
 	a.engine = a.newEngine()

@@ -159,12 +159,20 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 // renderDeployment answers the full deployment object, as GET and the control API's
 // forced status do.
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
-	d, env, production, err := a.world(c).Deployment(id)
+	w := a.world(c)
+	version := w.Version()
+	prefix, host := a.baseParts(c.Request)
+	if e, ok := a.rendered.get(w, version, id, prefix, host); ok {
+		return e, nil
+	}
+	base := prefix + host
+	d, env, production, err := w.Deployment(id)
 	if err != nil {
 		return nil, err
 	}
 	p := newPooledJSON()
-	p.b = appendDeployment(p.b, a.baseURL(c.Request), &d, env, production)
+	p.b = appendDeployment(p.b, base, &d, env, production)
+	a.rendered.put(w, version, id, base, p.b)
 	return p, nil
 }
 

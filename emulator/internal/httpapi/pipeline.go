@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -85,9 +86,14 @@ func exchangeOf(c *gin.Context) *exchange {
 	}
 }
 
+// exchanges are reused: one is made for every request, on the hot path, and none
+// outlives its request (finish gives it back).
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
 // serve answers r as the front door classified it.
 func (a *API) serve(w http.ResponseWriter, r *http.Request, cls Class) {
-	ex := &exchange{ResponseWriter: w, class: cls, w: a.w, start: time.Now(), payloadChars: -1}
+	ex := exchanges.Get().(*exchange)
+	*ex = exchange{ResponseWriter: w, class: cls, w: a.w, start: time.Now(), payloadChars: -1}
 	defer a.finish(ex, r)
 	switch cls.Kind {
 	case KindTunnel:
@@ -132,8 +138,10 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 	ex.journaled = true
 	r = a.prepareBody(ex, r)
 	a.identify(ex, r)
-	d, now := ex.w.Count(ex.limitKey, ex.perIP)
-	h["Date"] = dateHeader(now)
+	d, now, wall := ex.w.Count(ex.limitKey, ex.perIP)
+	if !wall { // else net/http writes the same Date itself, cheaper than a header of ours
+		h["Date"] = dateHeader(now)
+	}
 	setRateHeaders(h, d)
 	if !d.Allowed {
 		a.tooMany(ex, r, d)
@@ -199,6 +207,8 @@ func (a *API) finish(ex *exchange, r *http.Request) {
 	if ex.journaled {
 		a.record(ex, r)
 	}
+	*ex = exchange{}
+	exchanges.Put(ex)
 	if rec != nil && rec == http.ErrAbortHandler {
 		panic(rec) // net/http's way to drop the connection
 	}

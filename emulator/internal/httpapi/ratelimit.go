@@ -16,7 +16,8 @@ import (
 // ResponseRecorder, a generated client wired to the handler); header names are not
 // case-sensitive on the wire.
 func setRateHeaders(h http.Header, d ratelimit.Decision) {
-	// one backing array for the three values: this runs on every request
+	// one backing array for the three values: this runs on every request (it cannot
+	// live in the pooled exchange: the header map outlives the request in-process)
 	v := [3]string{smallItoa(int64(d.Limit)), smallItoa(int64(max(d.Remaining, 0))), resetItoa(d.Reset.Unix())}
 	vals := v[:]
 	h["X-Ratelimit-Limit"] = vals[0:1:1]

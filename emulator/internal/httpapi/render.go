@@ -54,8 +54,12 @@ func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 			a.writeStreamed(c, s)
 			return
 		}
+		if e, ok := v.(*rendered); ok {
+			writeJSONTo(c.Writer, http.StatusOK, e.body)
+			return
+		}
 		if p, ok := v.(*pooledJSON); ok {
-			writeJSON(c, http.StatusOK, json.RawMessage(p.b))
+			writeJSONTo(c.Writer, http.StatusOK, p.b)
 			p.release()
 			return
 		}
@@ -129,20 +133,28 @@ func (a *API) writeError(ex *exchange, w http.ResponseWriter, r *http.Request, s
 // baseURL is where links to hostemu point: --public-url, else the request's own
 // scheme and host (so links work from a CI job container).
 func (a *API) baseURL(r *http.Request) string {
+	prefix, host := a.baseParts(r)
+	return prefix + host
+}
+
+// baseParts is baseURL in two parts, prefix + host, before they are put together (the
+// render cache compares them as they are): "http://" or "https://" and the request's
+// host, or --public-url and "".
+func (a *API) baseParts(r *http.Request) (prefix, host string) {
 	if a.cfg.PublicURL != "" {
-		return a.cfg.PublicURL
+		return a.cfg.PublicURL, ""
 	}
-	scheme := "http"
+	prefix = "http://"
 	if r.TLS != nil {
-		scheme = "https"
+		prefix = "https://"
 	} else if p := r.Header.Get("X-Forwarded-Proto"); (p == "https" || p == "http") && a.trusted(peerAddr(r.RemoteAddr)) {
-		scheme = p
+		prefix = p + "://"
 	}
-	host := r.Host
+	host = r.Host
 	if host == "" {
 		host = "localhost"
 	}
-	return scheme + "://" + host
+	return prefix, host
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

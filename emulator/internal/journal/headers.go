@@ -96,47 +96,6 @@ func HeadersOf(hd http.Header) Headers {
 	return out
 }
 
-// clipHeaders copies h within the bounds, cutting values on a UTF-8 boundary.
-func clipHeaders(h Headers) (Headers, bool) {
-	if len(h) == 0 {
-		return nil, false
-	}
-	// what is kept, first: at most maxHeaderCount headers and MaxHeaders bytes
-	type span struct{ name, value int }
-	var spans [maxHeaderCount]span
-	n, left, cut := 0, MaxHeaders, false
-	for _, x := range h {
-		if n == maxHeaderCount || len(x.Name) >= left {
-			cut = true
-			break
-		}
-		name := cut8(x.Name, left)
-		left -= name
-		value := cut8(x.Value, left)
-		left -= value
-		spans[n] = span{name, value}
-		n++
-		if value < len(x.Value) {
-			cut = true
-			break
-		}
-	}
-	// then one copy of all of it: the request's strings are not kept alive
-	var b strings.Builder
-	b.Grow(MaxHeaders - left)
-	for i, sp := range spans[:n] {
-		b.WriteString(h[i].Name[:sp.name])
-		b.WriteString(h[i].Value[:sp.value])
-	}
-	all, at := b.String(), 0
-	out := make(Headers, n)
-	for i, sp := range spans[:n] {
-		out[i] = Header{Name: all[at : at+sp.name], Value: all[at+sp.name : at+sp.name+sp.value]}
-		at += sp.name + sp.value
-	}
-	return out, cut
-}
-
 // cut8 is how many bytes of s fit in limit, cut on a UTF-8 boundary (as clip cuts).
 func cut8(s string, limit int) int {
 	if len(s) <= limit {

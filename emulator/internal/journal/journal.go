@@ -103,16 +103,7 @@ func New(size int) *Journal {
 // flagged; the other strings are cut at MaxName. Every string is copied: a request's
 // fields share memory with its whole request line, which must not stay alive.
 func (j *Journal) Add(e Entry) {
-	e.Method = method(e.Method)
-	e.Path, e.PathTruncated = clip(e.Path, MaxPath, e.PathTruncated)
-	e.Query, e.QueryTruncated = clip(e.Query, MaxQuery, e.QueryTruncated)
-	e.Body, e.BodyTruncated = clip(e.Body, MaxBody, e.BodyTruncated)
-	e.ErrorCode, _ = clip(e.ErrorCode, MaxName, false)
-	e.Scope, _ = clip(e.Scope, MaxName, false)
-	e.Service, _ = clip(e.Service, MaxName, false)
-	e.Host, _ = clip(e.Host, MaxHost, false)
-	e.FaultID, _ = clip(e.FaultID, MaxName, false)
-	e.Headers, e.HeadersTruncated = clipHeaders(e.Headers)
+	e.own()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {

@@ -43,12 +43,14 @@ func (w *World) DomainWriteScope() state.Scope { return w.store.Policy().DomainW
 // IP's (unauthenticated requests). It returns the decision and the emulator's time it
 // was taken at (the answer's Date, so X-RateLimit-Reset - Date means the same on a
 // manual clock as on a real one).
-func (w *World) Count(key string, perIP bool) (ratelimit.Decision, time.Time) {
-	now := w.clock.Now()
+//
+// wall says the emulated time is the wall time (see clock.NowWall).
+func (w *World) Count(key string, perIP bool) (d ratelimit.Decision, now time.Time, wall bool) {
+	now, wall = w.clock.NowWall()
 	if perIP {
-		return w.limiter.IP(key, now), now
+		return w.limiter.IP(key, now), now, wall
 	}
-	return w.limiter.Token(key, now), now
+	return w.limiter.Token(key, now), now, wall
 }
 
 // Exhausted is the decision of a limit as if it were used up (the rate_limit fault).

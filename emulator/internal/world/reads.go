@@ -37,6 +37,14 @@ func (w *World) Deployment(id string) (d state.Deployment, projectEnv map[string
 	return w.store.DeploymentWithEnv(id)
 }
 
+// Version is the state's change count after the transitions due by now have happened:
+// what a read made right after it sees is the state as of that count, so an answer
+// rendered from it may be kept and served again while Version has not moved.
+func (w *World) Version() uint64 {
+	w.fireDue()
+	return w.store.Changes()
+}
+
 // Domains lists a project's domains newest first.
 func (w *World) Domains(projectID string, after *state.Key, limit int) ([]state.Domain, *state.Key, error) {
 	w.fireDue()

@@ -1,0 +1,90 @@
+package journal
+
+import "strings"
+
+// own cuts e's strings to their caps (Body, Path and Query flagged when cut, on a UTF-8
+// boundary when they are text; the names cut silently at MaxName, the host at MaxHost;
+// the headers at MaxHeaders bytes and maxHeaderCount headers) and copies what is kept
+// into one allocation, and the headers into one slice: a request's strings share
+// memory with its whole request, which must not stay alive, and one copy costs less
+// than one per field on the hot path.
+func (e *Entry) own() {
+	e.Method = method(e.Method)
+	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
+	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
+	e.Body, e.BodyTruncated = cutTo(e.Body, MaxBody, e.BodyTruncated)
+	e.Host, _ = cutTo(e.Host, MaxHost, false)
+	fields := [...]*string{&e.Path, &e.Query, &e.Body, &e.Host, &e.ErrorCode, &e.Scope, &e.Service, &e.FaultID}
+	for _, f := range fields[4:] {
+		*f, _ = cutTo(*f, MaxName, false)
+	}
+	spans, n, cut := headerSpans(e.Headers)
+	e.HeadersTruncated = e.HeadersTruncated || cut
+	total := 0
+	for _, f := range fields {
+		total += len(*f)
+	}
+	for i, sp := range spans[:n] {
+		total += len(e.Headers[i].Name[:sp.name]) + sp.value
+	}
+	if total == 0 && n == 0 {
+		e.Headers = nil
+		return
+	}
+	var b strings.Builder
+	b.Grow(total)
+	for _, f := range fields {
+		b.WriteString(*f)
+	}
+	for i, sp := range spans[:n] {
+		b.WriteString(e.Headers[i].Name[:sp.name])
+		b.WriteString(e.Headers[i].Value[:sp.value])
+	}
+	all, at := b.String(), 0
+	take := func(n int) string { s := all[at : at+n]; at += n; return s }
+	for _, f := range fields {
+		*f = take(len(*f))
+	}
+	if n == 0 {
+		e.Headers = nil
+		return
+	}
+	out := make(Headers, n)
+	for i, sp := range spans[:n] {
+		out[i] = Header{Name: take(sp.name), Value: take(sp.value)}
+	}
+	e.Headers = out
+}
+
+// cutTo is s cut to at most limit bytes (on a UTF-8 boundary), and whether it was cut
+// (or already was); it shares s's memory.
+func cutTo(s string, limit int, truncated bool) (string, bool) {
+	if len(s) <= limit {
+		return s, truncated
+	}
+	return s[:cut(s, limit)], true
+}
+
+// span is how much of one header is kept: bytes of its name and of its value.
+type span struct{ name, value int }
+
+// headerSpans says what is kept of h: at most maxHeaderCount headers and MaxHeaders
+// bytes of names and values; cut reports that something was left out.
+func headerSpans(h Headers) (spans [maxHeaderCount]span, n int, cut bool) {
+	left := MaxHeaders
+	for _, x := range h {
+		if n == maxHeaderCount || len(x.Name) >= left {
+			return spans, n, true
+		}
+		name := cut8(x.Name, left)
+		left -= name
+		value := cut8(x.Value, left)
+		left -= value
+		spans[n] = span{name, value}
+		n++
+		if value < len(x.Value) {
+			return spans, n, true
+		}
+	}
+	return spans, n, false
+}
