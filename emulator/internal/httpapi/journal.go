@@ -27,8 +27,8 @@ func (a *API) record(ex *exchange, r *http.Request) {
 		Scope:      string(ex.scope),
 		Service:    ex.class.Kind.service(),
 		FaultID:    ex.faultID,
-		Headers:    journal.HeadersOf(r.Header),
 	}
+	e.SetRequestHeaders(r.Header)
 	switch ex.class.Kind {
 	case KindEdge:
 		e.Host = ex.class.Host

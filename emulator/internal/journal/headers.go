@@ -81,16 +81,7 @@ func HeadersOf(hd http.Header) Headers {
 	}
 	out := make(Headers, 0, len(hd))
 	for name, vals := range hd {
-		var v string
-		switch {
-		case strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") || strings.EqualFold(name, "Cookie"):
-			v = Redacted
-		case len(vals) == 1:
-			v = vals[0] // the request's own string: Add copies what it keeps
-		default:
-			v = strings.Join(vals, ", ")
-		}
-		out = append(out, Header{Name: name, Value: v})
+		out = append(out, Header{Name: name, Value: headerValue(name, vals)})
 	}
 	slices.SortFunc(out, func(a, b Header) int { return strings.Compare(a.Name, b.Name) })
 	return out
@@ -111,4 +102,17 @@ func (h Headers) bytes() int64 {
 		n += int64(len(x.Name) + len(x.Value))
 	}
 	return n
+}
+
+// headerValue is what the journal keeps of one header's values: Redacted for a
+// credential, else the values joined by ", " (the request's own string when there is
+// one: Add copies what it keeps).
+func headerValue(name string, vals []string) string {
+	switch {
+	case strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") || strings.EqualFold(name, "Cookie"):
+		return Redacted
+	case len(vals) == 1:
+		return vals[0]
+	}
+	return strings.Join(vals, ", ")
 }

@@ -1,6 +1,9 @@
 package journal
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+)
 
 // own cuts e's strings to their caps (Body, Path and Query flagged when cut, on a UTF-8
 // boundary when they are text; the names cut silently at MaxName, the host at MaxHost;
@@ -18,14 +21,20 @@ func (e *Entry) own() {
 	for _, f := range fields[4:] {
 		*f, _ = cutTo(*f, MaxName, false)
 	}
-	spans, n, cut := headerSpans(e.Headers)
+	var buf [maxHeaderCount]Header
+	src := e.Headers
+	if e.raw != nil {
+		src = rawHeaders(e.raw, &buf)
+		e.raw = nil
+	}
+	spans, n, cut := headerSpans(src)
 	e.HeadersTruncated = e.HeadersTruncated || cut
 	total := 0
 	for _, f := range fields {
 		total += len(*f)
 	}
-	for i, sp := range spans[:n] {
-		total += len(e.Headers[i].Name[:sp.name]) + sp.value
+	for _, sp := range spans[:n] {
+		total += sp.name + sp.value
 	}
 	if total == 0 && n == 0 {
 		e.Headers = nil
@@ -37,8 +46,8 @@ func (e *Entry) own() {
 		b.WriteString(*f)
 	}
 	for i, sp := range spans[:n] {
-		b.WriteString(e.Headers[i].Name[:sp.name])
-		b.WriteString(e.Headers[i].Value[:sp.value])
+		b.WriteString(src[i].Name[:sp.name])
+		b.WriteString(src[i].Value[:sp.value])
 	}
 	all, at := b.String(), 0
 	take := func(n int) string { s := all[at : at+n]; at += n; return s }
@@ -87,4 +96,28 @@ func headerSpans(h Headers) (spans [maxHeaderCount]span, n int, cut bool) {
 		}
 	}
 	return spans, n, false
+}
+
+// rawHeaders is HeadersOf(h) without its allocation for the common request (at most
+// maxHeaderCount headers, each with one value): buf holds it, sharing h's strings, for
+// own to copy what it keeps.
+func rawHeaders(h http.Header, buf *[maxHeaderCount]Header) Headers {
+	if len(h) > maxHeaderCount {
+		return HeadersOf(h)
+	}
+	n := 0
+	for name, vals := range h {
+		if len(vals) != 1 {
+			return HeadersOf(h)
+		}
+		buf[n] = Header{Name: name, Value: headerValue(name, vals)}
+		n++
+	}
+	out := buf[:n]
+	for i := 1; i < n; i++ { // insertion sort: a request has a handful of headers
+		for j := i; j > 0 && out[j].Name < out[j-1].Name; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
 }
