@@ -107,9 +107,7 @@ type door struct {
 	listener Listener
 }
 
-func (d door) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	d.a.serve(w, r, d.a.Classify(r, d.listener))
-}
+func (d door) ServeHTTP(w http.ResponseWriter, r *http.Request) { d.a.serve(w, r, d.listener) }
 
 // Classify decides what r, arriving on listener l, is. It reads the world at most once
 // (the edge's routes) and allocates nothing for a request to the APIs.

@@ -90,11 +90,14 @@ func exchangeOf(c *gin.Context) *exchange {
 // outlives its request (finish gives it back).
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
-// serve answers r as the front door classified it.
-func (a *API) serve(w http.ResponseWriter, r *http.Request, cls Class) {
+// serve classifies r, arrived on listener l, and answers it as its kind asks; a panic
+// anywhere, the classification included, is recovered by finish.
+func (a *API) serve(w http.ResponseWriter, r *http.Request, l Listener) {
 	ex := exchanges.Get().(*exchange)
-	*ex = exchange{ResponseWriter: w, class: cls, w: a.w, start: time.Now(), payloadChars: -1}
+	*ex = exchange{ResponseWriter: w, w: a.w, start: time.Now(), payloadChars: -1}
 	defer a.finish(ex, r)
+	ex.class = a.Classify(r, l)
+	cls := &ex.class
 	switch cls.Kind {
 	case KindTunnel:
 		ex.journaled, ex.w = true, cls.World
