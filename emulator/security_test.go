@@ -201,6 +201,32 @@ func TestJournalRedactsEncryptPayloads(t *testing.T) {
 	}
 }
 
+// A payload sent to a path that is no cipher route but names one (a base URL with a
+// trailing slash, another case, an escaped slash) is redacted too: redaction follows
+// what the front door decides a request is, not the exact path.
+func TestJournalRedactsMisspelledCipherPaths(t *testing.T) {
+	t.Parallel()
+	secret := "my-credit-card-4111111111111111"
+	for name, e := range map[string]*env{
+		"one listener":               newEnv(t),
+		"cipher on its own listener": newEnv(t, func(o *emulator.Options) { o.CipherAddr = "127.0.0.1:0" }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			paths := []string{"/v1/encrypt/", "//v1/encrypt", "/v1//encrypt", "/V1/Encrypt", "/v1/encrypt%2F", "/v1/decrypt/", "/v2/encrypt"}
+			if name != "one listener" {
+				paths = append(paths, "/v1/encrypt") // not served here, and still a secret
+			}
+			for _, p := range paths {
+				mustStatus(t, e.do(req{Method: "POST", Path: p, Token: "t-cipher", Body: map[string]string{"payload": secret}}), 404)
+			}
+			r := e.get("/_emulator/requests", "")
+			if strings.Contains(string(r.Body), "4111") || strings.Count(string(r.Body), "[redacted") < len(paths) {
+				t.Fatalf("the journal holds the plaintext: %s", r.Body)
+			}
+		})
+	}
+}
+
 // --control-addr serves the control API on its own listener and takes it off --addr
 // (health stays, for health checks); the banner names the addresses really listened on.
 func TestControlAddr(t *testing.T) {

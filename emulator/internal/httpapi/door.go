@@ -98,6 +98,10 @@ type Class struct {
 	World *world.World
 	// Edge is the edge's decision for KindEdge.
 	Edge edge.Decision
+	// Secret says the body may be a secret the journal must not keep: an /v1/encrypt
+	// payload, or whatever is sent to a path that names encrypt or decrypt without being
+	// /v1/decrypt (whose envelope is no secret).
+	Secret bool
 }
 
 // door is the front door of one listener: an http.Handler that classifies each request
@@ -129,18 +133,14 @@ func (a *API) Classify(r *http.Request, l Listener) Class {
 			return Class{Kind: KindEdge, Host: host, Proxy: proxy, World: wd, Edge: d}
 		}
 	}
-	return Class{Kind: a.pathKind(r.URL.Path, r.Method, l), Host: host, Proxy: proxy}
-}
-
-// pathKind is the kind of an API request by its path, on listener l: each service owns
-// its prefixes, and routes.go registers every route under the kind that owns its path
-// (TestRoutesAreClassifiedAsRegistered).
-func (a *API) pathKind(path, method string, l Listener) Kind {
-	k := kindOfPath(path, method)
-	if a.serves(l, k) {
-		return k
+	// each service owns its prefixes, and routes.go registers every route under the kind
+	// that owns its path (TestRoutesAreClassifiedAsRegistered)
+	k := kindOfPath(r.URL.Path, r.Method)
+	cls := Class{Kind: k, Host: host, Proxy: proxy, Secret: k == KindCipher && r.URL.Path != "/v1/decrypt"}
+	if !a.serves(l, k) {
+		cls.Kind = KindNotFound // the body stays a secret all the same
 	}
-	return KindNotFound
+	return cls
 }
 
 func kindOfPath(path, method string) Kind {

@@ -169,7 +169,7 @@ func (a *API) prepareBody(ex *exchange, r *http.Request) *http.Request {
 		r.ContentLength = -1 // the declared length was the encoded one
 	}
 	switch {
-	case ex.class.Kind == KindCipher && r.URL.Path != "/v1/decrypt":
+	case ex.class.Secret:
 		ex.redact = true // plaintext never reaches the journal
 	case ex.journaled:
 		ex.body = &capture{r: r.Body}
