@@ -501,3 +501,19 @@ func TestSeparateCipherDocURL(t *testing.T) {
 		t.Errorf("GET %s: %d", doc, res.StatusCode)
 	}
 }
+
+// A method a route does not have is 405 with Allow, and the message names the methods
+// to use instead (HEAD on a POST-only route included).
+func TestMethodNotAllowedNamesTheMethods(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, m := range []string{"HEAD", "GET", "PUT"} {
+		r := e.do(req{Method: m, Path: "/_emulator/reset"})
+		if r.Status != 405 || r.Header.Get("Allow") != "POST" {
+			t.Fatalf("%s /_emulator/reset: %d %v", m, r.Status, r.Header)
+		}
+		if m != "HEAD" && !strings.Contains(r.Err(t).Message, "it answers POST") {
+			t.Fatalf("%s /_emulator/reset: %s", m, r.Body)
+		}
+	}
+}

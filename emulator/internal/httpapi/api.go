@@ -144,7 +144,9 @@ func (a *API) newEngine() *gin.Engine {
 		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
 	}))
 	r.NoMethod(a.handle(func(c *gin.Context) (any, error) {
-		return nil, apperr.New(apperr.MethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path)
+		// gin has set Allow to the route's methods: name them, so HEAD or GET on a
+		// POST-only route says what to send instead
+		return nil, apperr.New(apperr.MethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path+"; it answers "+c.Writer.Header().Get("Allow"))
 	}))
 	return r
 }
