@@ -130,6 +130,7 @@ func New(opts Options) (*Emulator, error) {
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
 		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "", ControlSeparate: opts.ControlAddr != "",
 		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout, Namespaces: e.ns,
+		ProxyDomains: opts.ProxyDomains,
 	})
 	e.tunnels = newTunnelServer(e.api.Handler(), lim, e.log)
 	if opts.ControlExposed() {

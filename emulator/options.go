@@ -59,6 +59,12 @@ type Options struct {
 	// ControlOrigins are web origins allowed to drive the control API besides the
 	// emulator's own; requests from any other origin are 403 forbidden_origin.
 	ControlOrigins []string
+	// ProxyDomains are custom domains (suffix patterns: "example.com" covers it and its
+	// subdomains, ".dev" every name ending so) the proxy serves, CONNECT included, besides
+	// deployment hosts and the reserved test names (.test, .example, .invalid,
+	// .localhost, example.com/.net/.org). A custom domain with another name is served
+	// by Host header on the listener, never through the proxy.
+	ProxyDomains []string
 	// JournalSize bounds the request journal (1,000 when zero).
 	JournalSize int
 	// EdgeDomain is the domain deployment hosts live under (hostemu.localhost when
