@@ -25,20 +25,7 @@ import (
 // see the same machine. It reports requests per second, their ratio, and the server's
 // CPU time per request (from /proc); it asserts nothing about speed.
 func TestBinaryVsGin(t *testing.T) {
-	if os.Getenv("HOSTEMU_PERF") == "" {
-		t.Skip("set HOSTEMU_PERF=1 to build both binaries and compare them with wrk (about a minute)")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("CPU time is read from /proc")
-	}
-	wrk, err := exec.LookPath("wrk")
-	if err != nil {
-		t.Skip("wrk is not installed")
-	}
-	taskset, err := exec.LookPath("taskset")
-	if err != nil {
-		t.Skip("taskset is not installed")
-	}
+	wrk, taskset := tools(t, "build both binaries and compare them with wrk (about a minute)")
 	rounds, _ := strconv.Atoi(os.Getenv("HOSTEMU_PERF_ROUNDS"))
 	if rounds <= 0 {
 		rounds = 7
@@ -64,13 +51,7 @@ func TestBinaryVsGin(t *testing.T) {
 	reqsPerSec := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
 	run := func(p *exec.Cmd, addr string) (rps, cpuMicros float64) {
 		before := cpuTime(t, p.Process.Pid)
-		out, err := exec.Command(taskset, "-c", "1", wrk, "-t1", "-c16", "-d3s", "-H", "Authorization: Bearer hostemu-read", "http://"+addr+path).CombinedOutput()
-		if err != nil {
-			t.Fatalf("wrk: %v\n%s", err, out)
-		}
-		if strings.Contains(string(out), "Non-2xx") {
-			t.Fatalf("wrk saw errors:\n%s", out)
-		}
+		out := load(t, wrk, taskset, "http://"+addr+path, "3s")
 		m := reqsPerSec.FindSubmatch(out)
 		if m == nil {
 			t.Fatalf("wrk printed no Requests/sec:\n%s", out)
@@ -89,6 +70,37 @@ func TestBinaryVsGin(t *testing.T) {
 	slices.Sort(ratios)
 	slices.Sort(cpuRatios)
 	t.Logf("median over %d rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's", rounds, ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], cpuRatios[len(cpuRatios)/2])
+}
+
+// tools skips the test unless HOSTEMU_PERF is set and wrk and taskset are on the PATH
+// of a Linux machine (CPU time is read from /proc), and finds them.
+func tools(t *testing.T, what string) (wrk, taskset string) {
+	t.Helper()
+	if os.Getenv("HOSTEMU_PERF") == "" {
+		t.Skip("set HOSTEMU_PERF=1 to " + what)
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("CPU time is read from /proc")
+	}
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Skip("wrk is not installed")
+	}
+	if taskset, err = exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset is not installed")
+	}
+	return wrk, taskset
+}
+
+// load runs wrk, pinned to CPU 1, against url for d with the read token: one thread,
+// 16 connections. It fails the test on any answer but 2xx.
+func load(t *testing.T, wrk, taskset, url, d string) []byte {
+	t.Helper()
+	out, err := exec.Command(taskset, "-c", "1", wrk, "-t1", "-c16", "-d"+d, "-H", "Authorization: Bearer hostemu-read", url).CombinedOutput()
+	if err != nil || strings.Contains(string(out), "Non-2xx") {
+		t.Fatalf("wrk: %v\n%s", err, out)
+	}
+	return out
 }
 
 func build(t *testing.T, out, pkg string) {
