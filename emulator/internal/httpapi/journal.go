@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"io"
 	"log/slog"
 	"net/http"
@@ -58,7 +59,12 @@ func (a *API) record(ex *exchange, r *http.Request) {
 	}
 	ex.w.Record(e)
 	if a.log.Enabled(r.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
+		ns := ex.w.Namespace()
+		if ns != "" {
+			ns = namespace.Prefix + ns
+		}
 		a.log.Debug("request", "method", e.Method, "path", e.Path, "query", e.Query, "status", status, "service", e.Service,
+			"route", ex.route, "namespace", ns, "host", e.Host,
 			"scope", e.Scope, "error_code", e.ErrorCode, "duration_ms", e.DurationMS)
 	}
 }

@@ -38,6 +38,7 @@ type exchange struct {
 	perIP     bool
 	errCode   string
 	faultID   string   // the injected fault that fired
+	route     string   // the route template that answered ("/v1/deployments/:id"), if one did
 	body      *capture // the journal's copy of the body
 	// redact keeps a decryption-service body out of the journal: only an /v1/encrypt
 	// payload's length (payloadChars, -1 until the handler has read it) is recorded.

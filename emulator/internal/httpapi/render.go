@@ -39,6 +39,9 @@ func (p *pooledJSON) release() {
 // handle adapts a handlerFunc to gin.
 func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		if ex := exchangeOf(c); ex != nil {
+			ex.route = c.FullPath() // for the request's log line
+		}
 		v, err := fn(c)
 		if m := c.Request.Method; m != http.MethodGet && m != http.MethodHead && m != http.MethodOptions {
 			// a write is acknowledged only once it is durable (--state)
