@@ -124,6 +124,12 @@ func TestDomainErrors(t *testing.T) {
 		{"double wildcard", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "*.*.test"}, 400, "invalid_hostname"},
 		{"ip address", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "10.0.0.1"}, 400, "invalid_hostname"},
 		{"hyphen edge", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "-a.test"}, 400, "invalid_hostname"},
+		// names hostemu keeps for itself: a page there could share an origin with it
+		{"under .localhost", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "app.localhost"}, 400, "invalid_hostname"},
+		{"wildcard under .localhost", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "*.pwn.localhost"}, 400, "invalid_hostname"},
+		{"under .localhost, any case", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "App.LocalHost."}, 400, "invalid_hostname"},
+		{"the edge domain", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "hostemu.localhost"}, 400, "invalid_hostname"},
+		{"under the edge domain", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "x.hostemu.localhost"}, 400, "invalid_hostname"},
 		{"bad redirect", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "x.test", "redirect_to": "not a host"}, 400, "invalid_hostname"},
 		{"wildcard redirect", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "x.test", "redirect_to": "*.shop.test"}, 400, "invalid_hostname"},
 		{"redirect to itself", "/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "x.test", "redirect_to": "x.test"}, 400, "invalid_request"},
@@ -225,4 +231,17 @@ func TestListAndDeleteDomains(t *testing.T) {
 	// a wildcard domain can be deleted by its literal name
 	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]any{"hostname": "*.blog.test"}), 201)
 	mustStatus(t, e.do(req{Method: "DELETE", Path: "/v1/projects/prj_blog/domains/*.blog.test", Token: "t-admin"}), 200)
+}
+
+// With --edge-domain, names under that domain are hostemu's too; .localhost stays so.
+func TestCustomDomainsUnderTheEdgeDomain(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.EdgeDomain = "edge.test" })
+	for host, want := range map[string]int{"edge.test": 400, "a.edge.test": 400, "*.edge.test": 400, "a.localhost": 400,
+		"notedge.test": 201, "shop2.test": 201} {
+		r := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": host})
+		if r.Status != want || (want == 400 && r.Code() != "invalid_hostname") {
+			t.Errorf("%s: %d %s", host, r.Status, r.Body)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -153,13 +154,19 @@ type NewDomain struct {
 }
 
 // check validates and normalizes the request's hostnames.
-func (in NewDomain) check() (host, redirect string, err error) {
+func (in NewDomain) check(edgeDomain string) (host, redirect string, err error) {
 	if in.Hostname == nil || *in.Hostname == "" {
 		return "", "", apperr.New(apperr.InvalidRequest, `field "hostname" is required`)
 	}
 	host, ok := state.NormalizeHostname(*in.Hostname, true)
 	if !ok {
 		return "", "", apperr.Errorf(apperr.InvalidHostname, `field "hostname": %q is not a fully qualified domain name (a leading "*." is allowed)`, *in.Hostname)
+	}
+	if name := strings.TrimPrefix(host, "*."); underDomain(name, "localhost") || underDomain(name, edgeDomain) {
+		// The edge serves pages on these names, and browsers treat *.localhost as this
+		// machine: a customer's domain there would let a page share an origin with
+		// hostemu's own (docs/security.md). The spec asks for a customer's FQDN.
+		return "", "", apperr.Errorf(apperr.InvalidHostname, `field "hostname": %q is under %q, which hostemu keeps for itself; use a name under .test or .example`, *in.Hostname, map[bool]string{true: "localhost", false: edgeDomain}[underDomain(name, "localhost")])
 	}
 	if in.RedirectTo != nil && *in.RedirectTo != "" {
 		if redirect, ok = state.NormalizeHostname(*in.RedirectTo, false); !ok {
@@ -172,9 +179,14 @@ func (in NewDomain) check() (host, redirect string, err error) {
 	return host, redirect, nil
 }
 
+// underDomain reports whether name is domain or a name under it.
+func underDomain(name, domain string) bool {
+	return name == domain || strings.HasSuffix(name, "."+domain)
+}
+
 // AddDomain attaches a pending domain to a project and schedules its lifecycle.
 func (w *World) AddDomain(projectID string, in NewDomain) (state.Domain, error) {
-	host, redirect, err := in.check()
+	host, redirect, err := in.check(w.EdgeDomain())
 	if err != nil {
 		return state.Domain{}, err
 	}
