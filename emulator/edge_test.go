@@ -189,6 +189,26 @@ func TestEdgeDetachment(t *testing.T) {
 	}
 }
 
+// A host a wildcard domain served stays the edge's once the wildcard is deleted and
+// detached (a tombstone, as an exact domain leaves): it answers 404 unknown_host, and is
+// never handed to the APIs, where a page it served would share their origin.
+func TestEdgeWildcardTombstone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "*.wild.test"}), 201)
+	mustStatus(t, e.post("/_emulator/domains/*.wild.test/status", "", map[string]any{"status": "active"}), 200)
+	if r := e.edgeGet("x.wild.test", "/", nil); r.Status != 200 || r.Header.Get("X-Hostemu-Deployment") != "dpl_first" {
+		t.Fatalf("served by the wildcard: %d %v", r.Status, r.Header)
+	}
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/v1/projects/prj_shop/domains/*.wild.test", Token: "t-admin"}), 200)
+	e.advance("5s")
+	for _, path := range []string{"/", "/_emulator/state", "/v1/projects"} {
+		if r := e.edgeGet("x.wild.test", path, nil); r.Status != 404 || edgeCode(r) != "unknown_host" || r.Header.Get("Server") != "hostemu" {
+			t.Errorf("%s on x.wild.test after detachment: %d %v %s", path, r.Status, r.Header, r.Body)
+		}
+	}
+}
+
 // A promote is one pointer swap: readers of a custom domain see, request after
 // request, whole answers of one deployment or the other, never an error or a mix.
 func TestEdgePromoteUnderLoad(t *testing.T) {

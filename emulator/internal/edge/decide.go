@@ -100,8 +100,10 @@ func decide(host string, proxy bool, lk Lookup, edgeDomain string) Decision {
 }
 
 // domainFor finds the domain attached at host: the exact one unless it is detached, else
-// the wildcard of host's parent for a single-label subdomain. A detached exact domain is
-// still returned when no wildcard covers the host, so that the host stays claimed.
+// the wildcard of host's parent for a single-label subdomain. A detached domain, exact
+// or wildcard, is still returned when nothing live covers the host, so that a host the
+// edge served stays claimed (a tombstone): it is never handed to the APIs, where a page
+// it served could otherwise share an origin with them.
 func domainFor(host string, lk Lookup) (Domain, bool) {
 	if host == "" || strings.IndexByte(host, '*') >= 0 {
 		return Domain{}, false // "*.example.test" is a domain's name, never a host asked for
@@ -111,7 +113,7 @@ func domainFor(host string, lk Lookup) (Domain, bool) {
 		return exact, true
 	}
 	if _, parent, ok := strings.Cut(host, "."); ok && parent != "" {
-		if wild, ok := lk.Domain("*." + parent); ok && !wild.Detached {
+		if wild, ok := lk.Domain("*." + parent); ok && (!wild.Detached || !found) {
 			return wild, true
 		}
 	}
