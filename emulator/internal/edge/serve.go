@@ -6,6 +6,7 @@ import (
 	"html"
 	"net/http"
 	"path"
+	"strings"
 	"time"
 )
 
@@ -52,8 +53,26 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 		hd["Content-Type"] = a.vals[2:3:3]
 	}
 	a.rd.Reset(e.data)
-	http.ServeContent(w, r, name, time.Time{}, &a.rd)
+	http.ServeContent(w, withFewRanges(r), name, time.Time{}, &a.rd)
 	return nil
+}
+
+// MaxRanges is how many byte ranges one request may ask for; a Range header with more
+// is ignored and the whole file is served (200), as RFC 9110 allows: thousands of tiny
+// ranges would otherwise make a short request cost a multipart answer many times the
+// file's size.
+const MaxRanges = 16
+
+// withFewRanges is r, or a copy without its Range header when it asks for more than
+// MaxRanges ranges.
+func withFewRanges(r *http.Request) *http.Request {
+	rng := r.Header.Get("Range")
+	if strings.Count(rng, ",") < MaxRanges {
+		return r
+	}
+	r2 := r.Clone(r.Context())
+	r2.Header.Del("Range")
+	return r2
 }
 
 // Placeholder returns the page served for a file whose hash was never uploaded (lenient
