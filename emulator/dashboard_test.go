@@ -325,3 +325,35 @@ func TestStuckEventClientDoesNotSlowRequests(t *testing.T) {
 		mustStatus(t, e.do(req{Method: "POST", Path: "/v1/deployments", Token: "t-deploy", Body: `{"project_id":"nope","files":{},"pad":"` + big + `"}`}), 404)
 	}
 }
+
+// ?types= is strict (a typo is 400 naming the closest type, not a silent stream), and
+// the event streams open at once are bounded: the one past Limits.MaxEventStreams is
+// 429 until another closes.
+func TestEventStreamTypesAndCap(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.Limits.MaxEventStreams = 2 })
+	if r := e.get("/_emulator/events?types=scenarioo", ""); r.Status != 400 || !strings.Contains(r.Err(t).Message, `did you mean "scenario"`) {
+		t.Fatalf("a misspelt type: %d %s", r.Status, r.Body)
+	}
+	a := openEvents(t, e.url, "?types=scenario", nil)
+	openEvents(t, e.url, "?types=deployment,domain&types=clock", nil)
+	if r := e.get("/_emulator/events", ""); r.Status != 429 || r.Code() != "rate_limited" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("a third stream: %d %s", r.Status, r.Body)
+	}
+	a.res.Body.Close()
+	var r resp
+	for i := 0; i < 200; i++ { // the handler sees the close when it next writes or reads
+		mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "default"}}), 200)
+		req, _ := http.NewRequest("GET", e.url+"/_emulator/events", nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Status = res.StatusCode
+		res.Body.Close()
+		if r.Status == 200 {
+			return
+		}
+	}
+	t.Fatalf("after a stream closed, a new one is still %d", r.Status)
+}

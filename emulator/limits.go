@@ -40,6 +40,9 @@ type Limits struct {
 	MaxBodyBytesInFlight int64
 	// MaxStateBytes bounds a PUT /_emulator/state body; beyond, 413 payload_too_large.
 	MaxStateBytes int64
+	// MaxEventStreams bounds the GET /_emulator/events streams open at once, across every
+	// namespace (64 when 0); beyond, 429 rate_limited.
+	MaxEventStreams int
 }
 
 // withDefaults fills the zero fields.
@@ -69,5 +72,5 @@ func (l Limits) withDefaults() Limits {
 
 // httpLimits is the HTTP layer's part.
 func (l Limits) httpLimits() httpapi.Limits {
-	return httpapi.Limits{BodyBytesInFlight: l.MaxBodyBytesInFlight, StateBytes: l.MaxStateBytes}
+	return httpapi.Limits{BodyBytesInFlight: l.MaxBodyBytesInFlight, StateBytes: l.MaxStateBytes, MaxSubscribers: l.MaxEventStreams}
 }

@@ -3,12 +3,15 @@
 //
 // The emitter never waits for a subscriber: each has a bounded buffer, and one that
 // falls a whole buffer behind is dropped, its stream ended with the reason, rather than
-// slowing the request that emitted. With nobody subscribed, Listening is one atomic load,
-// so the hot path (every request is journaled) pays nothing else.
+// slowing the request that emitted. A subscriber names the types it wants, and the hub
+// filters before it queues: an event costs nothing for the subscribers that do not want
+// its type (they are not even visited), and with nobody wanting a type, Listening for it
+// is two atomic loads, so the hot path (every request is journaled) pays nothing else.
 package events
 
 import (
 	"encoding/json"
+	"maps"
 	"sync"
 	"sync/atomic"
 )
@@ -33,14 +36,18 @@ const (
 // Hub delivers events to subscribers, in one order for all. It is safe for concurrent
 // use; the zero value is not: use NewHub.
 type Hub struct {
-	// subs mirrors len(subscribers) so that Listening takes no lock.
+	// subs counts the subscribers, and wanted holds how many want each type (its key ""
+	// counts those that want every type), both so that Listening takes no lock; wanted
+	// is replaced whole under mu.
 	subs   atomic.Int64
+	wanted atomic.Pointer[map[string]int]
 	buffer int
 
-	mu          sync.Mutex // guards seq, subscribers and closed
-	seq         uint64
-	subscribers map[*Subscription]struct{}
-	closed      bool
+	mu     sync.Mutex // guards seq, all, byType and closed
+	seq    uint64
+	all    map[*Subscription]struct{}            // subscribers of every type
+	byType map[string]map[*Subscription]struct{} // subscribers of some types, by type
+	closed bool
 }
 
 // NewHub returns a hub whose subscribers may fall buffer events behind (DefaultBuffer
@@ -49,17 +56,28 @@ func NewHub(buffer int) *Hub {
 	if buffer <= 0 {
 		buffer = DefaultBuffer
 	}
-	return &Hub{buffer: buffer, subscribers: map[*Subscription]struct{}{}}
+	h := &Hub{buffer: buffer, all: map[*Subscription]struct{}{}, byType: map[string]map[*Subscription]struct{}{}}
+	h.wanted.Store(&map[string]int{})
+	return h
 }
 
-// Listening reports whether anyone is subscribed: callers check it before building an
-// event's data, so that emitting costs nothing while nobody listens.
+// Listening reports whether anyone is subscribed to anything.
 func (h *Hub) Listening() bool { return h != nil && h.subs.Load() > 0 }
 
-// Emit encodes data as JSON and hands the event to every subscriber without waiting:
-// a subscriber whose buffer is full is dropped with ReasonSlow.
-func (h *Hub) Emit(typ string, data any) {
+// Wants reports whether a subscriber wants events of type typ: callers check it before
+// building an event's data, so that emitting costs nothing while nobody wants it.
+func (h *Hub) Wants(typ string) bool {
 	if !h.Listening() {
+		return false
+	}
+	w := *h.wanted.Load()
+	return w[""] > 0 || w[typ] > 0
+}
+
+// Emit encodes data as JSON and hands the event to every subscriber that wants its
+// type, without waiting: a subscriber whose buffer is full is dropped with ReasonSlow.
+func (h *Hub) Emit(typ string, data any) {
+	if !h.Wants(typ) {
 		return
 	}
 	b, err := json.Marshal(data)
@@ -73,19 +91,22 @@ func (h *Hub) Emit(typ string, data any) {
 	}
 	h.seq++
 	ev := Event{Seq: h.seq, Type: typ, Data: b}
-	for s := range h.subscribers {
-		select {
-		case s.ch <- ev:
-		default:
-			h.endLocked(s, ReasonSlow)
+	for _, set := range [2]map[*Subscription]struct{}{h.all, h.byType[typ]} {
+		for s := range set {
+			select {
+			case s.ch <- ev:
+			default:
+				h.endLocked(s, ReasonSlow)
+			}
 		}
 	}
 }
 
-// Subscribe starts a subscription; end it with Unsubscribe. On a closed hub it is
-// already ended with ReasonClosed.
-func (h *Hub) Subscribe() *Subscription {
-	s := &Subscription{ch: make(chan Event, h.buffer)}
+// Subscribe starts a subscription to events of the given types (every type when none is
+// given); end it with Unsubscribe. On a closed hub it is already ended with
+// ReasonClosed.
+func (h *Hub) Subscribe(types ...string) *Subscription {
+	s := &Subscription{ch: make(chan Event, h.buffer), types: types}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -93,16 +114,50 @@ func (h *Hub) Subscribe() *Subscription {
 		close(s.ch)
 		return s
 	}
-	h.subscribers[s] = struct{}{}
+	if len(types) == 0 {
+		h.all[s] = struct{}{}
+	}
+	for _, t := range types {
+		if h.byType[t] == nil {
+			h.byType[t] = map[*Subscription]struct{}{}
+		}
+		h.byType[t][s] = struct{}{}
+	}
 	h.subs.Add(1)
+	h.countLocked(s, 1)
 	return s
+}
+
+// countLocked adds n to the counts of the types s wants, in a new wanted map.
+func (h *Hub) countLocked(s *Subscription, n int) {
+	w := maps.Clone(*h.wanted.Load())
+	if len(s.types) == 0 {
+		w[""] += n
+	}
+	for _, t := range s.types {
+		w[t] += n
+	}
+	h.wanted.Store(&w)
+}
+
+// subscribedLocked reports whether s is still subscribed.
+func (h *Hub) subscribedLocked(s *Subscription) bool {
+	if _, ok := h.all[s]; ok {
+		return true
+	}
+	for _, t := range s.types {
+		if _, ok := h.byType[t][s]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Unsubscribe ends s; its channel is closed. It may be called more than once.
 func (h *Hub) Unsubscribe(s *Subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.subscribers[s]; ok {
+	if h.subscribedLocked(s) {
 		h.endLocked(s, "")
 	}
 }
@@ -112,8 +167,13 @@ func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
-	for s := range h.subscribers {
+	for s := range h.all {
 		h.endLocked(s, ReasonClosed)
+	}
+	for _, set := range h.byType {
+		for s := range set {
+			h.endLocked(s, ReasonClosed)
+		}
 	}
 }
 
@@ -125,8 +185,18 @@ func (h *Hub) Seq() uint64 {
 }
 
 func (h *Hub) endLocked(s *Subscription, reason string) {
-	delete(h.subscribers, s)
+	if !h.subscribedLocked(s) {
+		return // ended already (a subscriber of several types met twice)
+	}
+	delete(h.all, s)
+	for _, t := range s.types {
+		delete(h.byType[t], s)
+		if len(h.byType[t]) == 0 {
+			delete(h.byType, t)
+		}
+	}
 	h.subs.Add(-1)
+	h.countLocked(s, -1)
 	s.mu.Lock()
 	s.reason = reason
 	s.mu.Unlock()
@@ -135,7 +205,8 @@ func (h *Hub) endLocked(s *Subscription, reason string) {
 
 // Subscription is one subscriber's stream of events.
 type Subscription struct {
-	ch chan Event
+	ch    chan Event
+	types []string // the types it wants; none: every type
 
 	mu     sync.Mutex // guards reason
 	reason string

@@ -124,3 +124,58 @@ func BenchmarkEmitNobody(b *testing.B) {
 		}
 	}
 }
+
+// A subscriber filtered to some types is never visited for others: it is not handed the
+// event, so it is never dropped for not reading it, and while only such subscribers are
+// there, Wants is false for the other types (the world builds no data for them).
+func TestFilteredSubscribersCostNothing(t *testing.T) {
+	h := events.NewHub(4)
+	scen := make([]*events.Subscription, 2000)
+	for i := range scen {
+		scen[i] = h.Subscribe("scenario")
+	}
+	if h.Wants("request") || !h.Wants("scenario") || !h.Listening() {
+		t.Fatalf("Wants(request) %v, Wants(scenario) %v", h.Wants("request"), h.Wants("scenario"))
+	}
+	for i := range 10000 {
+		h.Emit("request", i)
+	}
+	for i, s := range scen {
+		if len(s.C()) != 0 {
+			t.Fatalf("subscriber %d was handed %d request events", i, len(s.C()))
+		}
+	}
+	h.Emit("scenario", "switched")
+	if ev := <-scen[0].C(); ev.Type != "scenario" {
+		t.Fatalf("got %+v", ev)
+	}
+	all := h.Subscribe()
+	if !h.Wants("request") {
+		t.Fatal("a subscriber of every type does not make request wanted")
+	}
+	h.Unsubscribe(all)
+	for _, s := range scen {
+		h.Unsubscribe(s)
+	}
+	if h.Listening() || h.Wants("scenario") {
+		t.Fatal("still listening with every subscriber gone")
+	}
+}
+
+// BenchmarkEmitFiltered: emitting a type nobody wants costs the same with 2,000
+// subscribers of other types as with none.
+func BenchmarkEmitFiltered(b *testing.B) {
+	for _, n := range []int{0, 2000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			h := events.NewHub(4)
+			for range n {
+				h.Subscribe("scenario")
+			}
+			for b.Loop() {
+				if h.Wants("request") {
+					h.Emit("request", 1)
+				}
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -79,6 +80,7 @@ type API struct {
 	publicOrigin string
 	bodies       *budget // request-body bytes in flight, across every listener
 	rendered     *renderCache
+	subscribers  atomic.Int64 // event streams open
 
 	release     chan struct{} // closed by Release
 	releaseOnce sync.Once

@@ -3,7 +3,11 @@ package httpapi
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,10 +33,25 @@ const sseWriteTimeout = 10 * time.Second
 // endEvent is the last event of a stream the emulator ends, saying why.
 const endEvent = "end"
 
+// DefaultMaxSubscribers bounds the event streams open at once, across every world: each
+// costs a channel send per event it wants.
+const DefaultMaxSubscribers = 64
+
 func (a *API) events(c *gin.Context) {
-	keep := eventTypes(c.Query("types"))
+	types, err := eventTypes(c.Request.URL.Query()["types"])
+	if err != nil {
+		a.renderError(c, err)
+		return
+	}
+	if n := a.subscribers.Add(1); n > int64(a.cfg.Limits.maxSubscribers()) {
+		a.subscribers.Add(-1)
+		c.Header("Retry-After", "1")
+		a.renderError(c, apperr.Errorf(apperr.RateLimited, "%d event streams are open, the most hostemu serves at once; close one", a.cfg.Limits.maxSubscribers()))
+		return
+	}
+	defer a.subscribers.Add(-1)
 	hub := a.world(c).Events()
-	sub := hub.Subscribe() // before the first byte: a client that read it misses nothing
+	sub := hub.Subscribe(types...) // before the first byte: a client that read it misses nothing
 	defer hub.Unsubscribe(sub)
 
 	h := c.Writer.Header()
@@ -66,7 +85,7 @@ func (a *API) events(c *gin.Context) {
 				send()
 				return
 			}
-			writeEvent(bw, ev, keep)
+			writeEvent(bw, ev)
 			for more := true; more && bw.Buffered() < 4<<10; { // batch what is already queued
 				select {
 				case ev, ok = <-sub.C():
@@ -75,7 +94,7 @@ func (a *API) events(c *gin.Context) {
 						send()
 						return
 					}
-					writeEvent(bw, ev, keep)
+					writeEvent(bw, ev)
 				default:
 					more = false
 				}
@@ -98,22 +117,26 @@ func (a *API) events(c *gin.Context) {
 	}
 }
 
-// eventTypes parses ?types=a,b; nil keeps every type.
-func eventTypes(q string) map[string]bool {
-	if q == "" {
-		return nil
+// eventTypes parses ?types=a,b (the parameter may also repeat); none keeps every type.
+// An unknown type is 400 invalid_request naming the closest known one: a typo must not
+// leave a stream silent.
+func eventTypes(qs []string) ([]string, error) {
+	var types []string
+	for _, q := range qs {
+		for t := range strings.SplitSeq(q, ",") {
+			t = strings.TrimSpace(t)
+			if !slices.Contains(world.EventTypes, t) {
+				return nil, apperr.Errorf(apperr.InvalidRequest, "unknown event type %q in types%s", t, yamlcheck.Suggest(t, world.EventTypes))
+			}
+			if !slices.Contains(types, t) {
+				types = append(types, t)
+			}
+		}
 	}
-	keep := map[string]bool{endEvent: true}
-	for _, t := range strings.Split(q, ",") {
-		keep[strings.TrimSpace(t)] = true
-	}
-	return keep
+	return types, nil
 }
 
-func writeEvent(bw *bufio.Writer, ev events.Event, keep map[string]bool) {
-	if keep != nil && !keep[ev.Type] {
-		return
-	}
+func writeEvent(bw *bufio.Writer, ev events.Event) {
 	bw.WriteString("id: ")
 	bw.WriteString(strconv.FormatUint(ev.Seq, 10))
 	bw.WriteString("\nevent: ")

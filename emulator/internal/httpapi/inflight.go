@@ -22,6 +22,16 @@ type Limits struct {
 	BodyBytesInFlight int64
 	// StateBytes bounds a PUT /_emulator/state body (DefaultMaxStateBytes when 0).
 	StateBytes int64
+	// MaxSubscribers bounds the event streams open at once across every world
+	// (DefaultMaxSubscribers when 0); beyond it, 429.
+	MaxSubscribers int
+}
+
+func (l Limits) maxSubscribers() int {
+	if l.MaxSubscribers <= 0 {
+		return DefaultMaxSubscribers
+	}
+	return l.MaxSubscribers
 }
 
 func (l Limits) bodyBytesInFlight() int64 {

@@ -25,6 +25,9 @@ const (
 	EventReset      = "reset"      // the world was reset or a state imported: read it all again
 )
 
+// EventTypes are the types of the stream, for a subscriber's filter.
+var EventTypes = []string{EventDeployment, EventDomain, EventRequest, EventJournal, EventFault, EventClock, EventScenario, EventToken, EventReset}
+
 // Events is the hub the world's changes are emitted to.
 func (w *World) Events() *events.Hub { return w.events }
 
@@ -39,7 +42,7 @@ type DeploymentEvent struct {
 }
 
 func (w *World) emitDeployment(change string, d state.Deployment) {
-	if w.events.Listening() {
+	if w.events.Wants(EventDeployment) {
 		w.events.Emit(EventDeployment, DeploymentEvent{Change: change, ID: d.ID, ProjectID: d.ProjectID, Status: d.Status, Error: d.Error, At: state.Timestamp(w.clock.Now())})
 	}
 }
@@ -56,7 +59,7 @@ type DomainEvent struct {
 }
 
 func (w *World) emitDomain(change string, d state.Domain) {
-	if w.events.Listening() {
+	if w.events.Wants(EventDomain) {
 		w.events.Emit(EventDomain, DomainEvent{Change: change, Hostname: d.Hostname, ProjectID: d.ProjectID, Status: d.Status, TLS: d.TLS.Status, Error: d.Error, At: state.Timestamp(w.clock.Now())})
 	}
 }
@@ -66,7 +69,7 @@ func (w *World) emitDomain(change string, d state.Domain) {
 const eventBody = 1024
 
 func (w *World) emitRequest(e journal.Entry) {
-	if w.events.Listening() {
+	if w.events.Wants(EventRequest) {
 		if len(e.Body) > eventBody {
 			e.Body, e.BodyTruncated = e.Body[:eventBody], true
 		}
@@ -82,7 +85,7 @@ type FaultEvent struct {
 }
 
 func (w *World) emitFault(change, id string, hits int64) {
-	if w.events.Listening() {
+	if w.events.Wants(EventFault) {
 		w.events.Emit(EventFault, FaultEvent{Change: change, ID: id, Hits: hits})
 	}
 }
@@ -94,25 +97,25 @@ func (w *World) emitFaultHit(act fault.Action, ok bool) {
 }
 
 func (w *World) emitClock() {
-	if w.events.Listening() {
+	if w.events.Wants(EventClock) {
 		w.events.Emit(EventClock, w.Clock())
 	}
 }
 
 func (w *World) emitScenario(change string) {
-	if w.events.Listening() {
+	if w.events.Wants(EventScenario) {
 		w.events.Emit(EventScenario, map[string]string{"change": change, "active": w.Scenario().Name})
 	}
 }
 
 func (w *World) emitToken(change string, scope state.Scope) {
-	if w.events.Listening() {
+	if w.events.Wants(EventToken) {
 		w.events.Emit(EventToken, map[string]string{"change": change, "scope": string(scope)})
 	}
 }
 
 func (w *World) emit(typ, change string) {
-	if w.events.Listening() {
+	if w.events.Wants(typ) {
 		w.events.Emit(typ, map[string]any{"change": change, "at": state.Timestamp(w.clock.Now())})
 	}
 }

@@ -86,7 +86,7 @@ func (c *Checker) Entries(n *yaml.Node, where string, allowed ...string) (entrie
 			continue
 		}
 		if !allowedKey(k.Value, allowed) {
-			c.Addf(k, "%sunknown key %q%s", label(where), k.Value, suggest(k.Value, allowed))
+			c.Addf(k, "%sunknown key %q%s", label(where), k.Value, Suggest(k.Value, allowed))
 			ok = false
 			continue
 		}
@@ -292,8 +292,10 @@ func rangeOf(lo, hi float64) string {
 	return "from " + strconv.FormatFloat(lo, 'f', -1, 64) + " to " + strconv.FormatFloat(hi, 'f', -1, 64)
 }
 
-// suggest names the allowed key closest to a misspelt one, or lists them all.
-func suggest(got string, allowed []string) string {
+// Suggest names the allowed value closest to a misspelt one, or lists them all: " (did
+// you mean \"x\"?)" or " (want a, b, c)". The YAML checker and the control API's strict
+// input both say it.
+func Suggest(got string, allowed []string) string {
 	best, bestD := "", 3
 	for _, a := range allowed {
 		if strings.HasSuffix(a, "*") {
