@@ -18,17 +18,64 @@ import (
 // (it reconnects), so a normal client is still served at the cap.
 type connLimiter struct {
 	max int
+	// stall is how long a write may block before the janitor closes its connection;
+	// at the cap, one blocked for stall/10 is evictable.
+	stall time.Duration
+	// now is a coarse clock in Unix nanoseconds, moved by the janitor: a write marks its
+	// start with it, for two atomic stores a write instead of two clock reads.
+	now atomic.Int64
 
 	mu    sync.Mutex                // guards the fields below
 	slots int                       // taken: open connections and accepts under way
 	open  map[*limitedConn]struct{} // the open connections
 	freed chan struct{}             // closed when a slot may be free; nil while nobody waits
 
-	evicted atomic.Int64 // connections closed to make room
+	evicted     atomic.Int64 // connections closed to make room
+	stallClosed atomic.Int64 // connections closed for a write blocked stall long
 }
 
-func newConnLimiter(max int) *connLimiter {
-	return &connLimiter{max: max, open: map[*limitedConn]struct{}{}}
+func newConnLimiter(max int, stall time.Duration) *connLimiter {
+	l := &connLimiter{max: max, stall: stall, open: map[*limitedConn]struct{}{}}
+	l.now.Store(time.Now().UnixNano())
+	return l
+}
+
+// janitorTick is how often the janitor looks at the writes under way: a tenth of the
+// stall timeout, at least every 10 ms and at most every second.
+func (l *connLimiter) janitorTick() time.Duration {
+	return min(max(l.stall/10, 10*time.Millisecond), time.Second)
+}
+
+// run moves the coarse clock and closes the connections whose write has blocked for the
+// stall timeout, until done is closed.
+func (l *connLimiter) run(done <-chan struct{}) {
+	t := time.NewTicker(l.janitorTick())
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			l.now.Store(now.UnixNano())
+			for _, c := range l.stalled(now.UnixNano(), l.stall) {
+				l.stallClosed.Add(1)
+				c.Close()
+			}
+		}
+	}
+}
+
+// stalled lists the connections whose write started at least d before now.
+func (l *connLimiter) stalled(now int64, d time.Duration) []*limitedConn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*limitedConn
+	for c := range l.open {
+		if w := c.writing.Load(); w != 0 && now-w >= int64(d) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // listener wraps ln so that its connections count against the cap.
@@ -64,17 +111,29 @@ func (l *connLimiter) acquire(done <-chan struct{}) bool {
 	}
 }
 
-// oldestIdleLocked is the connection idle the longest, or nil; l.mu is held.
+// oldestIdleLocked is the connection to close to make room, or nil: the one idle the
+// longest (between requests, a tunnel's included), else the one whose write has been
+// blocked the longest, if for at least a tenth of the stall timeout (its client stopped
+// reading: it holds a slot and serves nobody); l.mu is held.
 func (l *connLimiter) oldestIdleLocked() *limitedConn {
-	var oldest *limitedConn
-	var oldestSince int64
+	var idle, stalled *limitedConn
+	var idleSince, stalledSince int64
 	for c := range l.open {
 		st, since := http.ConnState(c.state.Load()), c.since.Load()
-		if st == http.StateIdle && (oldest == nil || since < oldestSince) {
-			oldest, oldestSince = c, since
+		if st == http.StateIdle && (idle == nil || since < idleSince) {
+			idle, idleSince = c, since
+		}
+		if w := c.writing.Load(); w != 0 && (stalled == nil || w < stalledSince) {
+			stalled, stalledSince = c, w
 		}
 	}
-	return oldest
+	if idle != nil {
+		return idle
+	}
+	if stalled != nil && l.now.Load()-stalledSince >= int64(l.stall/10) {
+		return stalled
+	}
+	return nil
 }
 
 // release gives a slot back.
@@ -105,9 +164,12 @@ func (l *connLimiter) add(conn net.Conn) *limitedConn {
 }
 
 // track is the servers' ConnState hook: it keeps each connection's state and since when.
+// The server of CONNECT tunnels reports too: a tunnel's connection wraps the one it came
+// in on (TLS, the tunnel's own wrappers), whose state becomes the tunnel's, so an idle
+// tunnel is evictable like an idle keep-alive.
 func (l *connLimiter) track(conn net.Conn, st http.ConnState) {
-	c, ok := conn.(*limitedConn)
-	if !ok {
+	c := limitedOf(conn)
+	if c == nil {
 		return
 	}
 	c.state.Store(int32(st))
@@ -150,13 +212,38 @@ func (ll *limitedListener) Close() error {
 	return ll.Listener.Close()
 }
 
+// limitedOf is the limited connection under conn's wrappers, or nil.
+func limitedOf(conn net.Conn) *limitedConn {
+	for conn != nil {
+		switch c := conn.(type) {
+		case *limitedConn:
+			return c
+		case interface{ NetConn() net.Conn }:
+			conn = c.NetConn()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
 // limitedConn holds a slot until it is closed.
 type limitedConn struct {
 	net.Conn
 	l         *connLimiter
 	state     atomic.Int32 // http.ConnState
 	since     atomic.Int64 // unix nanoseconds of the last state change
+	writing   atomic.Int64 // the coarse time a write under way started, 0 when none
 	closeOnce sync.Once
+}
+
+// Write marks the write under way for the janitor, which closes the connection when
+// its client takes none of the bytes for the stall timeout.
+func (c *limitedConn) Write(b []byte) (int, error) {
+	c.writing.Store(c.l.now.Load())
+	n, err := c.Conn.Write(b)
+	c.writing.Store(0)
+	return n, err
 }
 
 func (c *limitedConn) Close() error {

@@ -9,3 +9,6 @@ func WaitBodyBytesInFlight(ctx context.Context, e *Emulator, cond func(int64) bo
 
 // Evicted is how many idle connections s closed to make room at its cap.
 func Evicted(s *Server) int64 { return s.conns.evicted.Load() }
+
+// StallClosed is how many connections s closed because their client stopped reading.
+func StallClosed(s *Server) int64 { return s.conns.stallClosed.Load() }

@@ -14,6 +14,7 @@ const (
 	DefaultBodyReadTimeout      = 10 * time.Second
 	DefaultMinBodyRate          = 16 << 10 // bytes per second
 	DefaultMaxConnections       = 4096
+	DefaultWriteStallTimeout    = 10 * time.Second
 	DefaultMaxBodyBytesInFlight = httpapi.DefaultBodyBytesInFlight
 	DefaultMaxStateBytes        = httpapi.DefaultMaxStateBytes
 )
@@ -32,9 +33,17 @@ type Limits struct {
 	// MinBodyRate is the slowest a request body may arrive, in bytes per second.
 	MinBodyRate int64
 	// MaxConnections caps the open connections across all listeners (at most the
-	// file-descriptor limit less a reserve). At the cap, the connection idle the longest
-	// is closed to make room; with none idle, new clients wait for a free slot.
+	// file-descriptor limit less a reserve), CONNECT tunnels included. At the cap, the
+	// connection idle the longest (between requests, a tunnel's included) is closed to
+	// make room, else the one whose client has stopped reading the longest (a write
+	// blocked for a tenth of WriteStallTimeout); with none of those, new clients wait for
+	// a free slot.
 	MaxConnections int
+	// WriteStallTimeout bounds one write to a client: a connection whose client has not
+	// taken a single write's bytes for this long (it stopped reading) is closed, whatever
+	// the cap. One write is at most 32 KiB, so a client reading slower than about 3 KiB/s
+	// for the default's 10 s is cut.
+	WriteStallTimeout time.Duration
 	// MaxBodyBytesInFlight bounds the bytes of request bodies held at once across all
 	// requests; a request that would go over gets 503 service_unavailable.
 	MaxBodyBytesInFlight int64
@@ -55,6 +64,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	def(&l.IdleTimeout, DefaultIdleTimeout)
 	def(&l.BodyReadTimeout, DefaultBodyReadTimeout)
+	def(&l.WriteStallTimeout, DefaultWriteStallTimeout)
 	if l.MinBodyRate <= 0 {
 		l.MinBodyRate = DefaultMinBodyRate
 	}

@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -353,5 +354,93 @@ func TestConnectionCapWaitsForASlot(t *testing.T) {
 	}
 	for _, c := range conns {
 		c.waitClosed()
+	}
+}
+
+// Clients that stop reading hold no slot for long: a write their client takes none of
+// for WriteStallTimeout closes the connection, and at the cap a connection stalled for a
+// tenth of it makes room like an idle one. Twelve clients asking for an 8 MiB file and
+// reading nothing must not lock a normal client out of a server capped at eight.
+func TestConnectionCapUnderSlowReaders(t *testing.T) {
+	t.Parallel()
+	const max = 8
+	srv, e := listenEnv(t, emulator.Limits{MaxConnections: max, WriteStallTimeout: 400 * time.Millisecond})
+	big := bytes.Repeat([]byte("hostemu "), 1<<20) // 8 MiB
+	up, _ := http.NewRequest("POST", e.url+"/v1/files", bytes.NewReader(big))
+	up.Header.Set("Authorization", "Bearer t-deploy")
+	up.Header.Set("X-File-Digest", digest(big))
+	if res, err := http.DefaultClient.Do(up); err != nil || res.StatusCode != 201 {
+		t.Fatalf("upload: %v %v", res, err)
+	}
+	created := decode[struct{ ID, URL string }](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
+		"files": map[string]string{"index.html": digest(big)}}))
+	mustStatus(t, e.post("/_emulator/await", "", map[string]string{"deployment": created.ID, "status": "ready"}), 200)
+	h := host(t, created.URL)
+	for range max + 4 {
+		c, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.(*net.TCPConn).SetReadBuffer(4096)
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+h+"\r\n\r\n") // and never read
+	}
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	res, err := client.Get(e.url + "/_emulator/health")
+	if err != nil {
+		t.Fatalf("a normal client behind %d slow readers: %v", max+4, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || emulator.Evicted(srv)+emulator.StallClosed(srv) == 0 {
+		t.Fatalf("status %d; evicted %d, closed as stalled %d", res.StatusCode, emulator.Evicted(srv), emulator.StallClosed(srv))
+	}
+}
+
+// CONNECT tunnels count against the cap and, idle between requests, make room like idle
+// keep-alives: twelve idle tunnels must not lock a normal client out of a server capped
+// at eight.
+func TestConnectionCapUnderIdleTunnels(t *testing.T) {
+	t.Parallel()
+	const max = 8
+	srv, e := listenEnv(t, emulator.Limits{MaxConnections: max})
+	var tunnels []*rawConn
+	for range max {
+		c := dial(t, srv)
+		c.send("CONNECT shop.test:80 HTTP/1.1\r\nHost: shop.test:80\r\n\r\n")
+		if line, err := c.r.ReadString('\n'); err != nil || !strings.Contains(line, " 200 ") {
+			t.Fatalf("CONNECT: %q %v", line, err)
+		}
+		c.r.ReadString('\n') // the blank line
+		c.send("GET / HTTP/1.1\r\nHost: shop.test\r\n\r\n")
+		mustStatus(t, c.response(), 200)
+		tunnels = append(tunnels, c) // idle from now on
+	}
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	res, err := client.Get(e.url + "/_emulator/health")
+	if err != nil {
+		t.Fatalf("a normal client behind %d idle tunnels: %v", max, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || emulator.Evicted(srv) == 0 {
+		t.Fatalf("status %d, evicted %d", res.StatusCode, emulator.Evicted(srv))
+	}
+	closedc := make(chan bool, len(tunnels))
+	for _, c := range tunnels {
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		go func() {
+			_, err := c.r.Read(make([]byte, 1))
+			closedc <- err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+		}()
+	}
+	closed := 0
+	for range tunnels {
+		if <-closedc {
+			closed++
+		}
+	}
+	if closed == 0 {
+		t.Fatal("no idle tunnel was closed to make room")
 	}
 }

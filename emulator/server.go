@@ -29,6 +29,7 @@ type Server struct {
 	tlsHTTP     *http.Server
 	closeOnce   sync.Once
 	closeErr    error
+	janitorDone chan struct{} // stops the connections' janitor
 }
 
 // Listen builds an emulator and binds its listeners synchronously, so that URL is valid
@@ -41,7 +42,7 @@ func Listen(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ln: ln}
+	s := &Server{ln: ln, janitorDone: make(chan struct{})}
 	if opts.CipherAddr != "" {
 		if s.cipherLn, err = net.Listen("tcp", opts.CipherAddr); err != nil {
 			ln.Close()
@@ -65,7 +66,8 @@ func Listen(opts Options) (*Server, error) {
 		return nil, err
 	}
 	lim := opts.Limits.withDefaults()
-	s.conns = newConnLimiter(connCap(lim.MaxConnections, s.emu.log))
+	s.conns = newConnLimiter(connCap(lim.MaxConnections, s.emu.log), lim.WriteStallTimeout)
+	s.emu.tunnels.ConnState = s.conns.track // tunnels count, and idle ones are evictable
 	s.ln = s.conns.listener(s.ln)
 	s.http = s.newHTTPServer(s.emu.Handler(), lim)
 	if s.cipherLn != nil {
@@ -183,6 +185,7 @@ func dialable(a net.Addr) string {
 
 // Serve answers requests until Shutdown. It returns nil after a clean shutdown.
 func (s *Server) Serve() error {
+	go s.conns.run(s.janitorDone)
 	errc := make(chan error, 4)
 	go func() { errc <- s.http.Serve(s.ln) }()
 	n := 1
@@ -212,6 +215,7 @@ func (s *Server) Serve() error {
 // the emulator (stopping its clock and watchers and saving state when configured).
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		close(s.janitorDone)
 		s.emu.Release()
 		err := s.http.Shutdown(ctx)
 		for _, srv := range []*http.Server{s.cipherHTTP, s.controlHTTP, s.tlsHTTP} {

@@ -70,6 +70,9 @@ type worldConn struct {
 	w *world.World
 }
 
+// NetConn is the tunnel's connection under it (the connection cap finds its slot).
+func (c *worldConn) NetConn() net.Conn { return c.Conn }
+
 // tunnelWorldKey is the context key of a tunnel's world.
 type tunnelWorldKey struct{}
 
@@ -145,3 +148,6 @@ type bufferedConn struct {
 }
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// NetConn is the hijacked connection under it.
+func (c *bufferedConn) NetConn() net.Conn { return c.Conn }
