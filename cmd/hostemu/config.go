@@ -166,6 +166,30 @@ var settings = []setting{
 		c.Options.Limits.MaxStateBytes, err = parseSize(v, 1)
 		return err
 	}},
+	{"proxy-domains", "", "comma-separated custom `domains` (example.com covers its subdomains; .dev every name under it) the proxy serves besides deployment hosts and reserved test names", func(c *Config, v string) error {
+		c.Options.ProxyDomains = nil
+		for _, item := range splitList(v) {
+			pattern := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(item), "*"), ".")
+			name, ok := normalizeDomain(pattern)
+			if !ok && !(pattern != "" && !strings.Contains(pattern, ".") && validLabel(pattern)) {
+				return fmt.Errorf("%q is not a domain or a suffix such as example.com or .dev", item)
+			}
+			if name == "" {
+				name = pattern
+			}
+			if strings.HasPrefix(strings.TrimPrefix(item, "*"), ".") {
+				name = "." + name
+			}
+			c.Options.ProxyDomains = append(c.Options.ProxyDomains, name)
+		}
+		return nil
+	}},
+	{"write-stall-timeout", "10s", "`duration` a write may wait for a client that stopped reading before its connection is closed", func(c *Config, v string) error {
+		return setDuration(&c.Options.Limits.WriteStallTimeout, v)
+	}},
+	{"max-event-streams", "64", "`N` GET /_emulator/events streams open at once, across namespaces", func(c *Config, v string) error {
+		return setCount(&c.Options.Limits.MaxEventStreams, v, 1)
+	}},
 	{"edge-domain", "hostemu.localhost", "`domain` deployment hosts live under: https://<project>-<suffix>.<domain>", func(c *Config, v string) error {
 		h, ok := normalizeDomain(v)
 		if !ok {
@@ -528,6 +552,13 @@ func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
 
 // normalizeDomain lower-cases a domain name and drops a trailing dot; ok is false for
 // anything but a valid name of at least two labels.
+// validLabel reports whether l is one DNS label of lower-case letters, digits and inner
+// hyphens.
+func validLabel(l string) bool {
+	_, ok := normalizeDomain(l + ".x")
+	return ok
+}
+
 func normalizeDomain(v string) (string, bool) {
 	h := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), ".")
 	if !strings.Contains(h, ".") || len(h) > 200 {

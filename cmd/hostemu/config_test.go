@@ -48,7 +48,7 @@ func defaultConfig() Config {
 				IdleTimeout: emulator.DefaultIdleTimeout, ReadHeaderTimeout: emulator.DefaultReadHeaderTimeout,
 				BodyReadTimeout: emulator.DefaultBodyReadTimeout, MinBodyRate: emulator.DefaultMinBodyRate,
 				MaxConnections: emulator.DefaultMaxConnections, MaxBodyBytesInFlight: emulator.DefaultMaxBodyBytesInFlight,
-				MaxStateBytes: emulator.DefaultMaxStateBytes,
+				MaxStateBytes: emulator.DefaultMaxStateBytes, WriteStallTimeout: emulator.DefaultWriteStallTimeout, MaxEventStreams: 64,
 			},
 		},
 		LogFormat: "text",
@@ -177,6 +177,16 @@ var valid = map[string][]struct {
 		{"127.0.0.1:4702", func(c *Config) { c.Options.ControlAddr = "127.0.0.1:4702" }},
 		{"", func(c *Config) {}},
 	},
+	"proxy-domains": {
+		{"github.com, .DEV, *.corp.example", func(c *Config) { c.Options.ProxyDomains = []string{"github.com", ".dev", ".corp.example"} }},
+		{"", func(c *Config) {}},
+	},
+	"write-stall-timeout": {
+		{"2s", func(c *Config) { c.Options.Limits.WriteStallTimeout = 2 * time.Second }},
+	},
+	"max-event-streams": {
+		{"8", func(c *Config) { c.Options.Limits.MaxEventStreams = 8 }},
+	},
 	"control-origins": {
 		{"https://dash.test, http://127.0.0.1:5173/", func(c *Config) { c.Options.ControlOrigins = []string{"https://dash.test", "http://127.0.0.1:5173"} }},
 		{"", func(c *Config) {}},
@@ -256,6 +266,9 @@ var invalid = map[string][]string{
 	"cors-origins":             {"app.test", "https://app.test/path", " , ", "https://u@app.test"},
 	"control-origins":          {"*", "https://dash.test,*", "dash.test", "https://dash.test/x"},
 	"control-token":            {"two words", "tab\there"},
+	"proxy-domains":            {"exa mple.com", "http://github.com", "-x.com", "a..b"},
+	"write-stall-timeout":      {"0", "-1s", "10"},
+	"max-event-streams":        {"0", "-1", "many"},
 	"journal-size":             {"0", "-1", "many", "1.5"},
 	"idle-timeout":             {"0", "-1s", "60", "soon"},
 	"read-header-timeout":      {"0s", "10"},
