@@ -124,7 +124,8 @@ func New(opts Options) (*Emulator, error) {
 		}
 	}
 	lim := opts.Limits.withDefaults()
-	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.NamespaceClock, Build: e.buildNamespace})
+	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.NamespaceClock, Build: e.buildNamespace,
+		MaxBytes: opts.MaxWorldBytes, Weigh: func(w *world.World) int64 { snap := w.Export(); return snap.Weight() }})
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),

@@ -12,3 +12,6 @@ func Evicted(s *Server) int64 { return s.conns.evicted.Load() }
 
 // StallClosed is how many connections s closed because their client stopped reading.
 func StallClosed(s *Server) int64 { return s.conns.stallClosed.Load() }
+
+// NamespaceWeight is the namespaces' worlds together, as --max-world-bytes counts them.
+func NamespaceWeight(e *Emulator) int64 { return e.ns.Weight() }

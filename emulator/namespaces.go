@@ -16,9 +16,9 @@ import (
 // buildNamespace makes the world of a new namespace: the server's parsed fixtures (or
 // the ones given), seed, clock and start-up scenario unless spec says otherwise, with
 // the namespace's own credentials, deployment hosts and minted-token prefix.
-// maxNamespaceGenerated bounds the deployments a namespace's inline fixtures may
-// generate: a 100-byte request must not build a million deployments (and again on each
-// reset).
+// maxNamespaceGenerated bounds the deployments, and the domains, a namespace's inline
+// fixtures may generate: a 100-byte request must not build a million of them (and again
+// on each reset). --max-world-bytes bounds all namespaces together.
 const maxNamespaceGenerated = 10_000
 
 func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*world.World, error) {
@@ -64,6 +64,9 @@ func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*
 		}
 		if g := f.Generate; g != nil && g.Projects*max(g.DeploymentsPerProject, 5) > maxNamespaceGenerated {
 			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated deployments in a namespace (a world of its own per test); use --fixtures for a big one", maxNamespaceGenerated)
+		}
+		if g := f.Generate; g != nil && g.Projects*max(g.DomainsPerProject, 1) > maxNamespaceGenerated {
+			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated domains in a namespace (projects × domains_per_project); use --fixtures for a big one", maxNamespaceGenerated)
 		}
 		files = []*fixture.File{f}
 	}

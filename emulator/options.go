@@ -59,6 +59,11 @@ type Options struct {
 	// ControlOrigins are web origins allowed to drive the control API besides the
 	// emulator's own; requests from any other origin are 403 forbidden_origin.
 	ControlOrigins []string
+	// MaxWorldBytes bounds the worlds of all namespaces together, as estimated from their
+	// state (1 GiB when 0): beyond it, creating a namespace or importing a state into
+	// one is 507 storage_full. The default world is not counted: --fixtures and
+	// --max-state-bytes bound it.
+	MaxWorldBytes int64
 	// ProxyDomains are custom domains (suffix patterns: "example.com" covers it and its
 	// subdomains, ".dev" every name ending so) the proxy serves, CONNECT included, besides
 	// deployment hosts and the reserved test names (.test, .example, .invalid,

@@ -184,6 +184,10 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"max-world-bytes", "1GiB", "`bytes` the namespaces' worlds may take together (estimated from their state); beyond, creating one or importing into one is 507", func(c *Config, v string) (err error) {
+		c.Options.MaxWorldBytes, err = parseSize(v, 1<<20)
+		return err
+	}},
 	{"write-stall-timeout", "10s", "`duration` a write may wait for a client that stopped reading before its connection is closed", func(c *Config, v string) error {
 		return setDuration(&c.Options.Limits.WriteStallTimeout, v)
 	}},

@@ -44,6 +44,7 @@ func defaultConfig() Config {
 			FileStoreSize: 256 << 20,
 			NamespaceTTL:  30 * time.Minute,
 			MaxNamespaces: 1000,
+			MaxWorldBytes: 1 << 30,
 			Limits: emulator.Limits{
 				IdleTimeout: emulator.DefaultIdleTimeout, ReadHeaderTimeout: emulator.DefaultReadHeaderTimeout,
 				BodyReadTimeout: emulator.DefaultBodyReadTimeout, MinBodyRate: emulator.DefaultMinBodyRate,
@@ -181,6 +182,9 @@ var valid = map[string][]struct {
 		{"github.com, .DEV, *.corp.example", func(c *Config) { c.Options.ProxyDomains = []string{"github.com", ".dev", ".corp.example"} }},
 		{"", func(c *Config) {}},
 	},
+	"max-world-bytes": {
+		{"2GiB", func(c *Config) { c.Options.MaxWorldBytes = 2 << 30 }},
+	},
 	"write-stall-timeout": {
 		{"2s", func(c *Config) { c.Options.Limits.WriteStallTimeout = 2 * time.Second }},
 	},
@@ -268,6 +272,7 @@ var invalid = map[string][]string{
 	"control-token":            {"two words", "tab\there"},
 	"proxy-domains":            {"exa mple.com", "http://github.com", "-x.com", "a..b"},
 	"write-stall-timeout":      {"0", "-1s", "10"},
+	"max-world-bytes":          {"0", "-1", "lots", "1KiB"},
 	"max-event-streams":        {"0", "-1", "many"},
 	"journal-size":             {"0", "-1", "many", "1.5"},
 	"idle-timeout":             {"0", "-1s", "60", "soon"},

@@ -59,10 +59,22 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.world(c).Import(snap); err != nil {
+	w := a.world(c)
+	// a namespace's world is held to the namespaces' budget (--max-world-bytes)
+	n, inNamespace := a.ns.ByLabel(w.Namespace())
+	var was int64
+	if inNamespace {
+		if was, err = a.ns.Reweigh(n, snap.Weight()); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Import(snap); err != nil {
+		if inNamespace {
+			a.ns.Reweigh(n, was)
+		}
 		return nil, err
 	}
-	return a.streamState(a.world(c)), nil
+	return a.streamState(w), nil
 }
 
 func (a *API) getClock(c *gin.Context) (any, error) { return a.world(c).Clock(), nil }

@@ -28,15 +28,25 @@ type Config struct {
 	// Build makes the world of a new namespace, not yet started, from its identity and
 	// what the caller asked for. Its errors go to the caller as they are.
 	Build func(id Identity, spec Spec) (*world.World, error)
+	// MaxBytes bounds the worlds of all namespaces together, as Weigh estimates them
+	// (DefaultMaxBytes when 0): a namespace that would go over is not created, an
+	// import that would is refused, 507 storage_full.
+	MaxBytes int64
+	// Weigh estimates the memory a world takes (nil: worlds weigh nothing).
+	Weigh func(*world.World) int64
 }
+
+// DefaultMaxBytes is the default of --max-world-bytes.
+const DefaultMaxBytes = 1 << 30
 
 // Registry holds the live namespaces. It is safe for concurrent use.
 type Registry struct {
 	cfg Config
 
-	mu      sync.RWMutex          // guards byLabel and closed
+	mu      sync.RWMutex          // guards byLabel, closed, weight and the namespaces' weights
 	byLabel map[string]*Namespace // live namespaces by label
 	closed  bool
+	weight  int64 // the live namespaces' worlds together, as Weigh estimated them
 }
 
 // New returns an empty registry.
@@ -49,6 +59,9 @@ func New(cfg Config) *Registry {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytes
 	}
 	return &Registry{cfg: cfg, byLabel: map[string]*Namespace{}}
 }
@@ -71,12 +84,13 @@ func (r *Registry) Create(spec Spec) (*Namespace, error) {
 		return nil, err
 	}
 	now := r.cfg.Now()
-	n := &Namespace{Identity: id, World: w, CreatedAt: now.UTC()}
+	n := &Namespace{Identity: id, World: w, CreatedAt: now.UTC(), weight: r.weigh(w)}
 	n.lastUsed.Store(now.UnixNano())
 	r.mu.Lock()
 	_, taken := r.byLabel[id.Label] // 60 random bits: never, but never twice either
-	if r.closed || taken || len(r.byLabel) >= r.cfg.Max {
-		closed := r.closed
+	heavy := r.weight+n.weight > r.cfg.MaxBytes
+	if r.closed || taken || len(r.byLabel) >= r.cfg.Max || heavy {
+		closed, used := r.closed, r.weight
 		r.mu.Unlock()
 		w.Close()
 		switch {
@@ -84,13 +98,52 @@ func (r *Registry) Create(spec Spec) (*Namespace, error) {
 			return nil, apperr.New(apperr.ServiceUnavailable, "hostemu is shutting down")
 		case taken:
 			return r.Create(spec)
+		case heavy:
+			return nil, r.weightError(used, n.weight)
 		}
 		return nil, r.limitError()
 	}
 	r.byLabel[id.Label] = n
+	r.weight += n.weight
 	r.mu.Unlock()
 	w.Start()
 	return n, nil
+}
+
+func (r *Registry) weigh(w *world.World) int64 {
+	if r.cfg.Weigh == nil {
+		return 0
+	}
+	return r.cfg.Weigh(w)
+}
+
+func (r *Registry) weightError(used, want int64) error {
+	return apperr.Errorf(apperr.StorageFull, "the namespaces' worlds hold about %d bytes of the %d --max-world-bytes allows; this one needs about %d: delete a namespace, or let idle ones expire", used, r.cfg.MaxBytes, want)
+}
+
+// Reweigh makes room for n's world to weigh w (an import replacing it) and returns what
+// it weighed: 507 storage_full, and nothing changed, when the namespaces would go over
+// MaxBytes.
+func (r *Registry) Reweigh(n *Namespace, w int64) (was int64, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byLabel[n.Label] != n {
+		return 0, apperr.Errorf(apperr.NamespaceNotFound, "no namespace %q", n.ID)
+	}
+	was = n.weight
+	if w > was && r.weight-was+w > r.cfg.MaxBytes {
+		return was, r.weightError(r.weight-was, w)
+	}
+	r.weight += w - was
+	n.weight = w
+	return was, nil
+}
+
+// Weight is the live namespaces' worlds together, as Weigh estimated them.
+func (r *Registry) Weight() int64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.weight
 }
 
 func (r *Registry) limitError() error {
@@ -177,6 +230,7 @@ func (r *Registry) remove(n *Namespace) bool {
 		return false
 	}
 	delete(r.byLabel, n.Label)
+	r.weight -= n.weight
 	r.mu.Unlock()
 	n.World.Close()
 	return true
@@ -255,6 +309,7 @@ func (r *Registry) Close() {
 	r.closed = true
 	all := r.byLabel
 	r.byLabel = map[string]*Namespace{}
+	r.weight = 0
 	r.mu.Unlock()
 	for _, n := range all {
 		n.World.Close()
