@@ -1,10 +1,17 @@
 package emulator_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator"
 )
@@ -69,4 +76,97 @@ func TestNamespacesBoundedInSize(t *testing.T) {
 	}
 	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/namespaces/" + first.Namespace}), 200)
 	e.newNamespace(t, big)
+}
+
+// bigState is a state document of about n deployments of 50 files each (≈ 6 KiB of JSON
+// a deployment), built as text.
+func bigState(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"tokens":[{"token":"t-read","scope":"read"}],"projects":[{"id":"prj_big","name":"big","created_at":"2026-01-01T00:00:00Z"}],"deployments":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"dpl_%08d","project_id":"prj_big","url":"https://big-%08d.hostemu.localhost","target":"preview","status":"queued","created_at":"2026-01-01T00:00:00Z","timings":{"queued_at":"2026-01-01T00:00:00Z"},"files":{`, i, i)
+		for f := range 50 {
+			if f > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"assets/file-%02d.js":"%064d"`, f, i*50+f)
+		}
+		b.WriteString(`}}`)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// A state import is charged its decoded size against the budget of bytes in flight, and
+// imports take turns: four concurrent imports of a 32 MB state with a 64 MiB budget are
+// all served, one at a time, and the heap's peak stays within twice (the garbage
+// collector's headroom) the budget and two states' text, plus 32 MiB: 200 MB here, where
+// concurrent imports used to add up (1.1–1.27 GB for four of 200 MB).
+func TestStateImportsChargeTheirDecodedSize(t *testing.T) {
+	const budget = 64 << 20
+	e := newEnv(t, func(o *emulator.Options) { o.Limits.MaxBodyBytesInFlight = budget })
+	body := bigState(7000)
+	base := heapInUse()
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		tick := time.NewTicker(2 * time.Millisecond) // ReadMemStats stops the world: not too often
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			runtime.ReadMemStats(&m)
+			if h := int64(m.HeapAlloc); h > peak.Load() {
+				peak.Store(h)
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	statuses := make(chan int, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("PUT", e.url+"/_emulator/state", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			statuses <- res.StatusCode
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	close(statuses)
+	ok := 0
+	for s := range statuses {
+		switch s {
+		case 200:
+			ok++
+		default:
+			t.Errorf("an import answered %d", s)
+		}
+	}
+	grew := peak.Load() - base
+	t.Logf("state %d bytes of JSON; %d of 4 imports admitted; heap peak %d MB above the start (budget %d MB)", len(body), ok, grew>>20, budget>>20)
+	if ok != 4 {
+		t.Fatalf("%d of 4 imports went through", ok)
+	}
+	if limit := 2*(int64(budget)+2*int64(len(body))) + 32<<20; grew > limit {
+		t.Errorf("heap peak %d bytes above the start, over 2 × (budget + 2 × the state) + 32 MiB = %d", grew, limit)
+	}
 }

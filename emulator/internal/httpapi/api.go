@@ -80,7 +80,8 @@ type API struct {
 	publicOrigin string
 	bodies       *budget // request-body bytes in flight, across every listener
 	rendered     *renderCache
-	subscribers  atomic.Int64 // event streams open
+	subscribers  atomic.Int64  // event streams open
+	imports      chan struct{} // holds the one state import under way
 
 	release     chan struct{} // closed by Release
 	releaseOnce sync.Once
@@ -108,6 +109,7 @@ func New(w *world.World, cfg Config) *API {
 	a.cursorKey = mac.Sum(nil)
 	a.bodies = newBudget(cfg.Limits.bodyBytesInFlight())
 	a.rendered = newRenderCache()
+	a.imports = make(chan struct{}, 1)
 	a.publicHost, a.publicOrigin = publicHostOf(cfg.PublicURL), publicOriginOf(cfg.PublicURL)
 	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
 	a.engine = a.newEngine()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -55,7 +56,22 @@ func (a *API) reset(c *gin.Context) (any, error) {
 func (a *API) exportState(c *gin.Context) (any, error) { return a.streamState(a.world(c)), nil }
 
 func (a *API) importState(c *gin.Context) (any, error) {
+	// one import at a time, every world together: each holds a whole decoded state until
+	// the world takes it over, so concurrent ones wait their turn rather than share the
+	// budget of bytes in flight and all run out of it
+	wait := time.NewTimer(importWait)
+	defer wait.Stop()
+	select {
+	case a.imports <- struct{}{}:
+		defer func() { <-a.imports }()
+	case <-wait.C:
+		c.Header("Retry-After", "1")
+		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another state import has been under way for %s; retry", importWait)
+	case <-c.Request.Context().Done():
+		return nil, apperr.New(apperr.ServiceUnavailable, "the client went away while its state import waited for another")
+	}
 	snap, err := decodeSnapshot(c, a.cfg.Limits.stateBytes())
+	defer a.settle(c) // the world has the state now, or nobody does
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +91,18 @@ func (a *API) importState(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	return a.streamState(w), nil
+}
+
+// importWait bounds how long a state import waits for the one under way.
+const importWait = 30 * time.Second
+
+// settle gives back what a request's body has charged to the budget of bytes in flight
+// so far (its decoded state, for an import), before the request ends.
+func (a *API) settle(c *gin.Context) {
+	if m, ok := c.Request.Body.(*meteredBody); ok {
+		a.bodies.release(m.held)
+		m.held = 0
+	}
 }
 
 func (a *API) getClock(c *gin.Context) (any, error) { return a.world(c).Clock(), nil }

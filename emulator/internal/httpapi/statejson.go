@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/gin-gonic/gin"
 
@@ -21,6 +22,11 @@ var errStateTooLarge = errors.New("state body over the limit")
 
 // decodeSnapshot reads PUT /_emulator/state's body: a JSON Content-Type, at most max
 // bytes, one JSON object and nothing after it.
+//
+// What it decodes is charged, element by element, to the budget of bytes in flight
+// (state.WeightOf: the decoded size, not the text's, which the decoder holds one
+// element of at a time), until the request is answered: a state import costs its
+// decoded size, and imports together cannot pass the budget.
 func decodeSnapshot(c *gin.Context, max int64) (state.Snapshot, error) {
 	if err := notJSON(c, "state"); err != nil {
 		return state.Snapshot{}, err
@@ -31,7 +37,11 @@ func decodeSnapshot(c *gin.Context, max int64) (state.Snapshot, error) {
 	if c.Request.ContentLength > max {
 		return state.Snapshot{}, stateTooLarge(max)
 	}
-	snap, err := readSnapshot(c.Request.Body, max)
+	body, charge := io.Reader(c.Request.Body), func(int64) bool { return true }
+	if m, ok := c.Request.Body.(*meteredBody); ok {
+		body, charge = m.r, m.reserve // charge the decoded state, not the text
+	}
+	snap, err := readSnapshot(body, max, charge)
 	_, coded := apperr.As(err)
 	switch {
 	case err == nil, coded:
@@ -54,9 +64,12 @@ func stateTooLarge(max int64) error {
 // would otherwise keep them all). It reads at most max bytes (errStateTooLarge beyond),
 // refuses anything but one JSON object, and ignores unknown fields. A read error is
 // returned as is; a JSON one is an *apperr.Error.
-func readSnapshot(r io.Reader, max int64) (state.Snapshot, error) {
+//
+// charge is asked for each element's decoded size (state.WeightOf) and its place in the
+// array; readSnapshot fails with errBodyBudget when it refuses.
+func readSnapshot(r io.Reader, max int64, charge func(int64) bool) (state.Snapshot, error) {
 	src := &capReader{r: r, left: max}
-	snap, err := decodeState(json.NewDecoder(&squeezer{r: src}))
+	snap, err := decodeState(json.NewDecoder(&squeezer{r: src}), charge)
 	if err != nil {
 		if src.err != nil && src.err != io.EOF {
 			return state.Snapshot{}, src.err
@@ -66,7 +79,7 @@ func readSnapshot(r io.Reader, max int64) (state.Snapshot, error) {
 	return snap, nil
 }
 
-func decodeState(dec *json.Decoder) (snap state.Snapshot, err error) {
+func decodeState(dec *json.Decoder, charge func(int64) bool) (snap state.Snapshot, err error) {
 	tok, err := dec.Token()
 	if errors.Is(err, io.EOF) {
 		return snap, apperr.New(apperr.InvalidRequest, "the state must be a JSON object; the body is empty")
@@ -85,23 +98,23 @@ func decodeState(dec *json.Decoder) (snap state.Snapshot, err error) {
 		key, _ := tok.(string)
 		switch {
 		case strings.EqualFold(key, "tokens"):
-			snap.Tokens, err = readArray[state.Token](dec, "tokens")
+			snap.Tokens, err = readArray[state.Token](dec, charge, "tokens")
 		case strings.EqualFold(key, "policy"):
 			err = decodeField(dec, "policy", &snap.Policy)
 		case strings.EqualFold(key, "cipher"):
 			err = decodeField(dec, "cipher", &snap.Cipher)
 		case strings.EqualFold(key, "projects"):
-			snap.Projects, err = readArray[state.Project](dec, "projects")
+			snap.Projects, err = readArray[state.Project](dec, charge, "projects")
 		case strings.EqualFold(key, "deployments"):
-			snap.Deployments, err = readArray[state.Deployment](dec, "deployments")
+			snap.Deployments, err = readArray[state.Deployment](dec, charge, "deployments")
 		case strings.EqualFold(key, "domains"):
-			snap.Domains, err = readArray[state.Domain](dec, "domains")
+			snap.Domains, err = readArray[state.Domain](dec, charge, "domains")
 		case strings.EqualFold(key, "files"):
-			snap.Files, err = readArray[string](dec, "files")
+			snap.Files, err = readArray[string](dec, charge, "files")
 		case strings.EqualFold(key, "detaching"):
-			snap.Detaching, err = readArray[state.Detachment](dec, "detaching")
+			snap.Detaching, err = readArray[state.Detachment](dec, charge, "detaching")
 		case strings.EqualFold(key, "uploads"):
-			snap.Uploads, err = readArray[state.Upload](dec, "uploads")
+			snap.Uploads, err = readArray[state.Upload](dec, charge, "uploads")
 		default:
 			err = skipValue(dec)
 		}
@@ -119,7 +132,7 @@ func decodeState(dec *json.Decoder) (snap state.Snapshot, err error) {
 }
 
 // readArray decodes a JSON array (or null) one element at a time.
-func readArray[T any](dec *json.Decoder, field string) ([]T, error) {
+func readArray[T any](dec *json.Decoder, charge func(int64) bool, field string) ([]T, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, jsonError(err)
@@ -135,6 +148,9 @@ func readArray[T any](dec *json.Decoder, field string) ([]T, error) {
 		var v T
 		if err := dec.Decode(&v); err != nil {
 			return nil, fieldError(field, err)
+		}
+		if !charge(state.WeightOf(&v) + 2*int64(unsafe.Sizeof(v))) { // 2×: the array's slack as it grows
+			return nil, errBodyBudget
 		}
 		out = append(out, v)
 	}

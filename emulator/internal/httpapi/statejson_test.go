@@ -97,7 +97,7 @@ func TestReadSnapshotRoundTrip(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := readSnapshot(strings.NewReader(body), 1<<20)
+			got, err := readSnapshot(strings.NewReader(body), 1<<20, chargeAll)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestReadSnapshotRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := readSnapshot(strings.NewReader(tt.body), tt.max)
+			_, err := readSnapshot(strings.NewReader(tt.body), tt.max, chargeAll)
 			if tt.code == "" {
 				if !errors.Is(err, errStateTooLarge) {
 					t.Fatalf("err = %v, want errStateTooLarge", err)
@@ -159,7 +159,7 @@ func TestReadSnapshotRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := readSnapshot(strings.NewReader(string(text)), int64(len(text))); err != nil {
+	if _, err := readSnapshot(strings.NewReader(string(text)), int64(len(text)), chargeAll); err != nil {
 		t.Errorf("a body of exactly the limit: %v", err)
 	}
 }
@@ -170,7 +170,7 @@ func TestReadSnapshotSqueezesWhitespace(t *testing.T) {
 	allocs := testing.AllocsPerRun(1, func() {
 		body := io.MultiReader(strings.NewReader(`{"files":`), &repeatReader{b: ' ', n: 64 << 20}, strings.NewReader(`["a  b"]}`))
 		var err error
-		if got, err = readSnapshot(body, 128<<20); err != nil {
+		if got, err = readSnapshot(body, 128<<20, chargeAll); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -212,5 +212,29 @@ func TestSqueezer(t *testing.T) {
 		if err != nil || string(got) != tt.want {
 			t.Errorf("squeeze(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
+	}
+}
+
+// chargeAll accepts every charge: the budget is not what these tests test.
+func chargeAll(int64) bool { return true }
+
+// The decoded state is charged element by element, and a refusal stops the decoding
+// at once with errBodyBudget.
+func TestReadSnapshotChargesWhatItDecodes(t *testing.T) {
+	body := `{"projects":[{"id":"prj_a","name":"a","created_at":"2026-01-01T00:00:00Z"}],"deployments":[` +
+		strings.Repeat(`{"id":"dpl_x","project_id":"prj_a","url":"https://a-x.hostemu.localhost","status":"ready","target":"preview","created_at":"2026-01-01T00:00:00Z"},`, 99) +
+		`{"id":"dpl_x","project_id":"prj_a","url":"https://a-x.hostemu.localhost","status":"ready","target":"preview","created_at":"2026-01-01T00:00:00Z"}]}`
+	var charged int64
+	snap, err := readSnapshot(strings.NewReader(body), 1<<20, func(n int64) bool { charged += n; return true })
+	if err != nil || len(snap.Deployments) != 100 {
+		t.Fatalf("%v, %d deployments", err, len(snap.Deployments))
+	}
+	if w := snap.Weight(); charged < w {
+		t.Fatalf("charged %d, less than the state's weight %d", charged, w)
+	}
+	budget := charged / 2
+	_, err = readSnapshot(strings.NewReader(body), 1<<20, func(n int64) bool { budget -= n; return budget >= 0 })
+	if !errors.Is(err, errBodyBudget) {
+		t.Fatalf("over the budget: %v", err)
 	}
 }

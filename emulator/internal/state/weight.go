@@ -16,6 +16,31 @@ const (
 // file store bounds those): the bound namespaces are held to (--max-world-bytes).
 func (s *Snapshot) Weight() int64 {
 	var n int64
+	for i := range s.Tokens {
+		n += WeightOf(&s.Tokens[i])
+	}
+	for i := range s.Projects {
+		n += WeightOf(&s.Projects[i])
+	}
+	for i := range s.Deployments {
+		n += WeightOf(&s.Deployments[i])
+	}
+	for i := range s.Domains {
+		n += WeightOf(&s.Domains[i])
+	}
+	for i := range s.Files {
+		n += WeightOf(&s.Files[i])
+	}
+	n += int64(len(s.Detaching)) * weightItem
+	return n
+}
+
+// WeightOf estimates the memory one element of a snapshot takes (a *Token, *Project,
+// *Deployment, *Domain, *Detachment, *Upload or a file digest's *string), as Weight
+// counts it; an upload counts its content. A state import charges it element by
+// element against the budget of bytes in flight.
+func WeightOf(v any) int64 {
+	var n int64
 	str := func(ss ...string) {
 		for _, x := range ss {
 			n += int64(len(x))
@@ -26,37 +51,34 @@ func (s *Snapshot) Weight() int64 {
 			n += weightEntry + int64(len(k)+len(v))
 		}
 	}
-	for i := range s.Tokens {
+	switch x := v.(type) {
+	case *Token:
 		n += weightItem
-		str(s.Tokens[i].Token)
-	}
-	for i := range s.Projects {
-		p := &s.Projects[i]
+		str(x.Token)
+	case *Project:
 		n += weightItem
-		str(p.ID, p.Name, p.ProductionDeploymentID)
-		kv(p.Env)
-	}
-	for i := range s.Deployments {
-		d := &s.Deployments[i]
+		str(x.ID, x.Name, x.ProductionDeploymentID)
+		kv(x.Env)
+	case *Deployment:
 		n += 2 * weightItem
-		str(d.ID, d.ProjectID, d.URL, d.Target, d.Status)
-		kv(d.Env)
-		kv(d.Files)
-		for _, l := range d.Logs {
+		str(x.ID, x.ProjectID, x.URL, x.Target, x.Status)
+		kv(x.Env)
+		kv(x.Files)
+		for _, l := range x.Logs {
 			n += weightLogLine + int64(len(l.Text))
 		}
-		if d.Error != nil {
-			str(d.Error.Code, d.Error.Message)
+		if x.Error != nil {
+			str(x.Error.Code, x.Error.Message)
 		}
-	}
-	for i := range s.Domains {
-		d := &s.Domains[i]
+	case *Domain:
 		n += 2 * weightItem
-		str(d.Hostname, d.ProjectID, d.Status, d.RedirectTo)
+		str(x.Hostname, x.ProjectID, x.Status, x.RedirectTo)
+	case *string:
+		n += weightEntry + int64(len(*x))
+	case *Upload:
+		n += weightItem + int64(len(x.Digest)+len(x.Content))
+	default:
+		n += weightItem
 	}
-	for _, f := range s.Files {
-		n += weightEntry + int64(len(f))
-	}
-	n += int64(len(s.Detaching)) * weightItem
 	return n
 }
