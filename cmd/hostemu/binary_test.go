@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -55,6 +58,52 @@ func TestBinary(t *testing.T) {
 		out, err := exec.Command(bin, "version").Output()
 		if err != nil || !strings.Contains(string(out), "hostemu v9.9.9-test\ncommit: abc1234\n") {
 			t.Fatalf("version: %v\n%s", err, out)
+		}
+	})
+
+	t.Run("resident memory bounded under imports and namespaces", func(t *testing.T) {
+		t.Parallel()
+		if runtime.GOOS != "linux" {
+			t.Skip("peak resident memory is read from /proc")
+		}
+		p := startBinary(t, bin, "--max-body-bytes-in-flight", "64MiB", "--max-world-bytes", "64MiB")
+		state := bigStateJSON(7000) // 32 MB of JSON
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequest("PUT", p.url+"/_emulator/state", bytes.NewReader(state))
+				req.Header.Set("Content-Type", "application/json")
+				if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+					t.Errorf("an import: %v %v", res, err)
+				} else {
+					io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+				}
+			}()
+		}
+		wg.Wait()
+		big := `{"fixtures":{"generate":{"projects":1000,"deployments_per_project":10,"domains_per_project":10}}}`
+		statuses := []int{}
+		for range 4 {
+			res, err := http.Post(p.url+"/_emulator/namespaces", "application/json", strings.NewReader(big))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			statuses = append(statuses, res.StatusCode)
+		}
+		if statuses[0] != 201 || statuses[3] != 507 {
+			t.Errorf("namespaces of ~27 MB each under --max-world-bytes 64MiB: %v", statuses)
+		}
+		peak := peakRSS(t, p.cmd.Process.Pid)
+		t.Logf("peak RSS %d MiB after 4 concurrent imports of a %d MB state and namespaces up to --max-world-bytes (statuses %v)", peak>>20, len(state)>>20, statuses)
+		// the budget and the world bound, each with the garbage collector's headroom (2×),
+		// two states' text in flight, and 128 MiB for the runtime, the server's own world and
+		// the fixtures
+		if limit := int64(2*(64+64)+2*len(state)>>20+128) << 20; peak > limit {
+			t.Errorf("peak RSS %d MiB, over the documented %d MiB", peak>>20, limit>>20)
 		}
 	})
 
@@ -145,6 +194,46 @@ func startBinary(t *testing.T, bin string, args ...string) *proc {
 	})
 	p.url = p.stdout.waitFor(t, listeningLine, p.done)[1]
 	return p
+}
+
+// peakRSS is a process's peak resident set (VmHWM), in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc")
+	return 0
+}
+
+// bigStateJSON is a state document of n deployments of 50 files each (about 4.5 KiB of
+// JSON a deployment).
+func bigStateJSON(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"tokens":[{"token":"t-read","scope":"read"}],"projects":[{"id":"prj_big","name":"big","created_at":"2026-01-01T00:00:00Z"}],"deployments":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"dpl_%08d","project_id":"prj_big","url":"https://big-%08d.hostemu.localhost","target":"preview","status":"queued","created_at":"2026-01-01T00:00:00Z","timings":{"queued_at":"2026-01-01T00:00:00Z"},"files":{`, i, i)
+		for f := range 50 {
+			if f > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"assets/file-%02d.js":"%064d"`, f, i*50+f)
+		}
+		b.WriteString(`}}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
 }
 
 // terminate sends SIGTERM and expects exit code 0 within 5 s.
