@@ -517,3 +517,48 @@ func TestMethodNotAllowedNamesTheMethods(t *testing.T) {
 		}
 	}
 }
+
+// The control API's input is strict: an unknown key in a body, at any depth, an unknown
+// query filter and an unknown enum value are 400 invalid_request naming them and the
+// closest known one, so a typo in a test fails loudly instead of passing vacuously.
+func TestControlInputIsStrict(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		name, method, path string
+		body               any
+		want               string
+	}{
+		{"fault match key", "POST", "/_emulator/faults", map[string]any{"match": map[string]any{"paht": "/v1/deployments"}, "status": 503}, `unknown key "paht" in match (did you mean "path"?)`},
+		{"fault key", "POST", "/_emulator/faults", map[string]any{"status": 503, "time": 1}, `unknown key "time" (did you mean "times"?)`},
+		{"fault method", "POST", "/_emulator/faults", map[string]any{"match": map[string]any{"method": "PSOT"}, "status": 503}, `did you mean "POST"?`},
+		{"fault service", "POST", "/_emulator/faults", map[string]any{"match": map[string]any{"service": "hostnig"}, "status": 503}, `did you mean "hosting"?`},
+		{"delay key", "POST", "/_emulator/faults", map[string]any{"delay": map[string]any{"min": "1s", "maks": "2s"}}, `delay: unknown key "maks" (did you mean "max"?)`},
+		{"namespace seed", "POST", "/_emulator/namespaces", map[string]any{"sed": 3}, `unknown key "sed" (did you mean "seed"?)`},
+		{"await key", "POST", "/_emulator/await", map[string]any{"deploymnet": "dpl_first", "status": "ready"}, `unknown key "deploymnet" (did you mean "deployment"?)`},
+		{"await requests key", "POST", "/_emulator/await", map[string]any{"requests": map[string]any{"metod": "GET"}, "count": 1}, `unknown key "metod" in requests (did you mean "method"?)`},
+		{"clock key", "PUT", "/_emulator/clock", map[string]any{"mod": "manual"}, `unknown key "mod" (did you mean "mode"?)`},
+		{"advance key", "POST", "/_emulator/clock/advance", map[string]any{"bye": "1s"}, `unknown key "bye" (did you mean "by"?)`},
+		{"token key", "POST", "/_emulator/tokens", map[string]any{"scop": "read"}, `unknown key "scop" (did you mean "scope"?)`},
+		{"forced status key", "POST", "/_emulator/deployments/dpl_first/status", map[string]any{"stauts": "error"}, `unknown key "stauts" (did you mean "status"?)`},
+		{"scenario key", "PUT", "/_emulator/scenarios/active", map[string]any{"nmae": "default"}, `unknown key "nmae" (did you mean "name"?)`},
+		{"journal filter", "GET", "/_emulator/requests?status=503", nil, `unknown query parameter "status"`},
+		{"journal filter typo", "GET", "/_emulator/requests?methd=GET", nil, `unknown query parameter "methd" (did you mean "method"?)`},
+		{"journal bogus", "GET", "/_emulator/requests?bogus=1", nil, `unknown query parameter "bogus"`},
+		{"a route that takes none", "GET", "/_emulator/faults?all=1", nil, `takes none`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do(req{Method: tc.method, Path: tc.path, Body: tc.body})
+			if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
+				t.Fatalf("%s %s %v: %d %s", tc.method, tc.path, tc.body, r.Status, r.Body)
+			}
+		})
+	}
+	// and nothing was added by the refused requests
+	if r := e.get("/_emulator/faults", ""); strings.Contains(string(r.Body), `"id"`) {
+		t.Fatalf("a refused fault was added: %s", r.Body)
+	}
+	// the known spellings pass, the public API stays lenient
+	mustStatus(t, e.get("/_emulator/requests?method=GET&path=/v1/*", ""), 200)
+	mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "unknown_field": 1}), 201)
+}

@@ -4,12 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
+	"slices"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"gopkg.in/yaml.v3"
 )
+
+// Methods are the HTTP methods a fault may match: every method hostemu answers
+// (CONNECT opens a tunnel, at the edge).
+var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT"}
+
+// Services are the services a fault may match.
+var Services = []string{"hosting", "cipher", "edge"}
 
 // MaxTimeoutSeconds bounds how long a timeout fault holds a request.
 const MaxTimeoutSeconds = 60
@@ -22,6 +31,14 @@ func (d *Delay) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err == nil {
 		return d.parseFixed(s)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err == nil {
+		for k := range keys {
+			if k != "min" && k != "max" {
+				return fmt.Errorf("delay: unknown key %q%s", k, yamlcheck.Suggest(k, []string{"max", "min"}))
+			}
+		}
 	}
 	var r struct {
 		Min *string `json:"min"`
@@ -130,10 +147,8 @@ func (s *Spec) Validate() error {
 	if p := s.Probability; p != nil && !(*p >= 0 && *p <= 1) { // also refuses NaN
 		problems = append(problems, "probability: must be between 0 and 1")
 	}
-	switch s.Match.Service {
-	case "", "hosting", "cipher", "edge":
-	default:
-		problems = append(problems, fmt.Sprintf("match.service %q: want hosting, cipher or edge", s.Match.Service))
+	if sv := s.Match.Service; sv != "" && !slices.Contains(Services, sv) {
+		problems = append(problems, fmt.Sprintf("match.service %q: want hosting, cipher or edge%s", sv, yamlcheck.Suggest(sv, Services)))
 	}
 	if sc := s.Match.Scope; sc != "" {
 		if _, ok := state.ParseScope(sc); !ok {
@@ -142,6 +157,8 @@ func (s *Spec) Validate() error {
 	}
 	if m := s.Match.Method; m != "" && strings.ToUpper(m) != m {
 		problems = append(problems, fmt.Sprintf("match.method %q: want upper case, e.g. POST", m))
+	} else if m != "" && !slices.Contains(Methods, m) {
+		problems = append(problems, fmt.Sprintf("match.method %q: not an HTTP method hostemu answers%s", m, yamlcheck.Suggest(m, Methods)))
 	}
 	if p := s.Match.Path; p != "" && !strings.HasPrefix(p, "/") && p != "*" {
 		problems = append(problems, fmt.Sprintf("match.path %q: want a path starting with /", p))

@@ -109,7 +109,7 @@ func (a *API) getClock(c *gin.Context) (any, error) { return a.world(c).Clock(),
 
 func (a *API) setClock(c *gin.Context) (any, error) {
 	var req world.ClockChange
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
 	return a.world(c).SetClock(req)
@@ -121,7 +121,7 @@ type advanceRequest struct {
 
 func (a *API) advanceClock(c *gin.Context) (any, error) {
 	var req advanceRequest
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
 	return a.world(c).AdvanceBy(req.By)
@@ -129,7 +129,7 @@ func (a *API) advanceClock(c *gin.Context) (any, error) {
 
 func (a *API) await(c *gin.Context) (any, error) {
 	var req world.AwaitRequest
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
 	return a.world(c).Await(c.Request.Context(), req)
@@ -148,7 +148,7 @@ func viewFault(f fault.Fault) faultView {
 
 func (a *API) addFault(c *gin.Context) (any, error) {
 	var spec fault.Spec
-	if err := decodeJSON(c, &spec, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &spec, maxJSONBody); err != nil {
 		return nil, err
 	}
 	f, err := a.world(c).AddFault(spec)
@@ -197,7 +197,7 @@ type mintRequest struct {
 
 func (a *API) mintToken(c *gin.Context) (any, error) {
 	var req mintRequest
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
 	t, err := a.world(c).MintToken(req.Scope)
@@ -216,7 +216,7 @@ func (a *API) revokeToken(c *gin.Context) (any, error) {
 
 func (a *API) forceDeploymentStatus(c *gin.Context) (any, error) {
 	var req world.ForcedStatus
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
 	if _, err := a.world(c).ForceDeploymentStatus(c.Param("id"), req); err != nil {
@@ -227,7 +227,7 @@ func (a *API) forceDeploymentStatus(c *gin.Context) (any, error) {
 
 func (a *API) forceDomainStatus(c *gin.Context) (any, error) {
 	var req world.ForcedStatus
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
 	d, err := a.world(c).ForceDomainStatus(c.Param("hostname"), req)
@@ -273,7 +273,7 @@ type useScenarioRequest struct {
 
 func (a *API) useScenario(c *gin.Context) (any, error) {
 	var req useScenarioRequest
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	if err := decodeStrict(c, &req, maxJSONBody); err != nil {
 		return nil, err
 	}
 	if err := a.world(c).UseScenario(req.Name); err != nil {

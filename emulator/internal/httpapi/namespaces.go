@@ -38,7 +38,7 @@ func (a *API) inNamespace() gin.HandlerFunc {
 
 func (a *API) createNamespace(c *gin.Context) (any, error) {
 	var spec namespace.Spec
-	if err := decodeJSON(c, &spec, a.cfg.Limits.stateBytes()); err != nil { // empty: the defaults
+	if err := decodeStrict(c, &spec, a.cfg.Limits.stateBytes()); err != nil { // empty: the defaults
 		return nil, err
 	}
 	n, err := a.ns.Create(spec)

@@ -46,7 +46,7 @@ func (a *API) cipherRoutes(r *gin.Engine) {
 // route.
 func (a *API) controlRoutes(r *gin.Engine) {
 	get(r, "/_emulator/health", a.handle(a.health))
-	g := r.Group("/_emulator")
+	g := r.Group("/_emulator", a.strictControlQuery())
 	a.worldRoutes(g)
 	if a.ns == nil {
 		return // no namespaces can be made: their routes are 404 not_found

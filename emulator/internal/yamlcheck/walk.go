@@ -301,7 +301,7 @@ func Suggest(got string, allowed []string) string {
 		if strings.HasSuffix(a, "*") {
 			continue
 		}
-		if dist := EditDistance(strings.ToLower(got), a); dist < bestD {
+		if dist := EditDistance(strings.ToLower(got), strings.ToLower(a)); dist < bestD {
 			best, bestD = a, dist
 		}
 	}

@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+)
+
+// FuzzUnknownKeys: whatever the body, the strict check never panics; it agrees with
+// encoding/json's own DisallowUnknownFields (what that accepts, it accepts), and a key it
+// names is one the body has.
+func FuzzUnknownKeys(f *testing.F) {
+	for _, s := range []string{
+		`{"match":{"paht":"/v1/deployments"},"status":503}`, `{"status":503,"time":1}`, `{"Match":{"METHOD":"GET"},"status":500}`,
+		`{"delay":{"min":"1s","max":"2s"}}`, `{"sed":3}`, `{"requests":{"metod":"GET"},"count":1}`, `[]`, `null`, `{"match":[1,2]}`,
+		`{"fixtures":{"anything":{"goes":1}}}`, `{"a":{"b":{"c":{}}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	types := []reflect.Type{reflect.TypeFor[*fault.Spec](), reflect.TypeFor[*namespace.Spec](), reflect.TypeFor[*world.AwaitRequest](), reflect.TypeFor[*world.ClockChange]()}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			return
+		}
+		for _, typ := range types {
+			err := unknownKeys(v, typ, "")
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			dst := reflect.New(typ.Elem()).Interface()
+			if derr := dec.Decode(dst); derr == nil && err != nil {
+				t.Fatalf("%s: encoding/json accepts %q, the strict check says %v", typ, b, err)
+			}
+			if e, ok := apperr.As(err); ok {
+				quoted, qerr := strconv.QuotedPrefix(strings.TrimPrefix(e.Message, "unknown key "))
+				key, _ := strconv.Unquote(quoted)
+				if qerr == nil && utf8.Valid(b) && !bytes.Contains(b, []byte(key)) && !strings.Contains(string(b), `\`) {
+					t.Fatalf("%s: named key %q is not in %q", typ, key, b)
+				}
+			}
+		}
+	})
+}
