@@ -3,6 +3,7 @@ package emulator
 import (
 	"context"
 	"fmt"
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -106,6 +107,7 @@ func New(opts Options) (*Emulator, error) {
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
 		EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
+		Grow: defaultWorldGrowth(opts.MaxWorldBytes),
 	})
 	if err != nil {
 		cancel()
@@ -125,7 +127,7 @@ func New(opts Options) (*Emulator, error) {
 	}
 	lim := opts.Limits.withDefaults()
 	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.NamespaceClock, Build: e.buildNamespace,
-		MaxBytes: opts.MaxWorldBytes, Weigh: func(w *world.World) int64 { snap := w.Export(); return snap.Weight() }})
+		MaxBytes: opts.MaxWorldBytes})
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
@@ -161,6 +163,21 @@ func New(opts Options) (*Emulator, error) {
 }
 
 // parseFixtures parses the fixtures once: every world is built from the parsed form.
+// defaultWorldGrowth holds the default world, on its own, to max bytes
+// (namespace.DefaultMaxBytes when 0) as it grows through the API; what its fixtures or an
+// import bring is bounded by --fixtures and --max-state-bytes.
+func defaultWorldGrowth(max int64) func(*world.World, int64) error {
+	if max <= 0 {
+		max = namespace.DefaultMaxBytes
+	}
+	return func(w *world.World, delta int64) error {
+		if used := w.Weight(); used+delta > max {
+			return apperr.Errorf(apperr.StorageFull, "the world holds about %d bytes of the %d --max-world-bytes allows; %d more do not fit: reset it, or import a smaller state", used, max, delta)
+		}
+		return nil
+	}
+}
+
 func parseFixtures(opts Options) ([]*fixture.File, error) {
 	var files []*fixture.File
 	var problems []fixture.Problem

@@ -81,6 +81,7 @@ func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*
 		RateLimitsOff: o.RateLimitsOff, Logger: o.Logger.With("namespace", id.ID),
 		EdgeDomain: o.EdgeDomain, FileStoreSize: o.FileStoreSize, FileBudget: e.files,
 		Namespace: id.Label, TokenPrefix: namespace.TokenPrefix(id.Label),
+		Grow: func(w *world.World, delta int64) error { return e.ns.Grow(w, delta) },
 	})
 	if err != nil {
 		return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))

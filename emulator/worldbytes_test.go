@@ -170,3 +170,35 @@ func TestStateImportsChargeTheirDecodedSize(t *testing.T) {
 		t.Errorf("heap peak %d bytes above the start, over 2 × (budget + 2 × the state) + 32 MiB = %d", grew, limit)
 	}
 }
+
+// A world also stays within --max-world-bytes as it grows through the API: each
+// deployment (and domain, token, upload digest) is charged as it is created, a
+// namespace's against the namespaces' budget, the default world's against its own, and
+// the one that would not fit is 507 storage_full.
+func TestWorldsBoundedAsTheyGrow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.MaxWorldBytes = 2 << 20 })
+	n := e.newNamespace(t, nil)
+	files := map[string]string{}
+	for i := range 100 {
+		files[fmt.Sprintf("assets/chunk-%03d.js", i)] = strings.Repeat(fmt.Sprint(i%10), 64)
+	}
+	for name, token := range map[string]string{"namespace": n.Tokens.Deploy, "default world": "t-deploy"} {
+		created := 0
+		for ; created < 1000; created++ {
+			r := e.post("/v1/deployments", token, map[string]any{"project_id": "prj_shop", "files": files})
+			if r.Status == 507 {
+				if r.Code() != "storage_full" || !strings.Contains(r.Err(t).Message, "--max-world-bytes") {
+					t.Fatalf("%s: %s", name, r.Body)
+				}
+				break
+			}
+			mustStatus(t, r, 201)
+		}
+		t.Logf("%s: %d deployments of 100 files created, then 507", name, created)
+		// 100 files of 64-character digests: about 15 KB a deployment, 2 MiB in all
+		if created == 1000 || created < 50 {
+			t.Errorf("%s: %d deployments created under a 2 MiB budget", name, created)
+		}
+	}
+}

@@ -77,17 +77,12 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	}
 	w := a.world(c)
 	// a namespace's world is held to the namespaces' budget (--max-world-bytes)
-	n, inNamespace := a.ns.ByLabel(w.Namespace())
-	var was int64
-	if inNamespace {
-		if was, err = a.ns.Reweigh(n, snap.Weight()); err != nil {
+	if n, ok := a.ns.ByLabel(w.Namespace()); ok {
+		if err := a.ns.CanReplace(n, snap.Weight()); err != nil {
 			return nil, err
 		}
 	}
 	if err := w.Import(snap); err != nil {
-		if inNamespace {
-			a.ns.Reweigh(n, was)
-		}
 		return nil, err
 	}
 	return a.streamState(w), nil

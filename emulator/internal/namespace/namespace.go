@@ -81,7 +81,6 @@ type Namespace struct {
 	World     *world.World
 	CreatedAt time.Time
 	lastUsed  atomic.Int64 // Unix nanoseconds of the registry's clock
-	weight    int64        // its world's estimated memory; the registry's mu guards it
 }
 
 // LastUsed is when a request or control call last reached the namespace.

@@ -28,12 +28,10 @@ type Config struct {
 	// Build makes the world of a new namespace, not yet started, from its identity and
 	// what the caller asked for. Its errors go to the caller as they are.
 	Build func(id Identity, spec Spec) (*world.World, error)
-	// MaxBytes bounds the worlds of all namespaces together, as Weigh estimates them
-	// (DefaultMaxBytes when 0): a namespace that would go over is not created, an
-	// import that would is refused, 507 storage_full.
+	// MaxBytes bounds the worlds of all namespaces together, as their Weight estimates
+	// them (DefaultMaxBytes when 0): a namespace that would go over is not created, an
+	// import or an API call that would is refused, 507 storage_full.
 	MaxBytes int64
-	// Weigh estimates the memory a world takes (nil: worlds weigh nothing).
-	Weigh func(*world.World) int64
 }
 
 // DefaultMaxBytes is the default of --max-world-bytes.
@@ -43,10 +41,9 @@ const DefaultMaxBytes = 1 << 30
 type Registry struct {
 	cfg Config
 
-	mu      sync.RWMutex          // guards byLabel, closed, weight and the namespaces' weights
+	mu      sync.RWMutex          // guards byLabel and closed
 	byLabel map[string]*Namespace // live namespaces by label
 	closed  bool
-	weight  int64 // the live namespaces' worlds together, as Weigh estimated them
 }
 
 // New returns an empty registry.
@@ -84,13 +81,14 @@ func (r *Registry) Create(spec Spec) (*Namespace, error) {
 		return nil, err
 	}
 	now := r.cfg.Now()
-	n := &Namespace{Identity: id, World: w, CreatedAt: now.UTC(), weight: r.weigh(w)}
+	n := &Namespace{Identity: id, World: w, CreatedAt: now.UTC()}
 	n.lastUsed.Store(now.UnixNano())
 	r.mu.Lock()
 	_, taken := r.byLabel[id.Label] // 60 random bits: never, but never twice either
-	heavy := r.weight+n.weight > r.cfg.MaxBytes
+	used := r.weightLocked()
+	heavy := used+w.Weight() > r.cfg.MaxBytes
 	if r.closed || taken || len(r.byLabel) >= r.cfg.Max || heavy {
-		closed, used := r.closed, r.weight
+		closed := r.closed
 		r.mu.Unlock()
 		w.Close()
 		switch {
@@ -99,51 +97,57 @@ func (r *Registry) Create(spec Spec) (*Namespace, error) {
 		case taken:
 			return r.Create(spec)
 		case heavy:
-			return nil, r.weightError(used, n.weight)
+			return nil, r.weightError(used, w.Weight())
 		}
 		return nil, r.limitError()
 	}
 	r.byLabel[id.Label] = n
-	r.weight += n.weight
 	r.mu.Unlock()
 	w.Start()
 	return n, nil
 }
 
-func (r *Registry) weigh(w *world.World) int64 {
-	if r.cfg.Weigh == nil {
-		return 0
+// weightLocked is the live namespaces' worlds together; r.mu is held.
+func (r *Registry) weightLocked() int64 {
+	var n int64
+	for _, ns := range r.byLabel {
+		n += ns.World.Weight()
 	}
-	return r.cfg.Weigh(w)
+	return n
 }
 
 func (r *Registry) weightError(used, want int64) error {
-	return apperr.Errorf(apperr.StorageFull, "the namespaces' worlds hold about %d bytes of the %d --max-world-bytes allows; this one needs about %d: delete a namespace, or let idle ones expire", used, r.cfg.MaxBytes, want)
+	return apperr.Errorf(apperr.StorageFull, "the namespaces' worlds hold about %d bytes of the %d --max-world-bytes allows; %d more do not fit: delete a namespace, or let idle ones expire", used, r.cfg.MaxBytes, want)
 }
 
-// Reweigh makes room for n's world to weigh w (an import replacing it) and returns what
-// it weighed: 507 storage_full, and nothing changed, when the namespaces would go over
-// MaxBytes.
-func (r *Registry) Reweigh(n *Namespace, w int64) (was int64, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.byLabel[n.Label] != n {
-		return 0, apperr.Errorf(apperr.NamespaceNotFound, "no namespace %q", n.ID)
+// CanReplace reports whether n's world may be replaced by one weighing w (an import):
+// 507 storage_full when the namespaces would go over MaxBytes.
+func (r *Registry) CanReplace(n *Namespace, w int64) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	used := r.weightLocked() - n.World.Weight()
+	if used+w > r.cfg.MaxBytes {
+		return r.weightError(used, w)
 	}
-	was = n.weight
-	if w > was && r.weight-was+w > r.cfg.MaxBytes {
-		return was, r.weightError(r.weight-was, w)
-	}
-	r.weight += w - was
-	n.weight = w
-	return was, nil
+	return nil
 }
 
-// Weight is the live namespaces' worlds together, as Weigh estimated them.
+// Grow is a namespace world's Config.Grow: 507 storage_full when growing by delta
+// bytes would take the namespaces over MaxBytes.
+func (r *Registry) Grow(_ *world.World, delta int64) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if used := r.weightLocked(); used+delta > r.cfg.MaxBytes {
+		return r.weightError(used, delta)
+	}
+	return nil
+}
+
+// Weight is the live namespaces' worlds together, as their Weight estimates them.
 func (r *Registry) Weight() int64 {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.weight
+	return r.weightLocked()
 }
 
 func (r *Registry) limitError() error {
@@ -230,7 +234,6 @@ func (r *Registry) remove(n *Namespace) bool {
 		return false
 	}
 	delete(r.byLabel, n.Label)
-	r.weight -= n.weight
 	r.mu.Unlock()
 	n.World.Close()
 	return true
@@ -309,7 +312,6 @@ func (r *Registry) Close() {
 	r.closed = true
 	all := r.byLabel
 	r.byLabel = map[string]*Namespace{}
-	r.weight = 0
 	r.mu.Unlock()
 	for _, n := range all {
 		n.World.Close()

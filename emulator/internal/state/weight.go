@@ -10,6 +10,8 @@ const (
 	weightItem    = 256
 	weightEntry   = 64
 	weightLogLine = int64(unsafe.Sizeof(LogLine{})) + 16
+	// WeightLogLine is what a log line costs beyond its text.
+	WeightLogLine = weightLogLine
 )
 
 // Weight estimates the memory a world holding snap takes, in bytes, uploads aside (the

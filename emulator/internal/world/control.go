@@ -65,6 +65,9 @@ func (w *World) MintToken(scope *string) (state.Token, error) {
 		return state.Token{}, apperr.Errorf(apperr.InvalidRequest, `field "scope" must be read, deploy or admin, not %q`, *scope)
 	}
 	t := state.Token{Token: w.tokenPrefix + string(sc) + "_" + strings.ToLower(rand.Text()), Scope: sc}
+	if err := w.charge(state.WeightOf(&t)); err != nil {
+		return state.Token{}, err
+	}
 	w.store.AddToken(t)
 	w.emitToken("minted", sc)
 	return t, nil

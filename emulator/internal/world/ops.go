@@ -83,6 +83,10 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		}
 	}
 	now := w.clock.Now().Truncate(time.Millisecond)
+	// the lifecycle's four log lines included
+	if err := w.charge(state.WeightOf(&state.Deployment{ID: "dpl_" + strings.Repeat("x", 20), URL: p.Name + ".hostemu.localhost", Env: in.Env, Files: in.Files}) + 4*(state.WeightLogLine+64)); err != nil {
+		return state.Deployment{}, err
+	}
 	var d state.Deployment
 	for {
 		id := w.newID("dpl_")
@@ -127,6 +131,9 @@ func (w *World) UploadFile(digest string, body []byte) error {
 	}
 	if w.files.Has(digest) {
 		return nil // stored already: nothing changes, and nothing is logged again
+	}
+	if err := w.charge(state.WeightOf(&digest)); err != nil {
+		return err
 	}
 	if err := w.files.PutHashed(digest, body); errors.Is(err, edge.ErrStorageFull) {
 		return apperr.Errorf(apperr.StorageFull, "the file store holds %d of its %d bytes (--file-store-size); this file of %d bytes does not fit", w.files.Used(), w.files.Limit(), len(body))
@@ -196,6 +203,9 @@ func (w *World) AddDomain(projectID string, in NewDomain) (state.Domain, error) 
 	d := state.Domain{
 		Hostname: host, ProjectID: projectID, Status: state.StatusPending,
 		RedirectTo: redirect, CreatedAt: now, TLS: state.TLS{Status: state.TLSPending},
+	}
+	if err := w.charge(state.WeightOf(&d)); err != nil {
+		return state.Domain{}, err
 	}
 	if err := w.store.AddDomain(d); err != nil {
 		return state.Domain{}, err

@@ -42,6 +42,10 @@ type Config struct {
 	// FileBudget, when set, bounds the uploaded contents of every world sharing it (the
 	// default world and the namespaces) together.
 	FileBudget *edge.Budget
+	// Grow, when set, is asked before the world grows by an API call (a deployment, a
+	// domain, a token, a file digest) by about delta bytes (state.WeightOf): an error
+	// refuses the call (--max-world-bytes).
+	Grow func(w *World, delta int64) error
 	// Namespace is the world's namespace label (its id without "ns_"), "" for the
 	// default world. Its deployment hosts carry it:
 	// <slug>-<suffix>.<Namespace>.<EdgeDomain>.
@@ -60,6 +64,11 @@ type Config struct {
 // rules: callers reach its parts only through its methods, which run due transitions
 // before they read, count changes where they happen, and check every value they take.
 type World struct {
+	// weight estimates the memory the world's state takes (state.Snapshot.Weight at a
+	// load, plus what API calls added since); grow is Config.Grow.
+	weight atomic.Int64
+	grow   func(w *World, delta int64) error
+
 	clock   *clock.Clock
 	sched   *clock.Scheduler
 	store   *state.Store
@@ -120,6 +129,7 @@ func New(cfg Config) (*World, error) {
 		store:         state.New(),
 		journal:       journal.New(cfg.JournalSize),
 		files:         edge.NewSharedFileStore(cfg.FileStoreSize, cfg.FileBudget),
+		grow:          cfg.Grow,
 		events:        events.NewHub(0),
 		edgeDomain:    cfg.EdgeDomain,
 		namespace:     cfg.Namespace,
@@ -240,6 +250,7 @@ func (w *World) load(snap state.Snapshot) error {
 			return
 		}
 		w.keyring.Store(kr)
+		w.weight.Store(snap.Weight())
 		w.sched.Clear()
 		w.mu.Lock()
 		w.gens = map[string]uint64{}
@@ -247,6 +258,20 @@ func (w *World) load(snap state.Snapshot) error {
 		w.resume()
 	})
 	return err
+}
+
+// Weight estimates the memory the world's state takes, in bytes (see state.WeightOf).
+func (w *World) Weight() int64 { return w.weight.Load() }
+
+// charge asks Config.Grow whether the world may grow by delta bytes, and counts them.
+func (w *World) charge(delta int64) error {
+	if w.grow != nil {
+		if err := w.grow(w, delta); err != nil {
+			return err
+		}
+	}
+	w.weight.Add(delta)
+	return nil
 }
 
 // Import replaces the whole state (PUT /_emulator/state); a bad snapshot changes
