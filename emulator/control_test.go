@@ -1,6 +1,7 @@
 package emulator_test
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -561,4 +562,30 @@ func TestControlInputIsStrict(t *testing.T) {
 	// the known spellings pass, the public API stays lenient
 	mustStatus(t, e.get("/_emulator/requests?method=GET&path=/v1/*", ""), 200)
 	mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "unknown_field": 1}), 201)
+}
+
+// A reset restarts the fault dice too: a probability fault fires after a reset exactly
+// as it did after the start, in the default world and in a namespace.
+func TestResetRestartsTheFaultDice(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	n := e.newNamespace(t, nil)
+	for _, tc := range []struct{ name, control, token string }{
+		{"default world", "/_emulator", "t-read"},
+		{"namespace", n.control(""), n.Tokens.Read},
+	} {
+		pattern := func() string {
+			mustStatus(t, e.post(tc.control+"/faults", "", map[string]any{"match": map[string]any{"path": "/v1/projects"}, "status": 503, "probability": 0.5}), 201)
+			var b strings.Builder
+			for range 40 {
+				b.WriteString(fmt.Sprint(e.get("/v1/projects", tc.token).Status / 100))
+			}
+			return b.String()
+		}
+		first := pattern()
+		mustStatus(t, e.post(tc.control+"/reset", "", nil), 200)
+		if again := pattern(); again != first || !strings.Contains(first, "2") || !strings.Contains(first, "5") {
+			t.Errorf("%s: after the start %s, after a reset %s", tc.name, first, again)
+		}
+	}
 }

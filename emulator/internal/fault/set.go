@@ -162,10 +162,15 @@ func (s *Set) List() []Fault {
 }
 
 // Reset goes back to the start-up faults, as POST /_emulator/reset does: no API-added
-// faults, the id sequence back to flt_1, and the scenario's faults with no hits.
-func (s *Set) Reset() {
+// faults, the id sequence back to flt_1, the scenario's faults with no hits, and the
+// dice drawn from rng, a source seeded as the one NewSet was given (nil keeps the
+// current one): after a reset, probability faults fire as they did after the start.
+func (s *Set) Reset(rng *rand.Rand) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if rng != nil {
+		s.rng = rng
+	}
 	s.api, s.next = nil, 1
 	for _, f := range s.scenario {
 		f.Hits = 0

@@ -235,7 +235,7 @@ func TestReset(t *testing.T) {
 	mustAdd(t, s, fault.Spec{Status: 503})
 	s.Match(post)
 	s.Match(fault.Request{Method: "GET"})
-	s.Reset()
+	s.Reset(nil)
 	l := s.List()
 	if len(l) != 1 || l[0].ID != "scn_flaky_1" || l[0].Hits != 0 {
 		t.Fatalf("after Reset: %+v", l)

@@ -142,7 +142,7 @@ func New(cfg Config) (*World, error) {
 		startScenario: cfg.Scenario,
 	}
 	w.sched.OnPanic = func(r any) { w.log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
-	w.faults = fault.NewSet(rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6661756c74)))
+	w.faults = fault.NewSet(w.faultDice())
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
 		return nil, fmt.Errorf("scenario %q not found", cfg.Scenario)
@@ -299,7 +299,7 @@ func (w *World) Reset() error {
 	if sc, ok := w.scenarios.Get(w.startScenario); ok {
 		w.setScenario(sc)
 	}
-	w.faults.Reset()
+	w.faults.Reset(w.faultDice())
 	w.journal.Clear()
 	w.files.Reset()
 	w.limiter.Reset()
@@ -309,6 +309,10 @@ func (w *World) Reset() error {
 	w.emit(EventReset, "reset")
 	return err
 }
+
+// faultDice is the seeded source the faults draw probabilities and delays from, the same
+// at the start and after every reset.
+func (w *World) faultDice() *rand.Rand { return rand.New(rand.NewPCG(uint64(w.seed), 0x6661756c74)) }
 
 // reseed restarts the id source, so that the same requests after a start or a reset
 // get the same ids. Loading a state does not: its ids would come again.
