@@ -145,6 +145,18 @@ func TestAwait(t *testing.T) {
 	if r.Status != 408 || r.Code() != "await_timeout" {
 		t.Errorf("await that never holds: %d %s", r.Status, r.Code())
 	}
+	// a timeout says where things stood: the status, the transitions and their times, how
+	// far the clock moved
+	r = e.post("/_emulator/await", "", map[string]string{"deployment": id, "status": "error", "timeout": "10m"})
+	if msg := r.Err(t).Message; r.Status != 408 || !strings.Contains(msg, "is ready, wanted error") ||
+		!strings.Contains(msg, "ready at 2026-") || !strings.Contains(msg, "the clock moved 10m0s") {
+		t.Errorf("await timeout message: %s", msg)
+	}
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]string{"hostname": "never.test"}), 201)
+	r = e.post("/_emulator/await", "", map[string]any{"domain": "never.test", "status": "error", "timeout": "1m"})
+	if msg := r.Err(t).Message; r.Status != 408 || !strings.Contains(msg, "domain never.test is active (TLS issued), wanted error") {
+		t.Errorf("domain await timeout message: %s", msg)
+	}
 	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]string{"hostname": "blog.test"}), 201)
 	mustStatus(t, e.post("/_emulator/await", "", map[string]string{"domain": "blog.test", "status": "active", "timeout": "1m"}), 200)
 	for _, tt := range []struct {

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,6 +77,7 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 	if err != nil {
 		return AwaitResult{}, err
 	}
+	began := w.clock.Now()
 	var ok bool
 	switch {
 	case journaled:
@@ -92,13 +94,50 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 		return AwaitResult{}, err
 	}
 	if !ok {
-		return AwaitResult{}, apperr.Errorf(apperr.AwaitTimeout, "the condition did not hold within %s", timeout)
+		return AwaitResult{}, apperr.Errorf(apperr.AwaitTimeout, "the condition did not hold within %s: %s; the clock moved %s, from %s to %s",
+			timeout, w.whereThingsStand(req, out), w.clock.Now().Sub(began), formatTime(began), formatTime(w.clock.Now()))
 	}
 	out.Now = state.Timestamp(w.clock.Now())
 	if manual && !journaled {
 		w.emitClock()
 	}
 	return out, nil
+}
+
+// whereThingsStand says, for an await that timed out, what it saw last: the status and
+// the transitions with their emulated times, the TLS status of a domain, the journal's
+// count, or the edge's last answer.
+func (w *World) whereThingsStand(req AwaitRequest, out AwaitResult) string {
+	switch {
+	case req.Edge != nil:
+		if out.Deployment != "" {
+			return "the edge last served deployment " + out.Deployment + " at " + *req.Edge
+		}
+		return "the edge last answered " + out.Code + " at " + *req.Edge
+	case req.Deployment != nil:
+		d, _, err := w.store.Deployment(*req.Deployment)
+		if err != nil {
+			return "deployment " + *req.Deployment + " is gone"
+		}
+		var steps []string
+		for _, st := range []struct {
+			name string
+			at   *time.Time
+		}{{"queued", d.Timings.QueuedAt}, {"building", d.Timings.BuildingAt}, {"ready", d.Timings.ReadyAt}, {"error", d.Timings.ErrorAt}} {
+			if st.at != nil {
+				steps = append(steps, st.name+" at "+formatTime(*st.at))
+			}
+		}
+		return "deployment " + d.ID + " is " + d.Status + ", wanted " + *req.Status + " (" + strings.Join(steps, ", ") + ")"
+	case req.Domain != nil:
+		host, _ := domainHost(*req.Domain)
+		d, err := w.store.Domain(host)
+		if err != nil {
+			return "domain " + *req.Domain + " is gone"
+		}
+		return "domain " + d.Hostname + " is " + d.Status + " (TLS " + d.TLS.Status + "), wanted " + *req.Status
+	}
+	return "the journal holds " + strconv.Itoa(out.Count) + " matching requests"
 }
 
 // awaitCondition checks the request and returns its condition, which records what it
@@ -243,3 +282,6 @@ func (w *World) awaitEdge(req AwaitRequest, out *AwaitResult) (cond func() bool,
 		return d.Action == edge.ActionError && d.Code == *req.Code
 	}, false, nil
 }
+
+// formatTime writes t as the API does (RFC 3339, milliseconds, UTC).
+func formatTime(t time.Time) string { return string(state.AppendTimestamp(nil, t)) }
