@@ -108,7 +108,13 @@ func openPersister(path string, w *world.World, log *slog.Logger) (*persister, e
 			return nil, fmt.Errorf("--state %s: %w", path, err)
 		}
 	}
-	if p.f, err = os.OpenFile(p.logPath, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+	// the log holds what the state does (minted tokens included): 0600, like the state,
+	// also when an older hostemu made it 0644
+	if p.f, err = os.OpenFile(p.logPath, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+		return nil, fmt.Errorf("--state %s: %w", p.logPath, err)
+	}
+	if err := p.f.Chmod(0o600); err != nil {
+		p.f.Close()
 		return nil, fmt.Errorf("--state %s: %w", p.logPath, err)
 	}
 	if len(logBytes) > 0 { // everything in it is in the snapshot now, or torn
@@ -359,7 +365,7 @@ func (p *persister) trim(seq uint64) error {
 	if err := writeAtomic(p.logPath, func(w io.Writer) error { _, err := w.Write(tail); return err }); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p.logPath, os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(p.logPath, os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
