@@ -35,10 +35,15 @@ func ParseMode(s string) (Mode, error) {
 
 // Limit is the latest instant a clock may show: far enough for any test, near enough
 // that Unix nanoseconds, RFC 3339 and rate-limit arithmetic stay exact.
-var Limit = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+var Limit = time.Date(MaxYear, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// MaxYear is the first year no emulated time reaches: the one bound of the world's
+// years (state checks timestamps against it, the clock stops before it), far inside
+// what Unix nanoseconds hold.
+const MaxYear = 2200
 
 // ErrTooFar is returned when a clock would pass Limit.
-var ErrTooFar = errors.New("the clock cannot pass the year 2200")
+var ErrTooFar = fmt.Errorf("the clock cannot pass the year %d", MaxYear)
 
 // ErrBackwards is returned when a manual clock would be set to an earlier time.
 var ErrBackwards = errors.New("the clock never moves backwards")

@@ -149,7 +149,7 @@ func (s *Scheduler) Clear() {
 }
 
 // noEvent is next's value while no event is pending. An event clamped to latest shares
-// it, and is never due: the clock stops at the year 2200 (Limit).
+// it, and is never due: the clock stops at Limit.
 const noEvent = math.MaxInt64
 
 // changedLocked publishes the earliest event's instant; called with mu held after

@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
@@ -12,7 +13,7 @@ import (
 // and every computation on the clock stay exact.
 const (
 	MinYear = 1970
-	MaxYear = 2200
+	MaxYear = clock.MaxYear
 )
 
 // InRange reports whether t lies in the years MinYear to MaxYear.

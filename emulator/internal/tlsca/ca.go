@@ -16,6 +16,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"math/big"
 	"sync"
 	"time"
@@ -30,7 +31,7 @@ const Organization = "hostemu (local development only)"
 // however far a manual clock is set; leaves carry the real limits.
 var (
 	caNotBefore = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
-	caNotAfter  = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+	caNotAfter  = clock.Limit
 )
 
 // maxLeaves bounds the leaf cache: SNI names under the edge domain are the client's

@@ -112,7 +112,7 @@ func clockError(err error) error {
 	case errors.Is(err, clock.ErrBackwards):
 		return apperr.New(apperr.InvalidRequest, "the clock never moves backwards")
 	case errors.Is(err, clock.ErrTooFar):
-		return apperr.New(apperr.InvalidRequest, "the clock cannot pass the year 2200")
+		return apperr.New(apperr.InvalidRequest, clock.ErrTooFar.Error())
 	}
 	return err
 }
