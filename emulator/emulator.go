@@ -3,12 +3,13 @@ package emulator
 import (
 	"context"
 	"fmt"
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/fixture"

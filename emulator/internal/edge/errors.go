@@ -2,11 +2,12 @@ package edge
 
 import (
 	"encoding/json"
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"html"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // Edge error codes: catalogue codes (apperr), whose statuses the catalogue holds like

@@ -1,9 +1,10 @@
 package edge
 
 import (
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"net/http"
 	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // Options configure a Handler. Lookup is required; the zero value of every other field works.

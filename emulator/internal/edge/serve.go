@@ -2,12 +2,13 @@ package edge
 
 import (
 	"bytes"
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"html"
 	"net/http"
 	"path"
 	"strings"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // fileAnswer holds what one file answer allocates, in one allocation: the values of its

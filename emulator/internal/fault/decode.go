@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 	"slices"
 	"strings"
 
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
+
+	"gopkg.in/yaml.v3"
+
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/state"
-	"gopkg.in/yaml.v3"
 )
 
 // Methods are the HTTP methods a fault may match: every method hostemu answers

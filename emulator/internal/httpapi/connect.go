@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/world"

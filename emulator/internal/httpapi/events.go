@@ -3,14 +3,15 @@ package httpapi
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
-	"github.com/hostemu/hostemu/emulator/internal/world"
-	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 
 	"github.com/gin-gonic/gin"
 

@@ -2,10 +2,11 @@ package httpapi
 
 import (
 	"context"
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 )

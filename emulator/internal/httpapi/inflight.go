@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 

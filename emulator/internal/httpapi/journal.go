@@ -1,13 +1,14 @@
 package httpapi
 
 import (
-	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
 
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 )

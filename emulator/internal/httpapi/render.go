@@ -3,10 +3,11 @@ package httpapi
 import (
 	"encoding/json"
 
-	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/hostemu/hostemu/emulator/internal/edge"
 
 	"github.com/gin-gonic/gin"
 )

@@ -2,12 +2,13 @@ package httpapi
 
 import (
 	"crypto/tls"
-	"github.com/hostemu/hostemu/emulator/internal/state"
 	"net"
 	"net/http"
 	"net/netip"
 	"slices"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
 
 	"github.com/gin-gonic/gin"
 

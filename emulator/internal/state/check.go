@@ -3,8 +3,9 @@ package state
 import (
 	"errors"
 	"fmt"
-	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
 )

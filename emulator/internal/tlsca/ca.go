@@ -16,10 +16,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"math/big"
 	"sync"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 // Organization names every certificate the CA makes, so that a person who finds one in
