@@ -2,8 +2,10 @@ package main
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -256,4 +258,89 @@ func serviceEnvs(doc map[string]any) []map[string]any {
 func fmtValue(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// pendingDocs are pages the README links to before they are written; the link checker
+// accepts a link to one of them while it does not exist, and checks it once it does.
+var pendingDocs = map[string]bool{"ARCHITECTURE.md": true}
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	notSlug   = regexp.MustCompile(`[^\p{L}\p{N}\s_-]`)
+)
+
+// anchors are the #fragments the headings of a Markdown text answer to, as GitHub
+// makes them: lower case, punctuation dropped, spaces to hyphens, "-1", "-2" on repeats.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+			continue
+		}
+		m := mdHeading.FindStringSubmatch(line)
+		if fence || m == nil {
+			continue
+		}
+		slug := strings.ReplaceAll(notSlug.ReplaceAllString(strings.ToLower(m[1]), ""), " ", "-")
+		if n := seen[slug]; n > 0 {
+			out[slug+"-"+strconv.Itoa(n)] = true
+		} else {
+			out[slug] = true
+		}
+		seen[slug]++
+	}
+	return out
+}
+
+// Every relative link of README.md, ARCHITECTURE.md and docs/*.md names a file that
+// exists, and every #anchor a heading of the page it points at.
+func TestDocLinksResolve(t *testing.T) {
+	checked := 0
+	for _, f := range docFiles(t) {
+		text := readDoc(t, f)
+		fence := false
+		for i, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "```") {
+				fence = !fence
+			}
+			if fence {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				checked++
+				file, anchor, _ := strings.Cut(target, "#")
+				dest := f
+				if file != "" {
+					dest = path.Join(path.Dir(f), file)
+				}
+				if _, err := os.Stat("../../" + dest); err != nil {
+					if !pendingDocs[dest] {
+						t.Errorf("%s:%d: %s: no such file %s", f, i+1, target, dest)
+					}
+					continue
+				}
+				if anchor == "" {
+					continue
+				}
+				if !strings.HasSuffix(dest, ".md") {
+					t.Errorf("%s:%d: %s: an anchor into a file that is not Markdown", f, i+1, target)
+					continue
+				}
+				if !anchors(readDoc(t, dest))[anchor] {
+					t.Errorf("%s:%d: %s: %s has no heading for #%s", f, i+1, target, dest, anchor)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d relative links checked; the link pattern misses some", checked)
+	}
 }
