@@ -19,7 +19,7 @@ import (
 // TestWrkGetDeployment measures GET /v1/deployments/{id} over loopback with wrk: the
 // whole chain against a bare gin handler writing the same bytes, interleaved round by
 // round so both see the same machine. It runs only with HOSTEMU_WRK=1 and wrk on the
-// PATH (about 40 s); the figures go into README's performance section.
+// PATH (about 40 s); the figures go into docs/performance.md.
 //
 //	HOSTEMU_WRK=1 go test -run TestWrkGetDeployment -v ./emulator/
 func TestWrkGetDeployment(t *testing.T) {

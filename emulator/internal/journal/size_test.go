@@ -9,7 +9,7 @@ import (
 
 func TestEntryBytesFigure(t *testing.T) {
 	if MaxEntryBytes != 12056 {
-		t.Errorf("MaxEntryBytes = %d; README says 12,056", MaxEntryBytes)
+		t.Errorf("MaxEntryBytes = %d; docs/security.md says 12,056", MaxEntryBytes)
 	}
 }
 
