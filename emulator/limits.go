@@ -6,8 +6,8 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 )
 
-// Default limits: what Limits' zero fields mean. README's "Limits" lists them and what a
-// client sees beyond each.
+// Default limits: what Limits' zero fields mean. docs/security.md ("Limits") lists them
+// and what a client sees beyond each.
 const (
 	DefaultReadHeaderTimeout    = 10 * time.Second
 	DefaultIdleTimeout          = 60 * time.Second

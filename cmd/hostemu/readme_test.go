@@ -2,36 +2,128 @@ package main
 
 import (
 	"os"
+	"path"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hostemu/hostemu/emulator"
 	"gopkg.in/yaml.v3"
 )
 
-// ciSnippets are the YAML code blocks of README.md's "In CI" section, parsed.
-func ciSnippets(t *testing.T) []map[string]any {
+// docFiles are the documentation pages whose snippets and links the tests check:
+// README.md, ARCHITECTURE.md when it exists, and docs/*.md, relative to the module root.
+func docFiles(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	files := []string{"README.md"}
+	if _, err := os.Stat("../../ARCHITECTURE.md"); err == nil {
+		files = append(files, "ARCHITECTURE.md")
+	}
+	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n## In CI\n")
-	if !ok {
-		t.Fatal(`README.md has no "## In CI" section`)
+	for _, p := range pages {
+		files = append(files, filepath.ToSlash(strings.TrimPrefix(p, "../../")))
 	}
-	if i := strings.Index(section, "\n## "); i >= 0 {
-		section = section[:i]
+	return files
+}
+
+func readDoc(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../" + name)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []map[string]any
-	for _, m := range regexp.MustCompile("(?s)\n```yaml\n(.*?)\n```").FindAllStringSubmatch(section, -1) {
-		var doc map[string]any
-		if err := yaml.Unmarshal([]byte(m[1]), &doc); err != nil {
-			t.Fatalf("a YAML block of the In CI section does not parse: %v\n%s", err, m[1])
+	return string(b)
+}
+
+// yamlSnippet is one ```yaml block of a documentation page.
+type yamlSnippet struct {
+	file string
+	line int
+	text string
+}
+
+var yamlBlock = regexp.MustCompile("(?s)\n```yaml\n(.*?)\n```")
+
+// yamlSnippets are the ```yaml blocks of every documentation page.
+func yamlSnippets(t *testing.T) []yamlSnippet {
+	t.Helper()
+	var out []yamlSnippet
+	for _, f := range docFiles(t) {
+		text := readDoc(t, f)
+		for _, m := range yamlBlock.FindAllStringSubmatchIndex(text, -1) {
+			out = append(out, yamlSnippet{f, strings.Count(text[:m[2]], "\n") + 1, text[m[2]:m[3]]})
 		}
-		out = append(out, doc)
 	}
 	return out
+}
+
+// isCI tells a CI snippet (a workflow, a compose file, a GitLab job) from a scenario or
+// fixture file: the latter are checked by emulator.Validate instead.
+func isCI(doc map[string]any) bool {
+	if doc["jobs"] != nil || doc["services"] != nil {
+		return true
+	}
+	for _, v := range doc {
+		if job, ok := v.(map[string]any); ok && (job["services"] != nil || job["script"] != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// ciSnippets are the YAML code blocks of the documentation that are CI configuration
+// (today all in docs/ci.md), parsed.
+func ciSnippets(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, s := range yamlSnippets(t) {
+		var doc map[string]any
+		if err := yaml.Unmarshal([]byte(s.text), &doc); err != nil {
+			t.Fatalf("%s:%d: a YAML block does not parse: %v\n%s", s.file, s.line, err, s.text)
+		}
+		if isCI(doc) {
+			out = append(out, doc)
+		}
+	}
+	return out
+}
+
+// placeholders stand for what a reader fills in; the test fills them in the same way.
+var placeholders = strings.NewReplacer(
+	"<base64 of 32 bytes>", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+)
+
+// Every YAML block of the documentation that is not CI configuration is a scenario or a
+// fixture file, and `hostemu validate` accepts it as written.
+func TestDocYAMLSnippetsValidate(t *testing.T) {
+	n := 0
+	for _, s := range yamlSnippets(t) {
+		var doc map[string]any
+		if err := yaml.Unmarshal([]byte(s.text), &doc); err != nil {
+			t.Errorf("%s:%d: a YAML block does not parse: %v", s.file, s.line, err)
+			continue
+		}
+		if isCI(doc) {
+			continue
+		}
+		n++
+		path := filepath.Join(t.TempDir(), "snippet.yaml")
+		text := placeholders.Replace(s.text)
+		if err := os.WriteFile(path, []byte(text+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, problems := emulator.Validate([]string{path}); len(problems) > 0 {
+			t.Errorf("%s:%d: the snippet does not validate:\n%s", s.file, s.line, strings.Join(problems, "\n"))
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d scenario or fixture snippets found; want at least the scenario and the fixture examples", n)
+	}
 }
 
 // kind tells the snippets apart: GitHub Actions workflows have jobs, compose files
@@ -63,7 +155,7 @@ func eachMap(path string, v any, fn func(path string, m map[string]any)) {
 
 var localhostURL = regexp.MustCompile(`^https?://(localhost|127\.|\[::1\]|0\.0\.0\.0)`)
 
-// The README's CI snippets work as written: hostemu reads every HOSTEMU_* variable they
+// The documentation's CI snippets (docs/ci.md) work as written: hostemu reads every HOSTEMU_* variable they
 // set, HOSTEMU_PUBLIC_URL never points a container at itself, no health check needs a
 // shell (the image has none), and the image job builds and pushes to ghcr.io.
 func TestReadmeCISnippets(t *testing.T) {
@@ -166,4 +258,83 @@ func serviceEnvs(doc map[string]any) []map[string]any {
 func fmtValue(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	notSlug   = regexp.MustCompile(`[^\p{L}\p{N}\s_-]`)
+)
+
+// anchors are the #fragments the headings of a Markdown text answer to, as GitHub
+// makes them: lower case, punctuation dropped, spaces to hyphens, "-1", "-2" on repeats.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+			continue
+		}
+		m := mdHeading.FindStringSubmatch(line)
+		if fence || m == nil {
+			continue
+		}
+		slug := strings.ReplaceAll(notSlug.ReplaceAllString(strings.ToLower(m[1]), ""), " ", "-")
+		if n := seen[slug]; n > 0 {
+			out[slug+"-"+strconv.Itoa(n)] = true
+		} else {
+			out[slug] = true
+		}
+		seen[slug]++
+	}
+	return out
+}
+
+// Every relative link of README.md, ARCHITECTURE.md and docs/*.md names a file that
+// exists, and every #anchor a heading of the page it points at.
+func TestDocLinksResolve(t *testing.T) {
+	checked := 0
+	for _, f := range docFiles(t) {
+		text := readDoc(t, f)
+		fence := false
+		for i, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "```") {
+				fence = !fence
+			}
+			if fence {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				checked++
+				file, anchor, _ := strings.Cut(target, "#")
+				dest := f
+				if file != "" {
+					dest = path.Join(path.Dir(f), file)
+				}
+				if _, err := os.Stat("../../" + dest); err != nil {
+					t.Errorf("%s:%d: %s: no such file %s", f, i+1, target, dest)
+					continue
+				}
+				if anchor == "" {
+					continue
+				}
+				if !strings.HasSuffix(dest, ".md") {
+					t.Errorf("%s:%d: %s: an anchor into a file that is not Markdown", f, i+1, target)
+					continue
+				}
+				if !anchors(readDoc(t, dest))[anchor] {
+					t.Errorf("%s:%d: %s: %s has no heading for #%s", f, i+1, target, dest, anchor)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d relative links checked; the link pattern misses some", checked)
+	}
 }

@@ -118,7 +118,7 @@ func checkEdgeAnswer(t *testing.T, c edgeCase, w *httptest.ResponseRecorder) {
 	}
 }
 
-// TestEdgeTable walks every row of PRODUCT.md's edge table.
+// TestEdgeTable walks every row of the edge table in docs/edge-and-tls.md.
 func TestEdgeTable(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)

@@ -20,7 +20,7 @@ type Delay struct {
 	Max time.Duration
 }
 
-// Spec is one fault as users write it. Exactly the fields of PRODUCT.md's fault object.
+// Spec is one fault as users write it. Exactly the fields of the fault object in docs/control-api.md.
 type Spec struct {
 	Match     Match  `json:"match"`
 	Status    int    `json:"status,omitempty"`

@@ -127,8 +127,8 @@ func appendMergedMap(b []byte, base, over map[string]string) []byte {
 	return append(b, '}')
 }
 
-// appendDeployment appends the full deployment object: the fields of PRODUCT.md's
-// Resources, env merged over the project's, files as sent, build_logs_url under base.
+// appendDeployment appends the full deployment object: the fields docs/api.md gives
+// a deployment, env merged over the project's, files as sent, build_logs_url under base.
 func appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map[string]string, production bool) []byte {
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, d.ID)

@@ -9,7 +9,7 @@ import (
 
 func TestEntryBytesFigure(t *testing.T) {
 	if MaxEntryBytes != 12064 {
-		t.Errorf("MaxEntryBytes = %d; README says 12,064", MaxEntryBytes)
+		t.Errorf("MaxEntryBytes = %d; docs/security.md says 12,064", MaxEntryBytes)
 	}
 }
 

@@ -22,6 +22,6 @@ var defaultScenario = sync.OnceValue(func() *Scenario {
 	return s
 })
 
-// Default returns the built-in default scenario (PRODUCT.md's "Lifecycles"), the base
+// Default returns the built-in default scenario (the default row of docs/scenarios.md), the base
 // every other scenario's missing sections come from. Each call returns a fresh copy.
 func Default() *Scenario { return defaultScenario().clone() }

@@ -10,7 +10,7 @@ import (
 
 // FuzzParse checks that Parse never panics and keeps its contract: a scenario or
 // problems, never both; every problem in the file with a line inside it; a scenario
-// whose lifecycles start as PRODUCT.md says and whose lookups work for any input.
+// whose lifecycles start as docs/scenarios.md says and whose lookups work for any input.
 // The seed corpus (testdata/fuzz/FuzzParse) holds the built-ins and broken files.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(productExample))

@@ -11,7 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// lifecycleKind is what PRODUCT.md's "Lifecycles" allows for one kind of resource.
+// lifecycleKind is what a lifecycle in docs/scenarios.md allows for one kind of resource.
 type lifecycleKind struct {
 	resource    string              // "deployment" or "domain"
 	first       string              // the status at creation

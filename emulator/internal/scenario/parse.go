@@ -11,7 +11,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
-// topKeys are a scenario file's top-level keys, in the order PRODUCT.md shows them.
+// topKeys are a scenario file's top-level keys, in the order docs/scenarios.md shows them.
 var topKeys = []string{"name", "description", "deployments", "domains", "certificates", "rate_limits", "faults"}
 
 // Parse reads and validates one scenario file. file names it in problems and becomes

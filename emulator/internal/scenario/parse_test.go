@@ -19,7 +19,7 @@ func mustParse(tb testing.TB, file, text string) *scenario.Scenario {
 	return s
 }
 
-// productExample is PRODUCT.md's scenario example, verbatim.
+// productExample is the scenario example of docs/scenarios.md, verbatim.
 const productExample = `name: slow-builds
 description: Builds take a minute; production builds of prj_flaky fail.
 deployments:

@@ -13,7 +13,7 @@ import (
 )
 
 // debounce is how long the watcher waits after the last change before reloading, so an
-// editor's burst of writes and renames makes one reload, well within PRODUCT.md's second.
+// editor's burst of writes and renames makes one reload (docs/scenarios.md: in force within about 50 ms).
 const debounce = 50 * time.Millisecond
 
 // Watch loads dir, then reloads it whenever something in it changes, until ctx ends.

@@ -13,7 +13,7 @@ import (
 
 // What every public request passes before its handler: who calls, whether its rate
 // limit allows it, and whether a fault fires. The HTTP layer calls these in the order
-// PRODUCT.md gives (count before auth, so an exhausted IP gets 429 rather than 401).
+// docs/api.md gives (count before auth, so an exhausted IP gets 429 rather than 401).
 
 // Authenticate returns the scope of a hosting token and the key its requests are
 // counted under (stable for the token, and not the token itself).
