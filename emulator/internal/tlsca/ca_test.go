@@ -115,3 +115,33 @@ func BenchmarkLeafCached(b *testing.B) {
 		}
 	}
 }
+
+// A leaf whose emulated issue time runs ahead of the wall (a manual clock moved by an
+// await) is still valid for a real client, which verifies at wall time: NotBefore is
+// backdated to the earlier of the issue time and the wall less NotBeforeMargin; NotAfter
+// stays the Spec's (the API's tls.expires_at).
+func TestLeafValidAtWallTime(t *testing.T) {
+	t.Parallel()
+	ca, err := tlsca.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Now()
+	for _, ahead := range []time.Duration{12 * time.Second, 48 * time.Hour, -time.Hour} {
+		at := wall.Add(ahead)
+		spec := tlsca.Spec{Names: []string{"shop.test"}, NotBefore: at, NotAfter: at.Add(90 * 24 * time.Hour)}
+		c, err := ca.Mint(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Leaf.Verify(x509.VerifyOptions{DNSName: "shop.test", Roots: ca.Pool(), CurrentTime: wall}); err != nil {
+			t.Errorf("clock %v ahead of the wall: not valid at wall time: %v", ahead, err)
+		}
+		if ahead < 0 && !c.Leaf.NotBefore.Equal(at.Truncate(time.Second)) {
+			t.Errorf("issue time behind the wall: NotBefore %v, want the issue time %v", c.Leaf.NotBefore, at)
+		}
+		if !c.Leaf.NotAfter.Equal(spec.NotAfter.Truncate(time.Second)) {
+			t.Errorf("NotAfter %v, want %v", c.Leaf.NotAfter, spec.NotAfter)
+		}
+	}
+}

@@ -22,7 +22,8 @@ type Spec struct {
 	// Issuer is the common name of the intermediate that signs it; "" signs it with the
 	// root directly.
 	Issuer string
-	// NotBefore and NotAfter bound its validity.
+	// NotBefore and NotAfter bound its validity; the minted NotBefore is backdated to the
+	// wall time less NotBeforeMargin when NotBefore is later (see validFrom).
 	NotBefore, NotAfter time.Time
 }
 
@@ -107,7 +108,7 @@ func (ca *CA) mint(s Spec) (*tls.Certificate, error) {
 	}
 	tmpl := &x509.Certificate{
 		Subject:               pkix.Name{CommonName: s.Names[0], Organization: []string{Organization}},
-		NotBefore:             s.NotBefore,
+		NotBefore:             validFrom(s.NotBefore, time.Now()),
 		NotAfter:              s.NotAfter,
 		KeyUsage:              x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
@@ -125,6 +126,23 @@ func (ca *CA) mint(s Spec) (*tls.Certificate, error) {
 		return nil, err
 	}
 	return &tls.Certificate{Certificate: append([][]byte{leaf.Raw}, chain...), PrivateKey: key, Leaf: leaf}, nil
+}
+
+// NotBeforeMargin is how far before the wall time a leaf's NotBefore is put when the
+// emulated issue time is later than the wall: enough for a client whose clock lags the
+// host's by a little.
+const NotBeforeMargin = 5 * time.Minute
+
+// validFrom is a leaf's NotBefore: the earlier of the emulated issue time and the wall
+// time less NotBeforeMargin. Real clients verify at wall time, and a manual clock may run
+// ahead of it (an await moves it), so the emulated issue time alone would make a fresh
+// certificate "not yet valid". Reading the wall here, outside Spec.key, keeps the cache
+// keyed by the Spec: a cached leaf only gets more valid as the wall advances.
+func validFrom(issued, wall time.Time) time.Time {
+	if w := wall.Add(-NotBeforeMargin); w.Before(issued) {
+		return w
+	}
+	return issued
 }
 
 // intermediate returns the intermediate whose common name is issuer, made on first use.
