@@ -17,6 +17,8 @@ type lifecycleKind struct {
 	first       string              // the status at creation
 	statuses    []string            // every status, in the order the docs give them
 	next        map[string][]string // allowed transitions
+	terminal    []string            // the statuses a lifecycle may end at
+	mayStay     bool                // a lifecycle of only the first step is allowed
 	defaultCode string              // the error code of an error step without one
 	maxSteps    int                 // the longest path through next
 }
@@ -30,6 +32,7 @@ var deploymentKind = lifecycleKind{
 		"building": {"ready", "error"},
 		"ready":    {"error"},
 	},
+	terminal:    []string{"ready", "error"},
 	defaultCode: state.CodeBuildFailed,
 	maxSteps:    4, // queued, building, ready, error
 }
@@ -42,6 +45,8 @@ var domainKind = lifecycleKind{
 		"pending":   {"verifying", "error"},
 		"verifying": {"active", "error"},
 	},
+	terminal:    []string{"active", "error"},
+	mayStay:     true, // [{status: pending}] is "DNS that never verifies" (PRODUCT.md)
 	defaultCode: state.CodeVerificationFailed,
 	maxSteps:    3, // pending, verifying, active or error
 }
@@ -74,6 +79,15 @@ func (d *decoder) lifecycle(n *yaml.Node, where string, kind lifecycleKind) ([]S
 		steps = append(steps, step)
 	}
 	if !good {
+		return nil, false
+	}
+	// A lifecycle stopping short would leave every resource it governs in that status
+	// forever; it is also what a file caught half-written looks like (issue 25), so it is
+	// refused rather than applied.
+	// A domain that stays pending is the documented "DNS that never verifies".
+	if last := steps[len(steps)-1].Status; !slices.Contains(kind.terminal, last) && !(kind.mayStay && len(steps) == 1) {
+		d.Addf(items[len(steps)-1], "%s: ends at %s: a %s lifecycle ends with %s (a resource would stay %s forever)",
+			where, last, kind.resource, strings.Join(kind.terminal, " or "), last)
 		return nil, false
 	}
 	return steps, true

@@ -107,12 +107,12 @@ func TestParseMergesDefault(t *testing.T) {
 				t.Errorf("name %q, want the file's base name", s.Name)
 			}
 		}},
-		{"rules only keep the default lifecycle", "deployments:\n  rules:\n    - when: {target: preview}\n      lifecycle: [{status: queued}]\n",
+		{"rules only keep the default lifecycle", "deployments:\n  rules:\n    - when: {target: preview}\n      lifecycle: [{status: queued}, {status: building}, {status: error}]\n",
 			func(t *testing.T, s *scenario.Scenario) {
 				if !reflect.DeepEqual(s.DeploymentLifecycle, def.DeploymentLifecycle) || s.Uploads != def.Uploads {
 					t.Errorf("lifecycle %+v uploads %q", s.DeploymentLifecycle, s.Uploads)
 				}
-				if got := statuses(s.DeploymentSteps("p", "preview", nil)); !reflect.DeepEqual(got, []string{"queued"}) {
+				if got := statuses(s.DeploymentSteps("p", "preview", nil)); !reflect.DeepEqual(got, []string{"queued", "building", "error"}) {
 					t.Errorf("preview: %v", got)
 				}
 			}},
@@ -176,12 +176,13 @@ func TestParseMergesDefault(t *testing.T) {
 					t.Errorf("%v", got)
 				}
 			}},
-		{"first step may say after: 0s", "deployments:\n  lifecycle: [{status: queued, after: 0s}]\n", func(t *testing.T, s *scenario.Scenario) {}},
+		{"first step may say after: 0s", "deployments:\n  lifecycle: [{status: queued, after: 0s}, {status: building}, {status: error}]\n", func(t *testing.T, s *scenario.Scenario) {}},
 		{"anchors and merge keys", `domains:
   lifecycle: &slow
     - status: pending
     - status: verifying
       after: 1m
+    - status: active
   rules:
     - when: {hostname: a.test}
       lifecycle: *slow
@@ -202,15 +203,15 @@ rate_limits:
 		{"rules that do not shadow each other", `deployments:
   rules:
     - when: {target: production}
-      lifecycle: [{status: queued}]
+      lifecycle: [{status: queued}, {status: building}, {status: ready}]
     - when: {project_id: prj_a}
-      lifecycle: [{status: queued}]
+      lifecycle: [{status: queued}, {status: building}, {status: ready}]
     - when: {env: {A: "1"}}
-      lifecycle: [{status: queued}]
+      lifecycle: [{status: queued}, {status: building}, {status: ready}]
     - when: {env: {A: "2"}, project_id: prj_b}
-      lifecycle: [{status: queued}]
+      lifecycle: [{status: queued}, {status: building}, {status: ready}]
     - when: {}
-      lifecycle: [{status: queued}]
+      lifecycle: [{status: queued}, {status: building}, {status: ready}]
 domains:
   rules:
     - when: {hostname: "*.b.test"}
@@ -231,7 +232,7 @@ domains:
 				t.Errorf("empty when should match every hostname: %v", got)
 			}
 		}},
-		{"env values are text", "deployments:\n  rules:\n    - when: {env: {PORT: 3000, DEBUG: true}}\n      lifecycle: [{status: queued}]\n",
+		{"env values are text", "deployments:\n  rules:\n    - when: {env: {PORT: 3000, DEBUG: true}}\n      lifecycle: [{status: queued}, {status: building}, {status: ready}]\n",
 			func(t *testing.T, s *scenario.Scenario) {
 				if !reflect.DeepEqual(s.DeploymentRules[0].Env, map[string]string{"PORT": "3000", "DEBUG": "true"}) {
 					t.Errorf("%v", s.DeploymentRules[0].Env)
@@ -274,6 +275,9 @@ func TestParseProblems(t *testing.T) {
 		{"description a list", "description: [a]\n", 1, "description: want a string, got a list"},
 		{"section of wrong type", "name: x\ndeployments: []\n", 2, "deployments: want a mapping"},
 		{"lifecycle not a list", "deployments:\n  lifecycle: fast\n", 2, `want a list, got "fast"`},
+		{"deployment left building", "deployments:\n  lifecycle:\n    - status: queued\n    - status: building\n      after: 1s\n", 4, "ends at building: a deployment lifecycle ends with ready or error"},
+		{"deployment left queued", "deployments:\n  rules:\n    - when: {target: preview}\n      lifecycle: [{status: queued}]\n", 4, "ends at queued"},
+		{"domain left verifying", "domains:\n  lifecycle: [{status: pending}, {status: verifying}]\n", 2, "ends at verifying: a domain lifecycle ends with active or error"},
 		{"empty lifecycle", "deployments:\n  lifecycle: []\n", 2, "empty; a deployment lifecycle starts with queued"},
 		{"unknown step key", "deployments:\n  lifecycle:\n    - status: queued\n      afer: 1s\n", 4, `unknown key "afer" (did you mean "after"?)`},
 		{"step without status", "deployments:\n  lifecycle:\n    - after: 1s\n", 3, "missing status"},

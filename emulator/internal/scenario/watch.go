@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -15,6 +17,35 @@ import (
 // debounce is how long the watcher waits after the last change before reloading, so an
 // editor's burst of writes and renames makes one reload, well within PRODUCT.md's second.
 const debounce = 50 * time.Millisecond
+
+// maxQuietWaits bounds how many more debounces the watcher waits for a directory whose
+// files' sizes or mtimes still move without a change event (a writer fsnotify missed):
+// 10 × 50 ms keeps a reload within PRODUCT.md's second.
+const maxQuietWaits = 10
+
+// fileStamp is what a directory entry looked like: a file still being written changes it.
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// stamps reads the size and mtime of every entry directly in dir (nil when it cannot be
+// read: the reload reports why). Links are followed, as the loader follows them.
+func stamps(dir string) map[string]fileStamp {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]fileStamp, len(entries))
+	for _, e := range entries {
+		fi, err := os.Stat(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		out[e.Name()] = fileStamp{size: fi.Size(), mtime: fi.ModTime()}
+	}
+	return out
+}
 
 // Watch loads dir, then reloads it whenever something in it changes, until ctx ends.
 // It watches the directory and its parent, so a directory removed and created again is
@@ -47,6 +78,8 @@ func (r *Registry) Watch(ctx context.Context, dir string, logger *slog.Logger) e
 
 	var timer *time.Timer
 	var due <-chan time.Time
+	var seen map[string]fileStamp // the directory when the timer was last armed
+	waits := 0                    // debounces waited since the last change event
 	for {
 		select {
 		case <-ctx.Done():
@@ -67,12 +100,21 @@ func (r *Registry) Watch(ctx context.Context, dir string, logger *slog.Logger) e
 				timer.Reset(debounce)
 			}
 			due = timer.C
+			seen, waits = stamps(abs), 0
 		case err, ok := <-w.Errors:
 			if !ok {
 				return nil
 			}
 			logger.Warn("watching scenarios", "dir", dir, "error", err)
 		case <-due:
+			// Apply a file only once it is quiet: sizes and mtimes unchanged across the
+			// debounce, so a writer's later chunk is not cut off (bounded by maxQuietWaits).
+			if now := stamps(abs); !maps.Equal(now, seen) && waits < maxQuietWaits {
+				seen = now
+				waits++
+				timer.Reset(debounce)
+				continue
+			}
 			due = nil
 			// A directory created again needs a new watch; Add on a watched one is a no-op.
 			if err := w.Add(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {

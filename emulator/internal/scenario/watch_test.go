@@ -230,3 +230,23 @@ func BenchmarkReload(b *testing.B) {
 	}
 	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/reload")
 }
+
+// A file caught half-written, its first chunk ending after the building step, is not
+// applied (issue 25 item 6): a deployment created in the gap would stay building forever.
+// The scenario in force stays the last good one until the whole file lands.
+func TestWatchHalfWrittenLifecycleNotApplied(t *testing.T) {
+	t.Parallel()
+	dir := newWatchedDir(t)
+	w := startWatch(t, dir)
+	head := "description: v1\ndeployments:\n  lifecycle:\n    - status: queued\n    - status: building\n      after: 1s\n"
+	p := writeFile(t, dir, "initial.yaml", head)
+	w.waitFor(t, "the problem", func() bool { return len(w.r.Problems()) > 0 })
+	if got := w.r.Problems(); len(got) != 1 || got[0].File != p || !strings.Contains(got[0].Message, "ends at building") {
+		t.Errorf("problems %v, want one: ends at building", got)
+	}
+	if got := w.description("initial"); got != "v0" {
+		t.Errorf("in force %q, want the last good v0", got)
+	}
+	writeFile(t, dir, "initial.yaml", head+"    - status: ready\n      after: 1s\n")
+	w.waitFor(t, "the whole file", func() bool { return w.description("initial") == "v1" && len(w.r.Problems()) == 0 })
+}
