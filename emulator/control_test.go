@@ -496,3 +496,14 @@ func TestSeparateCipherDocURL(t *testing.T) {
 		t.Errorf("GET %s: %d", doc, res.StatusCode)
 	}
 }
+
+// An unknown method in a fault's match is refused by the control API as by a scenario
+// file, naming the closest known method (issue 25 item 7: PSOT was accepted).
+func TestFaultUnknownMethod(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"method": "PSOT"}, "status": 503})
+	if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, `did you mean "POST"?`) {
+		t.Fatalf("fault with method PSOT: %d %s %s", r.Status, r.Code(), r.Body)
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 	"gopkg.in/yaml.v3"
 )
 
@@ -142,6 +145,8 @@ func (s *Spec) Validate() error {
 	}
 	if m := s.Match.Method; m != "" && strings.ToUpper(m) != m {
 		problems = append(problems, fmt.Sprintf("match.method %q: want upper case, e.g. POST", m))
+	} else if m != "" && !ValidMethod(m) {
+		problems = append(problems, "match.method "+strconv.Quote(m)+": unknown method"+didYouMean(m, Methods))
 	}
 	if p := s.Match.Path; p != "" && !strings.HasPrefix(p, "/") && p != "*" {
 		problems = append(problems, fmt.Sprintf("match.path %q: want a path starting with /", p))
@@ -150,6 +155,23 @@ func (s *Spec) Validate() error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// Methods are the HTTP methods a fault's match.method may name, sorted: the ones the
+// emulated APIs and the edge answer. The control API and scenario files share this list
+// through ValidMethod, so a typo such as PSOT is refused in both.
+var Methods = []string{"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"}
+
+// ValidMethod reports whether m is one of Methods (upper case, as users write it).
+func ValidMethod(m string) bool { return slices.Contains(Methods, m) }
+
+// didYouMean words the end of an unknown-value message: the closest known value, or the
+// whole list when none is near.
+func didYouMean(got string, known []string) string {
+	if best := yamlcheck.Closest(got, known); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return " (want one of " + strings.Join(known, ", ") + ")"
 }
 
 // ValidCode reports whether s can be an error code: snake_case, starting with a letter,

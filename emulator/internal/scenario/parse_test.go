@@ -347,6 +347,7 @@ func TestParseProblems(t *testing.T) {
 		{"fault delay backwards", "faults:\n  - delay: {min: 2s, max: 1s}\n", 2, "max is less than min"},
 		{"fault bool", "faults:\n  - drop: 1\n", 2, "drop: want true or false"},
 		{"fault two actions", "faults:\n  - {status: 503, drop: true}\n", 2, "exclude each other"},
+		{"fault method misspelt", "faults:\n  - status: 503\n    match: {method: PSOT}\n", 2, `match.method "PSOT": unknown method (did you mean "POST"?)`},
 		{"fault service", "faults:\n  - {status: 503, match: {service: dns}}\n", 2, "want hosting, cipher or edge"},
 		{"key not a word", "name: x\n[a]: 1\n", 2, "keys must be plain words"},
 		{"alias bomb", aliasBomb, 1, "too many aliases"},

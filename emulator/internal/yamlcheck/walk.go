@@ -294,19 +294,29 @@ func rangeOf(lo, hi float64) string {
 
 // suggest names the allowed key closest to a misspelt one, or lists them all.
 func suggest(got string, allowed []string) string {
-	best, bestD := "", 3
+	var keys []string
 	for _, a := range allowed {
-		if strings.HasSuffix(a, "*") {
-			continue
-		}
-		if dist := EditDistance(strings.ToLower(got), a); dist < bestD {
-			best, bestD = a, dist
+		if !strings.HasSuffix(a, "*") {
+			keys = append(keys, a)
 		}
 	}
-	if best != "" {
+	if best := Closest(strings.ToLower(got), keys); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return " (want " + strings.Join(allowed, ", ") + ")"
+}
+
+// Closest is the known value nearest got, within an edit distance of 2 (the first of
+// equals), or "" when none is that near: the one rule behind every "did you mean", for
+// keys, enum values and scenario names alike.
+func Closest(got string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if dist := EditDistance(got, k); dist < bestD {
+			best, bestD = k, dist
+		}
+	}
+	return best
 }
 
 // EditDistance is the Levenshtein distance between a and b (64 for strings longer than
