@@ -84,11 +84,20 @@ func shadowReason(line int, identical bool) string {
 
 func (d *decoder) deploymentWhen(n *yaml.Node, at string) (DeploymentRule, bool) {
 	var r DeploymentRule
-	f, ok := d.Fields(n, at, "project_id", "target", "env")
+	f, ok := d.Fields(n, at, "project_id", "target", "env", "probability")
 	if !ok {
 		return r, false
 	}
 	good := true
+	if v, has := f["probability"]; has {
+		p, ok := d.Number(v.Value, at+".probability")
+		if ok && !(p > 0 && p <= 1) {
+			d.Addf(v.Value, "%s.probability: %v is out of range: want a number more than 0 and at most 1", at, p)
+			ok = false
+		}
+		r.Probability = p
+		good = good && ok
+	}
 	if v, has := f["project_id"]; has {
 		r.ProjectID, ok = d.Word(v.Value, at+".project_id")
 		good = good && ok
@@ -144,8 +153,12 @@ func (d *decoder) env(n *yaml.Node, at string) (map[string]string, bool) {
 	return env, good
 }
 
-// deploymentCovers reports whether every deployment b matches also matches a.
+// deploymentCovers reports whether every deployment b matches also matches a. A rule
+// that matches only by chance covers nothing.
 func deploymentCovers(a, b DeploymentRule) bool {
+	if a.Probability > 0 && a.Probability < 1 {
+		return false
+	}
 	if a.ProjectID != "" && a.ProjectID != b.ProjectID {
 		return false
 	}
@@ -161,7 +174,7 @@ func deploymentCovers(a, b DeploymentRule) bool {
 }
 
 func sameDeploymentWhen(a, b DeploymentRule) bool {
-	return deploymentCovers(a, b) && deploymentCovers(b, a)
+	return a.Probability == b.Probability && deploymentCovers(a, b) && deploymentCovers(b, a)
 }
 
 // domainRules reads domains.rules and refuses rules an earlier rule shadows.

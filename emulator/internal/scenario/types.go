@@ -24,7 +24,11 @@ type DeploymentRule struct {
 	ProjectID string            // empty: any
 	Target    string            // empty: any
 	Env       map[string]string // every key must have this value
-	Lifecycle []Step
+	// Probability, when above 0 and below 1, is the chance the rule matches a deployment
+	// its other conditions match (when.probability), drawn from the caller's source.
+	// 0 means always.
+	Probability float64
+	Lifecycle   []Step
 }
 
 // DomainRule replaces the domain lifecycle for hostnames matching its glob.
@@ -69,13 +73,25 @@ type Scenario struct {
 	nameLine int // where the file names it, for "defined twice" problems
 }
 
-// DeploymentSteps is the lifecycle a new deployment follows: the first matching rule's,
-// else the scenario's own.
+// DeploymentSteps is DeploymentStepsFor without a random source: a rule with a
+// probability below 1 never matches.
 func (s *Scenario) DeploymentSteps(projectID, target string, env map[string]string) []Step {
+	return s.DeploymentStepsFor(projectID, target, env, nil)
+}
+
+// DeploymentStepsFor is the lifecycle a new deployment follows: the first matching
+// rule's, else the scenario's own. A rule with a probability draws from draw (numbers in
+// [0, 1)) only once its other conditions match, so rules without one consume nothing; a
+// nil draw never matches such a rule.
+func (s *Scenario) DeploymentStepsFor(projectID, target string, env map[string]string, draw func() float64) []Step {
 	for _, r := range s.DeploymentRules {
-		if r.matches(projectID, target, env) {
-			return r.Lifecycle
+		if !r.matches(projectID, target, env) {
+			continue
 		}
+		if r.Probability > 0 && r.Probability < 1 && (draw == nil || draw() >= r.Probability) {
+			continue
+		}
+		return r.Lifecycle
 	}
 	return s.DeploymentLifecycle
 }

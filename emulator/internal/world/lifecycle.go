@@ -1,6 +1,8 @@
 package world
 
 import (
+	"hash/fnv"
+	"math/rand/v2"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
@@ -113,6 +115,15 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 	})
 }
 
+// ruleDraw is the random source a deployment's when.probability rules draw from: seeded
+// by the world's seed and the deployment's id, so a run with one --seed picks the same
+// deployments, and a deployment resumed after a restart keeps its lifecycle.
+func (w *World) ruleDraw(id string) func() float64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return rand.New(rand.NewPCG(uint64(w.seed), h.Sum64())).Float64
+}
+
 // resume schedules what remains of every lifecycle in a freshly loaded state, under the
 // active scenario, counting from now: builds in flight finish, domains verify, issued
 // certificates renew, and deleted hostnames finish detaching.
@@ -121,7 +132,7 @@ func (w *World) resume() {
 	now := w.clock.Now()
 	deployments, domains, detaching := w.store.InFlight()
 	for _, d := range deployments {
-		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentSteps(d.ProjectID, d.Target, MergeEnv(w.store.ProjectEnv(d.ProjectID), d.Env)), now)
+		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentStepsFor(d.ProjectID, d.Target, MergeEnv(w.store.ProjectEnv(d.ProjectID), d.Env), w.ruleDraw(d.ID)), now)
 	}
 	for _, d := range domains {
 		switch {

@@ -100,7 +100,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		}
 	}
 	id := d.ID
-	w.scheduleDeployment(id, state.StatusQueued, sc.DeploymentSteps(p.ID, target, MergeEnv(p.Env, in.Env)), now)
+	w.scheduleDeployment(id, state.StatusQueued, sc.DeploymentStepsFor(p.ID, target, MergeEnv(p.Env, in.Env), w.ruleDraw(id)), now)
 	w.emitDeployment("created", d)
 	w.fireDue() // zero-time steps happen at once
 	return d, nil

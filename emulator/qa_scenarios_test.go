@@ -1,0 +1,95 @@
+package emulator_test
+
+import (
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+// qaScenarios is the directory of the worked examples in docs/scenarios.md: QA's asks of
+// issue 25, each a scenario file.
+const qaScenarios = "../docs/examples/scenarios"
+
+// Every worked example passes `hostemu validate` (emulator.Validate is what it runs).
+func TestQAScenariosValidate(t *testing.T) {
+	t.Parallel()
+	summary, problems := emulator.Validate([]string{qaScenarios})
+	if len(problems) > 0 {
+		t.Fatalf("hostemu validate %s: %v", qaScenarios, problems)
+	}
+	t.Log(summary)
+}
+
+func withQAScenario(name string) func(*emulator.Options) {
+	return func(o *emulator.Options) { o.ScenariosDir = qaScenarios; o.Scenario = name }
+}
+
+func (e *env) newDeployment(t testing.TB) string {
+	t.Helper()
+	r := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}})
+	mustStatus(t, r, 201)
+	return decode[emulator.DeploymentCreated](t, r).ID
+}
+
+func (e *env) deploymentStatus(t testing.TB, id string) string {
+	t.Helper()
+	return decode[emulator.Deployment](t, e.get("/v1/deployments/"+id, "t-read")).Status
+}
+
+// QA scenario 1: builds take 20 minutes of emulated time.
+func TestQASlowBuilds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withQAScenario("qa-slow-builds"))
+	id := e.newDeployment(t)
+	e.advance("10s")
+	if s := e.deploymentStatus(t, id); s != "building" {
+		t.Fatalf("after 10s: %s, want building", s)
+	}
+	e.advance("19m59s")
+	if s := e.deploymentStatus(t, id); s != "building" {
+		t.Fatalf("a second before 20 min of building: %s", s)
+	}
+	e.advance("1s")
+	if s := e.deploymentStatus(t, id); s != "ready" {
+		t.Fatalf("after 20 min of building: %s, want ready", s)
+	}
+}
+
+// QA scenario 5: 30% of builds fail, drawn from the seeded source: the same seed fails
+// the same share of deployments, the same ones, run after run.
+func TestQAFlakyBuilds(t *testing.T) {
+	t.Parallel()
+	run := func(seed int64) []string {
+		e := newEnv(t, withQAScenario("qa-flaky-builds"), func(o *emulator.Options) { o.Seed = seed })
+		ids := make([]string, 100)
+		for i := range ids {
+			ids[i] = e.newDeployment(t)
+		}
+		e.advance("10s")
+		out := make([]string, len(ids))
+		for i, id := range ids {
+			out[i] = e.deploymentStatus(t, id)
+		}
+		return out
+	}
+	a := run(42)
+	failed := 0
+	for _, s := range a {
+		switch s {
+		case "error":
+			failed++
+		case "ready":
+		default:
+			t.Fatalf("a build still %s after 10s", s)
+		}
+	}
+	if failed < 15 || failed > 45 {
+		t.Errorf("%d of 100 builds failed, want about 30", failed)
+	}
+	b := run(42)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("seed 42 twice: deployment %d was %s then %s", i, a[i], b[i])
+		}
+	}
+}
