@@ -93,3 +93,24 @@ func TestQAFlakyBuilds(t *testing.T) {
 		}
 	}
 }
+
+// QA scenario 3: rate limits for the deploy token only.
+func TestQADeployTokenLimited(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withQAScenario("qa-deploy-token-limited"))
+	for i := range 2 {
+		if r := e.get("/v1/projects", "t-deploy"); r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "2" {
+			t.Fatalf("deploy request %d: %d limit %q", i, r.Status, r.Header.Get("X-RateLimit-Limit"))
+		}
+	}
+	if r := e.get("/v1/projects", "t-deploy"); r.Status != 429 || r.Code() != "rate_limited" {
+		t.Fatalf("third deploy request in a second: %d %s", r.Status, r.Code())
+	}
+	for i := range 10 {
+		if r := e.get("/v1/projects", "t-read"); r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "100" {
+			t.Fatalf("read request %d: %d limit %q", i, r.Status, r.Header.Get("X-RateLimit-Limit"))
+		}
+	}
+	e.advance("1s")
+	mustStatus(t, e.get("/v1/projects", "t-deploy"), 200)
+}

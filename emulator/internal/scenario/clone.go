@@ -21,6 +21,7 @@ func (s *Scenario) clone() *Scenario {
 		return r
 	})
 	c.Faults = cloneEach(s.Faults, fault.Spec.Clone)
+	c.RateLimits.PerScope = maps.Clone(s.RateLimits.PerScope)
 	return &c
 }
 

@@ -59,7 +59,7 @@ func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
 	if base != nil {
 		rl = base.RateLimits
 	}
-	f, ok := d.Fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst")
+	f, ok := d.Fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst", "per_scope")
 	if !ok {
 		return rl, false
 	}
@@ -93,7 +93,49 @@ func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
 		rl.Burst, ok = d.duration(v.Value, "rate_limits.burst")
 		good = good && ok
 	}
+	if v, has := f["per_scope"]; has {
+		ps, ok := d.perScope(v.Value, rl)
+		rl.PerScope = ps
+		good = good && ok
+	}
 	return rl, good
+}
+
+// scopes are the token scopes per_scope may name, as state.ParseScope reads them.
+var scopes = []string{"read", "deploy", "admin"}
+
+// perScope reads rate_limits.per_scope: {deploy: {per_second, per_minute}, ...}, each
+// key it leaves out taken from rl's per-token numbers.
+func (d *decoder) perScope(n *yaml.Node, rl RateLimits) (map[string]ScopeRate, bool) {
+	f, ok := d.Fields(n, "rate_limits.per_scope", scopes...)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]ScopeRate{}
+	good := true
+	for _, scope := range scopes {
+		v, has := f[scope]
+		if !has {
+			continue
+		}
+		at := "rate_limits.per_scope." + scope
+		sf, ok := d.Fields(v.Value, at, "per_second", "per_minute")
+		if !ok {
+			good = false
+			continue
+		}
+		sr := ScopeRate{PerSecond: rl.PerTokenPerSecond, PerMinute: rl.PerTokenPerMinute}
+		if pv, has := sf["per_second"]; has {
+			sr.PerSecond, ok = d.perSecond(pv.Value, at+".per_second")
+			good = good && ok
+		}
+		if pv, has := sf["per_minute"]; has {
+			sr.PerMinute, ok = d.integer(pv.Value, at+".per_minute", 1, anyInt)
+			good = good && ok
+		}
+		out[scope] = sr
+	}
+	return out, good
 }
 
 func (d *decoder) perSecond(n *yaml.Node, where string) (float64, bool) {

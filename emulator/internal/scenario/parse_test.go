@@ -136,7 +136,7 @@ func TestParseMergesDefault(t *testing.T) {
 		{"rate limit keys one by one", "rate_limits:\n  per_token: {per_second: 7}\n  burst: 0s\n", func(t *testing.T, s *scenario.Scenario) {
 			want := def.RateLimits
 			want.PerTokenPerSecond, want.Burst = 7, 0
-			if s.RateLimits != want {
+			if !reflect.DeepEqual(s.RateLimits, want) {
 				t.Errorf("%+v, want %+v", s.RateLimits, want)
 			}
 		}},
@@ -326,6 +326,8 @@ func TestParseProblems(t *testing.T) {
 		{"per_second not finite", "rate_limits:\n  per_token: {per_second: .inf}\n", 2, "want a number"},
 		{"per_minute fraction", "rate_limits:\n  per_token: {per_minute: 1.5}\n", 2, "want a whole number"},
 		{"per_minute zero", "rate_limits:\n  per_token:\n    per_minute: 0\n", 3, "per_minute: 0 is out of range: want a whole number from 1 to 2147483647"},
+		{"per_scope unknown scope", "rate_limits:\n  per_scope:\n    deplyo: {per_second: 1}\n", 3, `unknown key "deplyo" (did you mean "deploy"?)`},
+		{"per_scope zero", "rate_limits:\n  per_scope:\n    deploy: {per_second: 0}\n", 3, "rate_limits.per_scope.deploy.per_second: 0 is out of range"},
 		{"unknown rate limit key", "rate_limits:\n  per_ip: {per_minute: 10}\n", 2, `unknown key "per_minute"`},
 		{"negative burst", "rate_limits:\n  burst: -1s\n", 2, "negative duration"},
 		{"valid_for zero", "certificates:\n  valid_for: 0s\n", 2, "valid_for: 0s is out of range: want more than 0s and at most 3650d"},
@@ -381,6 +383,16 @@ var aliasBomb = func() string {
 	}
 	return b.String()
 }()
+
+// rate_limits.per_scope gives one scope its own numbers; a key it leaves out takes
+// per_token's.
+func TestParsePerScope(t *testing.T) {
+	s := mustParse(t, "s.yaml", "rate_limits:\n  per_token: {per_second: 50, per_minute: 900}\n  per_scope:\n    deploy: {per_second: 1}\n")
+	want := map[string]scenario.ScopeRate{"deploy": {PerSecond: 1, PerMinute: 900}}
+	if !reflect.DeepEqual(s.RateLimits.PerScope, want) {
+		t.Errorf("per_scope %+v, want %+v", s.RateLimits.PerScope, want)
+	}
+}
 
 func TestParseReportsEveryProblem(t *testing.T) {
 	text := "name: x\nfoo: 1\ndeployments:\n  uploads: sloppy\ncertificates:\n  valid_for: 0s\n"

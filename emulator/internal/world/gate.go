@@ -3,6 +3,7 @@ package world
 import (
 	"crypto/subtle"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -16,9 +17,26 @@ import (
 // PRODUCT.md gives (count before auth, so an exhausted IP gets 429 rather than 401).
 
 // Authenticate returns the scope of a hosting token and the key its requests are
-// counted under (stable for the token, and not the token itself).
+// counted under (stable for the token, and not the token itself). The key ends with
+// "#" and the scope, so Count and Exhausted apply the scope's own limits
+// (rate_limits.per_scope) without the HTTP layer passing the scope along.
 func (w *World) Authenticate(token string) (scope state.Scope, limitKey string, ok bool) {
-	return w.store.AuthenticateKey(token)
+	scope, key, ok := w.store.AuthenticateKey(token)
+	if !ok {
+		return scope, key, ok
+	}
+	return scope, key + scopeMark + string(scope), true
+}
+
+// scopeMark separates a token's limit key from its scope; no other key holds it.
+const scopeMark = "#"
+
+// limitScope is the scope a limit key carries, or "" (cipher keys, client IPs).
+func limitScope(key string) string {
+	if i := strings.LastIndex(key, scopeMark); i >= 0 {
+		return key[i+len(scopeMark):]
+	}
+	return ""
 }
 
 // AuthenticateCipher checks a decryption API key in constant time against every key,
@@ -48,7 +66,7 @@ func (w *World) Count(key string, perIP bool) (ratelimit.Decision, time.Time) {
 	if perIP {
 		return w.limiter.IP(key, now), now
 	}
-	return w.limiter.Token(key, now), now
+	return w.limiter.TokenOf(limitScope(key), key, now), now
 }
 
 // Exhausted is the decision of a limit as if it were used up (the rate_limit fault).
@@ -56,7 +74,7 @@ func (w *World) Count(key string, perIP bool) (ratelimit.Decision, time.Time) {
 // moves to no earlier than then, so the headers still agree.
 func (w *World) Exhausted(key string, perIP bool, retryAfter time.Duration) ratelimit.Decision {
 	now := w.clock.Now()
-	d := w.limiter.Exhausted(key, now, perIP)
+	d := w.limiter.ExhaustedOf(limitScope(key), key, now, perIP)
 	if retryAfter > 0 {
 		d.RetryAfter = retryAfter
 		if at := now.Add(retryAfter + time.Second - 1).Truncate(time.Second); at.After(d.Reset) {

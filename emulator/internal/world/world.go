@@ -209,7 +209,20 @@ func (w *World) limits(sc *scenario.Scenario) ratelimit.Config {
 		PerTokenPerMinute: rl.PerTokenPerMinute,
 		PerIPPerSecond:    rl.PerIPPerSecond,
 		Burst:             rl.Burst,
+		PerScope:          perScope(rl.PerScope),
 	}
+}
+
+// perScope is a scenario's rate_limits.per_scope in the limiter's terms.
+func perScope(ps map[string]scenario.ScopeRate) map[string]ratelimit.ScopeLimits {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make(map[string]ratelimit.ScopeLimits, len(ps))
+	for scope, r := range ps {
+		out[scope] = ratelimit.ScopeLimits{PerSecond: r.PerSecond, PerMinute: r.PerMinute}
+	}
+	return out
 }
 
 // load replaces the state with snap, rebuilds the keyring and restarts the lifecycles
