@@ -114,3 +114,34 @@ func TestQADeployTokenLimited(t *testing.T) {
 	e.advance("1s")
 	mustStatus(t, e.get("/v1/projects", "t-deploy"), 200)
 }
+
+// QA scenario 6: a certificate renewal that fails leaves the domain active with
+// tls.status error, keeping expires_at and issuer.
+func TestQARenewalFails(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withQAScenario("qa-renewal-fails"))
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]string{"hostname": "renew.example.test"}), 201)
+	get := func() emulator.Domain {
+		t.Helper()
+		for _, d := range decode[emulator.DomainList](t, e.get("/v1/projects/prj_blog/domains", "t-read")).Domains {
+			if d.Hostname == "renew.example.test" {
+				return d
+			}
+		}
+		t.Fatal("domain missing")
+		return emulator.Domain{}
+	}
+	e.advance("2s")
+	issued := get()
+	if issued.Status != "active" || issued.TLS.Status != "issued" || issued.TLS.ExpiresAt == nil {
+		t.Fatalf("after 2s: %+v", issued)
+	}
+	e.advance("5d")
+	d := get()
+	if d.Status != "active" || d.TLS.Status != "error" {
+		t.Fatalf("after the renewal point: domain %s tls %s, want active and error", d.Status, d.TLS.Status)
+	}
+	if d.TLS.ExpiresAt == nil || !d.TLS.ExpiresAt.Equal(*issued.TLS.ExpiresAt) || d.TLS.Issuer == nil || *d.TLS.Issuer != *issued.TLS.Issuer {
+		t.Errorf("tls data not kept: %+v, was %+v", d.TLS, issued.TLS)
+	}
+}

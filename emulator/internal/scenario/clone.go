@@ -22,6 +22,10 @@ func (s *Scenario) clone() *Scenario {
 	})
 	c.Faults = cloneEach(s.Faults, fault.Spec.Clone)
 	c.RateLimits.PerScope = maps.Clone(s.RateLimits.PerScope)
+	if e := s.Certificates.RenewalError; e != nil {
+		cp := *e
+		c.Certificates.RenewalError = &cp
+	}
 	return &c
 }
 

@@ -18,7 +18,7 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 	if base != nil {
 		c = base.Certificates
 	}
-	f, ok := d.Fields(n, "certificates", "issuer", "valid_for", "renew_before")
+	f, ok := d.Fields(n, "certificates", "issuer", "valid_for", "renew_before", "renewal")
 	if !ok {
 		return c, false
 	}
@@ -39,6 +39,9 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 		c.RenewBefore, ok = d.duration(v.Value, "certificates.renew_before")
 		good = good && ok
 	}
+	if v, has := f["renewal"]; has {
+		good = d.renewal(v.Value, &c) && good
+	}
 	if good && c.RenewBefore >= c.ValidFor {
 		at := n
 		if v, has := f["renew_before"]; has {
@@ -50,6 +53,31 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 		good = false
 	}
 	return c, good
+}
+
+// renewal reads certificates.renewal: {fail: true, error: {code, message}}.
+func (d *decoder) renewal(n *yaml.Node, c *Certificates) bool {
+	const at = "certificates.renewal"
+	f, ok := d.Fields(n, at, "fail", "error")
+	if !ok {
+		return false
+	}
+	good := true
+	c.RenewalFails, c.RenewalError = false, nil
+	if v, has := f["fail"]; has {
+		c.RenewalFails, ok = d.Bool(v.Value, at+".fail")
+		good = good && ok
+	}
+	if v, has := f["error"]; has {
+		if !c.RenewalFails {
+			d.Addf(v.Key, "%s.error: only a failing renewal (fail: true) carries error", at)
+			return false
+		}
+		se, ok := d.stepError(v.Value, at+".error", lifecycleKind{defaultCode: "renewal_failed"})
+		c.RenewalError = se
+		good = good && ok
+	}
+	return good
 }
 
 // rateLimits reads the rate_limits section over base's values (nil base: every key is

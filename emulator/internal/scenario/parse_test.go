@@ -333,6 +333,8 @@ func TestParseProblems(t *testing.T) {
 		{"valid_for zero", "certificates:\n  valid_for: 0s\n", 2, "valid_for: 0s is out of range: want more than 0s and at most 3650d"},
 		{"renew_before too long", "certificates:\n  valid_for: 10d\n", 2, "renew_before (30d) must be less than valid_for (10d)"},
 		{"renew_before equal", "certificates:\n  valid_for: 10d\n  renew_before: 240h\n", 3, "must be less than valid_for"},
+		{"renewal error without fail", "certificates:\n  renewal:\n    error: {code: x}\n", 3, "only a failing renewal (fail: true) carries error"},
+		{"renewal unknown key", "certificates:\n  renewal: {fial: true}\n", 2, `unknown key "fial" (did you mean "fail"?)`},
 		{"empty issuer", "certificates:\n  issuer: \" \"\n", 2, "issuer: empty"},
 		{"faults null", "faults:\n", 1, "faults: want a list"},
 		{"fault not a mapping", "faults:\n  - 503\n", 2, "faults[0]: want a mapping"},
