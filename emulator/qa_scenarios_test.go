@@ -145,3 +145,34 @@ func TestQARenewalFails(t *testing.T) {
 		t.Errorf("tls data not kept: %+v, was %+v", d.TLS, issued.TLS)
 	}
 }
+
+// QA scenario 2: a domain whose DNS verifies late, after two failed verifications.
+func TestQADNSVerifiesLate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, withQAScenario("qa-dns-verifies-late"))
+	mustStatus(t, e.post("/v1/projects/prj_blog/domains", "t-admin", map[string]string{"hostname": "late.example.test"}), 201)
+	status := func() string {
+		t.Helper()
+		for _, d := range decode[emulator.DomainList](t, e.get("/v1/projects/prj_blog/domains", "t-read")).Domains {
+			if d.Hostname == "late.example.test" {
+				return d.Status + "/" + d.TLS.Status
+			}
+		}
+		return "missing"
+	}
+	for _, step := range []struct{ advance, want string }{
+		{"29s", "pending/pending"},
+		{"1s", "verifying/pending"},
+		{"1m", "pending/pending"},
+		{"1m", "verifying/pending"},
+		{"1m", "pending/pending"},
+		{"1m", "verifying/pending"},
+		{"29s", "verifying/pending"},
+		{"1s", "active/issued"},
+	} {
+		e.advance(step.advance)
+		if got := status(); got != step.want {
+			t.Fatalf("after another %s: %s, want %s", step.advance, got, step.want)
+		}
+	}
+}
