@@ -127,6 +127,18 @@ func (s *Spec) Validate() error {
 	if s.RetryAfter < 0 || s.RetryAfter > MaxRetryAfterSeconds {
 		problems = append(problems, fmt.Sprintf("retry_after: want seconds from 1 to %d", MaxRetryAfterSeconds))
 	}
+	if s.After < 0 {
+		problems = append(problems, "after: must be 0 or more")
+	}
+	if s.For < 0 {
+		problems = append(problems, "for: must be a duration of 0 or more")
+	}
+	if s.For > 0 && (!s.From.IsZero() || !s.Until.IsZero()) {
+		problems = append(problems, "for excludes from and until: give a window one way")
+	}
+	if !s.From.IsZero() && !s.Until.IsZero() && !s.Until.After(s.From) {
+		problems = append(problems, "until must be later than from")
+	}
 	if s.Times < 0 {
 		problems = append(problems, "times: must be 0 (unlimited) or more")
 	}

@@ -35,4 +35,12 @@ type Spec struct {
 	Timeout     bool     `json:"timeout,omitempty"`
 	Times       int      `json:"times,omitempty"`
 	Probability *float64 `json:"probability,omitempty"`
+	// After skips the first After matches: the fault fires from the After+1th.
+	After int `json:"after,omitempty"`
+	// From and Until bound, on the emulator clock, when the fault fires (zero: open).
+	From  time.Time `json:"from,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	// For is how long after the fault's activation (added, or its scenario made active)
+	// it fires; 0 means no end. It excludes From and Until.
+	For time.Duration `json:"for,omitempty"`
 }

@@ -353,6 +353,10 @@ func TestParseProblems(t *testing.T) {
 		{"fault bool", "faults:\n  - drop: 1\n", 2, "drop: want true or false"},
 		{"fault two actions", "faults:\n  - {status: 503, drop: true}\n", 2, "exclude each other"},
 		{"fault method misspelt", "faults:\n  - status: 503\n    match: {method: PSOT}\n", 2, `match.method "PSOT": unknown method (did you mean "POST"?)`},
+		{"fault after negative", "faults:\n  - {status: 503, after: -1}\n", 2, "after: -1 is out of range"},
+		{"fault from not an instant", "faults:\n  - status: 503\n    from: tomorrow\n", 3, `from: "tomorrow": want an RFC 3339 instant`},
+		{"fault window backwards", "faults:\n  - {status: 503, from: \"2030-01-01T00:02:00Z\", until: \"2030-01-01T00:01:00Z\"}\n", 2, "until must be later than from"},
+		{"fault for with from", "faults:\n  - {status: 503, for: 2m, from: \"2030-01-01T00:00:00Z\"}\n", 2, "for excludes from and until"},
 		{"fault service", "faults:\n  - {status: 503, match: {service: dns}}\n", 2, "want hosting, cipher or edge"},
 		{"key not a word", "name: x\n[a]: 1\n", 2, "keys must be plain words"},
 		{"alias bomb", aliasBomb, 1, "too many aliases"},
@@ -394,6 +398,18 @@ func TestParsePerScope(t *testing.T) {
 	want := map[string]scenario.ScopeRate{"deploy": {PerSecond: 1, PerMinute: 900}}
 	if !reflect.DeepEqual(s.RateLimits.PerScope, want) {
 		t.Errorf("per_scope %+v, want %+v", s.RateLimits.PerScope, want)
+	}
+}
+
+// A fault's after, from, until and for are read into fault.Spec for the engine.
+func TestParseFaultWindow(t *testing.T) {
+	s := mustParse(t, "s.yaml", "faults:\n  - {match: {method: POST, path: /v1/deployments/*/promote}, status: 503, for: 2m}\n  - {status: 500, after: 3, times: 2, from: \"2030-01-01T00:00:00Z\", until: \"2030-01-01T00:02:00Z\"}\n")
+	if f := s.Faults[0]; f.For != 2*time.Minute {
+		t.Errorf("for: %+v", f)
+	}
+	from := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	if f := s.Faults[1]; f.After != 3 || f.Times != 2 || !f.From.Equal(from) || !f.Until.Equal(from.Add(2*time.Minute)) {
+		t.Errorf("after/times/from/until: %+v", f)
 	}
 }
 
