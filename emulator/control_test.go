@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 func TestHealth(t *testing.T) {
@@ -505,5 +506,20 @@ func TestFaultUnknownMethod(t *testing.T) {
 	r := e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"method": "PSOT"}, "status": 503})
 	if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, `did you mean "POST"?`) {
 		t.Fatalf("fault with method PSOT: %d %s %s", r.Status, r.Code(), r.Body)
+	}
+}
+
+// A misspelt scenario name is refused naming the closest known one, wherever a name is
+// taken: PUT active, --scenario (Options.Scenario) and a namespace's scenario.
+func TestScenarioNameDidYouMean(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "instnat"}})
+	if r.Status != 404 || r.Code() != "scenario_not_found" || !strings.Contains(r.Err(t).Message, `did you mean "instant"?`) {
+		t.Errorf("PUT active instnat: %d %s %s", r.Status, r.Code(), r.Body)
+	}
+	_, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, Scenario: "slow-dsn"})
+	if err == nil || !strings.Contains(err.Error(), `did you mean "slow-dns"?`) {
+		t.Errorf("--scenario slow-dsn: %v", err)
 	}
 }

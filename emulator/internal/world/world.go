@@ -4,6 +4,7 @@
 package world
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -135,7 +136,7 @@ func New(cfg Config) (*World, error) {
 	w.faults = fault.NewSet(rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6661756c74)))
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
-		return nil, fmt.Errorf("scenario %q not found", cfg.Scenario)
+		return nil, errors.New(w.scenarios.NotFound(cfg.Scenario))
 	}
 	w.limiter = ratelimit.New(w.limits(sc))
 	w.setScenario(sc)
@@ -177,7 +178,7 @@ func (w *World) UseScenario(name *string) error {
 	}
 	sc, ok := w.scenarios.Get(*name)
 	if !ok {
-		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q not found", *name)
+		return apperr.New(apperr.ScenarioNotFound, w.scenarios.NotFound(*name))
 	}
 	w.setScenario(sc)
 	w.emitScenario("switched")
