@@ -121,7 +121,7 @@ func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, 
 		return Step{}, false
 	}
 	if !slices.Contains(kind.statuses, status) {
-		d.Addf(sv.Value, "%s.status: unknown %s status %q (want %s)", at, kind.resource, status, strings.Join(kind.statuses, ", "))
+		d.Addf(sv.Value, "%s.status: unknown %s status %q%s", at, kind.resource, status, didYouMean(status, kind.statuses))
 		return Step{}, false
 	}
 	step := Step{Status: status}
