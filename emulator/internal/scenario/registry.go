@@ -24,6 +24,9 @@ type Info struct {
 	Name        string
 	Description string
 	Source      string // SourceBuiltin or the file it came from
+	// Deleted marks the active scenario whose file is gone: it stays active in its last
+	// version until another is chosen, but it cannot be chosen again.
+	Deleted bool
 }
 
 // Registry holds the scenarios by name: the built-ins, overridden or added to by the

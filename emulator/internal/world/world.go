@@ -177,6 +177,9 @@ func (w *World) UseScenario(name *string) error {
 		return apperr.New(apperr.InvalidRequest, `field "name" is required`)
 	}
 	sc, ok := w.scenarios.Get(*name)
+	if !ok && *name == w.Scenario().Name {
+		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q was deleted (its file is gone); it stays active in its last version until another is chosen", *name)
+	}
 	if !ok {
 		return apperr.New(apperr.ScenarioNotFound, w.scenarios.NotFound(*name))
 	}
