@@ -210,9 +210,10 @@ type scenarioInfo struct {
 }
 
 type scenarioProblem struct {
-	File  string `json:"file"`
-	Line  int    `json:"line"`
-	Error string `json:"error"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column,omitempty"`
+	Error  string `json:"error"`
 }
 
 type scenariosView struct {
@@ -228,7 +229,7 @@ func (a *API) listScenarios(c *gin.Context) (any, error) {
 		out.Scenarios = append(out.Scenarios, scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source, Deleted: s.Deleted})
 	}
 	for _, p := range l.Problems {
-		out.Errors = append(out.Errors, scenarioProblem{File: p.File, Line: p.Line, Error: p.Message})
+		out.Errors = append(out.Errors, scenarioProblem{File: p.File, Line: p.Line, Column: p.Column, Error: p.Message})
 	}
 	return out, nil
 }

@@ -123,7 +123,7 @@ func (d *decoder) deployments(n *yaml.Node, s, base *Scenario) {
 	if v, has := f["uploads"]; has {
 		if u, ok := d.Str(v.Value, "deployments.uploads"); ok {
 			if u != UploadsLenient && u != UploadsStrict {
-				d.Addf(v.Value, "deployments.uploads: %q: want %s or %s%s", u, UploadsLenient, UploadsStrict, didYouMean(u, []string{UploadsLenient, UploadsStrict}))
+				d.Addf(v.Value, "deployments.uploads: %q: want %s or %s%s", u, UploadsLenient, UploadsStrict, closestHint(u, []string{UploadsLenient, UploadsStrict}))
 			}
 			s.Uploads = u
 		}

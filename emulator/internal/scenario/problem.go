@@ -23,3 +23,12 @@ func didYouMean(got string, known []string) string {
 	}
 	return " (want " + strings.Join(known, ", ") + ")"
 }
+
+// closestHint is didYouMean without the list, for messages that already say what they
+// want.
+func closestHint(got string, known []string) string {
+	if best := yamlcheck.Closest(got, known); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}

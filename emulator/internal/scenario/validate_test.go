@@ -29,7 +29,7 @@ func TestValidateFiles(t *testing.T) {
 		got = append(got, p.String())
 	}
 	want := []string{
-		broken + ":3: domains.lifecycle[0].status: a domain lifecycle starts with pending (the status at creation), not active",
+		broken + ":3:24: domains.lifecycle[0].status: a domain lifecycle starts with pending (the status at creation), not active",
 		dup + `:1: scenario "good" is already defined in ` + good,
 		missing + ": cannot read: no such file or directory",
 	}

@@ -148,7 +148,7 @@ func (r *Registry) reload(dir string, logger *slog.Logger, initial bool) {
 		}
 		logger.Info("scenarios loaded", "dir", dir, "version", r.Version(), "from_dir", fromDir, "problems", len(problems))
 		for _, p := range problems {
-			logger.Warn("scenario problem", "file", p.File, "line", p.Line, "error", p.Message)
+			logger.Warn("scenario problem", "file", p.File, "line", p.Line, "column", p.Column, "error", p.Message)
 		}
 	})
 }
