@@ -340,7 +340,7 @@ func TestParseProblems(t *testing.T) {
 		{"renewal error without fail", "certificates:\n  renewal:\n    error: {code: x}\n", 3, "only a failing renewal (fail: true) carries error"},
 		{"renewal unknown key", "certificates:\n  renewal: {fial: true}\n", 2, `unknown key "fial" (did you mean "fail"?)`},
 		{"empty issuer", "certificates:\n  issuer: \" \"\n", 2, "issuer: empty"},
-		{"faults null", "faults:\n", 1, "faults: want a list"},
+		{"lifecycle with no value", "deployments:\n  lifecycle:\n", 2, "empty; a deployment lifecycle starts with queued"},
 		{"fault not a mapping", "faults:\n  - 503\n", 2, "faults[0]: want a mapping"},
 		{"fault unknown key", "faults:\n  - status: 503\n    retries: 2\n", 3, `faults[0]: unknown key "retries"`},
 		{"fault unknown match key", "faults:\n  - match: {methd: GET}\n    status: 503\n", 2, `faults[0].match: unknown key "methd" (did you mean "method"?)`},
@@ -413,6 +413,15 @@ func TestParseFaultWindow(t *testing.T) {
 	from := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	if f := s.Faults[1]; f.After != 3 || f.Times != 2 || !f.From.Equal(from) || !f.Until.Equal(from.Add(2*time.Minute)) {
 		t.Errorf("after/times/from/until: %+v", f)
+	}
+}
+
+// A key with no value is the empty list or mapping, in a scenario as in a fixture
+// (yamlcheck.EmptyKey; issue 19): faults: is no faults, deployments: the defaults.
+func TestParseEmptyKey(t *testing.T) {
+	s := mustParse(t, "s.yaml", "faults:\ndeployments:\ndomains:\n  rules:\n")
+	if len(s.Faults) != 0 || len(s.DomainRules) != 0 || len(s.DeploymentLifecycle) == 0 {
+		t.Errorf("%+v", s)
 	}
 }
 

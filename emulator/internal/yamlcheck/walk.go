@@ -68,6 +68,9 @@ func (c *Checker) Entries(n *yaml.Node, where string, allowed ...string) (entrie
 	if n == nil {
 		return nil, false
 	}
+	if IsNull(n) { // the one rule for an empty key: see EmptyKey
+		return nil, true
+	}
 	if n.Kind != yaml.MappingNode {
 		c.Addf(n, "%swant a mapping with keys %s, got %s", label(where), strings.Join(allowed, ", "), Describe(n))
 		return nil, false
@@ -185,18 +188,23 @@ func (c *Checker) pairs(n *yaml.Node, depth int) []Field {
 	return own
 }
 
-// Seq checks that n is a list and returns its items.
+// EmptyKey is the one rule for a key written with no value (null, ~) in scenario and
+// fixture files alike: where a list or a mapping is wanted it is the empty one (Seq,
+// Entries, Fields); where a scalar is wanted it is a problem (Scalar), as a scalar has
+// no empty value to stand for.
+const EmptyKey = "a key with no value is an empty list or mapping, and no scalar"
+
+// Seq checks that n is a list and returns its items; null is the empty list (EmptyKey).
 func (c *Checker) Seq(n *yaml.Node, where string) ([]*yaml.Node, bool) {
 	n = Follow(n)
 	if n == nil {
 		return nil, false
 	}
+	if IsNull(n) {
+		return nil, true
+	}
 	if n.Kind != yaml.SequenceNode {
-		hint := ""
-		if IsNull(n) {
-			hint = " (use [] for none)"
-		}
-		c.Addf(n, "%swant a list, got %s%s", label(where), Describe(n), hint)
+		c.Addf(n, "%swant a list, got %s", label(where), Describe(n))
 		return nil, false
 	}
 	return n.Content, true
