@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -11,7 +12,10 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
-// topKeys are a scenario file's top-level keys, in the order PRODUCT.md shows them.
+// TopKeys are a scenario file's top-level keys, in the order PRODUCT.md shows them
+// (fixture.Classify tells files apart by them).
+func TopKeys() []string { return slices.Clone(topKeys) }
+
 var topKeys = []string{"name", "description", "deployments", "domains", "certificates", "rate_limits", "faults"}
 
 // Parse reads and validates one scenario file. file names it in problems and becomes
