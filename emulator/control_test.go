@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+
 	"github.com/hostemu/hostemu/emulator"
 )
 
@@ -599,5 +601,27 @@ func TestResetRestartsTheFaultDice(t *testing.T) {
 		if again := pattern(); again != first || !strings.Contains(first, "2") || !strings.Contains(first, "5") {
 			t.Errorf("%s: after the start %s, after a reset %s", tc.name, first, again)
 		}
+	}
+}
+
+func TestFaultUnknownMethod(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"method": "PSOT"}, "status": 503})
+	if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, `did you mean "POST"?`) {
+		t.Fatalf("fault with method PSOT: %d %s %s", r.Status, r.Code(), r.Body)
+	}
+}
+
+func TestScenarioNameDidYouMean(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "instnat"}})
+	if r.Status != 404 || r.Code() != "scenario_not_found" || !strings.Contains(r.Err(t).Message, `did you mean "instant"?`) {
+		t.Errorf("PUT active instnat: %d %s %s", r.Status, r.Code(), r.Body)
+	}
+	_, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, Scenario: "slow-dsn"})
+	if err == nil || !strings.Contains(err.Error(), `did you mean "slow-dns"?`) {
+		t.Errorf("--scenario slow-dsn: %v", err)
 	}
 }

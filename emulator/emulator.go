@@ -15,6 +15,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/fixture"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/problem"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
@@ -78,11 +79,7 @@ func New(opts Options) (*Emulator, error) {
 	}
 	for i, doc := range opts.ScenarioYAML {
 		if ps := reg.AddInline(fmt.Sprintf("scenario #%d", i+1), []byte(doc)); len(ps) > 0 {
-			lines := make([]string, len(ps))
-			for j, p := range ps {
-				lines[j] = p.String()
-			}
-			return nil, &ConfigError{fmt.Errorf("scenarios:\n%s", strings.Join(lines, "\n"))}
+			return nil, &ConfigError{fmt.Errorf("scenarios:\n%w", problem.List(ps))}
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -212,11 +209,7 @@ func problemsError(problems []fixture.Problem) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	lines := make([]string, len(problems))
-	for i, p := range problems {
-		lines[i] = p.String()
-	}
-	return fmt.Errorf("fixtures:\n%s", strings.Join(lines, "\n"))
+	return fmt.Errorf("fixtures:\n%w", problem.List(problems))
 }
 
 // World is the emulated world, for in-process tests that reach past HTTP.

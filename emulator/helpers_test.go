@@ -263,6 +263,7 @@ type (
 			Name        string `json:"name"`
 			Description string `json:"description"`
 			Source      string `json:"source"`
+			Deleted     bool   `json:"deleted"`
 		} `json:"scenarios"`
 		Errors []struct {
 			File  string `json:"file"`

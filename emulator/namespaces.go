@@ -54,7 +54,7 @@ func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*
 		scenarioName = "default"
 	}
 	if _, ok := e.reg.Get(scenarioName); !ok {
-		return nil, apperr.Errorf(apperr.ScenarioNotFound, "scenario %q not found", scenarioName)
+		return nil, apperr.New(apperr.ScenarioNotFound, e.reg.NotFound(scenarioName))
 	}
 	files := e.fixtures
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {

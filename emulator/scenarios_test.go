@@ -221,3 +221,42 @@ func TestScenarioHotReload(t *testing.T) {
 	reloaded()
 	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "other"}}), 200)
 }
+
+// The active scenario's file deleted: it stays active in its last version, and says so
+// everywhere (issue 25 item 7): health, the list ("deleted": true) and PUT active to it,
+// refused with that reason.
+func TestDeletedActiveScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mine.yaml")
+	writeFile(t, path, "name: mine\ndescription: my own\n")
+	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir; o.Scenario = "mine" })
+	reloaded := waitReload(t, e)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	reloaded()
+	h := e.get("/_emulator/health", "").JSON(t)
+	if h["scenario"] != "mine" || h["scenario_deleted"] != true {
+		t.Errorf("health %v: want scenario mine, scenario_deleted true", h)
+	}
+	m := decode[scenarioList](t, e.get("/_emulator/scenarios", ""))
+	found := false
+	for _, s := range m.Scenarios {
+		if s.Name == "mine" {
+			found = true
+			if !s.Deleted {
+				t.Errorf("mine listed without deleted: %+v", s)
+			}
+		} else if s.Deleted {
+			t.Errorf("%s listed as deleted", s.Name)
+		}
+	}
+	if m.Active != "mine" || !found {
+		t.Errorf("list %+v: want the active mine, deleted", m)
+	}
+	r := e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "mine"}})
+	if r.Status != 404 || r.Code() != "scenario_not_found" || !strings.Contains(r.Err(t).Message, "was deleted") {
+		t.Errorf("PUT active mine: %d %s %s", r.Status, r.Code(), r.Body)
+	}
+}

@@ -26,10 +26,10 @@ func Validate(paths []string) (summary, problems []string) {
 		var fixtures []*fixture.File
 		for _, yf := range files {
 			f, data := yf.path, yf.data
-			switch {
-			case scenario.LooksLikeScenario(data):
+			switch fixture.Classify(data) {
+			case fixture.KindScenario:
 				scenarios = append(scenarios, scenario.Source{Path: f, Data: data})
-			case fixture.LooksLikeFixture(data):
+			case fixture.KindFixture:
 				file, ps := fixture.Parse(f, data)
 				for _, pr := range ps {
 					problems = append(problems, pr.String())

@@ -5,22 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
-
-	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
-
-// Methods are the HTTP methods a fault may match: every method hostemu answers
-// (CONNECT opens a tunnel, at the edge).
-var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT"}
-
-// Services are the services a fault may match.
-var Services = []string{"hosting", "cipher", "edge"}
 
 // MaxTimeoutSeconds bounds how long a timeout fault holds a request.
 const MaxTimeoutSeconds = 60
@@ -50,6 +43,20 @@ func (d *Delay) UnmarshalJSON(b []byte) error {
 		return errors.New(`delay must be a duration string such as "750ms" or {"min","max"}`)
 	}
 	return d.parseRange(r.Min, r.Max)
+}
+
+// UnmarshalJSON reads a duration string: "2m", "90s", "1d".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`for must be a duration string such as "2m"`)
+	}
+	v, err := clock.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("for: %v", err)
+	}
+	*d = Duration(v)
+	return nil
 }
 
 // UnmarshalYAML reads the same two forms from YAML.
@@ -143,6 +150,18 @@ func (s *Spec) Validate() error {
 	if s.RetryAfter < 0 || s.RetryAfter > MaxRetryAfterSeconds {
 		problems = append(problems, fmt.Sprintf("retry_after: want seconds from 1 to %d", MaxRetryAfterSeconds))
 	}
+	if s.After < 0 {
+		problems = append(problems, "after: must be 0 or more")
+	}
+	if s.For < 0 {
+		problems = append(problems, "for: must be a duration of 0 or more")
+	}
+	if s.For > 0 && (!s.From.IsZero() || !s.Until.IsZero()) {
+		problems = append(problems, "for excludes from and until: give a window one way")
+	}
+	if !s.From.IsZero() && !s.Until.IsZero() && !s.Until.After(s.From) {
+		problems = append(problems, "until must be later than from")
+	}
 	if s.Times < 0 {
 		problems = append(problems, "times: must be 0 (unlimited) or more")
 	}
@@ -159,8 +178,8 @@ func (s *Spec) Validate() error {
 	}
 	if m := s.Match.Method; m != "" && strings.ToUpper(m) != m {
 		problems = append(problems, fmt.Sprintf("match.method %q: want upper case, e.g. POST", m))
-	} else if m != "" && !slices.Contains(Methods, m) {
-		problems = append(problems, fmt.Sprintf("match.method %q: not an HTTP method hostemu answers%s", m, yamlcheck.Suggest(m, Methods)))
+	} else if m != "" && !ValidMethod(m) {
+		problems = append(problems, "match.method "+strconv.Quote(m)+": unknown method"+yamlcheck.Suggest(m, Methods))
 	}
 	if p := s.Match.Path; p != "" && !strings.HasPrefix(p, "/") && p != "*" {
 		problems = append(problems, fmt.Sprintf("match.path %q: want a path starting with /", p))
@@ -170,6 +189,17 @@ func (s *Spec) Validate() error {
 	}
 	return nil
 }
+
+// Methods are the HTTP methods a fault's match.method may name, sorted: the ones the
+// emulated APIs and the edge answer. The control API and scenario files share this list
+// through ValidMethod, so a typo such as PSOT is refused in both.
+var Methods = []string{"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"}
+
+// Services are the services a fault may match.
+var Services = []string{"hosting", "cipher", "edge"}
+
+// ValidMethod reports whether m is one of Methods (upper case, as users write it).
+func ValidMethod(m string) bool { return slices.Contains(Methods, m) }
 
 // ValidCode reports whether s can be an error code: snake_case, starting with a letter,
 // at most 64 characters (build_failed, service_unavailable). Faults, scenarios and the

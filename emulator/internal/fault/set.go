@@ -21,6 +21,9 @@ type Fault struct {
 	Source string
 	// Hits counts the times it fired.
 	Hits int64
+
+	matched int64     // the requests it matched (after skips the first ones)
+	since   time.Time // when it was activated: added, or its scenario made active or reset
 }
 
 // MarshalJSON writes the fault object of GET /_emulator/faults: the spec's fields
@@ -74,7 +77,8 @@ type Set struct {
 	// no faults, the usual case.
 	held atomic.Int64
 
-	mu       sync.Mutex // guards rng, api, scenario and next
+	mu       sync.Mutex       // guards rng, api, scenario, next and now
+	now      func() time.Time // the emulator's clock (SetClock)
 	rng      *rand.Rand
 	api      []*Fault // in the order added
 	scenario []*Fault
@@ -99,7 +103,7 @@ func (s *Set) Add(spec Spec) (Fault, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: spec.Clone(), Source: "api"}
+	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: spec.Clone(), Source: "api", since: s.clock()}
 	s.next++
 	s.api = append(s.api, f)
 	s.count()
@@ -129,6 +133,21 @@ func (s *Set) Clear() {
 	s.count()
 }
 
+// SetClock gives the set the emulator's clock, which fault windows ("from", "until",
+// "for") are read on; without one they are read on the wall clock.
+func (s *Set) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
+}
+
+func (s *Set) clock() time.Time {
+	if s.now == nil {
+		return time.Now()
+	}
+	return s.now()
+}
+
 // SetScenarioFaults replaces the scenario faults with specs, those of the scenario
 // name, as ids scn_<name>_1, scn_<name>_2, ... with no hits. The specs are expected to
 // be valid already: the scenario loader validates them with file and line.
@@ -139,6 +158,7 @@ func (s *Set) SetScenarioFaults(name string, specs []Spec) {
 			ID:     fmt.Sprintf("scn_%s_%d", name, i+1),
 			Spec:   spec.Clone(),
 			Source: "scenario:" + name,
+			since:  s.clock(),
 		}
 	}
 	s.mu.Lock()
@@ -172,8 +192,9 @@ func (s *Set) Reset(rng *rand.Rand) {
 		s.rng = rng
 	}
 	s.api, s.next = nil, 1
+	now := s.clock()
 	for _, f := range s.scenario {
-		f.Hits = 0
+		f.Hits, f.matched, f.since = 0, 0, now
 	}
 	s.count()
 }
@@ -210,8 +231,19 @@ func matches(m Match, r Request) bool {
 		(m.Host == "" || PathMatch(strings.ToLower(m.Host), r.Host))
 }
 
-// fires applies times and probability to a fault that matches.
+// fires applies after, the time window, times and probability to a fault that matches.
 func (s *Set) fires(f *Fault) bool {
+	f.matched++
+	if f.matched <= int64(f.Spec.After) {
+		return false // after N: fire from the N+1th match
+	}
+	if sp := &f.Spec; !sp.From.IsZero() || !sp.Until.IsZero() || sp.For > 0 {
+		now := s.clock()
+		if (!sp.From.IsZero() && now.Before(sp.From)) || (!sp.Until.IsZero() && !now.Before(sp.Until)) ||
+			(sp.For > 0 && !now.Before(f.since.Add(time.Duration(sp.For)))) {
+			return false
+		}
+	}
 	if f.Spec.Times > 0 && f.Hits >= int64(f.Spec.Times) {
 		return false
 	}

@@ -217,6 +217,13 @@ func TestAddValidates(t *testing.T) {
 	if _, err := s.Add(fault.Spec{Status: 503, Match: fault.Match{Scope: "owner"}}); err == nil || !strings.Contains(err.Error(), `match.scope "owner"`) {
 		t.Fatalf("Add(scope owner): %v", err)
 	}
+	// An unknown method names the closest known one (issue 25 item 7: PSOT was accepted).
+	if _, err := s.Add(fault.Spec{Status: 503, Match: fault.Match{Method: "PSOT"}}); err == nil || !strings.Contains(err.Error(), `match.method "PSOT": unknown method (did you mean "POST"?)`) {
+		t.Fatalf("Add(method PSOT): %v", err)
+	}
+	if _, err := s.Add(fault.Spec{Status: 503, Match: fault.Match{Method: "BREW"}}); err == nil || !strings.Contains(err.Error(), "want DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT") {
+		t.Fatalf("Add(method BREW): %v", err)
+	}
 	if len(s.List()) != 0 {
 		t.Fatal("an invalid fault was added")
 	}

@@ -3,7 +3,10 @@
 // whether one fires.
 package fault
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Match selects the requests a fault applies to. Empty fields match everything.
 type Match struct {
@@ -35,4 +38,19 @@ type Spec struct {
 	Timeout     bool     `json:"timeout,omitempty"`
 	Times       int      `json:"times,omitempty"`
 	Probability *float64 `json:"probability,omitempty"`
+	// After skips the first After matches: the fault fires from the After+1th.
+	After int `json:"after,omitempty"`
+	// From and Until bound, on the emulator clock, when the fault fires (zero: open).
+	From  time.Time `json:"from,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	// For is how long after the fault's activation (added, or its scenario made active)
+	// it fires; 0 means no end. It excludes From and Until.
+	For Duration `json:"for,omitempty"`
 }
+
+// Duration is a fault's "for": a Go duration (or "2d"), written as a string in JSON, as
+// delays are.
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string ("2m0s").
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }

@@ -33,17 +33,19 @@ func (a *API) controlAuth(r *http.Request) error {
 }
 
 type healthResponse struct {
-	Status   string          `json:"status"`
-	Version  string          `json:"version"`
-	Scenario string          `json:"scenario"`
-	Clock    string          `json:"clock"`
-	Now      state.Timestamp `json:"now"`
+	Status   string `json:"status"`
+	Version  string `json:"version"`
+	Scenario string `json:"scenario"`
+	// ScenarioDeleted says the active scenario's file is gone (it stays active).
+	ScenarioDeleted bool            `json:"scenario_deleted,omitempty"`
+	Clock           string          `json:"clock"`
+	Now             state.Timestamp `json:"now"`
 }
 
 func (a *API) health(c *gin.Context) (any, error) {
 	w := a.world(c)
 	clk := w.Clock()
-	return healthResponse{Status: "ok", Version: a.cfg.Version, Scenario: w.Scenario().Name, Clock: clk.Mode, Now: clk.Now}, nil
+	return healthResponse{Status: "ok", Version: a.cfg.Version, Scenario: w.Scenario().Name, ScenarioDeleted: w.ActiveDeleted(), Clock: clk.Mode, Now: clk.Now}, nil
 }
 
 func (a *API) reset(c *gin.Context) (any, error) {
@@ -236,12 +238,14 @@ type scenarioInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Source      string `json:"source"`
+	Deleted     bool   `json:"deleted,omitempty"` // the active scenario, its file gone
 }
 
 type scenarioProblem struct {
-	File  string `json:"file"`
-	Line  int    `json:"line"`
-	Error string `json:"error"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column,omitempty"`
+	Error  string `json:"error"`
 }
 
 type scenariosView struct {
@@ -254,10 +258,10 @@ func (a *API) listScenarios(c *gin.Context) (any, error) {
 	l := a.world(c).ListScenarios()
 	out := scenariosView{Active: l.Active, Scenarios: []scenarioInfo{}, Errors: []scenarioProblem{}}
 	for _, s := range l.Scenarios {
-		out.Scenarios = append(out.Scenarios, scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source})
+		out.Scenarios = append(out.Scenarios, scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source, Deleted: s.Deleted})
 	}
 	for _, p := range l.Problems {
-		out.Errors = append(out.Errors, scenarioProblem{File: p.File, Line: p.Line, Error: p.Message})
+		out.Errors = append(out.Errors, scenarioProblem{File: p.File, Line: p.Line, Column: p.Column, Error: p.Message})
 	}
 	return out, nil
 }

@@ -6,23 +6,51 @@ package problem
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Problem is one thing wrong in a file, at a line (0 when it concerns the file as a
 // whole, e.g. one that cannot be read).
 type Problem struct {
-	File    string
-	Line    int
+	File string
+	Line int
+	// Column is the 1-based column of the offending node on Line, 0 when unknown (a
+	// syntax error, a problem of the whole file).
+	Column  int
 	Message string
 }
 
-// String formats the problem as "file:line: message", the form editors jump to
-// ("file: message" without a line).
+// String formats the problem as "file:line:column: message", the form editors jump to
+// ("file:line: message" without a column, "file: message" without a line).
 func (p Problem) String() string {
-	if p.Line <= 0 {
+	switch {
+	case p.Line <= 0:
 		return p.File + ": " + p.Message
+	case p.Column <= 0:
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
 	}
-	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
+	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Message)
+}
+
+// List is the problems of one or more files, as one error: each on its own line, in
+// String's form. It is the one type file problems travel in when an error is wanted.
+type List []Problem
+
+// Error joins the problems, one a line.
+func (l List) Error() string {
+	lines := make([]string, len(l))
+	for i, p := range l {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Err is l as an error, nil when it holds no problem.
+func (l List) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
 }
 
 // Sort orders problems by file and line, keeping discovery order within a line.

@@ -23,6 +23,17 @@ type Config struct {
 	// Burst is how much of its rate a bucket holds: capacity ceil(rate × Burst), at
 	// least 1, so 0s means no bursting.
 	Burst time.Duration
+	// PerScope replaces the per-token numbers for the tokens of a scope ("read",
+	// "deploy", "admin"), as a scenario's rate_limits.per_scope does; a scope not in it
+	// uses PerTokenPerSecond and PerTokenPerMinute.
+	PerScope map[string]ScopeLimits
+}
+
+// ScopeLimits are the per-token numbers of one scope, with PerTokenPerSecond's and
+// PerTokenPerMinute's meaning (0 turns that constraint off).
+type ScopeLimits struct {
+	PerSecond float64
+	PerMinute int
 }
 
 // Decision is the answer for one request: whether it may go on, and the rate-limit
@@ -62,14 +73,35 @@ type limits struct {
 	token  bucket
 	minute window
 	ip     bucket
+	scopes map[string]scopeLimits
+}
+
+type scopeLimits struct {
+	token  bucket
+	minute window
 }
 
 func compile(cfg Config) limits {
-	return limits{
+	l := limits{
 		token:  newBucket(cfg.PerTokenPerSecond, cfg.Burst),
 		minute: window{limit: int64(max(cfg.PerTokenPerMinute, 0))},
 		ip:     newBucket(cfg.PerIPPerSecond, cfg.Burst),
 	}
+	for scope, sl := range cfg.PerScope {
+		if l.scopes == nil {
+			l.scopes = make(map[string]scopeLimits, len(cfg.PerScope))
+		}
+		l.scopes[scope] = scopeLimits{token: newBucket(sl.PerSecond, cfg.Burst), minute: window{limit: int64(max(sl.PerMinute, 0))}}
+	}
+	return l
+}
+
+// forScope is the bucket and window of a token of scope.
+func (l limits) forScope(scope string) (bucket, window) {
+	if sl, ok := l.scopes[scope]; ok {
+		return sl.token, sl.minute
+	}
+	return l.token, l.minute
 }
 
 // state is one key's counters. The zero value is a key never seen.
@@ -122,9 +154,16 @@ func (l *Limiter) Reset() {
 // Token spends one request of the per-token limits (bucket and window) of key, a token
 // hash or an API key id, at now. A refused request spends nothing.
 func (l *Limiter) Token(key string, now time.Time) Decision {
+	return l.TokenOf("", key, now)
+}
+
+// TokenOf is Token for a token of scope: Config.PerScope's numbers when it names the
+// scope, else the per-token ones. Keys must not be shared across scopes.
+func (l *Limiter) TokenOf(scope, key string, now time.Time) Decision {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.take(l.tokens, key, now.UnixNano(), l.lim.token, l.lim.minute)
+	b, w := l.lim.forScope(scope)
+	return l.take(l.tokens, key, now.UnixNano(), b, w)
 }
 
 // IP spends one request of the bucket of key, a service and a client IP such as
@@ -141,9 +180,15 @@ func (l *Limiter) IP(key string, now time.Time) Decision {
 // with any constraint really exhausted. It spends nothing, and answers even when the
 // limits are disabled or off (then with Limit 0 and RetryAfter 1s).
 func (l *Limiter) Exhausted(key string, now time.Time, perIP bool) Decision {
+	return l.ExhaustedOf("", key, now, perIP)
+}
+
+// ExhaustedOf is Exhausted for a token of scope (see TokenOf).
+func (l *Limiter) ExhaustedOf(scope, key string, now time.Time, perIP bool) Decision {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b, w, m := l.lim.token, l.lim.minute, l.tokens
+	b, w := l.lim.forScope(scope)
+	m := l.tokens
 	if perIP {
 		b, w, m = l.lim.ip, window{}, l.ips
 	}

@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -301,7 +302,7 @@ func TestSetConfigKeepsCounters(t *testing.T) {
 	runSteps(t, l, token, []step{{at: 0, n: 10, want: allowed(10, 0, time.Second)}})
 	cfg.Burst = 2 * time.Second
 	l.SetConfig(cfg)
-	if got := l.Config(); got != cfg {
+	if got := l.Config(); !reflect.DeepEqual(got, cfg) {
 		t.Fatalf("Config() = %+v, want %+v", got, cfg)
 	}
 	runSteps(t, l, token, []step{{at: 0, want: allowed(20, 9, 2*time.Second)}})
@@ -397,4 +398,29 @@ func BenchmarkTokenParallel(b *testing.B) {
 			l.Token("k", t0)
 		}
 	})
+}
+
+// PerScope gives the tokens of one scope their own numbers (issue 25: rate limits for
+// the deploy token only); other scopes keep the per-token ones, and Exhausted describes
+// the scope's constraint.
+func TestPerScope(t *testing.T) {
+	t.Parallel()
+	l := ratelimit.New(ratelimit.Config{Enabled: true, PerTokenPerSecond: 100, Burst: time.Second,
+		PerScope: map[string]ratelimit.ScopeLimits{"deploy": {PerSecond: 2}}})
+	for i := range 2 {
+		if d := l.TokenOf("deploy", "d", at(0)); !d.Allowed || d.Limit != 2 {
+			t.Fatalf("deploy request %d: %+v", i, d)
+		}
+	}
+	if d := l.TokenOf("deploy", "d", at(0)); d.Allowed {
+		t.Fatalf("third deploy request in a second allowed: %+v", d)
+	}
+	for i := range 50 {
+		if d := l.TokenOf("read", "r", at(0)); !d.Allowed || d.Limit != 100 {
+			t.Fatalf("read request %d: %+v", i, d)
+		}
+	}
+	if d := l.ExhaustedOf("deploy", "d", at(0), false); d.Limit != 2 {
+		t.Errorf("exhausted deploy: %+v", d)
+	}
 }

@@ -216,7 +216,7 @@ func TestFlaky(t *testing.T) {
 func TestRateLimited(t *testing.T) {
 	s := builtin(t, "rate-limited")
 	want := scenario.RateLimits{Enabled: true, PerTokenPerSecond: 2, PerTokenPerMinute: 20, PerIPPerSecond: 1, Burst: time.Second}
-	if s.RateLimits != want {
+	if !reflect.DeepEqual(s.RateLimits, want) {
 		t.Errorf("rate limits %+v, want %+v", s.RateLimits, want)
 	}
 	if !reflect.DeepEqual(s.DeploymentLifecycle, scenario.Default().DeploymentLifecycle) {

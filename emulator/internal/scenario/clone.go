@@ -21,6 +21,11 @@ func (s *Scenario) clone() *Scenario {
 		return r
 	})
 	c.Faults = cloneEach(s.Faults, fault.Spec.Clone)
+	c.RateLimits.PerScope = maps.Clone(s.RateLimits.PerScope)
+	if e := s.Certificates.RenewalError; e != nil {
+		cp := *e
+		c.Certificates.RenewalError = &cp
+	}
 	return &c
 }
 

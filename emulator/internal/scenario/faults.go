@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -9,7 +10,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
-var faultKeys = []string{"match", "status", "code", "message", "delay", "drop", "rate_limit", "retry_after", "timeout", "times", "probability"}
+var faultKeys = []string{"match", "status", "code", "message", "delay", "drop", "rate_limit", "retry_after", "timeout", "times", "probability", "after", "from", "until", "for"}
 
 // faults reads the faults section: the control API's fault objects.
 func (d *decoder) faults(n *yaml.Node) ([]fault.Spec, bool) {
@@ -83,6 +84,28 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	boolean("timeout", &s.Timeout)
 	integer("retry_after", &s.RetryAfter, 0, fault.MaxRetryAfterSeconds)
 	integer("times", &s.Times, 0, anyInt)
+	integer("after", &s.After, 0, anyInt)
+	instant := func(key string, dst *time.Time) {
+		if v, has := f[key]; has {
+			str, ok := d.Str(v.Value, at+"."+key)
+			if ok {
+				t, err := time.Parse(time.RFC3339, str)
+				if err != nil {
+					d.Addf(v.Value, "%s.%s: %q: want an RFC 3339 instant such as 2030-01-01T00:02:00Z", at, key, str)
+					ok = false
+				}
+				*dst = t
+			}
+			good = good && ok
+		}
+	}
+	instant("from", &s.From)
+	instant("until", &s.Until)
+	if v, has := f["for"]; has {
+		dur, ok := d.duration(v.Value, at+".for")
+		s.For = fault.Duration(dur)
+		good = good && ok
+	}
 	if v, has := f["probability"]; has {
 		p, ok := d.Number(v.Value, at+".probability")
 		if ok && (p < 0 || p > 1) {

@@ -43,12 +43,25 @@ var domainKind = lifecycleKind{
 	statuses: []string{"pending", "verifying", "active", "error"},
 	next: map[string][]string{
 		"pending":   {"verifying", "error"},
-		"verifying": {"active", "error"},
+		"verifying": {"active", "error", "pending"}, // pending: verification failed, retry
 	},
 	terminal:    []string{"active", "error"},
-	mayStay:     true, // [{status: pending}] is "DNS that never verifies" (PRODUCT.md)
+	mayStay:     true, // [{status: pending}] is "DNS that never verifies" (docs/scenarios.md)
 	defaultCode: state.CodeVerificationFailed,
-	maxSteps:    3, // pending, verifying, active or error
+	maxSteps:    3 + 2*MaxDomainRetries, // pending, verifying, (pending, verifying)×retries, active or error
+}
+
+// MaxDomainRetries bounds how often a domain lifecycle may go back from verifying to
+// pending (a failed verification, retried): enough for "verifies late, after retries",
+// and a bound, so no lifecycle is unbounded.
+const MaxDomainRetries = 3
+
+// stepsWhy explains maxSteps in a problem.
+func (k lifecycleKind) stepsWhy() string {
+	if k.resource == "domain" {
+		return fmt.Sprintf(" (verifying goes back to pending at most %d times)", MaxDomainRetries)
+	}
+	return ", as no status repeats"
 }
 
 // lifecycle reads a list of steps and checks it against the kind's transitions.
@@ -62,7 +75,7 @@ func (d *decoder) lifecycle(n *yaml.Node, where string, kind lifecycleKind) ([]S
 		return nil, false
 	}
 	if len(items) > kind.maxSteps {
-		d.Addf(n, "%s: %d steps; a %s lifecycle has at most %d steps, as no status repeats", where, len(items), kind.resource, kind.maxSteps)
+		d.Addf(n, "%s: %d steps; a %s lifecycle has at most %d steps%s", where, len(items), kind.resource, kind.maxSteps, kind.stepsWhy())
 		return nil, false
 	}
 	steps := make([]Step, 0, len(items))
@@ -108,7 +121,7 @@ func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, 
 		return Step{}, false
 	}
 	if !slices.Contains(kind.statuses, status) {
-		d.Addf(sv.Value, "%s.status: unknown %s status %q (want %s)", at, kind.resource, status, strings.Join(kind.statuses, ", "))
+		d.Addf(sv.Value, "%s.status: unknown %s status %q%s", at, kind.resource, status, didYouMean(status, kind.statuses))
 		return Step{}, false
 	}
 	step := Step{Status: status}

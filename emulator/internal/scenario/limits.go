@@ -18,7 +18,7 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 	if base != nil {
 		c = base.Certificates
 	}
-	f, ok := d.Fields(n, "certificates", "issuer", "valid_for", "renew_before")
+	f, ok := d.Fields(n, "certificates", "issuer", "valid_for", "renew_before", "renewal")
 	if !ok {
 		return c, false
 	}
@@ -39,6 +39,9 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 		c.RenewBefore, ok = d.duration(v.Value, "certificates.renew_before")
 		good = good && ok
 	}
+	if v, has := f["renewal"]; has {
+		good = d.renewal(v.Value, &c) && good
+	}
 	if good && c.RenewBefore >= c.ValidFor {
 		at := n
 		if v, has := f["renew_before"]; has {
@@ -52,6 +55,31 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 	return c, good
 }
 
+// renewal reads certificates.renewal: {fail: true, error: {code, message}}.
+func (d *decoder) renewal(n *yaml.Node, c *Certificates) bool {
+	const at = "certificates.renewal"
+	f, ok := d.Fields(n, at, "fail", "error")
+	if !ok {
+		return false
+	}
+	good := true
+	c.RenewalFails, c.RenewalError = false, nil
+	if v, has := f["fail"]; has {
+		c.RenewalFails, ok = d.Bool(v.Value, at+".fail")
+		good = good && ok
+	}
+	if v, has := f["error"]; has {
+		if !c.RenewalFails {
+			d.Addf(v.Key, "%s.error: only a failing renewal (fail: true) carries error", at)
+			return false
+		}
+		se, ok := d.stepError(v.Value, at+".error", lifecycleKind{defaultCode: "renewal_failed"})
+		c.RenewalError = se
+		good = good && ok
+	}
+	return good
+}
+
 // rateLimits reads the rate_limits section over base's values (nil base: every key is
 // required).
 func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
@@ -59,7 +87,7 @@ func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
 	if base != nil {
 		rl = base.RateLimits
 	}
-	f, ok := d.Fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst")
+	f, ok := d.Fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst", "per_scope")
 	if !ok {
 		return rl, false
 	}
@@ -93,7 +121,49 @@ func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
 		rl.Burst, ok = d.duration(v.Value, "rate_limits.burst")
 		good = good && ok
 	}
+	if v, has := f["per_scope"]; has {
+		ps, ok := d.perScope(v.Value, rl)
+		rl.PerScope = ps
+		good = good && ok
+	}
 	return rl, good
+}
+
+// scopes are the token scopes per_scope may name, as state.ParseScope reads them.
+var scopes = []string{"read", "deploy", "admin"}
+
+// perScope reads rate_limits.per_scope: {deploy: {per_second, per_minute}, ...}, each
+// key it leaves out taken from rl's per-token numbers.
+func (d *decoder) perScope(n *yaml.Node, rl RateLimits) (map[string]ScopeRate, bool) {
+	f, ok := d.Fields(n, "rate_limits.per_scope", scopes...)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]ScopeRate{}
+	good := true
+	for _, scope := range scopes {
+		v, has := f[scope]
+		if !has {
+			continue
+		}
+		at := "rate_limits.per_scope." + scope
+		sf, ok := d.Fields(v.Value, at, "per_second", "per_minute")
+		if !ok {
+			good = false
+			continue
+		}
+		sr := ScopeRate{PerSecond: rl.PerTokenPerSecond, PerMinute: rl.PerTokenPerMinute}
+		if pv, has := sf["per_second"]; has {
+			sr.PerSecond, ok = d.perSecond(pv.Value, at+".per_second")
+			good = good && ok
+		}
+		if pv, has := sf["per_minute"]; has {
+			sr.PerMinute, ok = d.integer(pv.Value, at+".per_minute", 1, anyInt)
+			good = good && ok
+		}
+		out[scope] = sr
+	}
+	return out, good
 }
 
 func (d *decoder) perSecond(n *yaml.Node, where string) (float64, bool) {

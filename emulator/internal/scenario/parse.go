@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -11,7 +12,10 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
-// topKeys are a scenario file's top-level keys, in the order docs/scenarios.md shows them.
+// TopKeys are a scenario file's top-level keys, in the order docs/scenarios.md shows them
+// (fixture.Classify tells files apart by them).
+func TopKeys() []string { return slices.Clone(topKeys) }
+
 var topKeys = []string{"name", "description", "deployments", "domains", "certificates", "rate_limits", "faults"}
 
 // Parse reads and validates one scenario file. file names it in problems and becomes
@@ -123,7 +127,7 @@ func (d *decoder) deployments(n *yaml.Node, s, base *Scenario) {
 	if v, has := f["uploads"]; has {
 		if u, ok := d.Str(v.Value, "deployments.uploads"); ok {
 			if u != UploadsLenient && u != UploadsStrict {
-				d.Addf(v.Value, "deployments.uploads: %q: want %s or %s", u, UploadsLenient, UploadsStrict)
+				d.Addf(v.Value, "deployments.uploads: %q: want %s or %s%s", u, UploadsLenient, UploadsStrict, closestHint(u, []string{UploadsLenient, UploadsStrict}))
 			}
 			s.Uploads = u
 		}

@@ -136,7 +136,7 @@ func TestParseMergesDefault(t *testing.T) {
 		{"rate limit keys one by one", "rate_limits:\n  per_token: {per_second: 7}\n  burst: 0s\n", func(t *testing.T, s *scenario.Scenario) {
 			want := def.RateLimits
 			want.PerTokenPerSecond, want.Burst = 7, 0
-			if s.RateLimits != want {
+			if !reflect.DeepEqual(s.RateLimits, want) {
 				t.Errorf("%+v, want %+v", s.RateLimits, want)
 			}
 		}},
@@ -260,7 +260,8 @@ func TestParseProblems(t *testing.T) {
 		{"syntax error", "name: x\ndescription: y\n  bad: indent\n", 3, "invalid YAML"},
 		{"unclosed flow", "name: x\ndeployments:\n  lifecycle: [{status: queued\n", 3, "invalid YAML"},
 		{"unclosed flow on line 1", "[a, b\n\n", 2, "invalid YAML"},
-		{"too many domain steps", "domains:\n  lifecycle: [{status: pending}, {status: verifying}, {status: active}, {status: error}]\n", 2, "at most 3 steps"},
+		{"too many domain steps", "domains:\n  lifecycle: [{status: pending}, {status: verifying}, {status: pending}, {status: verifying}, {status: pending}, {status: verifying}, {status: pending}, {status: verifying}, {status: pending}, {status: verifying}, {status: active}]\n", 2, "at most 9 steps (verifying goes back to pending at most 3 times)"},
+		{"domain active then more", "domains:\n  lifecycle: [{status: pending}, {status: verifying}, {status: active}, {status: error}]\n", 2, "active is final"},
 		{"too many deployment steps", "deployments:\n  lifecycle: [{status: queued}, {status: building}, {status: ready}, {status: error}, {status: error}]\n", 2, "at most 4 steps"},
 		{"block not closed", "name: x\ndeployments:\n  lifecycle:\n   - status: queued\n  - status: x\n", 3, "invalid YAML"},
 		{"unknown anchor", "name: x\n\ndescription: *nope\n", 3, "unknown anchor"},
@@ -282,6 +283,9 @@ func TestParseProblems(t *testing.T) {
 		{"unknown step key", "deployments:\n  lifecycle:\n    - status: queued\n      afer: 1s\n", 4, `unknown key "afer" (did you mean "after"?)`},
 		{"step without status", "deployments:\n  lifecycle:\n    - after: 1s\n", 3, "missing status"},
 		{"unknown deployment status", "deployments:\n  lifecycle:\n    - status: queued\n    - status: done\n", 4, `unknown deployment status "done"`},
+		{"misspelt deployment status", "deployments:\n  lifecycle:\n    - status: queued\n    - status: buidling\n", 4, `unknown deployment status "buidling" (did you mean "building"?)`},
+		{"misspelt uploads", "deployments:\n  uploads: strcit\n", 2, `(did you mean "strict"?)`},
+		{"misspelt target", "deployments:\n  rules:\n    - when: {target: preveiw}\n      lifecycle: [{status: queued}]\n", 3, `(did you mean "preview"?)`},
 		{"unknown domain status", "domains:\n  lifecycle:\n    - status: pending\n    - status: ready\n", 4, `unknown domain status "ready"`},
 		{"deployment starts elsewhere", "deployments:\n  lifecycle: [{status: building}, {status: ready}]\n", 2, "starts with queued"},
 		{"domain starts elsewhere", "domains:\n  lifecycle:\n    - status: verifying\n", 3, "starts with pending"},
@@ -326,13 +330,17 @@ func TestParseProblems(t *testing.T) {
 		{"per_second not finite", "rate_limits:\n  per_token: {per_second: .inf}\n", 2, "want a number"},
 		{"per_minute fraction", "rate_limits:\n  per_token: {per_minute: 1.5}\n", 2, "want a whole number"},
 		{"per_minute zero", "rate_limits:\n  per_token:\n    per_minute: 0\n", 3, "per_minute: 0 is out of range: want a whole number from 1 to 2147483647"},
+		{"per_scope unknown scope", "rate_limits:\n  per_scope:\n    deplyo: {per_second: 1}\n", 3, `unknown key "deplyo" (did you mean "deploy"?)`},
+		{"per_scope zero", "rate_limits:\n  per_scope:\n    deploy: {per_second: 0}\n", 3, "rate_limits.per_scope.deploy.per_second: 0 is out of range"},
 		{"unknown rate limit key", "rate_limits:\n  per_ip: {per_minute: 10}\n", 2, `unknown key "per_minute"`},
 		{"negative burst", "rate_limits:\n  burst: -1s\n", 2, "negative duration"},
 		{"valid_for zero", "certificates:\n  valid_for: 0s\n", 2, "valid_for: 0s is out of range: want more than 0s and at most 3650d"},
 		{"renew_before too long", "certificates:\n  valid_for: 10d\n", 2, "renew_before (30d) must be less than valid_for (10d)"},
 		{"renew_before equal", "certificates:\n  valid_for: 10d\n  renew_before: 240h\n", 3, "must be less than valid_for"},
+		{"renewal error without fail", "certificates:\n  renewal:\n    error: {code: x}\n", 3, "only a failing renewal (fail: true) carries error"},
+		{"renewal unknown key", "certificates:\n  renewal: {fial: true}\n", 2, `unknown key "fial" (did you mean "fail"?)`},
 		{"empty issuer", "certificates:\n  issuer: \" \"\n", 2, "issuer: empty"},
-		{"faults null", "faults:\n", 1, "faults: want a list"},
+		{"lifecycle with no value", "deployments:\n  lifecycle:\n", 2, "empty; a deployment lifecycle starts with queued"},
 		{"fault not a mapping", "faults:\n  - 503\n", 2, "faults[0]: want a mapping"},
 		{"fault unknown key", "faults:\n  - status: 503\n    retries: 2\n", 3, `faults[0]: unknown key "retries"`},
 		{"fault unknown match key", "faults:\n  - match: {methd: GET}\n    status: 503\n", 2, `faults[0].match: unknown key "methd" (did you mean "method"?)`},
@@ -347,6 +355,11 @@ func TestParseProblems(t *testing.T) {
 		{"fault delay backwards", "faults:\n  - delay: {min: 2s, max: 1s}\n", 2, "max is less than min"},
 		{"fault bool", "faults:\n  - drop: 1\n", 2, "drop: want true or false"},
 		{"fault two actions", "faults:\n  - {status: 503, drop: true}\n", 2, "exclude each other"},
+		{"fault method misspelt", "faults:\n  - status: 503\n    match: {method: PSOT}\n", 2, `match.method "PSOT": unknown method (did you mean "POST"?)`},
+		{"fault after negative", "faults:\n  - {status: 503, after: -1}\n", 2, "after: -1 is out of range"},
+		{"fault from not an instant", "faults:\n  - status: 503\n    from: tomorrow\n", 3, `from: "tomorrow": want an RFC 3339 instant`},
+		{"fault window backwards", "faults:\n  - {status: 503, from: \"2030-01-01T00:02:00Z\", until: \"2030-01-01T00:01:00Z\"}\n", 2, "until must be later than from"},
+		{"fault for with from", "faults:\n  - {status: 503, for: 2m, from: \"2030-01-01T00:00:00Z\"}\n", 2, "for excludes from and until"},
 		{"fault service", "faults:\n  - {status: 503, match: {service: dns}}\n", 2, "want hosting, cipher or edge"},
 		{"key not a word", "name: x\n[a]: 1\n", 2, "keys must be plain words"},
 		{"alias bomb", aliasBomb, 1, "too many aliases"},
@@ -380,6 +393,37 @@ var aliasBomb = func() string {
 	}
 	return b.String()
 }()
+
+// rate_limits.per_scope gives one scope its own numbers; a key it leaves out takes
+// per_token's.
+func TestParsePerScope(t *testing.T) {
+	s := mustParse(t, "s.yaml", "rate_limits:\n  per_token: {per_second: 50, per_minute: 900}\n  per_scope:\n    deploy: {per_second: 1}\n")
+	want := map[string]scenario.ScopeRate{"deploy": {PerSecond: 1, PerMinute: 900}}
+	if !reflect.DeepEqual(s.RateLimits.PerScope, want) {
+		t.Errorf("per_scope %+v, want %+v", s.RateLimits.PerScope, want)
+	}
+}
+
+// A fault's after, from, until and for are read into fault.Spec for the engine.
+func TestParseFaultWindow(t *testing.T) {
+	s := mustParse(t, "s.yaml", "faults:\n  - {match: {method: POST, path: /v1/deployments/*/promote}, status: 503, for: 2m}\n  - {status: 500, after: 3, times: 2, from: \"2030-01-01T00:00:00Z\", until: \"2030-01-01T00:02:00Z\"}\n")
+	if f := s.Faults[0]; time.Duration(f.For) != 2*time.Minute {
+		t.Errorf("for: %+v", f)
+	}
+	from := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	if f := s.Faults[1]; f.After != 3 || f.Times != 2 || !f.From.Equal(from) || !f.Until.Equal(from.Add(2*time.Minute)) {
+		t.Errorf("after/times/from/until: %+v", f)
+	}
+}
+
+// A key with no value is the empty list or mapping, in a scenario as in a fixture
+// (yamlcheck.EmptyKey; issue 19): faults: is no faults, deployments: the defaults.
+func TestParseEmptyKey(t *testing.T) {
+	s := mustParse(t, "s.yaml", "faults:\ndeployments:\ndomains:\n  rules:\n")
+	if len(s.Faults) != 0 || len(s.DomainRules) != 0 || len(s.DeploymentLifecycle) == 0 {
+		t.Errorf("%+v", s)
+	}
+}
 
 func TestParseReportsEveryProblem(t *testing.T) {
 	text := "name: x\nfoo: 1\ndeployments:\n  uploads: sloppy\ncertificates:\n  valid_for: 0s\n"

@@ -24,6 +24,9 @@ type Info struct {
 	Name        string
 	Description string
 	Source      string // SourceBuiltin or the file it came from
+	// Deleted marks the active scenario whose file is gone: it stays active in its last
+	// version until another is chosen, but it cannot be chosen again.
+	Deleted bool
 }
 
 // Registry holds the scenarios by name: the built-ins, overridden or added to by the
@@ -120,6 +123,21 @@ func (r *Registry) Get(name string) (*Scenario, bool) {
 // List describes every available scenario, sorted by name.
 func (r *Registry) List() []Info {
 	return append([]Info(nil), r.snap.Load().infos...)
+}
+
+// NotFound words the refusal of an unknown scenario name: the name, and the closest
+// known one ("did you mean") or the list of known names. Every place that takes a name
+// (PUT /_emulator/scenarios/active, --scenario, a namespace's scenario) uses it.
+func (r *Registry) NotFound(name string) string {
+	var names []string
+	for _, info := range r.List() {
+		names = append(names, info.Name)
+	}
+	msg := fmt.Sprintf("scenario %q not found", name)
+	if best := yamlcheck.Closest(name, names); best != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return msg + " (known: " + strings.Join(names, ", ") + ")"
 }
 
 // Problems are the problems of the directory's last load, sorted by file and line.

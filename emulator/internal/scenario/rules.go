@@ -105,7 +105,7 @@ func (d *decoder) deploymentWhen(n *yaml.Node, at string) (DeploymentRule, bool)
 	if v, has := f["target"]; has {
 		t, ok := d.Str(v.Value, at+".target")
 		if ok && t != "production" && t != "preview" {
-			d.Addf(v.Value, "%s.target: %q: want production or preview", at, t)
+			d.Addf(v.Value, "%s.target: %q: want production or preview%s", at, t, closestHint(t, []string{"production", "preview"}))
 			ok = false
 		}
 		r.Target = t

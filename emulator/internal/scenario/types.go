@@ -47,6 +47,15 @@ type RateLimits struct {
 	PerTokenPerMinute int
 	PerIPPerSecond    float64
 	Burst             time.Duration
+	// PerScope replaces the per-token numbers for the tokens of a scope
+	// (rate_limits.per_scope); a key it leaves out takes per_token's value.
+	PerScope map[string]ScopeRate
+}
+
+// ScopeRate is one scope's per-token numbers.
+type ScopeRate struct {
+	PerSecond float64
+	PerMinute int
 }
 
 // Uploads modes.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostemu/hostemu/emulator/internal/fixture"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 )
 
@@ -19,7 +20,7 @@ func TestValidateFiles(t *testing.T) {
 	single := writeFile(t, t.TempDir(), "single.yaml", "description: alone\n")
 	missing := filepath.Join(dir, "missing")
 
-	summary, problems := scenario.ValidateFiles([]string{dir, single, missing})
+	summary, problems := scenario.ValidateFiles([]string{dir, single, missing}, isScenario)
 	wantSummary := []string{good + `: scenario "good" ok`, single + `: scenario "single" ok`}
 	if !reflect.DeepEqual(summary, wantSummary) {
 		t.Errorf("summary %q\nwant %q", summary, wantSummary)
@@ -29,7 +30,7 @@ func TestValidateFiles(t *testing.T) {
 		got = append(got, p.String())
 	}
 	want := []string{
-		broken + ":3: domains.lifecycle[0].status: a domain lifecycle starts with pending (the status at creation), not active",
+		broken + ":3:24: domains.lifecycle[0].status: a domain lifecycle starts with pending (the status at creation), not active",
 		dup + `:1: scenario "good" is already defined in ` + good,
 		missing + ": cannot read: no such file or directory",
 	}
@@ -41,31 +42,9 @@ func TestValidateFiles(t *testing.T) {
 func TestValidateFilesExplicitFixtureIsCheckedAsScenario(t *testing.T) {
 	t.Parallel()
 	f := writeFile(t, t.TempDir(), "f.yaml", "tokens: []\n")
-	if _, problems := scenario.ValidateFiles([]string{f}); len(problems) != 1 || problems[0].Line != 1 {
+	if _, problems := scenario.ValidateFiles([]string{f}, isScenario); len(problems) != 1 || problems[0].Line != 1 {
 		t.Errorf("problems %v", problems)
 	}
 }
 
-func TestLooksLikeScenario(t *testing.T) {
-	tests := []struct {
-		text string
-		want bool
-	}{
-		{"name: x\n", true},
-		{"deployments:\n  uploads: strict\n", true},
-		{"faults: []\n", true},
-		{"tokens: []\n", false},
-		{"projects: []\ngenerate: {projects: 3}\n", false},
-		{"name: x\ndeployments: [\n", true},              // broken YAML, judged by its lines
-		{"tokens:\n  - {token: a\nprojects: [\n", false}, // broken fixture
-		{"", false},
-		{"- a\n", false},
-		{"name: x\ntokens: []\n", true},
-		{"name: x\ntokens: []\nprojects: []\n", false},
-	}
-	for _, tt := range tests {
-		if got := scenario.LooksLikeScenario([]byte(tt.text)); got != tt.want {
-			t.Errorf("LooksLikeScenario(%q) = %v, want %v", tt.text, got, tt.want)
-		}
-	}
-}
+func isScenario(data []byte) bool { return fixture.Classify(data) == fixture.KindScenario }

@@ -20,7 +20,7 @@ const debounce = 50 * time.Millisecond
 
 // maxQuietWaits bounds how many more debounces the watcher waits for a directory whose
 // files' sizes or mtimes still move without a change event (a writer fsnotify missed):
-// 10 × 50 ms keeps a reload within PRODUCT.md's second.
+// 10 × 50 ms keeps a reload within the second docs/scenarios.md promises.
 const maxQuietWaits = 10
 
 // fileStamp is what a directory entry looked like: a file still being written changes it.
@@ -148,7 +148,7 @@ func (r *Registry) reload(dir string, logger *slog.Logger, initial bool) {
 		}
 		logger.Info("scenarios loaded", "dir", dir, "version", r.Version(), "from_dir", fromDir, "problems", len(problems))
 		for _, p := range problems {
-			logger.Warn("scenario problem", "file", p.File, "line", p.Line, "error", p.Message)
+			logger.Warn("scenario problem", "file", p.File, "line", p.Line, "column", p.Column, "error", p.Message)
 		}
 	})
 }

@@ -136,10 +136,11 @@ func (snap *Snapshot) Check() error {
 		default:
 			bad("domain %q: unknown tls status %q", d.Hostname, d.TLS.Status)
 		}
-		if want := TLSStatusFor(d.Status); ValidDomainStatus(d.Status) && d.TLS.Status != want {
+		renewalFailed := d.Status == StatusActive && d.TLS.Status == TLSError && d.TLS.ExpiresAt != nil && d.TLS.Issuer != nil
+		if want := TLSStatusFor(d.Status); ValidDomainStatus(d.Status) && d.TLS.Status != want && !renewalFailed {
 			bad("domain %q: tls.status %q does not fit a domain that is %s (want %s)", d.Hostname, d.TLS.Status, d.Status, want)
 		}
-		if issued := d.TLS.Status == TLSIssued; issued != (d.TLS.ExpiresAt != nil) || issued != (d.TLS.Issuer != nil) {
+		if issued := d.TLS.Status == TLSIssued || renewalFailed; issued != (d.TLS.ExpiresAt != nil) || issued != (d.TLS.Issuer != nil) {
 			bad("domain %q: tls.expires_at and tls.issuer are set exactly when the certificate is issued", d.Hostname)
 		}
 		if d.TLS.ExpiresAt != nil && !InRange(*d.TLS.ExpiresAt) {

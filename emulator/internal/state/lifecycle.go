@@ -17,6 +17,11 @@ type Certificates struct {
 	Issuer      string
 	ValidFor    time.Duration
 	RenewBefore time.Duration
+	// RenewalFails makes every renewal fail (certificates.renewal.fail): the domain stays
+	// active, tls.status turns error, and expires_at and issuer keep the certificate in
+	// force, served until it expires. RenewalError is what the event reports.
+	RenewalFails bool
+	RenewalError *ErrorInfo
 }
 
 // Step is one status of a lifecycle, reached After the previous step.
@@ -134,6 +139,14 @@ func (d *Domain) Issue(certs Certificates, t time.Time) {
 	exp := t.Add(certs.ValidFor)
 	issuer := certs.Issuer
 	d.TLS = TLS{Status: TLSIssued, ExpiresAt: &exp, Issuer: &issuer}
+}
+
+// FailRenewal records a failed renewal: tls.status error, the rest of the TLS data (the
+// certificate still in force) kept. The documented tls.status (docs/api.md) is one of pending, issued
+// and error, so a failed renewal is error rather than a new value clients cannot know;
+// an active domain whose tls.status is error with an expires_at is exactly that state.
+func (d *Domain) FailRenewal() {
+	d.TLS.Status = TLSError
 }
 
 // Expiry is when a certificate first issued at issued expires at now, having been

@@ -4,7 +4,13 @@ import (
 	"crypto/subtle"
 	"hash/maphash"
 	"strconv"
+	"strings"
 )
+
+// LimitScopeMark ends a token's rate-limit key, before its scope ("hosting|t3#deploy"),
+// so the limiter finds the scope's own limits (rate_limits.per_scope) in the key alone.
+// Made once per token: the hot path adds nothing.
+const LimitScopeMark = "#"
 
 // tokenRec is a stored token and the key its requests are counted under: a short
 // stable name, so rate-limit counters never hold the token itself.
@@ -44,12 +50,13 @@ func (t *tokenTable) add(tok Token) {
 	recs := t.byHash[h]
 	for i := range recs {
 		if recs[i].tok.Token == tok.Token {
-			recs[i].tok = tok
+			base, _, _ := strings.Cut(recs[i].key, LimitScopeMark)
+			recs[i].tok, recs[i].key = tok, base+LimitScopeMark+string(tok.Scope)
 			return
 		}
 	}
 	t.next++
-	t.byHash[h] = append(recs, tokenRec{tok: tok, key: "hosting|t" + strconv.FormatUint(t.next, 10)})
+	t.byHash[h] = append(recs, tokenRec{tok: tok, key: "hosting|t" + strconv.FormatUint(t.next, 10) + LimitScopeMark + string(tok.Scope)})
 	t.n++
 }
 

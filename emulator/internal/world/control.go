@@ -3,6 +3,7 @@ package world
 import (
 	"crypto/rand"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -92,5 +93,18 @@ type ScenarioList struct {
 
 // ListScenarios returns the scenarios the world knows.
 func (w *World) ListScenarios() ScenarioList {
-	return ScenarioList{Active: w.Scenario().Name, Scenarios: w.scenarios.List(), Problems: w.scenarios.Problems()}
+	cur := w.Scenario()
+	list := w.scenarios.List()
+	if w.ActiveDeleted() {
+		list = append(list, scenario.Info{Name: cur.Name, Description: cur.Description, Source: cur.Source, Deleted: true})
+		slices.SortFunc(list, func(a, b scenario.Info) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return ScenarioList{Active: cur.Name, Scenarios: list, Problems: w.scenarios.Problems()}
+}
+
+// ActiveDeleted reports whether the active scenario's file is gone from the registry
+// (it stays active in its last version).
+func (w *World) ActiveDeleted() bool {
+	_, ok := w.scenarios.Get(w.Scenario().Name)
+	return !ok
 }

@@ -49,7 +49,7 @@ func (w *World) emitDeployment(change string, d state.Deployment) {
 
 // DomainEvent is the data of a domain event.
 type DomainEvent struct {
-	Change    string           `json:"change"` // "status", "added", "deleted", "detached" or "forced"
+	Change    string           `json:"change"` // "status", "added", "deleted", "detached", "forced" or "renewal_failed"
 	Hostname  string           `json:"hostname"`
 	ProjectID string           `json:"project_id,omitempty"`
 	Status    string           `json:"status,omitempty"`
@@ -62,6 +62,18 @@ func (w *World) emitDomain(change string, d state.Domain) {
 	if w.events.Wants(EventDomain) {
 		w.events.Emit(EventDomain, DomainEvent{Change: change, Hostname: d.Hostname, ProjectID: d.ProjectID, Status: d.Status, TLS: d.TLS.Status, Error: d.Error, At: state.Timestamp(w.clock.Now())})
 	}
+}
+
+// emitRenewalFailed tells that a domain's certificate renewal failed: a domain event,
+// change "renewal_failed", tls "error", with the scenario's error (renewal_failed by
+// default) in error.
+func (w *World) emitRenewalFailed(d state.Domain, e *state.ErrorInfo) {
+	info := &state.ErrorInfo{Code: "renewal_failed", Message: "the certificate for " + d.Hostname + " could not be renewed"}
+	if e != nil {
+		info = &state.ErrorInfo{Code: e.Code, Message: e.Message}
+	}
+	d.Error = info
+	w.emitDomain("renewal_failed", d)
 }
 
 // eventBody is how much of a request body a request event carries; the journal has

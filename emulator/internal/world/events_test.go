@@ -124,3 +124,34 @@ func TestStuckSubscriberDoesNotBlockRequests(t *testing.T) {
 		t.Fatal("a dropped subscriber still counts as listening")
 	}
 }
+
+// A failed certificate renewal emits a domain event, change renewal_failed, tls error,
+// carrying the scenario's error.
+func TestRenewalFailedEvent(t *testing.T) {
+	w := newWorld(t, project())
+	reg := w.Scenarios()
+	if problems := reg.AddInline("inline", []byte("name: fails\ndomains:\n  lifecycle: [{status: pending}, {status: verifying}, {status: active}]\ncertificates:\n  valid_for: 10d\n  renew_before: 5d\n  renewal: {fail: true, error: {code: acme_rejected, message: no}}\n")); len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	if err := w.UseScenario(ptr("fails")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.AddDomain("prj_a", world.NewDomain{Hostname: ptr("shop.test")}); err != nil {
+		t.Fatal(err)
+	}
+	sub := w.Events().Subscribe()
+	defer w.Events().Unsubscribe(sub)
+	if _, err := w.Advance(5 * 24 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range drain(sub) {
+		b, _ := json.Marshal(ev.Data)
+		if s := string(b); strings.Contains(s, `"change":"renewal_failed"`) {
+			if !strings.Contains(s, `"tls_status":"error"`) || !strings.Contains(s, `"code":"acme_rejected"`) || !strings.Contains(s, `"status":"active"`) {
+				t.Errorf("renewal_failed event %s", s)
+			}
+			return
+		}
+	}
+	t.Error("no renewal_failed event")
+}

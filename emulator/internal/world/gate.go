@@ -3,6 +3,7 @@ package world
 import (
 	"crypto/subtle"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -16,9 +17,19 @@ import (
 // docs/api.md gives (count before auth, so an exhausted IP gets 429 rather than 401).
 
 // Authenticate returns the scope of a hosting token and the key its requests are
-// counted under (stable for the token, and not the token itself).
+// counted under (stable for the token, and not the token itself). The key ends with
+// the scope (state.LimitScopeMark), so Count and Exhausted apply the scope's own limits
+// (rate_limits.per_scope) without the HTTP layer passing the scope along.
 func (w *World) Authenticate(token string) (scope state.Scope, limitKey string, ok bool) {
 	return w.store.AuthenticateKey(token)
+}
+
+// limitScope is the scope a limit key carries, or "" (cipher keys, client IPs).
+func limitScope(key string) string {
+	if i := strings.LastIndex(key, state.LimitScopeMark); i >= 0 {
+		return key[i+len(state.LimitScopeMark):]
+	}
+	return ""
 }
 
 // AuthenticateCipher checks a decryption API key in constant time against every key,
@@ -50,7 +61,7 @@ func (w *World) Count(key string, perIP bool) (d ratelimit.Decision, now time.Ti
 	if perIP {
 		return w.limiter.IP(key, now), now, wall
 	}
-	return w.limiter.Token(key, now), now, wall
+	return w.limiter.TokenOf(limitScope(key), key, now), now, wall
 }
 
 // Exhausted is the decision of a limit as if it were used up (the rate_limit fault).
@@ -58,7 +69,7 @@ func (w *World) Count(key string, perIP bool) (d ratelimit.Decision, now time.Ti
 // moves to no earlier than then, so the headers still agree.
 func (w *World) Exhausted(key string, perIP bool, retryAfter time.Duration) ratelimit.Decision {
 	now := w.clock.Now()
-	d := w.limiter.Exhausted(key, now, perIP)
+	d := w.limiter.ExhaustedOf(limitScope(key), key, now, perIP)
 	if retryAfter > 0 {
 		d.RetryAfter = retryAfter
 		if at := now.Add(retryAfter + time.Second - 1).Truncate(time.Second); at.After(d.Reset) {

@@ -105,10 +105,18 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 	}
 	w.scheduleSteps(certKey(host), []scenario.Step{{}}, 0, expires.Add(-certs.RenewBefore), func(_ scenario.Step, t time.Time) {
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
-			if d.TLS.Status == state.TLSIssued {
+			switch {
+			case d.TLS.Status != state.TLSIssued:
+			case certs.RenewalFails:
+				d.FailRenewal()
+			default:
 				d.Issue(certs, t)
 			}
 		})
+		if err == nil && certs.RenewalFails && d.TLS.Status == state.TLSError {
+			w.emitRenewalFailed(d, certs.RenewalError)
+			return
+		}
 		if err == nil && d.TLS.Status == state.TLSIssued {
 			w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)
 		}

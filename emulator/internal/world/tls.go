@@ -37,7 +37,10 @@ func (w *World) DomainCertificate(host string) (DomainCertificate, bool) {
 		_, parent, _ := strings.Cut(host, ".")
 		d, ok = w.attachedDomain("*." + parent)
 	}
-	if !ok || d.TLS.Status != state.TLSIssued || d.TLS.ExpiresAt == nil || d.TLS.Issuer == nil {
+	// A failed renewal (tls error on an active domain) keeps serving the certificate in
+	// force until it expires, as a real host does.
+	inForce := d.TLS.Status == state.TLSIssued || (d.TLS.Status == state.TLSError && d.Status == state.StatusActive)
+	if !ok || !inForce || d.TLS.ExpiresAt == nil || d.TLS.Issuer == nil {
 		return DomainCertificate{}, false
 	}
 	exp := *d.TLS.ExpiresAt

@@ -4,6 +4,7 @@
 package world
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -143,9 +144,10 @@ func New(cfg Config) (*World, error) {
 	}
 	w.sched.OnPanic = func(r any) { w.log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
 	w.faults = fault.NewSet(w.faultDice())
+	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
-		return nil, fmt.Errorf("scenario %q not found", cfg.Scenario)
+		return nil, errors.New(w.scenarios.NotFound(cfg.Scenario))
 	}
 	w.limiter = ratelimit.New(w.limits(sc))
 	w.setScenario(sc)
@@ -186,8 +188,11 @@ func (w *World) UseScenario(name *string) error {
 		return apperr.New(apperr.InvalidRequest, `field "name" is required`)
 	}
 	sc, ok := w.scenarios.Get(*name)
+	if !ok && *name == w.Scenario().Name {
+		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q was deleted (its file is gone); it stays active in its last version until another is chosen", *name)
+	}
 	if !ok {
-		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q not found", *name)
+		return apperr.New(apperr.ScenarioNotFound, w.scenarios.NotFound(*name))
 	}
 	w.setScenario(sc)
 	w.emitScenario("switched")
@@ -219,7 +224,20 @@ func (w *World) limits(sc *scenario.Scenario) ratelimit.Config {
 		PerTokenPerMinute: rl.PerTokenPerMinute,
 		PerIPPerSecond:    rl.PerIPPerSecond,
 		Burst:             rl.Burst,
+		PerScope:          perScope(rl.PerScope),
 	}
+}
+
+// perScope is a scenario's rate_limits.per_scope in the limiter's terms.
+func perScope(ps map[string]scenario.ScopeRate) map[string]ratelimit.ScopeLimits {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make(map[string]ratelimit.ScopeLimits, len(ps))
+	for scope, r := range ps {
+		out[scope] = ratelimit.ScopeLimits{PerSecond: r.PerSecond, PerMinute: r.PerMinute}
+	}
+	return out
 }
 
 // load replaces the state with snap, rebuilds the keyring and restarts the lifecycles

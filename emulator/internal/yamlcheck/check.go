@@ -43,22 +43,26 @@ func (c *Checker) Problems() []problem.Problem {
 	return slices.Compact(ps)
 }
 
-// Addf records a problem at n's line (line 1 for a nil node).
+// Addf records a problem at n's line and column (line 1 for a nil node).
 func (c *Checker) Addf(n *yaml.Node, format string, args ...any) {
-	line := 1
+	line, col := 1, 0
 	if n != nil {
-		line = n.Line
+		line, col = n.Line, n.Column
 	}
-	c.AddAt(line, format, args...)
+	c.add(line, col, format, args...)
 }
 
-// AddAt records a problem at a line, clamped to the file's lines.
+// AddAt records a problem at a line, clamped to the file's lines, with no column.
 func (c *Checker) AddAt(line int, format string, args ...any) {
+	c.add(line, 0, format, args...)
+}
+
+func (c *Checker) add(line, col int, format string, args ...any) {
 	line = max(1, line)
-	if c.lastLine > 0 {
-		line = min(line, c.lastLine)
+	if c.lastLine > 0 && line > c.lastLine {
+		line, col = c.lastLine, 0 // yaml pointed past the end: no column there
 	}
-	c.problems = append(c.problems, problem.Problem{File: c.file, Line: line, Message: Clip(fmt.Sprintf(format, args...))})
+	c.problems = append(c.problems, problem.Problem{File: c.file, Line: line, Column: max(col, 0), Message: Clip(fmt.Sprintf(format, args...))})
 }
 
 // lastLine is the number of the file's last line, not counting an empty one after a

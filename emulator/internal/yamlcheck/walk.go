@@ -3,6 +3,7 @@ package yamlcheck
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,6 +68,9 @@ func (c *Checker) Entries(n *yaml.Node, where string, allowed ...string) (entrie
 	n = Follow(n)
 	if n == nil {
 		return nil, false
+	}
+	if IsNull(n) { // the one rule for an empty key: see EmptyKey
+		return nil, true
 	}
 	if n.Kind != yaml.MappingNode {
 		c.Addf(n, "%swant a mapping with keys %s, got %s", label(where), strings.Join(allowed, ", "), Describe(n))
@@ -185,18 +189,23 @@ func (c *Checker) pairs(n *yaml.Node, depth int) []Field {
 	return own
 }
 
-// Seq checks that n is a list and returns its items.
+// EmptyKey is the one rule for a key written with no value (null, ~) in scenario and
+// fixture files alike: where a list or a mapping is wanted it is the empty one (Seq,
+// Entries, Fields); where a scalar is wanted it is a problem (Scalar), as a scalar has
+// no empty value to stand for.
+const EmptyKey = "a key with no value is an empty list or mapping, and no scalar"
+
+// Seq checks that n is a list and returns its items; null is the empty list (EmptyKey).
 func (c *Checker) Seq(n *yaml.Node, where string) ([]*yaml.Node, bool) {
 	n = Follow(n)
 	if n == nil {
 		return nil, false
 	}
+	if IsNull(n) {
+		return nil, true
+	}
 	if n.Kind != yaml.SequenceNode {
-		hint := ""
-		if IsNull(n) {
-			hint = " (use [] for none)"
-		}
-		c.Addf(n, "%swant a list, got %s%s", label(where), Describe(n), hint)
+		c.Addf(n, "%swant a list, got %s", label(where), Describe(n))
 		return nil, false
 	}
 	return n.Content, true
@@ -294,21 +303,43 @@ func rangeOf(lo, hi float64) string {
 
 // Suggest names the allowed value closest to a misspelt one, or lists them all: " (did
 // you mean \"x\"?)" or " (want a, b, c)". The YAML checker and the control API's strict
-// input both say it.
+// input both say it; case does not count.
 func Suggest(got string, allowed []string) string {
-	best, bestD := "", 3
+	var keys []string
 	for _, a := range allowed {
-		if strings.HasSuffix(a, "*") {
-			continue
-		}
-		if dist := EditDistance(strings.ToLower(got), strings.ToLower(a)); dist < bestD {
-			best, bestD = a, dist
+		if !strings.HasSuffix(a, "*") {
+			keys = append(keys, a)
 		}
 	}
-	if best != "" {
+	if best := closestFold(got, keys); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return " (want " + strings.Join(allowed, ", ") + ")"
+}
+
+// closestFold is Closest ignoring case (HTTP methods are upper case, keys lower).
+func closestFold(got string, known []string) string {
+	lower := make([]string, len(known))
+	for i, k := range known {
+		lower[i] = strings.ToLower(k)
+	}
+	if best := Closest(strings.ToLower(got), lower); best != "" {
+		return known[slices.Index(lower, best)]
+	}
+	return ""
+}
+
+// Closest is the known value nearest got, within an edit distance of 2 (the first of
+// equals), or "" when none is that near: the one rule behind every "did you mean", for
+// keys, enum values and scenario names alike.
+func Closest(got string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if dist := EditDistance(got, k); dist < bestD {
+			best, bestD = k, dist
+		}
+	}
+	return best
 }
 
 // EditDistance is the Levenshtein distance between a and b (64 for strings longer than

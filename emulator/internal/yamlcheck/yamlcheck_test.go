@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
@@ -154,5 +155,22 @@ func TestDir(t *testing.T) {
 	}
 	if data, err := yamlcheck.ReadFile(filepath.Join(dir, "d.yaml"), 100); err != nil || string(data) != "secret: 1\n" {
 		t.Errorf("ReadFile follows a link the user named: %q, %v", data, err)
+	}
+}
+
+// Every problem at a node carries its column, and String shows file:line:column.
+func TestColumns(t *testing.T) {
+	t.Parallel()
+	_, problems := scenario.Parse("s.yaml", []byte("name: x\ndeployments:\n  uploads: sloppy\n  lifecyle: []\n"))
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`s.yaml:3:12: deployments.uploads: "sloppy": want lenient or strict`,
+		`s.yaml:4:3: deployments: unknown key "lifecyle" (did you mean "lifecycle"?)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
