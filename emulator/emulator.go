@@ -124,7 +124,7 @@ func New(opts Options) (*Emulator, error) {
 		}
 	}
 	lim := opts.Limits.withDefaults()
-	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.NamespaceClock, Build: e.buildNamespace,
+	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.namespaceClock, Build: e.buildNamespace,
 		MaxBytes: opts.MaxWorldBytes})
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,

@@ -1,6 +1,13 @@
 package emulator
 
-import "context"
+import (
+	"context"
+	"time"
+)
+
+// SetNamespaceClock sets the wall clock that namespaces' idle expiry reads, a test hook
+// kept out of the public Options.
+func SetNamespaceClock(o *Options, now func() time.Time) { o.namespaceClock = now }
 
 // WaitBodyBytesInFlight blocks until cond holds of the request-body bytes e holds now.
 func WaitBodyBytesInFlight(ctx context.Context, e *Emulator, cond func(int64) bool) (int64, error) {

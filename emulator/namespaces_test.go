@@ -191,7 +191,8 @@ func TestNamespaceLimitAndExpiry(t *testing.T) {
 	clockNow := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	pass := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	e := newEnv(t, func(o *emulator.Options) {
-		o.MaxNamespaces, o.NamespaceTTL, o.NamespaceClock = 2, 10*time.Minute, clockNow
+		o.MaxNamespaces, o.NamespaceTTL = 2, 10*time.Minute
+		emulator.SetNamespaceClock(o, clockNow)
 	})
 	a, b := e.newNamespace(t, nil), e.newNamespace(t, nil)
 	if r := e.post("/_emulator/namespaces", "", nil); r.Status != 429 || r.Code() != "namespace_limit" {

@@ -96,9 +96,10 @@ type Options struct {
 	// MaxNamespaces bounds the namespaces live at once (1,000 when 0); beyond it POST
 	// /_emulator/namespaces is 429 namespace_limit.
 	MaxNamespaces int
-	// NamespaceClock is the wall clock that idle expiry reads (time.Now when nil), for
-	// tests that expire namespaces without waiting.
-	NamespaceClock func() time.Time
+
+	// namespaceClock is the wall clock that idle expiry reads (time.Now when nil); only
+	// tests set it (export_test.go), to expire namespaces without waiting.
+	namespaceClock func() time.Time
 }
 
 // LoopbackOnly reports whether the listeners the control API answers on bind loopback
