@@ -92,7 +92,7 @@ func bigWorld(b *testing.B, n int) *emulator.Emulator {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { e.Close() })
-	snap := e.World().Export()
+	snap := emulator.World(e).Export()
 	for i := 0; i < n; i++ {
 		at := testStart.Add(-time.Duration(i) * time.Second)
 		snap.Deployments = append(snap.Deployments, state.Deployment{
@@ -100,7 +100,7 @@ func bigWorld(b *testing.B, n int) *emulator.Emulator {
 			Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at},
 		})
 	}
-	if err := e.World().Import(snap); err != nil {
+	if err := emulator.World(e).Import(snap); err != nil {
 		b.Fatal(err)
 	}
 	return e
@@ -165,7 +165,7 @@ func BenchmarkLoadGenerated100k(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		heap = max(heap, ms.HeapAlloc)
-		if n := len(e.World().Export().Deployments); n != 100_000 {
+		if n := len(emulator.World(e).Export().Deployments); n != 100_000 {
 			b.Fatalf("%d deployments", n)
 		}
 		e.Close()
@@ -183,7 +183,7 @@ func BenchmarkAdvance100kTransitions(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		w := e.World()
+		w := emulator.World(e)
 		snap := w.Export()
 		for i := 0; i < 50_000; i++ {
 			at := testStart.Add(-time.Duration(i) * time.Millisecond)

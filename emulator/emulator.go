@@ -15,6 +15,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/fixture"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/persist"
 	"github.com/hostemu/hostemu/emulator/internal/problem"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -49,7 +50,7 @@ type Emulator struct {
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
-	saver     *persister
+	saver     *persist.Persister
 	ca        *tlsca.CA
 	tunnels   *http.Server // serves CONNECT tunnels
 }
@@ -118,7 +119,7 @@ func New(opts Options) (*Emulator, error) {
 		return nil, err
 	}
 	if opts.StateFile != "" {
-		if e.saver, err = openPersister(opts.StateFile, e.world, e.log); err != nil {
+		if e.saver, err = persist.Open(opts.StateFile, e.world, e.log, opts.compactMin); err != nil {
 			cancel()
 			return nil, &ConfigError{err}
 		}
@@ -154,7 +155,7 @@ func New(opts Options) (*Emulator, error) {
 	}
 	if e.saver != nil {
 		e.wg.Add(1)
-		go func() { defer e.wg.Done(); e.saver.run(ctx) }()
+		go func() { defer e.wg.Done(); e.saver.Run(ctx) }()
 	}
 	e.world.Start()
 	return e, nil
@@ -212,8 +213,38 @@ func problemsError(problems []fixture.Problem) error {
 	return fmt.Errorf("fixtures:\n%w", problem.List(problems))
 }
 
-// World is the emulated world, for in-process tests that reach past HTTP.
-func (e *Emulator) World() *world.World { return e.world }
+// Now is the default world's emulated time.
+func (e *Emulator) Now() time.Time { return e.world.Now() }
+
+// Credentials are the default world's first hosting token of each scope and its first
+// decryption API key, as the banner shows them; a field is "" when there is none.
+type Credentials struct {
+	Read, Deploy, Admin string
+	CipherKey           string
+}
+
+// Credentials returns the default world's credentials (see Credentials).
+func (e *Emulator) Credentials() Credentials {
+	var c Credentials
+	for _, t := range e.world.Tokens() {
+		var dst *string
+		switch t.Scope {
+		case state.ScopeRead:
+			dst = &c.Read
+		case state.ScopeDeploy:
+			dst = &c.Deploy
+		case state.ScopeAdmin:
+			dst = &c.Admin
+		}
+		if dst != nil && *dst == "" {
+			*dst = t.Token
+		}
+	}
+	if keys := e.world.CipherAPIKeys(); len(keys) > 0 {
+		c.CipherKey = keys[0]
+	}
+	return c
+}
 
 // Handler serves the hosting service, the control API and the docs (and the
 // decryption service unless Options.CipherAddr gives it its own listener).
@@ -280,7 +311,7 @@ func (e *Emulator) Close() error {
 		e.ns.Close()
 		e.world.Close()
 		if e.saver != nil {
-			e.closeErr = e.saver.close()
+			e.closeErr = e.saver.Close()
 		}
 	})
 	return e.closeErr

@@ -3,11 +3,17 @@ package emulator
 import (
 	"context"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // SetNamespaceClock sets the wall clock that namespaces' idle expiry reads, a test hook
 // kept out of the public Options.
 func SetNamespaceClock(o *Options, now func() time.Time) { o.namespaceClock = now }
+
+// SetCompactMin sets the --state log size that starts a compaction whatever the
+// snapshot's size.
+func SetCompactMin(o *Options, n int64) { o.compactMin = n }
 
 // WaitBodyBytesInFlight blocks until cond holds of the request-body bytes e holds now.
 func WaitBodyBytesInFlight(ctx context.Context, e *Emulator, cond func(int64) bool) (int64, error) {
@@ -22,3 +28,6 @@ func StallClosed(s *Server) int64 { return s.conns.stallClosed.Load() }
 
 // NamespaceWeight is the namespaces' worlds together, as --max-world-bytes counts them.
 func NamespaceWeight(e *Emulator) int64 { return e.ns.Weight() }
+
+// World is e's default world, for tests that reach past HTTP.
+func World(e *Emulator) *world.World { return e.world }

@@ -21,7 +21,7 @@ func stateOf(t *testing.T, o emulator.Options) string {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	b, err := json.Marshal(e.World().Export())
+	b, err := json.Marshal(emulator.World(e).Export())
 	if err != nil {
 		t.Fatal(err)
 	}

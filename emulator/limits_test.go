@@ -129,7 +129,7 @@ func TestJournalBoundedInBytes(t *testing.T) {
 			t.Fatalf("entry keeps path %d bytes (truncated %v), query %d (truncated %v)", len(en.Path), en.PathTruncated, len(en.Query), en.QueryTruncated)
 		}
 	}
-	if held, max := e.emu.World().JournalBytes(), int64(n)*journal.MaxEntryBytes; held > max {
+	if held, max := emulator.World(e.emu).JournalBytes(), int64(n)*journal.MaxEntryBytes; held > max {
 		t.Errorf("journal holds %d bytes, over %d", held, max)
 	}
 	if got := e.get("/_emulator/requests?path=/v1/projects/1*", "").JSON(t)["requests"].([]any); len(got) != 11 { // 1, 10 to 19

@@ -100,6 +100,9 @@ type Options struct {
 	// namespaceClock is the wall clock that idle expiry reads (time.Now when nil); only
 	// tests set it (export_test.go), to expire namespaces without waiting.
 	namespaceClock func() time.Time
+	// compactMin is the --state log size that starts a compaction whatever the
+	// snapshot's size (persist.DefaultCompactMin when 0); only tests set it.
+	compactMin int64
 }
 
 // LoopbackOnly reports whether the listeners the control API answers on bind loopback

@@ -32,7 +32,7 @@ func BenchmarkPersistCreate100k(b *testing.B) {
 			go srv.Serve()
 			defer srv.Shutdown(b.Context())
 			e := srv.Emulator()
-			snap := e.World().Export()
+			snap := e.world.Export()
 			start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 			for i := range 100_000 {
 				at := start.Add(-time.Duration(i) * time.Second)
@@ -41,10 +41,10 @@ func BenchmarkPersistCreate100k(b *testing.B) {
 					Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at},
 				})
 			}
-			if err := e.World().Import(snap); err != nil {
+			if err := e.world.Import(snap); err != nil {
 				b.Fatal(err)
 			}
-			if err := e.World().Durable(b.Context()); err != nil { // the loaded state's snapshot is written
+			if err := e.world.Durable(b.Context()); err != nil { // the loaded state's snapshot is written
 				b.Fatal(err)
 			}
 			stop := make(chan struct{})
@@ -56,8 +56,7 @@ func BenchmarkPersistCreate100k(b *testing.B) {
 					t := time.NewTicker(2 * time.Second)
 					defer t.Stop()
 					for {
-						e.saver.done.Add(1)
-						e.saver.compact()
+						e.saver.Compact()
 						select {
 						case <-stop:
 							return

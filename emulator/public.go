@@ -7,7 +7,6 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/view"
 	"github.com/hostemu/hostemu/emulator/internal/world"
-	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // ClockMode says how the emulator's clock moves: ClockReal or ClockManual.
@@ -20,9 +19,6 @@ const (
 	// ClockManual moves only when told (POST /_emulator/clock/advance, await).
 	ClockManual = clock.Manual
 )
-
-// ParseClockMode reads "real" or "manual".
-func ParseClockMode(s string) (ClockMode, error) { return clock.ParseMode(s) }
 
 // FaultSpec is one fault as POST /_emulator/faults and scenarios take it.
 type FaultSpec = fault.Spec
@@ -78,7 +74,3 @@ type (
 	// Token is a hosting token as POST /_emulator/tokens mints it.
 	Token = state.Token
 )
-
-// EditDistance is the Levenshtein distance between a and b, as hostemu's "did you mean"
-// suggestions measure it (64 for strings longer than that).
-func EditDistance(a, b string) int { return yamlcheck.EditDistance(a, b) }

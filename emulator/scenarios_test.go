@@ -151,7 +151,7 @@ func TestStrictUploads(t *testing.T) {
 // reloads, so tests wait on the reload itself instead of sleeping.
 func waitReload(t *testing.T, e *env) func() {
 	ch := make(chan struct{}, 16)
-	cancel := e.emu.World().Scenarios().Subscribe(func() { ch <- struct{}{} })
+	cancel := emulator.World(e.emu).Scenarios().Subscribe(func() { ch <- struct{}{} })
 	t.Cleanup(cancel)
 	return func() {
 		t.Helper()

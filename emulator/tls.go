@@ -74,14 +74,3 @@ func (s *Server) TLSURL() string {
 	}
 	return "https://" + dialable(s.tlsLn.Addr())
 }
-
-// CAFromDir returns the certificate (PEM) of the CA kept in dir, creating the directory
-// and a new CA when it holds none: what `hostemu ca --ca-dir DIR` prints, and what every
-// start with Options.CADir = dir serves.
-func CAFromDir(dir string) ([]byte, error) {
-	ca, err := tlsca.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	return ca.CertPEM(), nil
-}

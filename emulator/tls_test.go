@@ -57,7 +57,7 @@ func newTLSEnv(t *testing.T, opts ...func(*emulator.Options)) *tlsEnv {
 
 // clientTLS trusts the emulator's CA alone and verifies at the emulator's time.
 func (e *tlsEnv) clientTLS(serverName string) *tls.Config {
-	return &tls.Config{ServerName: serverName, RootCAs: e.emu.CACertPool(), Time: e.emu.World().Now}
+	return &tls.Config{ServerName: serverName, RootCAs: e.emu.CACertPool(), Time: emulator.World(e.emu).Now}
 }
 
 // handshake opens a TLS connection to the TLS listener asking for serverName and
@@ -135,7 +135,7 @@ func TestTLSDomainCertificateFollowsTheAPI(t *testing.T) {
 		t.Errorf("names %v", leaf.DNSNames)
 	}
 	// past the renewal point (30 days before expiry) a new certificate is served
-	e.advance(expires.Add(-30 * 24 * time.Hour).Sub(e.emu.World().Now()).String())
+	e.advance(expires.Add(-30 * 24 * time.Hour).Sub(emulator.World(e.emu).Now()).String())
 	e.advance("1s")
 	_, _, renewed := e.apiTLS("shop.test")
 	if !renewed.After(expires) {

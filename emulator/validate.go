@@ -1,14 +1,13 @@
 package emulator
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/fixture"
+	"github.com/hostemu/hostemu/emulator/internal/problem"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
@@ -76,29 +75,29 @@ type yamlFile struct {
 func yamlFiles(p string) (files []yamlFile, problems []string) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
+		return nil, []string{fmt.Sprintf("%s: %s", p, problem.Reason(err))}
 	}
 	if !fi.IsDir() {
 		data, err := yamlcheck.ReadFile(p, yamlcheck.MaxFixtureBytes)
 		if err != nil {
-			return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
+			return nil, []string{fmt.Sprintf("%s: %s", p, problem.Reason(err))}
 		}
 		return []yamlFile{{p, data}}, nil
 	}
 	dir, err := yamlcheck.OpenDir(p)
 	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
+		return nil, []string{fmt.Sprintf("%s: %s", p, problem.Reason(err))}
 	}
 	defer dir.Close()
 	names, err := dir.Files()
 	if err != nil {
-		return nil, []string{fmt.Sprintf("%s: %s", p, statReason(err))}
+		return nil, []string{fmt.Sprintf("%s: %s", p, problem.Reason(err))}
 	}
 	for _, name := range names {
 		path := filepath.Join(p, name)
 		data, err := dir.Read(name, yamlcheck.MaxFixtureBytes)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %s", path, statReason(err)))
+			problems = append(problems, fmt.Sprintf("%s: %s", path, problem.Reason(err)))
 			continue
 		}
 		files = append(files, yamlFile{path, data})
@@ -107,13 +106,4 @@ func yamlFiles(p string) (files []yamlFile, problems []string) {
 		problems = append(problems, fmt.Sprintf("%s: no *.yaml or *.yml files", p))
 	}
 	return files, problems
-}
-
-// statReason is a stat error without the path, which the caller already names.
-func statReason(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -113,7 +113,7 @@ func (r *remote) fetchCA() (*x509.CertPool, error) {
 // the handshake then fails as it would for any client).
 func (r *remote) emulatedNow() time.Time {
 	if r.srv != nil {
-		return r.srv.Emulator().World().Now()
+		return r.srv.Emulator().Now()
 	}
 	var c clockView
 	if err := r.do(context.Background(), http.MethodGet, "/_emulator/clock", nil, &c); err != nil {

@@ -287,24 +287,6 @@ func (e *Emulator) CipherKey() string { return e.r.cipherKey }
 // worldCredentials are the first hosting token of each scope and the first decryption
 // key of an in-process emulator's fixtures, as its banner shows them.
 func worldCredentials(e *emulator.Emulator) (Tokens, string) {
-	var t Tokens
-	for _, tok := range e.World().Tokens() {
-		var dst *string
-		switch tok.Scope {
-		case "read":
-			dst = &t.Read
-		case "deploy":
-			dst = &t.Deploy
-		case "admin":
-			dst = &t.Admin
-		}
-		if dst != nil && *dst == "" {
-			*dst = tok.Token
-		}
-	}
-	key := ""
-	if keys := e.World().CipherAPIKeys(); len(keys) > 0 {
-		key = keys[0]
-	}
-	return t, key
+	c := e.Credentials()
+	return Tokens{Read: c.Read, Deploy: c.Deploy, Admin: c.Admin}, c.CipherKey
 }

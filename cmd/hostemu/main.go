@@ -1,81 +1,21 @@
+// Command hostemu runs the hosting and decryption service emulator.
+//
+//	hostemu [serve] [flags]        start the emulator (the default command)
+//	hostemu validate FILE|DIR...   check scenario and fixture files
+//	hostemu healthcheck [--url U]  exit 0 when /_emulator/health answers 200 within 2 s
+//	hostemu ca [--ca-dir DIR]      print the local CA's certificate
+//	hostemu version                version, commit and Go version
+//
+// The command line lives in package emulator/cli, where it may use the emulator's
+// internal packages; this is only its entry point. `hostemu help` lists the flags.
 package main
 
-import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
+import "github.com/hostemu/hostemu/emulator/cli"
+
+// Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
+var (
+	version = "dev"
+	commit  = "none"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		// After the first signal, restore the default handling so that a second
-		// Ctrl-C during a slow shutdown kills the process.
-		<-ctx.Done()
-		stop()
-	}()
-	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Environ(), os.Stdout, os.Stderr))
-}
-
-// run is the whole command: it dispatches args to a command and returns the exit code
-// (0 success, 1 failure, 2 usage error). ctx ends on SIGTERM or SIGINT. getenv reads a
-// variable; environ lists them all ("NAME=value"), for the warning about unknown ones.
-func run(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer) int {
-	cmd, rest := "serve", args
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, rest = args[0], args[1:]
-	}
-	if len(args) > 0 {
-		switch args[0] {
-		case "-h", "-help", "--help":
-			cmd = "help"
-		case "-version", "--version":
-			cmd, rest = "version", args[1:]
-		}
-	}
-	switch cmd {
-	case "serve":
-		return serve(ctx, rest, getenv, environ, stdout, stderr)
-	case "validate":
-		return validate(rest, stdout, stderr)
-	case "ca":
-		return caCommand(rest, getenv, stdout, stderr)
-	case "healthcheck":
-		return healthcheck(ctx, rest, getenv, stdout, stderr)
-	case "version":
-		if len(rest) > 0 {
-			fmt.Fprintf(stderr, "hostemu: version takes no arguments, got %q\n", rest[0])
-			return 2
-		}
-		printVersion(stdout)
-		return 0
-	case "help":
-		usage(stdout)
-		return 0
-	}
-	fmt.Fprintf(stderr, "hostemu: unknown command %q\n\n", cmd)
-	usage(stderr)
-	return 2
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, `hostemu emulates the hosting and decryption services for local development and CI.
-
-Commands:
-  hostemu [serve] [flags]        start the emulator (the default command)
-  hostemu validate FILE|DIR...   check scenario and fixture files; exit 1 with one
-                                 file:line: problem per problem
-  hostemu healthcheck [--url U]  exit 0 when /_emulator/health answers 200 within 2 s,
-                                 else 1; U defaults to HOSTEMU_ADDR (0.0.0.0 read as 127.0.0.1)
-  hostemu ca [--ca-dir DIR]      print the certificate of the local CA kept in DIR
-                                 (default HOSTEMU_CA_DIR), creating it if missing
-  hostemu version                print version, commit and Go version
-  hostemu help                   print this help
-
-`)
-	serveUsage(w)
-}
+func main() { cli.Main(cli.Build{Version: version, Commit: commit}) }

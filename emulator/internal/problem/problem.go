@@ -4,7 +4,9 @@
 package problem
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 )
@@ -61,4 +63,14 @@ func Sort(ps []Problem) {
 		}
 		return ps[i].Line < ps[j].Line
 	})
+}
+
+// Reason is err without the path an *fs.PathError carries, for a message whose caller
+// already names the file: "no such file or directory" rather than "open x: no such …".
+func Reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func TestBinary(t *testing.T) {
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "hostemu")
 	build := exec.Command(goTool, "build", "-trimpath",
-		"-ldflags", "-s -w -X main.version=v9.9.9-test -X main.commit=abc1234", "-o", bin, ".")
+		"-ldflags", "-s -w -X main.version=v9.9.9-test -X main.commit=abc1234", "-o", bin, "../../cmd/hostemu")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

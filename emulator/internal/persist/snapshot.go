@@ -1,4 +1,4 @@
-package emulator
+package persist
 
 import (
 	"bufio"

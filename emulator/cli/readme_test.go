@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hostemu/hostemu/emulator"
 	"gopkg.in/yaml.v3"
+
+	"github.com/hostemu/hostemu/emulator"
 )
 
 // docFiles are the documentation pages whose snippets and links the tests check:

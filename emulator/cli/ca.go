@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 )
 
 // caCommand prints the certificate of the CA kept in --ca-dir (or HOSTEMU_CA_DIR),
@@ -38,11 +38,11 @@ func caCommand(args []string, getenv func(string) string, stdout, stderr io.Writ
 			"  fetch a running one's with curl http://127.0.0.1:4700/_emulator/ca.pem")
 		return 2
 	}
-	pem, err := emulator.CAFromDir(d)
+	ca, err := tlsca.Load(d)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostemu ca: %v\n", err)
 		return 1
 	}
-	stdout.Write(pem)
+	stdout.Write(ca.CertPEM())
 	return 0
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"net"
@@ -25,7 +25,7 @@ func TestCommandDispatch(t *testing.T) {
 		{[]string{"--help"}, 0, "hostemu validate FILE|DIR...", ""},
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{[]string{"Serve"}, 2, "", "Commands:"},
-		{[]string{"version"}, 0, "hostemu " + version, ""},
+		{[]string{"version"}, 0, "hostemu " + stamped.Version, ""},
 		{[]string{"--version"}, 0, "commit: ", ""},
 		{[]string{"version", "extra"}, 2, "", "no arguments"},
 		{[]string{"validate"}, 2, "", "no files given"},

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -80,7 +80,7 @@ func startServe(tb testing.TB, vars map[string]string, args ...string) *served {
 	s := &served{stdout: newLockedBuffer(), stderr: newLockedBuffer(), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		s.code = run(ctx, append([]string{"serve"}, args...), env(vars), environ(vars), s.stdout, s.stderr)
+		s.code = Run(ctx, append([]string{"serve"}, args...), env(vars), environ(vars), s.stdout, s.stderr)
 	}()
 	tb.Cleanup(func() { s.stop(tb) })
 	s.url = s.stdout.waitFor(tb, listeningLine, s.done)[1]
@@ -104,6 +104,6 @@ func (s *served) stop(tb testing.TB) int {
 func runCmd(tb testing.TB, vars map[string]string, args ...string) (code int, stdout, stderr string) {
 	tb.Helper()
 	out, errOut := newLockedBuffer(), newLockedBuffer()
-	code = run(context.Background(), args, env(vars), environ(vars), out, errOut)
+	code = Run(context.Background(), args, env(vars), environ(vars), out, errOut)
 	return code, out.String(), errOut.String()
 }

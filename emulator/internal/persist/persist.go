@@ -1,4 +1,4 @@
-package emulator
+package persist
 
 import (
 	"context"
@@ -13,28 +13,27 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
-// compactMin is the size the change log may reach before a compaction, whatever the
-// snapshot's size: below it, replaying the log at start costs little. (A variable for
-// the tests.)
-var compactMin int64 = 16 << 20
+// DefaultCompactMin is the size the change log may reach before a compaction, whatever
+// the snapshot's size: below it, replaying the log at start costs little.
+const DefaultCompactMin int64 = 16 << 20
 
 // errLogClosed answers a wait for a change made after the log closed (at shutdown).
 var errLogClosed = errors.New("the --state change log is closed")
 
-// persister keeps --state: FILE is a snapshot of the state, FILE.log the changes made
+// Persister keeps --state: FILE is a snapshot of the state, FILE.log the changes made
 // since, one record each, appended and synced in batches (group commit) before the
 // requests that made them are answered. When the log outgrows max(compactMin, the
 // snapshot), a fresh snapshot is written beside the log and the log is cut to what
 // came after it. Snapshots carry the seq of the last record they include, so a crash
 // between the two steps replays nothing twice.
-type persister struct {
+type Persister struct {
 	path, logPath string
 	world         *world.World
 	log           *slog.Logger
 	// a change's record seq is fileBase + its Changes count - storeBase: seqs keep
 	// growing across restarts, while the world counts from its start
 	fileBase, storeBase uint64
-	compactAt           int64 // compactMin when opened
+	compactAt           int64 // the compactMin Open was given
 
 	mu         sync.Mutex // guards the fields up to wake
 	pending    []state.Change
@@ -65,11 +64,15 @@ type logMark struct {
 	off int64
 }
 
-// openPersister loads FILE and replays FILE.log into w, removes temporary files a
+// Open loads FILE and replays FILE.log into w, removes temporary files a
 // crash left, writes a fresh snapshot when it replayed anything (or FILE did not
-// exist), and from then on records every change of w.
-func openPersister(path string, w *world.World, log *slog.Logger) (*persister, error) {
-	p := &persister{path: path, logPath: path + ".log", world: w, log: log, compactAt: compactMin, advanced: make(chan struct{}), wake: make(chan struct{}, 1), barrier: make(chan chan struct{})}
+// exist), and from then on records every change of w. compactMin <= 0 means
+// DefaultCompactMin.
+func Open(path string, w *world.World, log *slog.Logger, compactMin int64) (*Persister, error) {
+	if compactMin <= 0 {
+		compactMin = DefaultCompactMin
+	}
+	p := &Persister{path: path, logPath: path + ".log", world: w, log: log, compactAt: compactMin, advanced: make(chan struct{}), wake: make(chan struct{}, 1), barrier: make(chan chan struct{})}
 	removed, err := removeTemps(path)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", path, err)
@@ -127,18 +130,18 @@ func openPersister(path string, w *world.World, log *slog.Logger) (*persister, e
 	return p, nil
 }
 
-func (p *persister) fileSeq(changes uint64) uint64 { return p.fileBase + changes - p.storeBase }
+func (p *Persister) fileSeq(changes uint64) uint64 { return p.fileBase + changes - p.storeBase }
 
 // Record queues a change for the writer. It runs under the state's lock: it only
 // appends to a queue, and never waits for the writer.
-func (p *persister) Record(c state.Change) {
+func (p *Persister) Record(c state.Change) {
 	p.mu.Lock()
 	p.pending = append(p.pending, c)
 	p.mu.Unlock()
 	p.poke()
 }
 
-func (p *persister) poke() {
+func (p *Persister) poke() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -146,7 +149,7 @@ func (p *persister) poke() {
 }
 
 // WaitDurable returns once the changes up to seq are synced to disk.
-func (p *persister) WaitDurable(ctx context.Context, seq uint64) error {
+func (p *Persister) WaitDurable(ctx context.Context, seq uint64) error {
 	for {
 		p.mu.Lock()
 		durable, err, ch := p.durable, p.err, p.advanced
@@ -166,7 +169,7 @@ func (p *persister) WaitDurable(ctx context.Context, seq uint64) error {
 }
 
 // publish moves the durable mark (or sets the error) and wakes the waiters.
-func (p *persister) publish(durable uint64, err error) {
+func (p *Persister) publish(durable uint64, err error) {
 	p.mu.Lock()
 	if err != nil && p.err == nil {
 		p.err = err
@@ -177,9 +180,9 @@ func (p *persister) publish(durable uint64, err error) {
 	p.mu.Unlock()
 }
 
-// run is the writer: each time changes are queued it appends them all, syncs once,
+// Run is the writer: each time changes are queued it appends them all, syncs once,
 // and then answers every request waiting for them.
-func (p *persister) run(ctx context.Context) {
+func (p *Persister) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -195,7 +198,7 @@ func (p *persister) run(ctx context.Context) {
 
 // flush writes the queued changes, then cuts the log after a compaction, or starts
 // one when the log has grown past its bound.
-func (p *persister) flush() {
+func (p *Persister) flush() {
 	p.mu.Lock()
 	batch, failed, trimTo := p.pending, p.err, p.trimTo
 	p.pending, p.trimTo = nil, 0
@@ -214,7 +217,7 @@ func (p *persister) flush() {
 	// acknowledged, so that whoever saw them acknowledged can wait for it. With a cut
 	// pending the log is about to shrink: the next flush decides.
 	p.mu.Lock()
-	start := trimTo == 0 && !p.compacting && p.size > max(p.compactAt, p.snapshotSize())
+	start := trimTo == 0 && !p.compacting && p.size > max(p.compactAt, p.SnapshotSize())
 	p.compacting = p.compacting || start
 	p.mu.Unlock()
 	if start {
@@ -233,7 +236,9 @@ func (p *persister) flush() {
 	}
 }
 
-func (p *persister) snapshotSize() int64 {
+// SnapshotSize is the size of the last snapshot written, which bounds the log with
+// compactMin.
+func (p *Persister) SnapshotSize() int64 {
 	p.snapMu.Lock()
 	defer p.snapMu.Unlock()
 	return p.snapSize
@@ -241,7 +246,7 @@ func (p *persister) snapshotSize() int64 {
 
 // append writes batch's records and syncs them. A whole-state load in the batch is
 // written as a snapshot instead, and empties the log: what came before it is gone.
-func (p *persister) append(batch []state.Change) error {
+func (p *Persister) append(batch []state.Change) error {
 	p.buf = p.buf[:0]
 	var last uint64
 	for i := range batch {
@@ -258,7 +263,7 @@ func (p *persister) append(batch []state.Change) error {
 			continue
 		}
 		var err error
-		if p.buf, err = appendRecord(p.buf, seq, c); err != nil {
+		if p.buf, err = AppendRecord(p.buf, seq, c); err != nil {
 			return err
 		}
 		last = seq
@@ -281,7 +286,7 @@ func (p *persister) append(batch []state.Change) error {
 }
 
 // truncate empties the log: a snapshot holds all it held.
-func (p *persister) truncate() error {
+func (p *Persister) truncate() error {
 	if err := p.f.Truncate(0); err != nil {
 		return err
 	}
@@ -292,7 +297,7 @@ func (p *persister) truncate() error {
 // compact writes a snapshot of the world as it is now, beside the writer, which keeps
 // appending; the writer then cuts the log (trim). Exporting holds the state's read lock
 // for the copy only; encoding and writing hold nothing.
-func (p *persister) compact() {
+func (p *Persister) compact() {
 	defer p.done.Done()
 	snap, changes := p.world.ExportSeq()
 	seq := p.fileSeq(changes)
@@ -312,7 +317,7 @@ func (p *persister) compact() {
 
 // writeSnapshot replaces FILE with snap, the state after record seq, unless a newer
 // snapshot is already there.
-func (p *persister) writeSnapshot(snap *state.Snapshot, seq uint64) error {
+func (p *Persister) writeSnapshot(snap *state.Snapshot, seq uint64) error {
 	p.snapMu.Lock()
 	defer p.snapMu.Unlock()
 	if seq < p.snapSeq {
@@ -346,7 +351,7 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 // trim cuts from the log the batches a snapshot up to seq includes: the rest is
 // copied to a new log that replaces it. A batch that straddles seq is kept (replay
 // skips the records the snapshot has).
-func (p *persister) trim(seq uint64) error {
+func (p *Persister) trim(seq uint64) error {
 	k := 0
 	for k < len(p.marks) && p.marks[k].seq <= seq {
 		k++
@@ -379,10 +384,10 @@ func (p *persister) trim(seq uint64) error {
 	return nil
 }
 
-// close writes what is queued, waits for a compaction in flight, and leaves FILE
+// Close writes what is queued, waits for a compaction in flight, and leaves FILE
 // holding the whole state (a fresh snapshot when the log is not empty) and the log
 // empty. Call it after the world stopped changing.
-func (p *persister) close() error {
+func (p *Persister) Close() error {
 	p.flush()
 	p.done.Wait()
 	p.flush() // the cut after that compaction
@@ -400,4 +405,30 @@ func (p *persister) close() error {
 		err = cerr
 	}
 	return err
+}
+
+// Settle waits until the writer is idle: no compaction in flight, no cut of the log
+// pending, and the last flush found no compaction due (the log is within its bound).
+// Each round waits for the compactions registered, then has the writer flush once. For
+// tests.
+func (p *Persister) Settle() {
+	for {
+		p.done.Wait()
+		done := make(chan struct{})
+		p.barrier <- done
+		<-done
+		p.mu.Lock()
+		idle := !p.compacting && p.trimTo == 0 && len(p.pending) == 0
+		p.mu.Unlock()
+		if idle {
+			return
+		}
+	}
+}
+
+// Compact writes a snapshot now, as a grown log would, and returns when it is written.
+// For benchmarks.
+func (p *Persister) Compact() {
+	p.done.Add(1)
+	p.compact()
 }

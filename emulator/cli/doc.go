@@ -1,4 +1,5 @@
-// Command hostemu runs the hosting and decryption service emulator.
+// Package cli is the hostemu command line: Run parses the arguments and
+// HOSTEMU_* variables and runs a command. cmd/hostemu is its thin main.
 //
 //	hostemu [serve] [flags]        start the emulator (the default command)
 //	hostemu validate FILE|DIR...   check scenario and fixture files
@@ -21,4 +22,4 @@
 // HEALTHCHECK. --url may be a base URL (http://hostemu:4700), host:port, or the full
 // health URL. Without it the URL comes from HOSTEMU_ADDR, the wildcard hosts 0.0.0.0
 // and :: read as 127.0.0.1.
-package main
+package cli

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -7,16 +7,19 @@ import (
 	"runtime/debug"
 )
 
-// Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=abc1234".
-var (
-	version = "dev"
-	commit  = "none"
-)
+// Build is what the linker stamped into the binary; see cmd/hostemu.
+type Build struct {
+	Version string // "dev" when not stamped
+	Commit  string // "none" when not stamped
+}
+
+// stamped is the Build that Main was given; tests run with the defaults.
+var stamped = Build{Version: "dev", Commit: "none"}
 
 // buildVersion is the version and commit, falling back to what the Go toolchain
 // recorded (a module version from go install, vcs.revision from a checkout).
 func buildVersion() (ver, rev string) {
-	ver, rev = version, commit
+	ver, rev = stamped.Version, stamped.Commit
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ver, rev

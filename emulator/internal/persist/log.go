@@ -1,4 +1,4 @@
-package emulator
+package persist
 
 import (
 	"encoding/binary"
@@ -21,8 +21,8 @@ const maxRecord = 1 << 30
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// appendRecord appends c's record, numbered seq, to b.
-func appendRecord(b []byte, seq uint64, c *state.Change) ([]byte, error) {
+// AppendRecord appends c's record, numbered seq, to b.
+func AppendRecord(b []byte, seq uint64, c *state.Change) ([]byte, error) {
 	payload, err := json.Marshal(c)
 	if err != nil {
 		return b, err

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -18,6 +18,10 @@ import (
 	"unicode"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/problem"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // Config is everything `hostemu serve` needs, read from flags and HOSTEMU_* variables.
@@ -85,7 +89,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"clock", "real", "clock `mode`: real or manual", func(c *Config, v string) (err error) {
-		if c.Options.ClockMode, err = emulator.ParseClockMode(v); err != nil {
+		if c.Options.ClockMode, err = clock.ParseMode(v); err != nil {
 			return errors.New("want real or manual")
 		}
 		return nil
@@ -170,8 +174,8 @@ var settings = []setting{
 		c.Options.ProxyDomains = nil
 		for _, item := range splitList(v) {
 			pattern := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(item), "*"), ".")
-			name, ok := normalizeDomain(pattern)
-			if !ok && !(pattern != "" && !strings.Contains(pattern, ".") && validLabel(pattern)) {
+			name, ok := state.NormalizeHostname(pattern, false)
+			if !ok && !(!strings.Contains(pattern, ".") && state.ValidLabel(pattern)) {
 				return fmt.Errorf("%q is not a domain or a suffix such as example.com or .dev", item)
 			}
 			if name == "" {
@@ -195,7 +199,7 @@ var settings = []setting{
 		return setCount(&c.Options.Limits.MaxEventStreams, v, 1)
 	}},
 	{"edge-domain", "hostemu.localhost", "`domain` deployment hosts live under: https://<project>-<suffix>.<domain>", func(c *Config, v string) error {
-		h, ok := normalizeDomain(v)
+		h, ok := state.NormalizeHostname(strings.TrimSpace(v), false)
 		if !ok {
 			return errors.New("want a domain name such as hostemu.localhost")
 		}
@@ -282,7 +286,7 @@ func UnknownVariables(environ []string) []string {
 func nearestVariable(name string, known map[string]bool) string {
 	best, bestD := "", 0
 	for k := range known {
-		d := emulator.EditDistance(strings.ToUpper(strings.TrimPrefix(name, "HOSTEMU_")), strings.TrimPrefix(k, "HOSTEMU_"))
+		d := yamlcheck.EditDistance(strings.ToUpper(strings.TrimPrefix(name, "HOSTEMU_")), strings.TrimPrefix(k, "HOSTEMU_"))
 		if best == "" || d < bestD || d == bestD && k < best {
 			best, bestD = k, d
 		}
@@ -358,14 +362,14 @@ func (c Config) checkPaths(stat func(string) (fs.FileInfo, error)) error {
 	}
 	if p := c.Options.ScenariosDir; p != "" {
 		if fi, err := stat(p); err != nil {
-			bad("scenarios", p, statReason(err))
+			bad("scenarios", p, problem.Reason(err))
 		} else if !fi.IsDir() {
 			bad("scenarios", p, "not a directory")
 		}
 	}
 	if p := c.Options.Fixtures; p != "" {
 		if _, err := stat(p); err != nil {
-			bad("fixtures", p, statReason(err))
+			bad("fixtures", p, problem.Reason(err))
 		}
 	}
 	if p := c.Options.StateFile; p != "" {
@@ -376,15 +380,6 @@ func (c Config) checkPaths(stat func(string) (fs.FileInfo, error)) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// statReason is a stat error without the path, which the caller already names.
-func statReason(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 func notEmpty(v string) error {
@@ -553,30 +548,3 @@ type stringValue string
 
 func (s *stringValue) String() string     { return string(*s) }
 func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
-
-// normalizeDomain lower-cases a domain name and drops a trailing dot; ok is false for
-// anything but a valid name of at least two labels.
-// validLabel reports whether l is one DNS label of lower-case letters, digits and inner
-// hyphens.
-func validLabel(l string) bool {
-	_, ok := normalizeDomain(l + ".x")
-	return ok
-}
-
-func normalizeDomain(v string) (string, bool) {
-	h := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), ".")
-	if !strings.Contains(h, ".") || len(h) > 200 {
-		return "", false
-	}
-	for _, l := range strings.Split(h, ".") {
-		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return "", false
-		}
-		for _, c := range l {
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return "", false
-			}
-		}
-	}
-	return h, true
-}

@@ -1,0 +1,71 @@
+package persist
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+func TestParseLogTornTail(t *testing.T) {
+	var b []byte
+	var ends []int
+	for i := range 5 {
+		var err error
+		b, err = AppendRecord(b, uint64(10+i), &state.Change{File: strings.Repeat("a", 64)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, len(b))
+	}
+	whole := parseLog(b, 0)
+	if whole.torn || len(whole.changes) != 5 || whole.last != 14 || whole.good != int64(len(b)) {
+		t.Fatalf("whole log: torn %v, %d changes, last %d, good %d", whole.torn, len(whole.changes), whole.last, whole.good)
+	}
+	// cut anywhere inside the last record: the four before it stay
+	for cut := ends[3] + 1; cut < ends[4]; cut++ {
+		lc := parseLog(b[:cut], 0)
+		if !lc.torn || len(lc.changes) != 4 || lc.good != int64(ends[3]) {
+			t.Fatalf("cut at %d: torn %v, %d changes, good %d", cut, lc.torn, len(lc.changes), lc.good)
+		}
+	}
+	// a flipped byte in the third record's payload: it and what follows are dropped
+	bad := slices.Clone(b)
+	bad[ends[1]+recordHeader+3] ^= 1
+	if lc := parseLog(bad, 0); !lc.torn || len(lc.changes) != 2 || lc.good != int64(ends[1]) {
+		t.Fatalf("corrupt record: torn %v, %d changes, good %d", lc.torn, len(lc.changes), lc.good)
+	}
+	// what the snapshot holds is skipped, in order
+	lc := parseLog(b, 12)
+	if len(lc.changes) != 2 || lc.changes[0].Seq != 13 || lc.changes[1].Seq != 14 {
+		t.Fatalf("after 12: %+v", lc.changes)
+	}
+}
+
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	ours := []string{".state.json.123.tmp", ".state.json.log.456.tmp"}
+	others := []string{".state.json.x.tmp", ".state.json.tmp", ".other.json.123.tmp", "state.json.123.tmp", ".state.json.log.tmp"}
+	for _, n := range append(slices.Clone(ours), others...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := removeTemps(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(removed)
+	if !slices.Equal(removed, ours) {
+		t.Errorf("removed %v, want %v", removed, ours)
+	}
+	for _, n := range others {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+}
