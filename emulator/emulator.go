@@ -9,10 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hostemu/hostemu/emulator/internal/apperr"
-
 	"github.com/hostemu/hostemu/emulator/internal/edge"
-	"github.com/hostemu/hostemu/emulator/internal/fixture"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/persist"
@@ -20,6 +17,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
+	"github.com/hostemu/hostemu/emulator/internal/transport"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -39,12 +37,9 @@ type Emulator struct {
 	api   *httpapi.API
 	ns    *namespace.Registry
 	// files bounds the uploaded contents of every world together (--file-store-size)
-	files *edge.Budget
-	// what a namespace's world is built from, unless its creation says otherwise
-	reg        *scenario.Registry
-	fixtures   []*fixture.File
-	start      time.Time // the fixtures' start
-	clockStart time.Time // zero: a real clock is the wall clock
+	files  *edge.Budget
+	reg    *scenario.Registry
+	worlds *namespace.Worlds // builds the default world and each namespace's
 
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -90,25 +85,26 @@ func New(opts Options) (*Emulator, error) {
 			e.log.Warn("scenario problem", "problem", p.String())
 		}
 	}
-	files, err := parseFixtures(opts)
+	files, err := namespace.Fixtures(opts.Fixtures)
 	if err != nil {
 		cancel()
 		return nil, &ConfigError{err}
 	}
-	fixtures := fixtureBuilder(files, opts.Seed, start, opts.EdgeDomain, nil)
 	clockStart := start
 	if opts.ClockStart.IsZero() && opts.ClockMode != ClockManual {
 		clockStart = time.Time{} // a real clock with no start is the wall clock, sub-second part included
 	}
-	e.reg, e.fixtures, e.start, e.clockStart = reg, files, start, clockStart
-	e.world, err = world.New(world.Config{
-		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, Fixtures: fixtures,
-		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
-		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
-		EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
-		Grow: defaultWorldGrowth(opts.MaxWorldBytes),
-	})
-	if err != nil {
+	e.reg = reg
+	e.worlds = &namespace.Worlds{
+		Base: world.Config{
+			Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart,
+			Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
+			RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
+			EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
+		},
+		Files: files, Start: start, MaxBytes: opts.MaxWorldBytes,
+	}
+	if e.world, err = e.worlds.Default(); err != nil {
 		cancel()
 		return nil, &ConfigError{err}
 	}
@@ -125,8 +121,9 @@ func New(opts Options) (*Emulator, error) {
 		}
 	}
 	lim := opts.Limits.withDefaults()
-	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.namespaceClock, Build: e.buildNamespace,
+	e.ns = namespace.New(namespace.Config{TTL: opts.NamespaceTTL, Max: opts.MaxNamespaces, Now: opts.namespaceClock, Build: e.worlds.Namespace,
 		MaxBytes: opts.MaxWorldBytes})
+	e.worlds.Grow = e.ns.Grow
 	e.api = httpapi.New(e.world, httpapi.Config{
 		PublicURL: opts.PublicURL, CORSOrigins: opts.CORSOrigins, TrustedProxies: opts.TrustedProxies,
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
@@ -134,7 +131,8 @@ func New(opts Options) (*Emulator, error) {
 		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout, Namespaces: e.ns,
 		ProxyDomains: opts.ProxyDomains,
 	})
-	e.tunnels = newTunnelServer(e.api.Handler(), lim, e.log)
+	e.tunnels = transport.TunnelServer(e.api.Handler(), lim.transport(), e.log)
+	e.tunnels.ConnContext = httpapi.TunnelContext // a tunnel's requests go to its namespace
 	if opts.ControlExposed() {
 		e.log.Warn("the control API listens beyond loopback with no --control-token: anyone who can reach it can reset the world, mint admin tokens and read every request", "addr", opts.Addr)
 	}
@@ -159,58 +157,6 @@ func New(opts Options) (*Emulator, error) {
 	}
 	e.world.Start()
 	return e, nil
-}
-
-// parseFixtures parses the fixtures once: every world is built from the parsed form.
-// defaultWorldGrowth holds the default world, on its own, to max bytes
-// (namespace.DefaultMaxBytes when 0) as it grows through the API; what its fixtures or an
-// import bring is bounded by --fixtures and --max-state-bytes.
-func defaultWorldGrowth(max int64) func(*world.World, int64) error {
-	if max <= 0 {
-		max = namespace.DefaultMaxBytes
-	}
-	return func(w *world.World, delta int64) error {
-		if used := w.Weight(); used+delta > max {
-			return apperr.Errorf(apperr.StorageFull, "the world holds about %d bytes of the %d --max-world-bytes allows; %d more do not fit: reset it, or import a smaller state", used, max, delta)
-		}
-		return nil
-	}
-}
-
-func parseFixtures(opts Options) ([]*fixture.File, error) {
-	var files []*fixture.File
-	var problems []fixture.Problem
-	if opts.Fixtures == "" {
-		files, problems = fixture.Embedded()
-	} else {
-		files, problems = fixture.ParsePath(opts.Fixtures)
-	}
-	return files, problemsError(problems)
-}
-
-// fixtureBuilder returns what builds the start-up state from parsed fixtures, at start
-// and on every reset. A namespace's id replaces the fixtures' credentials with its own.
-func fixtureBuilder(files []*fixture.File, seed int64, start time.Time, edgeDomain string, id *namespace.Identity) func() (state.Snapshot, error) {
-	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain}
-	return func() (state.Snapshot, error) {
-		snap, problems := fixture.Build(files, fo)
-		if id != nil {
-			snap.Tokens = []state.Token{
-				{Token: id.Tokens.Read, Scope: state.ScopeRead},
-				{Token: id.Tokens.Deploy, Scope: state.ScopeDeploy},
-				{Token: id.Tokens.Admin, Scope: state.ScopeAdmin},
-			}
-			snap.Cipher.APIKeys = []string{id.CipherKey}
-		}
-		return snap, problemsError(problems)
-	}
-}
-
-func problemsError(problems []fixture.Problem) error {
-	if len(problems) == 0 {
-		return nil
-	}
-	return fmt.Errorf("fixtures:\n%w", problem.List(problems))
 }
 
 // Now is the default world's emulated time.

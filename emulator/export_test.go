@@ -21,10 +21,10 @@ func WaitBodyBytesInFlight(ctx context.Context, e *Emulator, cond func(int64) bo
 }
 
 // Evicted is how many idle connections s closed to make room at its cap.
-func Evicted(s *Server) int64 { return s.conns.evicted.Load() }
+func Evicted(s *Server) int64 { return s.conns.Evicted() }
 
 // StallClosed is how many connections s closed because their client stopped reading.
-func StallClosed(s *Server) int64 { return s.conns.stallClosed.Load() }
+func StallClosed(s *Server) int64 { return s.conns.StallClosed() }
 
 // NamespaceWeight is the namespaces' worlds together, as --max-world-bytes counts them.
 func NamespaceWeight(e *Emulator) int64 { return e.ns.Weight() }

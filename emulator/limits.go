@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
+	"github.com/hostemu/hostemu/emulator/internal/transport"
 )
 
 // Default limits: what Limits' zero fields mean. docs/security.md ("Limits") lists them
@@ -83,4 +84,10 @@ func (l Limits) withDefaults() Limits {
 // httpLimits is the HTTP layer's part.
 func (l Limits) httpLimits() httpapi.Limits {
 	return httpapi.Limits{BodyBytesInFlight: l.MaxBodyBytesInFlight, StateBytes: l.MaxStateBytes, MaxSubscribers: l.MaxEventStreams}
+}
+
+// transport is the connections' part.
+func (l Limits) transport() transport.Limits {
+	return transport.Limits{ReadHeaderTimeout: l.ReadHeaderTimeout, IdleTimeout: l.IdleTimeout, BodyReadTimeout: l.BodyReadTimeout,
+		MinBodyRate: l.MinBodyRate, MaxConnections: l.MaxConnections, WriteStallTimeout: l.WriteStallTimeout}
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
-	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/hostemu/hostemu/emulator/internal/transport"
 )
 
 // Server is an emulator bound to its listeners: the hosting service, the edge and the
@@ -18,7 +18,7 @@ import (
 // HTTPS when Options.TLSAddr is set.
 type Server struct {
 	emu         *Emulator
-	conns       *connLimiter
+	conns       *transport.Conns
 	ln          net.Listener
 	cipherLn    net.Listener
 	controlLn   net.Listener // the control API's own, with Options.ControlAddr
@@ -65,66 +65,24 @@ func Listen(opts Options) (*Server, error) {
 		s.closeListeners()
 		return nil, err
 	}
-	lim := opts.Limits.withDefaults()
-	s.conns = newConnLimiter(connCap(lim.MaxConnections, s.emu.log), lim.WriteStallTimeout)
-	s.emu.tunnels.ConnState = s.conns.track // tunnels count, and idle ones are evictable
-	s.ln = s.conns.listener(s.ln)
-	s.http = s.newHTTPServer(s.emu.Handler(), lim)
+	lim, log := opts.Limits.withDefaults().transport(), s.emu.log
+	s.conns = transport.NewConns(lim, log)
+	s.emu.tunnels.ConnState = s.conns.Track // tunnels count, and idle ones are evictable
+	s.ln = s.conns.Listener(s.ln)
+	s.http = transport.HTTPServer(s.emu.Handler(), lim, s.conns, log)
 	if s.cipherLn != nil {
-		s.cipherLn = s.conns.listener(s.cipherLn)
-		s.cipherHTTP = s.newHTTPServer(s.emu.CipherHandler(), lim)
+		s.cipherLn = s.conns.Listener(s.cipherLn)
+		s.cipherHTTP = transport.HTTPServer(s.emu.CipherHandler(), lim, s.conns, log)
 	}
 	if s.controlLn != nil {
-		s.controlLn = s.conns.listener(s.controlLn)
-		s.controlHTTP = s.newHTTPServer(s.emu.ControlHandler(), lim)
+		s.controlLn = s.conns.Listener(s.controlLn)
+		s.controlHTTP = transport.HTTPServer(s.emu.ControlHandler(), lim, s.conns, log)
 	}
 	if s.tlsLn != nil {
-		s.tlsLn = s.conns.listener(s.tlsLn)
-		s.tlsHTTP = s.newTLSServer(s.emu.Handler(), lim)
+		s.tlsLn = s.conns.Listener(s.tlsLn)
+		s.tlsHTTP = transport.TLSServer(s.emu.Handler(), lim, s.conns, s.emu.TLSConfig(), log)
 	}
 	return s, nil
-}
-
-// newHTTPServer serves h within the limits: header and idle timeouts, a body read
-// deadline that moves with a minimum rate, and the shared connection cap. It speaks
-// HTTP/1.1 and HTTP/2 over cleartext (h2c with prior knowledge, as curl
-// --http2-prior-knowledge and gRPC-style clients send it).
-func (s *Server) newHTTPServer(h http.Handler, lim Limits) *http.Server {
-	var protocols http.Protocols
-	protocols.SetHTTP1(true)
-	protocols.SetUnencryptedHTTP2(true)
-	srv := limitedServer(h, lim, &protocols, slog.NewLogLogger(s.emu.log.Handler(), slog.LevelWarn))
-	srv.ConnState = s.conns.track
-	return srv
-}
-
-// limitedServer is the http.Server every listener and tunnel of hostemu serves with:
-// h within the limits' timeouts and body rate.
-func limitedServer(h http.Handler, lim Limits, protocols *http.Protocols, errorLog *log.Logger) *http.Server {
-	return &http.Server{
-		Protocols:         protocols,
-		Handler:           bodyDeadline(h, lim.BodyReadTimeout, lim.MinBodyRate),
-		ReadHeaderTimeout: lim.ReadHeaderTimeout,
-		IdleTimeout:       lim.IdleTimeout,
-		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
-		ErrorLog:          errorLog,
-	}
-}
-
-// fdReserve is how many file descriptors the connection cap leaves for everything else
-// (state and scenario files, watchers, the log).
-const fdReserve = 64
-
-// connCap is the connection cap: want, but no more than the file-descriptor limit (raised
-// to its hard limit first) allows.
-func connCap(want int, log *slog.Logger) int {
-	soft, ok := raiseFileLimit()
-	if !ok || soft >= uint64(want)+fdReserve {
-		return want
-	}
-	capped := max(int(soft)-fdReserve, 16)
-	log.Warn("connection cap lowered to fit the open-file limit", "max_connections", capped, "open_files", soft)
-	return capped
 }
 
 func (s *Server) closeListeners() {
@@ -185,7 +143,7 @@ func dialable(a net.Addr) string {
 
 // Serve answers requests until Shutdown. It returns nil after a clean shutdown.
 func (s *Server) Serve() error {
-	go s.conns.run(s.janitorDone)
+	go s.conns.Run(s.janitorDone)
 	errc := make(chan error, 4)
 	go func() { errc <- s.http.Serve(s.ln) }()
 	n := 1

@@ -3,9 +3,7 @@ package emulator
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"log/slog"
 	"net"
-	"net/http"
 
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
@@ -21,18 +19,6 @@ func newCA(dir string) (*tlsca.CA, error) {
 		return nil, &ConfigError{err}
 	}
 	return ca, nil
-}
-
-// newTunnelServer serves the connections of CONNECT tunnels with h, within the limits of
-// the listeners: header and idle timeouts and the body read deadline. Tunnels hold the
-// slot of the connection they came in on, so the connection cap counts them.
-func newTunnelServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
-	var protocols http.Protocols
-	protocols.SetHTTP1(true)
-	protocols.SetHTTP2(true)
-	srv := limitedServer(h, lim, &protocols, slog.NewLogLogger(log.Handler(), slog.LevelDebug)) // handshake refusals are the point, not a fault
-	srv.ConnContext = httpapi.TunnelContext                                                     // a tunnel's requests go to its namespace
-	return srv
 }
 
 // serveTunnel serves one CONNECT tunnel until it closes.
@@ -53,18 +39,6 @@ func (e *Emulator) CACertPool() *x509.CertPool { return e.ca.Pool() }
 // while their certificate is issued), HTTP/2 or HTTP/1.1. Serve Handler with it to serve
 // HTTPS on a listener of your own.
 func (e *Emulator) TLSConfig() *tls.Config { return e.api.TLSConfig() }
-
-// newTLSServer is newHTTPServer over TLS: HTTP/1.1 and HTTP/2, certificates per SNI name.
-func (s *Server) newTLSServer(h http.Handler, lim Limits) *http.Server {
-	srv := s.newHTTPServer(h, lim)
-	var protocols http.Protocols
-	protocols.SetHTTP1(true)
-	protocols.SetHTTP2(true)
-	srv.Protocols = &protocols
-	srv.TLSConfig = s.emu.TLSConfig()
-	srv.ErrorLog = slog.NewLogLogger(s.emu.log.Handler(), slog.LevelDebug) // refused handshakes are expected
-	return srv
-}
 
 // TLSURL is the HTTPS listener's base URL, e.g. https://127.0.0.1:4743; "" without
 // Options.TLSAddr.

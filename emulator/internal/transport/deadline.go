@@ -1,4 +1,4 @@
-package emulator
+package transport
 
 import (
 	"io"
@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// bodyDeadline gives every request body a read deadline that moves with the bytes: the
+// BodyDeadline gives every request body a read deadline that moves with the bytes: the
 // body must have arrived within grace + bytes/rate of its start. A slow but moving
 // upload keeps going; a stalled one is cut (its read fails, the handler answers 400,
 // the connection closes).
-func bodyDeadline(h http.Handler, grace time.Duration, rate int64) http.Handler {
+func BodyDeadline(h http.Handler, grace time.Duration, rate int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			rc := http.NewResponseController(w)

@@ -1,4 +1,4 @@
-package emulator
+package transport
 
 import (
 	"net"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// connLimiter caps the connections open across the listeners it wraps. A listener
+// Conns caps the connections open across the listeners it wraps. A listener
 // takes a slot before it accepts; at the cap it closes the connection idle the longest
 // (between requests) to make room, and with none to close waits for a slot to free
 // (a connection that sends nothing is cut by the header timeout). New connections are
@@ -16,7 +16,7 @@ import (
 // be read. Idle connections are what an
 // attacker can open by the thousand at no cost, and what a client loses least by losing
 // (it reconnects), so a normal client is still served at the cap.
-type connLimiter struct {
+type Conns struct {
 	max int
 	// stall is how long a write may block before the janitor closes its connection;
 	// at the cap, one blocked for stall/10 is evictable.
@@ -34,21 +34,21 @@ type connLimiter struct {
 	stallClosed atomic.Int64 // connections closed for a write blocked stall long
 }
 
-func newConnLimiter(max int, stall time.Duration) *connLimiter {
-	l := &connLimiter{max: max, stall: stall, open: map[*limitedConn]struct{}{}}
+func newConns(max int, stall time.Duration) *Conns {
+	l := &Conns{max: max, stall: stall, open: map[*limitedConn]struct{}{}}
 	l.now.Store(time.Now().UnixNano())
 	return l
 }
 
 // janitorTick is how often the janitor looks at the writes under way: a tenth of the
 // stall timeout, at least every 10 ms and at most every second.
-func (l *connLimiter) janitorTick() time.Duration {
+func (l *Conns) janitorTick() time.Duration {
 	return min(max(l.stall/10, 10*time.Millisecond), time.Second)
 }
 
-// run moves the coarse clock and closes the connections whose write has blocked for the
+// Run moves the coarse clock and closes the connections whose write has blocked for the
 // stall timeout, until done is closed.
-func (l *connLimiter) run(done <-chan struct{}) {
+func (l *Conns) Run(done <-chan struct{}) {
 	t := time.NewTicker(l.janitorTick())
 	defer t.Stop()
 	for {
@@ -66,7 +66,7 @@ func (l *connLimiter) run(done <-chan struct{}) {
 }
 
 // stalled lists the connections whose write started at least d before now.
-func (l *connLimiter) stalled(now int64, d time.Duration) []*limitedConn {
+func (l *Conns) stalled(now int64, d time.Duration) []*limitedConn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []*limitedConn
@@ -78,13 +78,13 @@ func (l *connLimiter) stalled(now int64, d time.Duration) []*limitedConn {
 	return out
 }
 
-// listener wraps ln so that its connections count against the cap.
-func (l *connLimiter) listener(ln net.Listener) net.Listener {
+// Listener wraps ln so that its connections count against the cap.
+func (l *Conns) Listener(ln net.Listener) net.Listener {
 	return &limitedListener{Listener: ln, l: l, done: make(chan struct{})}
 }
 
 // acquire takes a slot, closing idle connections to make room, until done is closed.
-func (l *connLimiter) acquire(done <-chan struct{}) bool {
+func (l *Conns) acquire(done <-chan struct{}) bool {
 	for {
 		l.mu.Lock()
 		if l.slots < l.max {
@@ -115,7 +115,7 @@ func (l *connLimiter) acquire(done <-chan struct{}) bool {
 // longest (between requests, a tunnel's included), else the one whose write has been
 // blocked the longest, if for at least a tenth of the stall timeout (its client stopped
 // reading: it holds a slot and serves nobody); l.mu is held.
-func (l *connLimiter) oldestIdleLocked() *limitedConn {
+func (l *Conns) oldestIdleLocked() *limitedConn {
 	var idle, stalled *limitedConn
 	var idleSince, stalledSince int64
 	for c := range l.open {
@@ -137,7 +137,7 @@ func (l *connLimiter) oldestIdleLocked() *limitedConn {
 }
 
 // release gives a slot back.
-func (l *connLimiter) release(c *limitedConn) {
+func (l *Conns) release(c *limitedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c != nil {
@@ -147,14 +147,14 @@ func (l *connLimiter) release(c *limitedConn) {
 	l.notifyLocked()
 }
 
-func (l *connLimiter) notifyLocked() {
+func (l *Conns) notifyLocked() {
 	if l.freed != nil {
 		close(l.freed)
 		l.freed = nil
 	}
 }
 
-func (l *connLimiter) add(conn net.Conn) *limitedConn {
+func (l *Conns) add(conn net.Conn) *limitedConn {
 	c := &limitedConn{Conn: conn, l: l}
 	c.since.Store(time.Now().UnixNano())
 	l.mu.Lock()
@@ -163,11 +163,11 @@ func (l *connLimiter) add(conn net.Conn) *limitedConn {
 	return c
 }
 
-// track is the servers' ConnState hook: it keeps each connection's state and since when.
+// Track is the servers' ConnState hook: it keeps each connection's state and since when.
 // The server of CONNECT tunnels reports too: a tunnel's connection wraps the one it came
 // in on (TLS, the tunnel's own wrappers), whose state becomes the tunnel's, so an idle
 // tunnel is evictable like an idle keep-alive.
-func (l *connLimiter) track(conn net.Conn, st http.ConnState) {
+func (l *Conns) Track(conn net.Conn, st http.ConnState) {
 	c := limitedOf(conn)
 	if c == nil {
 		return
@@ -182,7 +182,7 @@ func (l *connLimiter) track(conn net.Conn, st http.ConnState) {
 }
 
 // Open returns the number of open connections.
-func (l *connLimiter) Open() int {
+func (l *Conns) Open() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.open)
@@ -190,7 +190,7 @@ func (l *connLimiter) Open() int {
 
 type limitedListener struct {
 	net.Listener
-	l        *connLimiter
+	l        *Conns
 	done     chan struct{}
 	doneOnce sync.Once
 }
@@ -230,7 +230,7 @@ func limitedOf(conn net.Conn) *limitedConn {
 // limitedConn holds a slot until it is closed.
 type limitedConn struct {
 	net.Conn
-	l         *connLimiter
+	l         *Conns
 	state     atomic.Int32 // http.ConnState
 	since     atomic.Int64 // unix nanoseconds of the last state change
 	writing   atomic.Int64 // the coarse time a write under way started, 0 when none

@@ -1,0 +1,157 @@
+package namespace
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/fixture"
+	"github.com/hostemu/hostemu/emulator/internal/problem"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+)
+
+// MaxGenerated bounds the deployments, and the domains, a namespace's inline fixtures
+// may generate: a 100-byte request must not build a million of them (and again on each
+// reset). --max-world-bytes bounds all namespaces together.
+const MaxGenerated = 10_000
+
+// Worlds builds a server's worlds, the default one and each namespace's, from the same
+// parsed fixtures, scenarios and options.
+type Worlds struct {
+	// Base is the default world's configuration; Fixtures and Grow are set per world.
+	Base world.Config
+	// Files are the parsed fixtures (Fixtures parses them); Start is their start.
+	Files []*fixture.File
+	Start time.Time
+	// MaxBytes holds the default world, on its own, to that many bytes
+	// (DefaultMaxBytes when 0) as it grows through the API; what its fixtures or an
+	// import bring is bounded by --fixtures and --max-state-bytes.
+	MaxBytes int64
+	// Grow is the namespaces' bound: the registry's Grow. Set before the first
+	// namespace is built.
+	Grow func(w *world.World, delta int64) error
+}
+
+// Fixtures parses the fixtures at path (the embedded ones when path is ""), once: every
+// world is built from the parsed form.
+func Fixtures(path string) ([]*fixture.File, error) {
+	var files []*fixture.File
+	var problems []fixture.Problem
+	if path == "" {
+		files, problems = fixture.Embedded()
+	} else {
+		files, problems = fixture.ParsePath(path)
+	}
+	return files, problemsError(problems)
+}
+
+// Default builds the default world, not yet started.
+func (b *Worlds) Default() (*world.World, error) {
+	cfg := b.Base
+	cfg.Fixtures = b.snapshot(b.Files, cfg.Seed, b.Start, cfg.EdgeDomain, nil)
+	max := b.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	cfg.Grow = func(w *world.World, delta int64) error {
+		if used := w.Weight(); used+delta > max {
+			return apperr.Errorf(apperr.StorageFull, "the world holds about %d bytes of the %d --max-world-bytes allows; %d more do not fit: reset it, or import a smaller state", used, max, delta)
+		}
+		return nil
+	}
+	return world.New(cfg)
+}
+
+// Namespace makes the world of a new namespace: the server's parsed fixtures (or the
+// ones given), seed, clock and start-up scenario unless spec says otherwise, with the
+// namespace's own credentials, deployment hosts and minted-token prefix. It is the
+// registry's Config.Build.
+func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
+	cfg := b.Base
+	if spec.Seed != nil {
+		cfg.Seed = *spec.Seed
+	}
+	if spec.Clock != nil {
+		m, err := clock.ParseMode(*spec.Clock)
+		if err != nil {
+			return nil, apperr.New(apperr.InvalidRequest, `field "clock" must be "real" or "manual"`)
+		}
+		cfg.ClockMode = m
+	}
+	start := b.Start
+	if spec.ClockStart != nil {
+		t, err := time.Parse(time.RFC3339, *spec.ClockStart)
+		if err != nil || !state.InRange(t) {
+			return nil, apperr.Errorf(apperr.InvalidRequest, `field "clock_start" must be an RFC 3339 time from %d to %d`, state.MinYear, state.MaxYear)
+		}
+		start, cfg.ClockStart = t.UTC(), t.UTC()
+	}
+	if cfg.ClockMode == clock.Manual && cfg.ClockStart.IsZero() {
+		cfg.ClockStart = start
+	}
+	if spec.Scenario != nil {
+		cfg.Scenario = *spec.Scenario
+	}
+	if cfg.Scenario == "" {
+		cfg.Scenario = "default"
+	}
+	if _, ok := cfg.Scenarios.Get(cfg.Scenario); !ok {
+		return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(cfg.Scenario))
+	}
+	files := b.Files
+	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+		f, problems := fixture.Parse("fixtures", raw) // JSON is YAML
+		if err := problemsError(problems); err != nil {
+			return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+		if g := f.Generate; g != nil && g.Projects*max(g.DeploymentsPerProject, 5) > MaxGenerated {
+			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated deployments in a namespace (a world of its own per test); use --fixtures for a big one", MaxGenerated)
+		}
+		if g := f.Generate; g != nil && g.Projects*max(g.DomainsPerProject, 1) > MaxGenerated {
+			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated domains in a namespace (projects × domains_per_project); use --fixtures for a big one", MaxGenerated)
+		}
+		files = []*fixture.File{f}
+	}
+	edgeDomain := cfg.EdgeDomain
+	if edgeDomain == "" {
+		edgeDomain = state.DefaultEdgeDomain
+	}
+	cfg.Fixtures = b.snapshot(files, cfg.Seed, start, id.Label+"."+edgeDomain, &id)
+	cfg.Logger = cfg.Logger.With("namespace", id.ID)
+	cfg.Namespace, cfg.TokenPrefix = id.Label, TokenPrefix(id.Label)
+	cfg.Grow = b.Grow
+	w, err := world.New(cfg)
+	if err != nil {
+		return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return w, nil
+}
+
+// snapshot returns what builds a world's start-up state from parsed fixtures, at start
+// and on every reset. A namespace's id replaces the fixtures' credentials with its own.
+func (b *Worlds) snapshot(files []*fixture.File, seed int64, start time.Time, edgeDomain string, id *Identity) func() (state.Snapshot, error) {
+	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain}
+	return func() (state.Snapshot, error) {
+		snap, problems := fixture.Build(files, fo)
+		if id != nil {
+			snap.Tokens = []state.Token{
+				{Token: id.Tokens.Read, Scope: state.ScopeRead},
+				{Token: id.Tokens.Deploy, Scope: state.ScopeDeploy},
+				{Token: id.Tokens.Admin, Scope: state.ScopeAdmin},
+			}
+			snap.Cipher.APIKeys = []string{id.CipherKey}
+		}
+		return snap, problemsError(problems)
+	}
+}
+
+func problemsError(problems []fixture.Problem) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("fixtures:\n%w", problem.List(problems))
+}

@@ -1,0 +1,87 @@
+package transport
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Limits are the bounds every connection hostemu serves is held to.
+type Limits struct {
+	ReadHeaderTimeout time.Duration // for a request's headers
+	IdleTimeout       time.Duration // between requests on a keep-alive connection
+	BodyReadTimeout   time.Duration // before MinBodyRate applies to a body
+	MinBodyRate       int64         // bytes per second, the slowest a body may arrive
+	MaxConnections    int           // open at once, across listeners and tunnels
+	WriteStallTimeout time.Duration // a write may wait this long for a reader
+}
+
+// fdReserve is how many file descriptors the connection cap leaves for everything else
+// (state and scenario files, watchers, the log).
+const fdReserve = 64
+
+// NewConns is the connection cap for lim: MaxConnections, but no more than the
+// file-descriptor limit (raised to its hard limit first) allows.
+func NewConns(lim Limits, log *slog.Logger) *Conns {
+	want := lim.MaxConnections
+	if soft, ok := raiseFileLimit(); ok && soft < uint64(want)+fdReserve {
+		want = max(int(soft)-fdReserve, 16)
+		log.Warn("connection cap lowered to fit the open-file limit", "max_connections", want, "open_files", soft)
+	}
+	return newConns(want, lim.WriteStallTimeout)
+}
+
+// Evicted is how many idle connections were closed to make room at the cap.
+func (l *Conns) Evicted() int64 { return l.evicted.Load() }
+
+// StallClosed is how many connections were closed because their client stopped reading.
+func (l *Conns) StallClosed() int64 { return l.stallClosed.Load() }
+
+// server is the http.Server every listener and tunnel of hostemu serves with: h within
+// the limits' timeouts and body rate.
+func server(h http.Handler, lim Limits, protocols *http.Protocols, errorLog *slog.Logger, level slog.Level) *http.Server {
+	return &http.Server{
+		Protocols:         protocols,
+		Handler:           BodyDeadline(h, lim.BodyReadTimeout, lim.MinBodyRate),
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		IdleTimeout:       lim.IdleTimeout,
+		MaxHeaderBytes:    http.DefaultMaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(errorLog.Handler(), level),
+	}
+}
+
+// HTTPServer serves h on a listener of conns, within the limits: header and idle
+// timeouts, a body read deadline that moves with a minimum rate, and the shared
+// connection cap. It speaks HTTP/1.1 and HTTP/2 over cleartext (h2c with prior
+// knowledge, as curl --http2-prior-knowledge and gRPC-style clients send it).
+func HTTPServer(h http.Handler, lim Limits, conns *Conns, log *slog.Logger) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	srv := server(h, lim, &protocols, log, slog.LevelWarn)
+	srv.ConnState = conns.Track
+	return srv
+}
+
+// TLSServer is HTTPServer over TLS with conf: HTTP/1.1 and HTTP/2. Refused handshakes
+// are expected (a client that does not trust the CA yet) and logged at debug.
+func TLSServer(h http.Handler, lim Limits, conns *Conns, conf *tls.Config, log *slog.Logger) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	srv := server(h, lim, &protocols, log, slog.LevelDebug)
+	srv.ConnState = conns.Track
+	srv.TLSConfig = conf
+	return srv
+}
+
+// TunnelServer serves the connections of CONNECT tunnels with h, within the limits of
+// the listeners. Tunnels hold the slot of the connection they came in on, so the
+// connection cap counts them once Track is set as the server's ConnState.
+func TunnelServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	return server(h, lim, &protocols, log, slog.LevelDebug) // handshake refusals are the point, not a fault
+}
