@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 

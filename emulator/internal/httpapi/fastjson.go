@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 

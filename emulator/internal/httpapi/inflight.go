@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/notify"
 )
 
 // DefaultBodyBytesInFlight is the budget of request-body bytes held across all requests
@@ -54,10 +55,10 @@ var errBodyBudget = errors.New("the budget of request-body bytes in flight is sp
 
 // budget counts request-body bytes held across all requests, up to max.
 type budget struct {
-	mu      sync.Mutex    // guards the fields below
+	mu      sync.Mutex    // guards used
 	used    int64         // bytes held now
 	max     int64         // bytes held at most
-	changed chan struct{} // closed at the next change; nil while nobody waits
+	changed notify.Signal // used moved
 }
 
 func newBudget(max int64) *budget { return &budget{max: max} }
@@ -70,7 +71,7 @@ func (b *budget) acquire(n int64) bool {
 		return false
 	}
 	b.used += n
-	b.changedLocked()
+	b.changed.Notify()
 	return true
 }
 
@@ -81,30 +82,19 @@ func (b *budget) release(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.used -= n
-	b.changedLocked()
-}
-
-func (b *budget) changedLocked() {
-	if b.changed != nil {
-		close(b.changed)
-		b.changed = nil
-	}
+	b.changed.Notify()
 }
 
 // waitUsed blocks until cond holds of the bytes held, or ctx ends; for tests.
 func (b *budget) waitUsed(ctx context.Context, cond func(int64) bool) (int64, error) {
 	for {
+		ch := b.changed.Next()
 		b.mu.Lock()
 		used := b.used
+		b.mu.Unlock()
 		if cond(used) {
-			b.mu.Unlock()
 			return used, nil
 		}
-		if b.changed == nil {
-			b.changed = make(chan struct{})
-		}
-		ch := b.changed
-		b.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/notify"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
@@ -95,7 +96,7 @@ type Journal struct {
 	ring    []Entry       // grows to size, then wraps
 	head    int           // index of the oldest entry once ring is full
 	version uint64        // counts changes
-	changed chan struct{} // closed at the next change; nil while nobody waits
+	changed notify.Signal // a change was journaled
 }
 
 // New returns an empty journal keeping the newest size entries (DefaultSize when size
@@ -241,17 +242,10 @@ func (j *Journal) Version() uint64 {
 // version it read before checking, so that no change between the two is missed.
 func (j *Journal) Wait(ctx context.Context, after uint64) uint64 {
 	for {
-		j.mu.Lock()
-		v := j.version
-		if v > after {
-			j.mu.Unlock()
+		ch := j.changed.Next()
+		if v := j.Version(); v > after {
 			return v
 		}
-		if j.changed == nil {
-			j.changed = make(chan struct{})
-		}
-		ch := j.changed
-		j.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -263,10 +257,7 @@ func (j *Journal) Wait(ctx context.Context, after uint64) uint64 {
 // changedLocked counts a change and wakes the waiters; j.mu is held.
 func (j *Journal) changedLocked() {
 	j.version++
-	if j.changed != nil {
-		close(j.changed)
-		j.changed = nil
-	}
+	j.changed.Notify()
 }
 
 // MarshalJSON writes the entry with its time as every time hostemu writes one: RFC 3339

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/hostemu/hostemu/emulator/internal/notify"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
@@ -35,13 +36,14 @@ type Persister struct {
 	fileBase, storeBase uint64
 	compactAt           int64 // the compactMin Open was given
 
-	mu         sync.Mutex // guards the fields up to wake
+	mu         sync.Mutex // guards the fields up to advanced
 	pending    []state.Change
-	durable    uint64        // Changes count up to which every change is durable
-	err        error         // why nothing more becomes durable (sticky)
-	advanced   chan struct{} // closed and replaced whenever durable or err moves
+	durable    uint64 // Changes count up to which every change is durable
+	err        error  // why nothing more becomes durable (sticky)
 	compacting bool
 	trimTo     uint64 // a snapshot including records up to this seq was written: cut the log
+
+	advanced notify.Signal // durable or err moved
 
 	wake    chan struct{}      // the writer has something to do
 	barrier chan chan struct{} // the writer flushes, then closes the channel (tests: settle)
@@ -72,7 +74,7 @@ func Open(path string, w *world.World, log *slog.Logger, compactMin int64) (*Per
 	if compactMin <= 0 {
 		compactMin = DefaultCompactMin
 	}
-	p := &Persister{path: path, logPath: path + ".log", world: w, log: log, compactAt: compactMin, advanced: make(chan struct{}), wake: make(chan struct{}, 1), barrier: make(chan chan struct{})}
+	p := &Persister{path: path, logPath: path + ".log", world: w, log: log, compactAt: compactMin, wake: make(chan struct{}, 1), barrier: make(chan chan struct{})}
 	removed, err := removeTemps(path)
 	if err != nil {
 		return nil, fmt.Errorf("--state %s: %w", path, err)
@@ -151,8 +153,9 @@ func (p *Persister) poke() {
 // WaitDurable returns once the changes up to seq are synced to disk.
 func (p *Persister) WaitDurable(ctx context.Context, seq uint64) error {
 	for {
+		ch := p.advanced.Next()
 		p.mu.Lock()
-		durable, err, ch := p.durable, p.err, p.advanced
+		durable, err := p.durable, p.err
 		p.mu.Unlock()
 		switch {
 		case durable >= seq:
@@ -175,9 +178,8 @@ func (p *Persister) publish(durable uint64, err error) {
 		p.err = err
 	}
 	p.durable = max(p.durable, durable)
-	close(p.advanced)
-	p.advanced = make(chan struct{})
 	p.mu.Unlock()
+	p.advanced.Notify()
 }
 
 // Run is the writer: each time changes are queued it appends them all, syncs once,

@@ -41,6 +41,7 @@ func (s *Store) changed(c Change) {
 	if s.hook != nil {
 		s.hook(c)
 	}
+	s.woken.Notify()
 }
 
 // ExportSeq is Export with the change count it reflects, read under the same lock: a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/notify"
 )
 
 // Store is one world's resources. It is safe for concurrent use; every read returns
@@ -35,11 +36,15 @@ type Store struct {
 	// changes counts every change, bumped by the mutator that makes it while it holds
 	// mu, so no caller can forget it; the same call hands the change to the hook.
 	changes atomic.Uint64
-	hook    func(Change) // receives every change (see SetHook)
+	hook    func(Change)  // receives every change (see SetHook)
+	woken   notify.Signal // wakes NextChange's waiters
 }
 
 // Changes counts the changes made so far; it only grows.
 func (s *Store) Changes() uint64 { return s.changes.Load() }
+
+// NextChange returns a channel closed at the next change (see notify.Signal).
+func (s *Store) NextChange() <-chan struct{} { return s.woken.Next() }
 
 // New returns an empty store.
 func New() *Store {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/notify"
 )
 
 // Conns caps the connections open across the listeners it wraps. A listener
@@ -28,7 +30,8 @@ type Conns struct {
 	mu    sync.Mutex                // guards the fields below
 	slots int                       // taken: open connections and accepts under way
 	open  map[*limitedConn]struct{} // the open connections
-	freed chan struct{}             // closed when a slot may be free; nil while nobody waits
+
+	freed notify.Signal // a slot may be free
 
 	evicted     atomic.Int64 // connections closed to make room
 	stallClosed atomic.Int64 // connections closed for a write blocked stall long
@@ -86,6 +89,7 @@ func (l *Conns) Listener(ln net.Listener) net.Listener {
 // acquire takes a slot, closing idle connections to make room, until done is closed.
 func (l *Conns) acquire(done <-chan struct{}) bool {
 	for {
+		freed := l.freed.Next()
 		l.mu.Lock()
 		if l.slots < l.max {
 			l.slots++
@@ -93,10 +97,6 @@ func (l *Conns) acquire(done <-chan struct{}) bool {
 			return true
 		}
 		victim := l.oldestIdleLocked()
-		if victim == nil && l.freed == nil {
-			l.freed = make(chan struct{})
-		}
-		freed := l.freed
 		l.mu.Unlock()
 		if victim != nil {
 			l.evicted.Add(1)
@@ -144,14 +144,7 @@ func (l *Conns) release(c *limitedConn) {
 		delete(l.open, c)
 	}
 	l.slots--
-	l.notifyLocked()
-}
-
-func (l *Conns) notifyLocked() {
-	if l.freed != nil {
-		close(l.freed)
-		l.freed = nil
-	}
+	l.freed.Notify()
 }
 
 func (l *Conns) add(conn net.Conn) *limitedConn {
@@ -175,9 +168,7 @@ func (l *Conns) Track(conn net.Conn, st http.ConnState) {
 	c.state.Store(int32(st))
 	c.since.Store(time.Now().UnixNano())
 	if st == http.StateIdle {
-		l.mu.Lock()
-		l.notifyLocked() // a waiting accept may close it now
-		l.mu.Unlock()
+		l.freed.Notify() // a waiting accept may close it now
 	}
 }
 

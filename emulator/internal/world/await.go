@@ -13,8 +13,10 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
-// pollEvery is how often a wait on a real clock looks at the condition again.
-const pollEvery = 5 * time.Millisecond
+// pollEvery is how often a wait on a real clock looks at the condition again even
+// when nothing changed: an await wakes at every change of the state, and this catches
+// what the passing of time alone makes true (a detached host's grace running out).
+const pollEvery = 50 * time.Millisecond
 
 // defaultAwaitTimeout bounds an await that names no timeout: emulated time on a manual
 // clock costs nothing, so there it is long enough for any scenario's lifecycle.
@@ -235,6 +237,7 @@ func (w *World) awaitReal(ctx context.Context, timeout time.Duration, cond func(
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
+		changed := w.store.NextChange()
 		w.fireDue()
 		if cond() {
 			return true, nil
@@ -242,6 +245,7 @@ func (w *World) awaitReal(ctx context.Context, timeout time.Duration, cond func(
 		select {
 		case <-ctx.Done():
 			return false, nil
+		case <-changed:
 		case <-tick.C:
 		}
 	}
