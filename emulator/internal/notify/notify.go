@@ -3,7 +3,7 @@
 // durability waits and the world's awaits all use a Signal.
 package notify
 
-import "sync"
+import "sync/atomic"
 
 // Signal wakes every waiter at the next change. A waiter takes the channel first,
 // then checks its condition, then waits on the channel, so no change between the check
@@ -21,28 +21,31 @@ import "sync"
 //		}
 //	}
 //
-// The zero value is ready to use. A change costs an uncontended lock while nobody waits.
+// The zero value is ready to use. Notify costs one atomic load while nobody waits.
 type Signal struct {
-	mu sync.Mutex    // guards ch
-	ch chan struct{} // closed at the next Notify; nil while nobody waits
+	ch atomic.Pointer[chan struct{}] // closed at the next Notify; nil while nobody waits
 }
 
 // Next returns a channel closed at the next Notify.
 func (s *Signal) Next() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
+	for {
+		if p := s.ch.Load(); p != nil {
+			return *p
+		}
+		ch := make(chan struct{})
+		if s.ch.CompareAndSwap(nil, &ch) {
+			return ch
+		}
 	}
-	return s.ch
 }
 
-// Notify wakes every waiter.
+// Notify wakes every waiter. A waiter that took its channel after Notify looked finds
+// the change when it checks its condition: the change happened before the look.
 func (s *Signal) Notify() {
-	s.mu.Lock()
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
+	if s.ch.Load() == nil {
+		return
 	}
-	s.mu.Unlock()
+	if p := s.ch.Swap(nil); p != nil {
+		close(*p)
+	}
 }

@@ -166,8 +166,8 @@ func (l *Conns) Track(conn net.Conn, st http.ConnState) {
 		return
 	}
 	c.state.Store(int32(st))
-	c.since.Store(time.Now().UnixNano())
-	if st == http.StateIdle {
+	if st == http.StateIdle { // only an idle connection's age is ever asked
+		c.since.Store(time.Now().UnixNano())
 		l.freed.Notify() // a waiting accept may close it now
 	}
 }
@@ -223,7 +223,7 @@ type limitedConn struct {
 	net.Conn
 	l         *Conns
 	state     atomic.Int32 // http.ConnState
-	since     atomic.Int64 // unix nanoseconds of the last state change
+	since     atomic.Int64 // unix nanoseconds of the last turn idle (or of the accept)
 	writing   atomic.Int64 // the coarse time a write under way started, 0 when none
 	closeOnce sync.Once
 }
