@@ -199,22 +199,6 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func TestSqueezer(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{`{ "a" :  [1,  2] }`, `{ "a" : [1, 2] }`},
-		{"{\n\t\"a  b\":\"c\\\"  d\"  }", `{ "a  b":"c\"  d" }`},
-		{`"\\"  "x"`, `"\\" "x"`},
-		{`  `, ` `},
-	}
-	for _, tt := range tests {
-		got, err := io.ReadAll(&squeezer{r: strings.NewReader(tt.in)})
-		if err != nil || string(got) != tt.want {
-			t.Errorf("squeeze(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
 // chargeAll accepts every charge: the budget is not what these tests test.
 func chargeAll(int64) bool { return true }
 

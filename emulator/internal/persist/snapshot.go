@@ -20,7 +20,8 @@ type snapshotFile struct {
 	state.Snapshot
 }
 
-// readSnapshotFile reads path; ok is false when it does not exist.
+// readSnapshotFile reads path with state's streaming reader; ok is false when it does
+// not exist.
 func readSnapshotFile(path string) (sf snapshotFile, ok bool, err error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
@@ -30,8 +31,15 @@ func readSnapshotFile(path string) (sf snapshotFile, ok bool, err error) {
 		return sf, false, err
 	}
 	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<20))
-	if err := dec.Decode(&sf); err != nil {
+	sf.Snapshot, err = state.ReadSnapshot(bufio.NewReaderSize(f, 1<<20), state.ReadOptions{
+		Extra: func(key string, dec *json.Decoder) (bool, error) {
+			if !strings.EqualFold(key, "log_seq") {
+				return false, nil
+			}
+			return true, dec.Decode(&sf.LogSeq)
+		},
+	})
+	if err != nil {
 		return sf, false, err
 	}
 	return sf, true, nil
