@@ -23,6 +23,9 @@ type Conns struct {
 	// stall is how long a write may block before the janitor closes its connection;
 	// at the cap, one blocked for stall/10 is evictable.
 	stall time.Duration
+	// header and idle are the header and idle timeouts the janitor holds connections
+	// to (see Run); 0 turns one off.
+	header, idle time.Duration
 	// now is a coarse clock in Unix nanoseconds, moved by the janitor: a write marks its
 	// start with it, for two atomic stores a write instead of two clock reads.
 	now atomic.Int64
@@ -35,22 +38,40 @@ type Conns struct {
 
 	evicted     atomic.Int64 // connections closed to make room
 	stallClosed atomic.Int64 // connections closed for a write blocked stall long
+	timedOut    atomic.Int64 // connections closed by the header or idle timeout
 }
 
-func newConns(max int, stall time.Duration) *Conns {
-	l := &Conns{max: max, stall: stall, open: map[*limitedConn]struct{}{}}
+func newConns(max int, lim Limits) *Conns {
+	l := &Conns{max: max, stall: lim.WriteStallTimeout, header: lim.ReadHeaderTimeout, idle: lim.IdleTimeout, open: map[*limitedConn]struct{}{}}
 	l.now.Store(time.Now().UnixNano())
 	return l
 }
 
-// janitorTick is how often the janitor looks at the writes under way: a tenth of the
-// stall timeout, at least every 10 ms and at most every second.
+// janitorTick is how often the janitor looks at the connections: a tenth of the
+// shortest of the stall, header and idle timeouts, at least every 10 ms and at most
+// every second. A timeout is kept to within that tick.
 func (l *Conns) janitorTick() time.Duration {
-	return min(max(l.stall/10, 10*time.Millisecond), time.Second)
+	shortest := l.stall
+	for _, d := range []time.Duration{l.header, l.idle} {
+		if d > 0 && (shortest <= 0 || d < shortest) {
+			shortest = d
+		}
+	}
+	return min(max(shortest/10, 10*time.Millisecond), time.Second)
 }
 
-// Run moves the coarse clock and closes the connections whose write has blocked for the
-// stall timeout, until done is closed.
+// Run moves the coarse clock and closes, until done is closed, the connections that
+// overstayed a timeout:
+//   - a write blocked for the stall timeout (its client stopped reading);
+//   - a new connection (TLS handshake included) without a whole request's headers
+//     within the header timeout;
+//   - a keep-alive connection whose next request started arriving but whose headers
+//     are not in within the header timeout;
+//   - a keep-alive connection idle, with nothing arriving, for the idle timeout.
+//
+// The janitor keeps these rather than net/http's per-request read deadlines, which
+// arm and disarm a runtime timer two or three times a request; a request being served
+// (ConnState active) is bounded by the body deadline and its handler, not by these.
 func (l *Conns) Run(done <-chan struct{}) {
 	t := time.NewTicker(l.janitorTick())
 	defer t.Stop()
@@ -60,25 +81,42 @@ func (l *Conns) Run(done <-chan struct{}) {
 			return
 		case now := <-t.C:
 			l.now.Store(now.UnixNano())
-			for _, c := range l.stalled(now.UnixNano(), l.stall) {
+			stalled, timedOut := l.overdue(now.UnixNano())
+			for _, c := range stalled {
 				l.stallClosed.Add(1)
+				c.Close()
+			}
+			for _, c := range timedOut {
+				l.timedOut.Add(1)
 				c.Close()
 			}
 		}
 	}
 }
 
-// stalled lists the connections whose write started at least d before now.
-func (l *Conns) stalled(now int64, d time.Duration) []*limitedConn {
+// overdue lists the connections whose write started at least the stall timeout before
+// now, and those over their header or idle timeout (see Run).
+func (l *Conns) overdue(now int64) (stalled, timedOut []*limitedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []*limitedConn
+	over := func(since int64, d time.Duration) bool { return d > 0 && now-since >= int64(d) }
 	for c := range l.open {
-		if w := c.writing.Load(); w != 0 && now-w >= int64(d) {
-			out = append(out, c)
+		if w := c.writing.Load(); w != 0 && now-w >= int64(l.stall) {
+			stalled = append(stalled, c)
+			continue
+		}
+		switch http.ConnState(c.state.Load()) {
+		case http.StateNew:
+			if over(c.since.Load(), l.header) {
+				timedOut = append(timedOut, c)
+			}
+		case http.StateIdle:
+			if r := c.reading.Load(); r != 0 && over(r, l.header) || r == 0 && over(c.since.Load(), l.idle) {
+				timedOut = append(timedOut, c)
+			}
 		}
 	}
-	return out
+	return stalled, timedOut
 }
 
 // Listener wraps ln so that its connections count against the cap.
@@ -166,8 +204,9 @@ func (l *Conns) Track(conn net.Conn, st http.ConnState) {
 		return
 	}
 	c.state.Store(int32(st))
+	c.reading.Store(0)
 	if st == http.StateIdle { // only an idle connection's age is ever asked
-		c.since.Store(time.Now().UnixNano())
+		c.since.Store(l.now.Load())
 		l.freed.Notify() // a waiting accept may close it now
 	}
 }
@@ -223,9 +262,20 @@ type limitedConn struct {
 	net.Conn
 	l         *Conns
 	state     atomic.Int32 // http.ConnState
-	since     atomic.Int64 // unix nanoseconds of the last turn idle (or of the accept)
+	since     atomic.Int64 // the coarse time of the last turn idle (the accept's while new)
+	reading   atomic.Int64 // the coarse time bytes of the next request arrived while idle, 0 before
 	writing   atomic.Int64 // the coarse time a write under way started, 0 when none
 	closeOnce sync.Once
+}
+
+// Read marks, on an idle keep-alive connection, when the next request started
+// arriving: from then on its headers have the header timeout, not the idle one.
+func (c *limitedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && http.ConnState(c.state.Load()) == http.StateIdle && c.reading.Load() == 0 {
+		c.reading.Store(c.l.now.Load())
+	}
+	return n, err
 }
 
 // Write marks the write under way for the janitor, which closes the connection when

@@ -29,7 +29,7 @@ func NewConns(lim Limits, log *slog.Logger) *Conns {
 		want = max(int(soft)-fdReserve, 16)
 		log.Warn("connection cap lowered to fit the open-file limit", "max_connections", want, "open_files", soft)
 	}
-	return newConns(want, lim.WriteStallTimeout)
+	return newConns(want, lim)
 }
 
 // Evicted is how many idle connections were closed to make room at the cap.
@@ -37,6 +37,9 @@ func (l *Conns) Evicted() int64 { return l.evicted.Load() }
 
 // StallClosed is how many connections were closed because their client stopped reading.
 func (l *Conns) StallClosed() int64 { return l.stallClosed.Load() }
+
+// TimedOut is how many connections were closed by the header or idle timeout.
+func (l *Conns) TimedOut() int64 { return l.timedOut.Load() }
 
 // server is the http.Server every listener and tunnel of hostemu serves with: h within
 // the limits' timeouts and body rate.
@@ -52,16 +55,24 @@ func server(h http.Handler, lim Limits, protocols *http.Protocols, errorLog *slo
 }
 
 // HTTPServer serves h on a listener of conns, within the limits: header and idle
-// timeouts, a body read deadline that moves with a minimum rate, and the shared
-// connection cap. It speaks HTTP/1.1 and HTTP/2 over cleartext (h2c with prior
-// knowledge, as curl --http2-prior-knowledge and gRPC-style clients send it).
+// timeouts (kept by conns' janitor: see Conns.Run), a body read deadline that moves
+// with a minimum rate, and the shared connection cap. It speaks HTTP/1.1 and HTTP/2
+// over cleartext (h2c with prior knowledge, as curl --http2-prior-knowledge and
+// gRPC-style clients send it).
 func HTTPServer(h http.Handler, lim Limits, conns *Conns, log *slog.Logger) *http.Server {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
 	srv := server(h, lim, &protocols, log, slog.LevelWarn)
-	srv.ConnState = conns.Track
+	janitorTimeouts(srv, conns)
 	return srv
+}
+
+// janitorTimeouts hands the header and idle timeouts of srv, which serves a listener
+// of conns, to conns' janitor.
+func janitorTimeouts(srv *http.Server, conns *Conns) {
+	srv.ConnState = conns.Track
+	srv.ReadHeaderTimeout, srv.IdleTimeout = 0, 0
 }
 
 // TLSServer is HTTPServer over TLS with conf: HTTP/1.1 and HTTP/2. Refused handshakes
@@ -71,14 +82,16 @@ func TLSServer(h http.Handler, lim Limits, conns *Conns, conf *tls.Config, log *
 	protocols.SetHTTP1(true)
 	protocols.SetHTTP2(true)
 	srv := server(h, lim, &protocols, log, slog.LevelDebug)
-	srv.ConnState = conns.Track
+	janitorTimeouts(srv, conns)
 	srv.TLSConfig = conf
 	return srv
 }
 
 // TunnelServer serves the connections of CONNECT tunnels with h, within the limits of
 // the listeners. Tunnels hold the slot of the connection they came in on, so the
-// connection cap counts them once Track is set as the server's ConnState.
+// connection cap counts them once Track is set as the server's ConnState. It keeps
+// net/http's own header and idle timeouts: a tunnel may come from a server of the
+// caller's (Emulator.Handler), with no janitor.
 func TunnelServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)

@@ -18,8 +18,8 @@ func serve(t *testing.T, max int) (addr string, conns *Conns) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conns = newConns(max, 10*time.Second)
-	lim := Limits{ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, BodyReadTimeout: 10 * time.Second, MinBodyRate: 1 << 10}
+	lim := Limits{ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, BodyReadTimeout: 10 * time.Second, MinBodyRate: 1 << 10, WriteStallTimeout: 10 * time.Second}
+	conns = newConns(max, lim)
 	srv := HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }), lim, conns, slog.New(slog.DiscardHandler))
 	go srv.Serve(conns.Listener(ln))
 	t.Cleanup(func() { srv.Close() })
@@ -91,5 +91,98 @@ func TestBodyDeadlineMovesWithTheBytes(t *testing.T) {
 	b.read = 4 << 10
 	if got, want := b.deadline(), time.Unix(114, 0); !got.Equal(want) {
 		t.Fatalf("deadline after 4 KiB at 1 KiB/s: %v, want %v", got, want)
+	}
+}
+
+// janitorServer serves h with short header and idle timeouts kept by the janitor.
+func janitorServer(t *testing.T, h http.HandlerFunc, header, idle time.Duration) (string, *Conns) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := Limits{ReadHeaderTimeout: header, IdleTimeout: idle, BodyReadTimeout: 10 * time.Second, MinBodyRate: 1 << 10, WriteStallTimeout: 10 * time.Second, MaxConnections: 64}
+	conns := newConns(64, lim)
+	srv := HTTPServer(h, lim, conns, slog.New(slog.DiscardHandler))
+	done := make(chan struct{})
+	go conns.Run(done)
+	go srv.Serve(conns.Listener(ln))
+	t.Cleanup(func() { close(done); srv.Close() })
+	return ln.Addr().String(), conns
+}
+
+// waitClosed reads until the server closes c (or a generous limit passes).
+func waitClosed(t *testing.T, c net.Conn) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Fatalf("not closed by the server: %v", err)
+	}
+}
+
+// The janitor keeps the header timeout for a new connection and for a keep-alive's
+// next request once it starts arriving, and the idle timeout otherwise; a request
+// being served, however long, is not cut.
+func TestJanitorTimeouts(t *testing.T) {
+	slow, started := make(chan struct{}), make(chan struct{})
+	addr, conns := janitorServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			close(started)
+			<-slow
+		}
+		io.WriteString(w, "ok")
+	}, 100*time.Millisecond, time.Hour)
+
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	waitClosed(t, silent) // new, no headers: the header timeout
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	get(t, c, bufio.NewReader(c))
+	io.WriteString(c, "GET / HTTP/1.1\r\n") // the next request starts, and stalls
+	waitClosed(t, c)                        // within the header timeout, not the hour's idle one
+
+	busy, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	io.WriteString(busy, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-started
+	witness, err := net.Dial("tcp", addr) // its timing out shows a header timeout went by
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer witness.Close()
+	waitClosed(t, witness)
+	close(slow)
+	resp, err := http.ReadResponse(bufio.NewReader(busy), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("a request served past the header timeout: %v %v", resp, err)
+	}
+	if n := conns.TimedOut(); n != 3 {
+		t.Fatalf("%d connections timed out, want 3", n)
+	}
+}
+
+// An idle keep-alive connection is closed at the idle timeout.
+func TestJanitorIdleTimeout(t *testing.T) {
+	addr, conns := janitorServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }, time.Hour, 100*time.Millisecond)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	get(t, c, bufio.NewReader(c))
+	waitClosed(t, c)
+	if n := conns.TimedOut(); n != 1 {
+		t.Fatalf("%d connections timed out, want 1", n)
 	}
 }
