@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/gctune"
 )
 
 // processStart approximates the process's start, for the start-up time in the log.
@@ -51,6 +52,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 		}
 		return 1
 	}
+	defer gctune.Start(gctune.DefaultHeadroom)() // the process is ours: room on a small heap
 	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "control_url", srv.ControlURL(), "tls_url", srv.TLSURL(),
 		"startup", time.Since(processStart).Round(time.Microsecond))
 	printBanner(stdout, srv)
