@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/statetest"
 )
 
 // heapInUse is the live heap after a full collection.
@@ -78,28 +79,6 @@ func TestNamespacesBoundedInSize(t *testing.T) {
 	e.newNamespace(t, big)
 }
 
-// bigState is a state document of about n deployments of 50 files each (≈ 6 KiB of JSON
-// a deployment), built as text.
-func bigState(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"tokens":[{"token":"t-read","scope":"read"}],"projects":[{"id":"prj_big","name":"big","created_at":"2026-01-01T00:00:00Z"}],"deployments":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"id":"dpl_%08d","project_id":"prj_big","url":"https://big-%08d.hostemu.localhost","target":"preview","status":"queued","created_at":"2026-01-01T00:00:00Z","timings":{"queued_at":"2026-01-01T00:00:00Z"},"files":{`, i, i)
-		for f := range 50 {
-			if f > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"assets/file-%02d.js":"%064d"`, f, i*50+f)
-		}
-		b.WriteString(`}}`)
-	}
-	b.WriteString(`]}`)
-	return []byte(b.String())
-}
-
 // A state import is charged its decoded size against the budget of bytes in flight, and
 // imports take turns: four concurrent imports of a 32 MB state with a 64 MiB budget are
 // all served, one at a time, and the heap's peak stays within twice (the garbage
@@ -108,7 +87,7 @@ func bigState(n int) []byte {
 func TestStateImportsChargeTheirDecodedSize(t *testing.T) {
 	const budget = 64 << 20
 	e := newEnv(t, func(o *emulator.Options) { o.Limits.MaxBodyBytesInFlight = budget })
-	body := bigState(7000)
+	body := statetest.BigJSON(7000)
 	base := heapInUse()
 	var peak atomic.Int64
 	stop := make(chan struct{})

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/statetest"
 )
 
 // TestBinary builds the command as the container does (static, CGO_ENABLED=0, version
@@ -67,7 +69,7 @@ func TestBinary(t *testing.T) {
 			t.Skip("peak resident memory is read from /proc")
 		}
 		p := startBinary(t, bin, "--max-body-bytes-in-flight", "64MiB", "--max-world-bytes", "64MiB")
-		state := bigStateJSON(7000) // 32 MB of JSON
+		state := statetest.BigJSON(7000) // 32 MB of JSON
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Add(1)
@@ -212,28 +214,6 @@ func peakRSS(t *testing.T, pid int) int64 {
 	}
 	t.Fatal("no VmHWM in /proc")
 	return 0
-}
-
-// bigStateJSON is a state document of n deployments of 50 files each (about 4.5 KiB of
-// JSON a deployment).
-func bigStateJSON(n int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"tokens":[{"token":"t-read","scope":"read"}],"projects":[{"id":"prj_big","name":"big","created_at":"2026-01-01T00:00:00Z"}],"deployments":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"id":"dpl_%08d","project_id":"prj_big","url":"https://big-%08d.hostemu.localhost","target":"preview","status":"queued","created_at":"2026-01-01T00:00:00Z","timings":{"queued_at":"2026-01-01T00:00:00Z"},"files":{`, i, i)
-		for f := range 50 {
-			if f > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"assets/file-%02d.js":"%064d"`, f, i*50+f)
-		}
-		b.WriteString(`}}`)
-	}
-	b.WriteString(`]}`)
-	return b.Bytes()
 }
 
 // terminate sends SIGTERM and expects exit code 0 within 5 s.
