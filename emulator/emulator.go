@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -94,7 +95,7 @@ func New(opts Options) (*Emulator, error) {
 		cancel()
 		return nil, &ConfigError{err}
 	}
-	fixtures := fixtureBuilder(files, opts.Seed, start, opts.EdgeDomain, nil)
+	fixtures := fixtureBuilder(files, opts.Seed, start, opts.EdgeDomain, opts.edgeURLForm(), nil)
 	clockStart := start
 	if opts.ClockStart.IsZero() && opts.ClockMode != ClockManual {
 		clockStart = time.Time{} // a real clock with no start is the wall clock, sub-second part included
@@ -104,7 +105,7 @@ func New(opts Options) (*Emulator, error) {
 		Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, Fixtures: fixtures,
 		Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 		RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
-		EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
+		EdgeDomain: opts.EdgeDomain, URLForm: opts.edgeURLForm(), FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
 		Grow: defaultWorldGrowth(opts.MaxWorldBytes),
 	})
 	if err != nil {
@@ -131,7 +132,7 @@ func New(opts Options) (*Emulator, error) {
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
 		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "", ControlSeparate: opts.ControlAddr != "",
 		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout, Namespaces: e.ns,
-		ProxyDomains: opts.ProxyDomains,
+		ProxyDomains: opts.ProxyDomains, TLSURL: opts.tlsURL, URLForm: opts.edgeURLForm(),
 	})
 	e.tunnels = newTunnelServer(e.api.Handler(), lim, e.log)
 	if opts.ControlExposed() {
@@ -189,8 +190,8 @@ func parseFixtures(opts Options) ([]*fixture.File, error) {
 
 // fixtureBuilder returns what builds the start-up state from parsed fixtures, at start
 // and on every reset. A namespace's id replaces the fixtures' credentials with its own.
-func fixtureBuilder(files []*fixture.File, seed int64, start time.Time, edgeDomain string, id *namespace.Identity) func() (state.Snapshot, error) {
-	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain}
+func fixtureBuilder(files []*fixture.File, seed int64, start time.Time, edgeDomain string, form state.URLForm, id *namespace.Identity) func() (state.Snapshot, error) {
+	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain, URLForm: form}
 	return func() (state.Snapshot, error) {
 		snap, problems := fixture.Build(files, fo)
 		if id != nil {
@@ -242,7 +243,11 @@ func (e *Emulator) banner(url, cipherURL, controlURL string, listeners []string)
 	}
 	fmt.Fprintf(&b, "  hosting API      %s/v1\n", url)
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
-	fmt.Fprintf(&b, "  edge             http://<project>-<suffix>.%s:%s/  (deployment URLs and custom domains)\n", w.EdgeDomain(), portOf(url))
+	form := w.URLForm()
+	if form == (state.URLForm{}) { // no listener of its own: the edge is on url
+		form = state.URLForm{Scheme: "http", Port: portNumber(portOf(url))}
+	}
+	fmt.Fprintf(&b, "  edge             %s/  (deployment URLs and custom domains)\n", form.URL("<project>-<suffix>."+w.EdgeDomain()))
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", controlURL)
 	fmt.Fprintf(&b, "  dashboard        %s/dashboard\n", controlURL)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
@@ -284,6 +289,12 @@ func (e *Emulator) Close() error {
 		}
 	})
 	return e.closeErr
+}
+
+// portNumber is port as a number, 0 when it is not one.
+func portNumber(port string) int {
+	n, _ := strconv.Atoi(port)
+	return n
 }
 
 // portOf is the port of a URL such as http://127.0.0.1:4700.

@@ -76,10 +76,10 @@ func (e *Emulator) buildNamespace(id namespace.Identity, spec namespace.Spec) (*
 	}
 	w, err := world.New(world.Config{
 		Seed: seed, ClockMode: mode, ClockStart: clockStart,
-		Fixtures:  fixtureBuilder(files, seed, start, id.Label+"."+edgeDomain, &id),
+		Fixtures:  fixtureBuilder(files, seed, start, id.Label+"."+edgeDomain, o.edgeURLForm(), &id),
 		Scenarios: e.reg, Scenario: scenarioName, JournalSize: o.JournalSize,
 		RateLimitsOff: o.RateLimitsOff, Logger: o.Logger.With("namespace", id.ID),
-		EdgeDomain: o.EdgeDomain, FileStoreSize: o.FileStoreSize, FileBudget: e.files,
+		EdgeDomain: o.EdgeDomain, URLForm: o.edgeURLForm(), FileStoreSize: o.FileStoreSize, FileBudget: e.files,
 		Namespace: id.Label, TokenPrefix: namespace.TokenPrefix(id.Label),
 		Grow: func(w *world.World, delta int64) error { return e.ns.Grow(w, delta) },
 	})

@@ -4,9 +4,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // reservedSuffixes are the names no real site can have (RFC 2606, RFC 6761): the proxy
@@ -66,6 +69,36 @@ func (a *API) edgeDocsBase(r *http.Request) string {
 		return scheme + "://" + addr.String()
 	}
 	return scheme + "://localhost"
+}
+
+// redirectForm is the scheme and port of a domain's 308 for r, so that the redirect
+// opens as the request did: over TLS or through a CONNECT tunnel, the port the client
+// asked for (none for CONNECT host:443); through the proxy in absolute form, https with
+// no port (the client's proxy opens it); on the plain listener, where deployment URLs
+// point (the HTTPS listener, --edge-url-port, or this listener without HTTPS).
+func (a *API) redirectForm(r *http.Request) state.URLForm {
+	_, tunneled := r.Context().Value(tunnelWorldKey{}).(*world.World)
+	if r.TLS != nil || tunneled {
+		scheme := "https"
+		if r.TLS == nil {
+			scheme = "http"
+		}
+		return state.URLForm{Scheme: scheme, Port: portOfHost(r.Host)}
+	}
+	if _, proxy := edge.RequestHost(r); proxy {
+		return state.URLForm{}
+	}
+	return a.cfg.URLForm
+}
+
+// portOfHost is the port of a Host header ("shop.test:4743" → 4743), 0 without one.
+func portOfHost(host string) int {
+	_, port, err := net.SplitHostPort(host)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(port)
+	return n
 }
 
 // publicHostOf is the host of --public-url, normalized, or "".
