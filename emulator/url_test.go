@@ -171,3 +171,109 @@ func TestRedirectKeepsThePort(t *testing.T) {
 		t.Errorf("through the proxy: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
 }
+
+// proxyClient uses the emulator's plain listener as its proxy (https through CONNECT
+// tunnels), trusting the CA alone.
+func (e *tlsEnv) proxyClient() *http.Client {
+	proxy, err := url.Parse(e.url)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	tr := &http.Transport{Proxy: http.ProxyURL(proxy), TLSClientConfig: &tls.Config{RootCAs: e.emu.CACertPool(), Time: e.emu.World().Now}}
+	e.t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: ioTimeout}
+}
+
+// getJSON fetches u with c (Accept: application/json, the read token) and decodes the
+// answer into v.
+func getJSON(t *testing.T, c *http.Client, u string, v any) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", "Bearer t-read")
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if err := jsonUnmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: %d %s", u, res.StatusCode, b)
+	}
+	return res.StatusCode
+}
+
+// doc_url, build_logs_url and the edge's error links use the scheme, host and port the
+// client used; through a CONNECT tunnel, which speaks TLS on a listener that speaks
+// plain HTTP, the HTTPS listener (or, with none, the plain listener over http). Every
+// link opens.
+func TestLinksFollowHowTheRequestArrived(t *testing.T) {
+	t.Parallel()
+	type errBody struct {
+		Error struct {
+			Code   string `json:"code"`
+			DocURL string `json:"doc_url"`
+		} `json:"error"`
+	}
+	for _, tlsOn := range []bool{true, false} {
+		name := "HTTPS on"
+		if !tlsOn {
+			name = "HTTPS off"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newTLSEnv(t, func(o *emulator.Options) {
+				if !tlsOn {
+					o.TLSAddr = ""
+				}
+			})
+			tunnelBase := e.srv.TLSURL()
+			if !tlsOn {
+				tunnelBase = e.url
+			}
+			dep := decode[emulator.Deployment](t, e.get("/v1/deployments/dpl_first", "t-read"))
+			u, _ := url.Parse(dep.URL)
+			missingHost := strings.Replace(u.Hostname(), "first", "nosuch", 1)
+			type arrival struct {
+				name, api, edge string // the API's base and an edge URL, as the client asks
+				client          *http.Client
+				want            string // where links must point
+				edgeWant        string // where an edge error's links point: the listener's address, its host being the edge's
+			}
+			arrivals := []arrival{
+				{"plain listener", e.url, "http://" + missingHost + ":" + portOfURL(t, e.url), e.localhostClient(), e.url, e.url},
+				{"proxy, absolute form", "http://localhost:" + portOfURL(t, e.url), "http://" + missingHost, e.proxyClient(), "http://localhost:" + portOfURL(t, e.url), e.url},
+				{"CONNECT tunnel", "https://localhost:" + portOfURL(t, e.url), "https://" + missingHost, e.proxyClient(), tunnelBase, tunnelBase},
+			}
+			if tlsOn {
+				arrivals = append(arrivals, arrival{"HTTPS listener", "https://localhost:" + portOfURL(t, e.srv.TLSURL()), "https://" + missingHost + ":" + portOfURL(t, e.srv.TLSURL()), e.localhostClient(), "https://localhost:" + portOfURL(t, e.srv.TLSURL()), e.srv.TLSURL()})
+			}
+			for _, a := range arrivals {
+				var apiErr, edgeErr errBody
+				getJSON(t, a.client, a.api+"/v1/nope", &apiErr)
+				var d emulator.Deployment
+				getJSON(t, a.client, a.api+"/v1/deployments/dpl_first", &d)
+				getJSON(t, a.client, a.edge+"/", &edgeErr)
+				for _, l := range []struct{ what, got, want string }{
+					{"API doc_url", apiErr.Error.DocURL, a.want + "/docs/errors/not_found"},
+					{"build_logs_url", d.BuildLogsURL, a.want + "/v1/deployments/dpl_first/logs"},
+					{"edge doc_url", edgeErr.Error.DocURL, a.edgeWant + "/docs/errors/deployment_not_found"},
+				} {
+					if l.got != l.want {
+						t.Errorf("%s: %s %q, want %q", a.name, l.what, l.got, l.want)
+						continue
+					}
+					// the link opens, from this machine, with no proxy
+					req, _ := http.NewRequest("GET", l.got, nil)
+					req.Header.Set("Authorization", "Bearer t-read")
+					res, err := e.localhostClient().Do(req)
+					if err != nil || res.StatusCode != 200 {
+						t.Errorf("%s: %s %s does not open: %v %v", a.name, l.what, l.got, err, res)
+						continue
+					}
+					res.Body.Close()
+				}
+			}
+		})
+	}
+}

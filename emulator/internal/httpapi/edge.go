@@ -53,22 +53,50 @@ func refusedByProxy(d edge.Decision) edge.Decision {
 }
 
 // edgeDocsBase is where an edge error's doc_url points: --public-url, else the address
-// the connection came in on (never the request's host, which is the edge's).
+// the connection came in on (never the request's host, which is the edge's), with the
+// scheme it speaks; through a CONNECT tunnel, the HTTPS listener (tunnelBase).
 func (a *API) edgeDocsBase(r *http.Request) string {
 	if a.cfg.PublicURL != "" {
 		return a.cfg.PublicURL
+	}
+	if tunneled(r) {
+		return a.tunnelBase(r)
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
+	return scheme + "://" + connAddr(r)
+}
+
+// tunneled reports whether r came through a CONNECT tunnel.
+func tunneled(r *http.Request) bool {
+	_, ok := r.Context().Value(tunnelWorldKey{}).(*world.World)
+	return ok
+}
+
+// tunnelBase is where links in an answer sent through a CONNECT tunnel point. Not the
+// request's scheme and host: the tunnel speaks TLS on a listener that speaks plain HTTP
+// (https://127.0.0.1:4700 opens nowhere), and its host may be the edge's. The HTTPS
+// listener serves what the tunnel does; without one, the listener the tunnel came in
+// on, over plain HTTP.
+func (a *API) tunnelBase(r *http.Request) string {
+	if a.cfg.TLSURL != "" {
+		return a.cfg.TLSURL
+	}
+	return "http://" + connAddr(r)
+}
+
+// connAddr is the address r's connection came in on, as a client on this machine dials
+// it (a wildcard address as 127.0.0.1); "localhost" when unknown.
+func connAddr(r *http.Request) string {
 	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 		if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
-			return scheme + "://127.0.0.1:" + itoa(int64(tcp.Port))
+			return "127.0.0.1:" + itoa(int64(tcp.Port))
 		}
-		return scheme + "://" + addr.String()
+		return addr.String()
 	}
-	return scheme + "://localhost"
+	return "localhost"
 }
 
 // redirectForm is the scheme and port of a domain's 308 for r, so that the redirect
@@ -77,8 +105,7 @@ func (a *API) edgeDocsBase(r *http.Request) string {
 // no port (the client's proxy opens it); on the plain listener, where deployment URLs
 // point (the HTTPS listener, --edge-url-port, or this listener without HTTPS).
 func (a *API) redirectForm(r *http.Request) state.URLForm {
-	_, tunneled := r.Context().Value(tunnelWorldKey{}).(*world.World)
-	if r.TLS != nil || tunneled {
+	if r.TLS != nil || tunneled(r) {
 		scheme := "https"
 		if r.TLS == nil {
 			scheme = "http"
