@@ -121,14 +121,17 @@ func caDirOrDefault(dir string, getenv func(string) string) (string, error) {
 }
 
 // caUsage is hostemu ca's help.
-const caUsage = `Usage: hostemu ca [install|uninstall] [--ca-dir DIR]
+const caUsage = `Usage: hostemu ca [install|uninstall] [--ca-dir DIR] [--system=false] [--nss=false]
 
 With no command, prints the certificate (PEM) of the local CA kept in DIR, creating DIR
 and a new CA when it holds none. DIR defaults to HOSTEMU_CA_DIR, else
 <user config dir>/hostemu/ca (~/.config/hostemu/ca on Linux), which hostemu serve uses
 too unless told otherwise.
 
-  install     trust the CA in the system store and in the NSS databases of Chromium
-              and Firefox (creating an empty one where none exists); may need sudo
-              for the system store
-  uninstall   remove it from those stores`
+  install     trust the CA in the system store (through sudo unless root) and in the
+              NSS databases of Chromium and Firefox under $HOME (creating an empty
+              one where none exists; needs NSS's certutil); run it as yourself
+  uninstall   remove it from those stores
+
+  --system=false   leave the system store alone
+  --nss=false      leave the browsers' NSS databases alone`
