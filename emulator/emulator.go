@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -100,7 +101,7 @@ func New(opts Options) (*Emulator, error) {
 			Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart,
 			Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 			RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
-			EdgeDomain: opts.EdgeDomain, FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
+			EdgeDomain: opts.EdgeDomain, URLForm: opts.edgeURLForm(), FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
 		},
 		Files: files, Start: start, MaxBytes: opts.MaxWorldBytes,
 	}
@@ -129,7 +130,7 @@ func New(opts Options) (*Emulator, error) {
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
 		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "", ControlSeparate: opts.ControlAddr != "",
 		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout, Namespaces: e.ns,
-		ProxyDomains: opts.ProxyDomains,
+		ProxyDomains: opts.ProxyDomains, TLSURL: opts.tlsURL, URLForm: opts.edgeURLForm(),
 	})
 	e.tunnels = transport.TunnelServer(e.api.Handler(), lim.transport(), e.log)
 	e.tunnels.ConnContext = httpapi.TunnelContext // a tunnel's requests go to its namespace
@@ -219,7 +220,11 @@ func (e *Emulator) banner(url, cipherURL, controlURL string, listeners []string)
 	}
 	fmt.Fprintf(&b, "  hosting API      %s/v1\n", url)
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
-	fmt.Fprintf(&b, "  edge             http://<project>-<suffix>.%s:%s/  (deployment URLs and custom domains)\n", w.EdgeDomain(), portOf(url))
+	form := w.URLForm()
+	if form == (state.URLForm{}) { // no listener of its own: the edge is on url
+		form = state.URLForm{Scheme: "http", Port: portNumber(portOf(url))}
+	}
+	fmt.Fprintf(&b, "  edge             %s/  (deployment URLs and custom domains)\n", form.URL("<project>-<suffix>."+w.EdgeDomain()))
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", controlURL)
 	fmt.Fprintf(&b, "  dashboard        %s/dashboard\n", controlURL)
 	fmt.Fprintf(&b, "  docs             %s/docs/errors\n", url)
@@ -261,6 +266,12 @@ func (e *Emulator) Close() error {
 		}
 	})
 	return e.closeErr
+}
+
+// portNumber is port as a number, 0 when it is not one.
+func portNumber(port string) int {
+	n, _ := strconv.Atoi(port)
+	return n
 }
 
 // portOf is the port of a URL such as http://127.0.0.1:4700.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // Options configure an emulator. The zero value works: embedded fixtures and default
@@ -22,7 +23,17 @@ type Options struct {
 	CipherAddr string
 	// TLSAddr, when set, is where Listen serves the hosting service, the control API
 	// and the edge over HTTPS, with certificates from the local CA (see CADir).
+	// Deployment URLs then carry its port (see EdgeURLPort).
 	TLSAddr string
+	// TLSAddrFallback lets Listen take a free port on TLSAddr's host when TLSAddr's
+	// port is in use, rather than fail: the command line's default (127.0.0.1:4743)
+	// does, so that a second hostemu still starts; an address the user gave does not.
+	TLSAddrFallback bool
+	// EdgeURLPort, when set, is the port deployment URLs carry (https) instead of the
+	// HTTPS listener's: a reverse proxy's 443, say. Without it, a server that Listen
+	// started writes https://<host>:<TLSAddr's port>, or, with no TLSAddr,
+	// http://<host>:<Addr's port>; an emulator from New, with no listener, https://<host>.
+	EdgeURLPort int
 	// CADir, when set, keeps the local CA (ca.pem, and ca-key.pem with mode 0600) so
 	// that every start has the same one; created if missing. Empty: a new CA in memory.
 	CADir string
@@ -103,6 +114,20 @@ type Options struct {
 	// compactMin is the --state log size that starts a compaction whatever the
 	// snapshot's size (persist.DefaultCompactMin when 0); only tests set it.
 	compactMin int64
+	// urlForm is how deployment URLs are written; Listen sets it from its listeners.
+	urlForm state.URLForm
+	// tlsURL is the HTTPS listener's base URL ("" without one); Listen sets it. Links
+	// in answers served through a CONNECT tunnel point there.
+	tlsURL string
+}
+
+// edgeURLForm is the scheme and port of deployment URLs: EdgeURLPort's, else what
+// Listen found.
+func (o Options) edgeURLForm() state.URLForm {
+	if o.EdgeURLPort != 0 {
+		return state.URLForm{Scheme: "https", Port: o.EdgeURLPort}
+	}
+	return o.urlForm
 }
 
 // LoopbackOnly reports whether the listeners the control API answers on bind loopback

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 
+	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/transport"
 )
 
@@ -23,6 +25,7 @@ type Server struct {
 	cipherLn    net.Listener
 	controlLn   net.Listener // the control API's own, with Options.ControlAddr
 	tlsLn       net.Listener
+	tlsMoved    bool // TLSAddr was taken: tlsLn is a free port (Options.TLSAddrFallback)
 	http        *http.Server
 	cipherHTTP  *http.Server
 	controlHTTP *http.Server
@@ -56,10 +59,15 @@ func Listen(opts Options) (*Server, error) {
 		}
 	}
 	if opts.TLSAddr != "" {
-		if s.tlsLn, err = net.Listen("tcp", opts.TLSAddr); err != nil {
+		if s.tlsLn, s.tlsMoved, err = listenTLS(opts.TLSAddr, opts.TLSAddrFallback); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
+	}
+	opts.urlForm = state.URLForm{Scheme: "http", Port: portOfAddr(s.ln.Addr())}
+	if s.tlsLn != nil {
+		opts.urlForm = state.URLForm{Scheme: "https", Port: portOfAddr(s.tlsLn.Addr())}
+		opts.tlsURL = "https://" + dialable(s.tlsLn.Addr())
 	}
 	if s.emu, err = New(opts); err != nil {
 		s.closeListeners()
@@ -83,6 +91,28 @@ func Listen(opts Options) (*Server, error) {
 		s.tlsHTTP = transport.TLSServer(s.emu.Handler(), lim, s.conns, s.emu.TLSConfig(), log)
 	}
 	return s, nil
+}
+
+// listenTLS binds the HTTPS listener at addr; when its port is in use and fallback is
+// set, a free port on the same host instead (moved).
+func listenTLS(addr string, fallback bool) (ln net.Listener, moved bool, err error) {
+	ln, err = net.Listen("tcp", addr)
+	if err == nil || !fallback || !errors.Is(err, syscall.EADDRINUSE) {
+		return ln, false, err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if ln, err2 := net.Listen("tcp", net.JoinHostPort(host, "0")); err2 == nil {
+		return ln, true, nil
+	}
+	return nil, false, err
+}
+
+// portOfAddr is a TCP listener's port (0 for another kind).
+func portOfAddr(a net.Addr) int {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		return tcp.Port
+	}
+	return 0
 }
 
 func (s *Server) closeListeners() {
@@ -127,7 +157,10 @@ func (s *Server) Banner() string {
 	}
 	b := s.emu.banner(s.URL(), s.CipherURL(), s.ControlURL(), listeners)
 	if u := s.TLSURL(); u != "" {
-		b += fmt.Sprintf("  HTTPS            %s  (trust the CA: %s/_emulator/ca.pem)\n", u, s.ControlURL())
+		b += fmt.Sprintf("  HTTPS            %s  (trust the CA: hostemu ca install, or %s/_emulator/ca.pem)\n", u, s.ControlURL())
+		if s.tlsMoved {
+			b += fmt.Sprintf("                   %s was in use, so HTTPS took a free port\n", s.emu.opts.TLSAddr)
+		}
 	}
 	return b
 }

@@ -18,7 +18,9 @@ import (
 //	res, err := emu.EdgeClient().Get(deployment.URL) // https://shop-abc….hostemu.localhost/
 //	leaf := res.TLS.PeerCertificates[0]               // issuer and expiry as the domain's tls says
 //
-// Every connection goes to the emulator, whatever the URL's host: http URLs to its
+// Every connection goes to the emulator, whatever the URL's host and port (a
+// deployment's url carries the HTTPS listener's port; *.localhost need not resolve on
+// this machine, nor in a CI job's container): http URLs to its
 // plain listener (the edge routes by the Host header, which keeps the URL's), https
 // URLs over real TLS, to Start's HTTPS listener or, for Connect and WithoutTLS,
 // through the plain listener as a proxy (CONNECT). The client trusts the emulator's CA

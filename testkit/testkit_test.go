@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,7 +66,8 @@ func startProcess(t *testing.T, args ...string) string {
 	}
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0",
 		"--clock", "manual", "--clock-start", t0.Format(time.RFC3339)}, args...)...)
-	cmd.Env = withoutHostemuVars(os.Environ())
+	// HTTPS on a free port and the CA in memory: never 4743, nor the user's config directory
+	cmd.Env = append(withoutHostemuVars(os.Environ()), "HOSTEMU_TLS_ADDR=127.0.0.1:0", "HOSTEMU_CA_DIR=:memory:")
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -594,29 +596,46 @@ func expectTime(t *testing.T, what string, got, want time.Time) {
 	}
 }
 
-// EdgeClient fetches a deployment's exact URL and a custom domain, following the
-// domain's 308.
+// EdgeClient fetches a deployment's exact URL, as the API gave it (https on Start's
+// HTTPS listener's port; http on the plain one WithoutTLS), whether or not its host
+// resolves: for Start, Connect (through the proxy, in its namespace) and WithoutTLS.
 func TestEdgeClient(t *testing.T) {
 	t.Parallel()
 	emu := testkit.Start(t)
-	var created struct{ ID, URL string }
-	req, _ := http.NewRequest("POST", emu.URL()+"/v1/deployments", strings.NewReader(`{"project_id":"prj_demo","files":{"index.html":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}}`))
-	req.Header.Set("Authorization", "Bearer "+emu.Token("deploy"))
-	req.Header.Set("Content-Type", "application/json")
-	res, err := emu.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	json.NewDecoder(res.Body).Decode(&created)
-	res.Body.Close()
-	emu.WaitForDeployment(created.ID, "ready")
-	res, err = emu.EdgeClient().Get(created.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != 200 || res.Header.Get("X-Hostemu-Deployment") != created.ID || res.TLS == nil {
-		t.Fatalf("GET %s: %d %v", created.URL, res.StatusCode, res.Header)
+	for _, tc := range []struct {
+		name   string
+		emu    func(t *testing.T) *testkit.Emulator
+		scheme string
+	}{
+		{"Start", func(t *testing.T) *testkit.Emulator { return emu.With(t) }, "https"},
+		{"Connect", func(t *testing.T) *testkit.Emulator { return testkit.Connect(t, emu.URL()) }, "https"},
+		{"WithoutTLS", func(t *testing.T) *testkit.Emulator { return testkit.Start(t, testkit.WithoutTLS()) }, "http"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := tc.emu(t)
+			var created struct{ ID, URL string }
+			req, _ := http.NewRequest("POST", e.URL()+"/v1/deployments", strings.NewReader(`{"project_id":"prj_demo","files":{"index.html":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}}`))
+			req.Header.Set("Authorization", "Bearer "+e.Token("deploy"))
+			req.Header.Set("Content-Type", "application/json")
+			res, err := e.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			json.NewDecoder(res.Body).Decode(&created)
+			res.Body.Close()
+			if u, err := url.Parse(created.URL); err != nil || u.Scheme != tc.scheme || u.Port() == "" {
+				t.Errorf("url %q: want %s with the listener's port", created.URL, tc.scheme)
+			}
+			e.WaitForDeployment(created.ID, "ready")
+			res, err = e.EdgeClient().Get(created.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != 200 || res.Header.Get("X-Hostemu-Deployment") != created.ID || (res.TLS == nil) != (tc.scheme == "http") {
+				t.Fatalf("GET %s: %d %v", created.URL, res.StatusCode, res.Header)
+			}
+		})
 	}
 }
 

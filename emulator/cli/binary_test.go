@@ -184,7 +184,7 @@ func startBinary(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
 	p := &proc{stdout: newLockedBuffer(), stderr: newLockedBuffer(), done: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	p.cmd.Env = cleanEnv()
+	p.cmd.Env = append(cleanEnv(), "HOSTEMU_TLS_ADDR=127.0.0.1:0", "HOSTEMU_CA_DIR="+caInMemory)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ func caCommand(args []string, getenv func(string) string, stdout, stderr io.Writ
 	dir := fset.String("ca-dir", "", "")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: hostemu ca [--ca-dir DIR]\n\nPrints the certificate (PEM) of the local CA kept in DIR, creating DIR and a new CA\nwhen it holds none. DIR defaults to HOSTEMU_CA_DIR. Start hostemu with the same\n--ca-dir to serve certificates from it.")
+			fmt.Fprintln(stdout, caUsage)
 			return 0
 		}
 		fmt.Fprintf(stderr, "hostemu ca: %v\n", flagError(err))
@@ -29,13 +29,9 @@ func caCommand(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "hostemu ca: unexpected argument %q\n", fset.Arg(0))
 		return 2
 	}
-	d := *dir
-	if d == "" {
-		d = getenv(envName("ca-dir"))
-	}
-	if d == "" {
-		fmt.Fprintln(stderr, "hostemu ca: give --ca-dir DIR (or HOSTEMU_CA_DIR): without one, each hostemu makes its own CA in memory;\n"+
-			"  fetch a running one's with curl http://127.0.0.1:4700/_emulator/ca.pem")
+	d, err := caDirOrDefault(*dir, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu ca: %v\n", err)
 		return 2
 	}
 	ca, err := tlsca.Load(d)

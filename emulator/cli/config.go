@@ -57,13 +57,9 @@ var settings = []setting{
 	{"control-addr", "", "`host:port` of the control API's own listener (empty: served on --addr)", func(c *Config, v string) error {
 		return setAddr(&c.Options.ControlAddr, v, false)
 	}},
-	{"tls-addr", "", "`host:port` serving the hosting service, control API and edge over HTTPS, certificates from the local CA (empty: none)", func(c *Config, v string) error {
-		return setAddr(&c.Options.TLSAddr, v, false)
-	}},
-	{"ca-dir", "", "`DIR` keeping the local CA (ca.pem, ca-key.pem mode 0600), created if missing (empty: a new CA in memory each start)", func(c *Config, v string) error {
-		c.Options.CADir = v
-		return nil
-	}},
+	{"tls-addr", defaultTLSAddr, "`host:port` serving the hosting service, control API and edge over HTTPS, certificates from the local CA; deployment URLs carry its port (off or empty: none; the default takes a free port when 4743 is in use)", setTLSAddr},
+	{"edge-url-port", "", "`port` deployment URLs carry instead of the HTTPS listener's (a reverse proxy's 443)", setEdgeURLPort},
+	{"ca-dir", "", "`DIR` keeping the local CA (ca.pem, ca-key.pem mode 0600), created if missing (default <user config dir>/hostemu/ca; :memory: a new CA each start)", setCADir},
 	{"public-url", "", "absolute http(s) `URL` used in links to hostemu (empty: the request's scheme and host)", func(c *Config, v string) error {
 		u, err := parsePublicURL(v)
 		c.Options.PublicURL = u
@@ -334,6 +330,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 		}
 		c.origin[s.name] = origin
 	}
+	c.Options.TLSAddrFallback = c.origin["tls-addr"] == "default --tls-addr" // a port the user chose stays theirs
 	return c, nil
 }
 

@@ -34,13 +34,14 @@ func environ(vars map[string]string) []string {
 func defaultConfig() Config {
 	return Config{
 		Options: emulator.Options{
-			Addr:          "127.0.0.1:4700",
-			Scenario:      "default",
-			Seed:          1,
-			ClockMode:     emulator.ClockReal,
-			CORSOrigins:   []string{"*"},
-			JournalSize:   1000,
-			EdgeDomain:    "hostemu.localhost",
+			Addr:        "127.0.0.1:4700",
+			Scenario:    "default",
+			Seed:        1,
+			ClockMode:   emulator.ClockReal,
+			CORSOrigins: []string{"*"},
+			JournalSize: 1000,
+			EdgeDomain:  "hostemu.localhost",
+			TLSAddr:     "127.0.0.1:4743", TLSAddrFallback: true,
 			FileStoreSize: 256 << 20,
 			NamespaceTTL:  30 * time.Minute,
 			MaxNamespaces: 1000,
@@ -103,12 +104,21 @@ var valid = map[string][]struct {
 		{"127.0.0.1:4701", func(c *Config) { c.Options.CipherAddr = "127.0.0.1:4701" }},
 		{"", func(c *Config) {}},
 	},
-	"tls-addr": {
-		{"0.0.0.0:4743", func(c *Config) { c.Options.TLSAddr = "0.0.0.0:4743" }},
+	"tls-addr": { // a port the user names is theirs: taken, it is an error
+		{"0.0.0.0:4743", func(c *Config) { c.Options.TLSAddr, c.Options.TLSAddrFallback = "0.0.0.0:4743", false }},
+		{"127.0.0.1:4743", func(c *Config) { c.Options.TLSAddrFallback = false }},
+		{"off", func(c *Config) { c.Options.TLSAddr, c.Options.TLSAddrFallback = "", false }},
+		{"OFF", func(c *Config) { c.Options.TLSAddr, c.Options.TLSAddrFallback = "", false }},
+		{"", func(c *Config) { c.Options.TLSAddr, c.Options.TLSAddrFallback = "", false }},
+	},
+	"edge-url-port": {
+		{"443", func(c *Config) { c.Options.EdgeURLPort = 443 }},
+		{"8443", func(c *Config) { c.Options.EdgeURLPort = 8443 }},
 		{"", func(c *Config) {}},
 	},
-	"ca-dir": {
+	"ca-dir": { // the default, the user's config directory, is serve's to find (resolveCADir)
 		{"/home/me/.hostemu-ca", func(c *Config) { c.Options.CADir = "/home/me/.hostemu-ca" }},
+		{":memory:", func(c *Config) {}},
 		{"", func(c *Config) {}},
 	},
 	"public-url": {
@@ -260,7 +270,8 @@ var invalid = map[string][]string{
 	"addr":                     {"4700", "localhost", "127.0.0.1:http", "127.0.0.1:65536", "127.0.0.1:-1"},
 	"cipher-addr":              {"4701", "127.0.0.1:99999"},
 	"control-addr":             {"4702", "127.0.0.1:99999"},
-	"tls-addr":                 {"4743", "127.0.0.1:65536", "localhost"},
+	"tls-addr":                 {"4743", "127.0.0.1:65536", "localhost", "no"},
+	"edge-url-port":            {"0", "65536", "-1", "https", "4743x"},
 	"public-url":               {"emu.test", "ftp://emu.test", "/relative", "http://", "https://emu.test/?q=1", "https://emu.test/#x", "http://u:p@emu.test"},
 	"seed":                     {"abc", "1.5", "9223372036854775808", "0x10"},
 	"clock":                    {"fake", "Manual"},

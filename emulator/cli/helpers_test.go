@@ -78,6 +78,7 @@ func startServe(tb testing.TB, vars map[string]string, args ...string) *served {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{stdout: newLockedBuffer(), stderr: newLockedBuffer(), cancel: cancel, done: make(chan struct{})}
+	vars = quietDefaults(vars)
 	go func() {
 		defer close(s.done)
 		s.code = Run(ctx, append([]string{"serve"}, args...), env(vars), environ(vars), s.stdout, s.stderr)
@@ -85,6 +86,17 @@ func startServe(tb testing.TB, vars map[string]string, args ...string) *served {
 	tb.Cleanup(func() { s.stop(tb) })
 	s.url = s.stdout.waitFor(tb, listeningLine, s.done)[1]
 	return s
+}
+
+// quietDefaults are vars with HTTPS on a free port and the CA in memory unless they say
+// otherwise, so that a test neither takes 4743 nor writes to the user's config
+// directory.
+func quietDefaults(vars map[string]string) map[string]string {
+	out := map[string]string{"HOSTEMU_TLS_ADDR": "127.0.0.1:0", "HOSTEMU_CA_DIR": caInMemory}
+	for k, v := range vars {
+		out[k] = v
+	}
+	return out
 }
 
 // stop cancels serve's context, as a signal would, and returns its exit code.
@@ -104,6 +116,9 @@ func (s *served) stop(tb testing.TB) int {
 func runCmd(tb testing.TB, vars map[string]string, args ...string) (code int, stdout, stderr string) {
 	tb.Helper()
 	out, errOut := newLockedBuffer(), newLockedBuffer()
+	if len(args) > 0 && args[0] == "serve" {
+		vars = quietDefaults(vars)
+	}
 	code = Run(context.Background(), args, env(vars), environ(vars), out, errOut)
 	return code, out.String(), errOut.String()
 }

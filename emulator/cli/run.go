@@ -46,7 +46,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, environ
 	case "validate":
 		return validate(rest, stdout, stderr)
 	case "ca":
-		return caCommand(rest, getenv, stdout, stderr)
+		return caDispatch(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout, stderr)
 	case "version":
@@ -75,7 +75,9 @@ Commands:
   hostemu healthcheck [--url U]  exit 0 when /_emulator/health answers 200 within 2 s,
                                  else 1; U defaults to HOSTEMU_ADDR (0.0.0.0 read as 127.0.0.1)
   hostemu ca [--ca-dir DIR]      print the certificate of the local CA kept in DIR
-                                 (default HOSTEMU_CA_DIR), creating it if missing
+                                 (HOSTEMU_CA_DIR, else <user config dir>/hostemu/ca)
+  hostemu ca install|uninstall   trust the CA in the system store and the NSS databases
+                                 of Chromium and Firefox, or take that trust back
   hostemu version                print version, commit and Go version
   hostemu help                   print this help
 

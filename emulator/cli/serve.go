@@ -39,6 +39,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 	for _, w := range UnknownVariables(environ) {
 		log.Warn(w)
 	}
+	cfg.resolveCADir(getenv, log)
 	opts := cfg.Options
 	opts.Logger = log
 	opts.Version, _ = buildVersion()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 // Options configure a Handler. Lookup is required; the zero value of every other field works.
@@ -20,6 +21,10 @@ type Options struct {
 	// It must not be the request's own host, which is the edge's. nil leaves doc_url
 	// relative ("/docs/errors/<code>").
 	DocsBase func(r *http.Request) string
+	// RedirectForm is the scheme and port of a domain's 308 to its redirect_to, for r:
+	// the port the client used, so that the redirect opens as the request did. nil:
+	// https, no port.
+	RedirectForm func(r *http.Request) state.URLForm
 }
 
 // Handler is the edge as an http.Handler. Decide and Serve split ServeHTTP for a router
@@ -30,6 +35,7 @@ type Handler struct {
 	files      *FileStore
 	edgeDomain string
 	docsBase   func(r *http.Request) string
+	redirectTo func(r *http.Request) state.URLForm
 }
 
 // New returns the edge handler of o.
@@ -37,7 +43,7 @@ func New(o Options) *Handler {
 	if o.EdgeDomain == "" {
 		o.EdgeDomain = DefaultEdgeDomain
 	}
-	return &Handler{lookup: o.Lookup, files: o.Files, edgeDomain: NormalizeHost(o.EdgeDomain), docsBase: o.DocsBase}
+	return &Handler{lookup: o.Lookup, files: o.Files, edgeDomain: NormalizeHost(o.EdgeDomain), docsBase: o.DocsBase, redirectTo: o.RedirectForm}
 }
 
 // EdgeDomain returns the normalised domain deployment hosts live under.
@@ -100,9 +106,14 @@ func (h *Handler) docURL(r *http.Request, code string) string {
 	return base + "/docs/errors/" + code
 }
 
-// redirect answers 308 to https://<to><path>?<query>, path and query exactly as sent.
+// redirect answers 308 to https://<to>[:port]<path>?<query>, path and query exactly as
+// sent, scheme and port as Options.RedirectForm says.
 func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, to string) {
-	target := "https://" + to + requestPath(r)
+	var form state.URLForm
+	if h.redirectTo != nil {
+		form = h.redirectTo(r)
+	}
+	target := form.URL(to) + requestPath(r)
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}

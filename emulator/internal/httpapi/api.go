@@ -20,6 +20,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/compress"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
@@ -61,6 +62,13 @@ type Config struct {
 	// ProxyDomains are the custom domains (suffix patterns, see underAny) the proxy
 	// serves besides deployment hosts and reserved test names (--proxy-domains).
 	ProxyDomains []string
+	// TLSURL is the HTTPS listener's base URL (https://127.0.0.1:4743), "" without one:
+	// links in answers served through a CONNECT tunnel point there, since the tunnel
+	// came in on a listener that speaks plain HTTP.
+	TLSURL string
+	// URLForm is the scheme and port of deployment URLs: a domain's 308 answered on a
+	// plain connection sends the client there.
+	URLForm state.URLForm
 }
 
 // API serves the default world, and the namespaces' worlds, over HTTP.
@@ -111,7 +119,7 @@ func New(w *world.World, cfg Config) *API {
 	a.rendered = newRenderCache()
 	a.imports = make(chan struct{}, 1)
 	a.publicHost, a.publicOrigin = publicHostOf(cfg.PublicURL), publicOriginOf(cfg.PublicURL)
-	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
+	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase, RedirectForm: a.redirectForm})
 	a.engine = a.newEngine()
 	a.routes(a.engine)
 	a.apiHTTP = compress.Responses(a.engine)

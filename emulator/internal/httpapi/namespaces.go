@@ -115,5 +115,5 @@ func (a *API) edgeOf(w *world.World) *edge.Handler {
 	if w == a.w {
 		return a.edge
 	}
-	return edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase})
+	return edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase, RedirectForm: a.redirectForm})
 }

@@ -135,7 +135,8 @@ func (a *API) writeError(ex *exchange, w http.ResponseWriter, r *http.Request, s
 }
 
 // baseURL is where links to hostemu point: --public-url, else the request's own
-// scheme and host (so links work from a CI job container).
+// scheme and host (so links work from a CI job container); through a CONNECT tunnel,
+// the HTTPS listener (tunnelBase).
 func (a *API) baseURL(r *http.Request) string {
 	prefix, host := a.baseParts(r)
 	return prefix + host
@@ -147,6 +148,9 @@ func (a *API) baseURL(r *http.Request) string {
 func (a *API) baseParts(r *http.Request) (prefix, host string) {
 	if a.cfg.PublicURL != "" {
 		return a.cfg.PublicURL, ""
+	}
+	if tunneled(r) {
+		return a.tunnelBase(r), ""
 	}
 	prefix = "http://"
 	if r.TLS != nil {

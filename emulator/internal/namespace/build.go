@@ -52,7 +52,7 @@ func Fixtures(path string) ([]*fixture.File, error) {
 // Default builds the default world, not yet started.
 func (b *Worlds) Default() (*world.World, error) {
 	cfg := b.Base
-	cfg.Fixtures = b.snapshot(b.Files, cfg.Seed, b.Start, cfg.EdgeDomain, nil)
+	cfg.Fixtures = b.snapshot(b.Files, cfg.Seed, b.Start, cfg.EdgeDomain, cfg.URLForm, nil)
 	max := b.MaxBytes
 	if max <= 0 {
 		max = DefaultMaxBytes
@@ -120,7 +120,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if edgeDomain == "" {
 		edgeDomain = state.DefaultEdgeDomain
 	}
-	cfg.Fixtures = b.snapshot(files, cfg.Seed, start, id.Label+"."+edgeDomain, &id)
+	cfg.Fixtures = b.snapshot(files, cfg.Seed, start, id.Label+"."+edgeDomain, cfg.URLForm, &id)
 	cfg.Logger = cfg.Logger.With("namespace", id.ID)
 	cfg.Namespace, cfg.TokenPrefix = id.Label, TokenPrefix(id.Label)
 	cfg.Grow = b.Grow
@@ -133,8 +133,8 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 
 // snapshot returns what builds a world's start-up state from parsed fixtures, at start
 // and on every reset. A namespace's id replaces the fixtures' credentials with its own.
-func (b *Worlds) snapshot(files []*fixture.File, seed int64, start time.Time, edgeDomain string, id *Identity) func() (state.Snapshot, error) {
-	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain}
+func (b *Worlds) snapshot(files []*fixture.File, seed int64, start time.Time, edgeDomain string, form state.URLForm, id *Identity) func() (state.Snapshot, error) {
+	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain, URLForm: form}
 	return func() (state.Snapshot, error) {
 		snap, problems := fixture.Build(files, fo)
 		if id != nil {

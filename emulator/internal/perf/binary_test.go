@@ -35,7 +35,7 @@ func TestBinaryVsGin(t *testing.T) {
 	build(t, filepath.Join(dir, "baregin"), "./baregin")
 
 	emuAddr := freeAddr(t)
-	emu := start(t, taskset, filepath.Join(dir, "hostemu"), "--addr", emuAddr, "--tls-addr", "", "--rate-limits", "off", "--log-format", "text")
+	emu := start(t, taskset, filepath.Join(dir, "hostemu"), "--addr", emuAddr, "--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text")
 	path := "/v1/deployments/" + firstDeployment(t, "http://"+emuAddr)
 	body := get(t, "http://"+emuAddr+path)
 	bodyFile := filepath.Join(dir, "body.json")

@@ -3,6 +3,7 @@ package state
 import (
 	"crypto/sha256"
 	"encoding/base32"
+	"strconv"
 	"strings"
 )
 
@@ -41,13 +42,47 @@ func ValidFileHash(h string) bool {
 // real host.
 const DefaultEdgeDomain = "hostemu.localhost"
 
-// DeploymentURL is the stable URL of a deployment:
-// https://<DeploymentLabel>.<edge domain> ("" is DefaultEdgeDomain).
-func DeploymentURL(projectName, deploymentID, edgeDomain string) string {
+// URLForm is how deployment URLs are written beyond their host: the scheme and the
+// port a client must use to open them. The zero value is https with no port (443), the
+// form of a world served behind nothing in particular (emulator.New); a listening
+// hostemu writes the port of its HTTPS listener (or --edge-url-port), or, with no HTTPS
+// listener, http and the port of its plain one, so that the url the API hands out
+// opens as given.
+type URLForm struct {
+	// Scheme is "https" (when empty) or "http".
+	Scheme string
+	// Port is written after the host unless it is 0 or the scheme's default.
+	Port int
+}
+
+// String is the URL's part before the host, "https://", and the part after it, ":4743"
+// or "", joined around "<host>".
+func (f URLForm) String() string { return f.prefix() + "<host>" + f.suffix() }
+
+func (f URLForm) prefix() string {
+	if f.Scheme == "" {
+		return "https://"
+	}
+	return f.Scheme + "://"
+}
+
+func (f URLForm) suffix() string {
+	if f.Port == 0 || f.Port == 443 && (f.Scheme == "" || f.Scheme == "https") || f.Port == 80 && f.Scheme == "http" {
+		return ""
+	}
+	return ":" + strconv.Itoa(f.Port)
+}
+
+// URL is the URL of host in this form: https://host:4743.
+func (f URLForm) URL(host string) string { return f.prefix() + host + f.suffix() }
+
+// DeploymentURL is the stable URL of a deployment: https://<DeploymentLabel>.<edge
+// domain>[:port] ("" is DefaultEdgeDomain), scheme and port as form says.
+func DeploymentURL(projectName, deploymentID, edgeDomain string, form URLForm) string {
 	if edgeDomain == "" {
 		edgeDomain = DefaultEdgeDomain
 	}
-	return "https://" + DeploymentLabel(projectName, deploymentID) + "." + edgeDomain
+	return form.URL(DeploymentLabel(projectName, deploymentID) + "." + edgeDomain)
 }
 
 // DeploymentLabel is the first label of a deployment's host: "<project-name

@@ -14,12 +14,12 @@ func TestDeploymentURL(t *testing.T) {
 		{strings.Repeat("long", 20), "dpl_abcdefghij0123456789", "https://" + strings.Repeat("long", 11)[:42] + "-abcdefghij0123456789.hostemu.test"},
 	}
 	for _, tt := range tests {
-		if got := DeploymentURL(tt.name, tt.id, "hostemu.test"); got != tt.want {
+		if got := DeploymentURL(tt.name, tt.id, "hostemu.test", URLForm{}); got != tt.want {
 			t.Errorf("DeploymentURL(%q, %q) = %q, want %q", tt.name, tt.id, got, tt.want)
 		}
 	}
 	// Ids that are not lowercase letters and digits get a digest: valid and distinct.
-	a, b := DeploymentURL("shop", "dpl_A_b", ""), DeploymentURL("shop", "dpl_a_b", "")
+	a, b := DeploymentURL("shop", "dpl_A_b", "", URLForm{}), DeploymentURL("shop", "dpl_a_b", "", URLForm{})
 	for _, u := range []string{a, b} {
 		host := strings.TrimPrefix(u, "https://")
 		if label, _, _ := strings.Cut(host, "."); !validTestHostname(host) || len(label) > 63 {
@@ -34,4 +34,29 @@ func TestDeploymentURL(t *testing.T) {
 func validTestHostname(h string) bool {
 	n, ok := NormalizeHostname(h, false)
 	return ok && n == h
+}
+
+// A deployment URL carries the port a client must use, and no port that is the scheme's
+// own: the url the API hands out opens as given.
+func TestDeploymentURLForm(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		form URLForm
+		want string
+	}{
+		{URLForm{}, "https://shop-abc.hostemu.localhost"},
+		{URLForm{Port: 4743}, "https://shop-abc.hostemu.localhost:4743"},
+		{URLForm{Scheme: "https", Port: 443}, "https://shop-abc.hostemu.localhost"},
+		{URLForm{Scheme: "http", Port: 4700}, "http://shop-abc.hostemu.localhost:4700"},
+		{URLForm{Scheme: "http", Port: 80}, "http://shop-abc.hostemu.localhost"},
+		{URLForm{Scheme: "http", Port: 443}, "http://shop-abc.hostemu.localhost:443"},
+	}
+	for _, tt := range tests {
+		if got := DeploymentURL("shop", "dpl_abc", "", tt.form); got != tt.want {
+			t.Errorf("DeploymentURL with %+v = %q, want %q", tt.form, got, tt.want)
+		}
+	}
+	if got := (URLForm{Port: 4743}).String(); got != "https://<host>:4743" {
+		t.Errorf("String() = %q", got)
+	}
 }

@@ -20,6 +20,9 @@ func (w *World) EdgeDomain() string {
 	return w.edgeDomain
 }
 
+// URLForm is the scheme and port deployment URLs are written with.
+func (w *World) URLForm() state.URLForm { return w.urlForm }
+
 // Namespace is the world's namespace label, "" for the default world.
 func (w *World) Namespace() string { return w.namespace }
 

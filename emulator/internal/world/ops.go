@@ -91,7 +91,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	for {
 		id := w.newID("dpl_")
 		d = state.Deployment{
-			ID: id, ProjectID: p.ID, URL: state.DeploymentURL(p.Name, id, w.URLDomain()), Target: target,
+			ID: id, ProjectID: p.ID, URL: state.DeploymentURL(p.Name, id, w.URLDomain(), w.urlForm), Target: target,
 			CreatedAt: now, Env: in.Env, Files: in.Files,
 			Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
 		}

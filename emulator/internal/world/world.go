@@ -37,6 +37,8 @@ type Config struct {
 	// EdgeDomain is the domain deployment URLs live under ("" is
 	// state.DefaultEdgeDomain).
 	EdgeDomain string
+	// URLForm is the scheme and port of deployment URLs (zero: https, no port).
+	URLForm state.URLForm
 	// FileStoreSize bounds the uploaded file contents kept for the edge, in bytes
 	// (edge.DefaultFileStoreSize when 0).
 	FileStoreSize int64
@@ -81,6 +83,7 @@ type World struct {
 	log     *slog.Logger
 
 	edgeDomain  string
+	urlForm     state.URLForm
 	namespace   string // label; "" for the default world
 	tokenPrefix string
 
@@ -133,6 +136,7 @@ func New(cfg Config) (*World, error) {
 		grow:          cfg.Grow,
 		events:        events.NewHub(0),
 		edgeDomain:    cfg.EdgeDomain,
+		urlForm:       cfg.URLForm,
 		namespace:     cfg.Namespace,
 		tokenPrefix:   cfg.TokenPrefix,
 		log:           cfg.Logger,
