@@ -107,6 +107,10 @@ func (a *API) docsRoutes(r *gin.Engine) {
 	get(r, "/docs", a.docsIndex)
 	get(r, "/docs/errors", a.docsIndex)
 	get(r, "/docs/errors/:code", a.docsError)
+	get(r, "/openapi.json", a.openapiJSON)
+	get(r, "/openapi.yaml", a.openapiYAML)
+	r.OPTIONS("/openapi.json", a.openapiPreflight)
+	r.OPTIONS("/openapi.yaml", a.openapiPreflight)
 }
 
 // getHead are the methods of a readable route: HEAD answers wherever GET does, with

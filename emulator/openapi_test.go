@@ -1,0 +1,81 @@
+package emulator_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+// The public OpenAPI description is served as JSON and YAML without a token, names the
+// address it was asked on (or --public-url) in servers, and is the same document both
+// ways.
+func TestOpenAPIDescriptionIsServed(t *testing.T) {
+	for _, tt := range []struct {
+		name, publicURL string
+	}{
+		{"request's host", ""},
+		{"public URL", "https://hostemu.example.test"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, func(o *emulator.Options) { o.PublicURL = tt.publicURL })
+			want := tt.publicURL
+			if want == "" {
+				want = e.url
+			}
+			js := e.get("/openapi.json", "")
+			mustStatus(t, js, 200)
+			if ct := js.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("JSON Content-Type = %q", ct)
+			}
+			var doc struct {
+				OpenAPI string `json:"openapi"`
+				Servers []struct {
+					URL string `json:"url"`
+				} `json:"servers"`
+				Paths map[string]any `json:"paths"`
+			}
+			if err := json.Unmarshal(js.Body, &doc); err != nil {
+				t.Fatalf("not JSON: %v", err)
+			}
+			if doc.OpenAPI != "3.1.0" || len(doc.Servers) != 1 || doc.Servers[0].URL != want || doc.Paths["/v1/deployments"] == nil {
+				t.Errorf("openapi %q, servers %+v, %d paths; want 3.1.0 and server %s", doc.OpenAPI, doc.Servers, len(doc.Paths), want)
+			}
+			y := e.get("/openapi.yaml", "")
+			mustStatus(t, y, 200)
+			if ct := y.Header.Get("Content-Type"); ct != "application/yaml" {
+				t.Errorf("YAML Content-Type = %q", ct)
+			}
+			if !strings.HasPrefix(string(y.Body), "openapi: 3.1.0\n") || !strings.Contains(string(y.Body), "\nservers:\n  - url: "+want+"\n") {
+				t.Errorf("YAML does not start as written or names the wrong server: %.200s", y.Body)
+			}
+		})
+	}
+}
+
+// The description is never rate limited, journaled or faulted, and a browser app may
+// read it (the public APIs' CORS rules).
+func TestOpenAPIDescriptionIsOutsideTheServices(t *testing.T) {
+	e := newEnv(t)
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"status": 503}), 201)
+	for i := range 30 { // the per-IP limit without a token is 10 a second, and the clock stands still
+		r := e.do(req{Method: "GET", Path: "/openapi.json", Headers: map[string]string{"Origin": "http://app.example.test"}})
+		if r.Status != 200 {
+			t.Fatalf("request %d: status %d: %.200s", i, r.Status, r.Body)
+		}
+		if r.Header.Get("X-Ratelimit-Limit") != "" {
+			t.Fatalf("rate-limit headers on the description")
+		}
+		if got := r.Header.Get("Access-Control-Allow-Origin"); got != "http://app.example.test" {
+			t.Fatalf("Access-Control-Allow-Origin = %q", got)
+		}
+	}
+	pre := e.do(req{Method: "OPTIONS", Path: "/openapi.yaml", Headers: map[string]string{"Origin": "http://app.example.test", "Access-Control-Request-Method": "GET"}})
+	if pre.Status != 204 || pre.Header.Get("Access-Control-Allow-Origin") != "http://app.example.test" {
+		t.Errorf("preflight: %d %v", pre.Status, pre.Header)
+	}
+	if rs := decode[journalPage](t, e.get("/_emulator/requests", "")).Requests; len(rs) != 0 {
+		t.Errorf("journal holds %d requests, want none: %+v", len(rs), rs[0])
+	}
+}
