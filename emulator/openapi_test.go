@@ -1,7 +1,12 @@
 package emulator_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -77,5 +82,73 @@ func TestOpenAPIDescriptionIsOutsideTheServices(t *testing.T) {
 	}
 	if rs := decode[journalPage](t, e.get("/_emulator/requests", "")).Requests; len(rs) != 0 {
 		t.Errorf("journal holds %d requests, want none: %+v", len(rs), rs[0])
+	}
+}
+
+// recorder is a testing.TB that keeps the failures it is told of, so that a test can
+// show a helper fails.
+type recorder struct {
+	testing.TB
+	failures []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, a ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, a...))
+}
+func (r *recorder) Fatalf(format string, a ...any) { r.Errorf(format, a...); r.TB.Fatalf(format, a...) }
+
+// The black-box helpers hold every answer to the description: a test double that
+// answers unlike it (a field renamed, a status changed, a header dropped, an enum
+// value out of its set) fails the test that made the request, and the real emulator
+// does not.
+func TestOpenAPIValidatorCatchesWrongAnswers(t *testing.T) {
+	tests := []struct {
+		name   string
+		double func(status int, h http.Header, body []byte) (int, []byte)
+		want   string
+	}{
+		{"unchanged", func(s int, _ http.Header, b []byte) (int, []byte) { return s, b }, ""},
+		{"field renamed", func(s int, _ http.Header, b []byte) (int, []byte) {
+			return s, bytes.ReplaceAll(b, []byte(`"next_cursor"`), []byte(`"nextCursor"`))
+		}, "does not match the description"},
+		{"status changed", func(s int, _ http.Header, b []byte) (int, []byte) {
+			if s == 200 {
+				s = 202
+			}
+			return s, b
+		}, "does not list"},
+		{"rate-limit header dropped", func(s int, h http.Header, b []byte) (int, []byte) {
+			h.Del("X-Ratelimit-Remaining")
+			return s, b
+		}, "X-RateLimit-Remaining"},
+		{"enum value out of its set", func(s int, _ http.Header, b []byte) (int, []byte) {
+			return s, bytes.ReplaceAll(b, []byte(`"status":"ready"`), []byte(`"status":"done"`))
+		}, "does not match the description"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			e := newDoubleEnv(rec, func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					c := httptest.NewRecorder()
+					next.ServeHTTP(c, r)
+					status, body := tt.double(c.Code, c.Header(), c.Body.Bytes())
+					maps.Copy(w.Header(), c.Header())
+					w.Header().Del("Content-Length")
+					w.WriteHeader(status)
+					w.Write(body)
+				})
+			})
+			e.get("/v1/projects", "t-read")
+			e.get("/v1/deployments?status=ready", "t-read")
+			got := strings.Join(rec.failures, "\n")
+			if tt.want == "" && got != "" {
+				t.Errorf("the emulator's own answers fail the description:\n%s", got)
+			}
+			if tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("failures %q, want one naming %q", got, tt.want)
+			}
+		})
 	}
 }

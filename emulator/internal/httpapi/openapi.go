@@ -19,9 +19,8 @@ func (a *API) openapiYAML(c *gin.Context) { a.serveDescription(c, openapi.Hostin
 // openapiPreflight answers a CORS preflight for the public description as the public
 // APIs do.
 func (a *API) openapiPreflight(c *gin.Context) {
-	if ex := exchangeOf(c); ex != nil {
-		preflight(ex, c.Request, a.allowOrigin(c.Request.Header.Get("Origin")))
-	}
+	// through gin's writer, which would otherwise write its own status after ours
+	preflight(&exchange{ResponseWriter: c.Writer}, c.Request, a.allowOrigin(c.Request.Header.Get("Origin")))
 }
 
 // serveDescription writes d with servers naming where it was asked (--public-url, else

@@ -1,0 +1,69 @@
+package emulator_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/openapi"
+	"github.com/hostemu/hostemu/emulator/internal/openapi/openapitest"
+)
+
+// describedBy is the description that covers a request to hostemu's own host, or nil
+// (the dashboard, the docs pages, a deployment host).
+func describedBy(r req) *openapi.Doc {
+	if r.Host != "" {
+		return nil // the edge, or a Host header under test
+	}
+	switch {
+	case strings.HasPrefix(r.Path, "/v1/"), strings.HasPrefix(r.Path, "/openapi."):
+		return openapi.Hosting()
+	}
+	return nil
+}
+
+// mayChangeAnswers reports whether a request can make later answers differ from what
+// their operations list (a fault, a scenario): from then on, any status the shared
+// default response allows is accepted.
+func mayChangeAnswers(method, path string) bool {
+	return method != http.MethodGet && strings.HasPrefix(path, "/_emulator/") &&
+		(strings.Contains(path, "/faults") || strings.Contains(path, "/scenarios") || strings.Contains(path, "/state") || strings.HasSuffix(path, "/namespaces"))
+}
+
+// checkDescribed holds one request made by a black-box helper and its answer to the
+// OpenAPI description that covers it (openapitest.Check), failing the test on any
+// difference. HEAD (no body to check) and CORS preflights are left out.
+func (e *env) checkDescribed(t testing.TB, r req, sent *http.Request, body []byte, got resp) {
+	t.Helper()
+	if mayChangeAnswers(r.Method, r.Path) {
+		e.faulted = true
+	}
+	doc := describedBy(r)
+	if doc == nil || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+		return
+	}
+	v, err := openapitest.For(doc)
+	if err != nil {
+		t.Fatalf("OpenAPI validator: %v", err)
+	}
+	for _, p := range v.Check(openapitest.Exchange{Method: r.Method, Path: r.Path, Header: sent.Header, Body: body,
+		Status: got.Status, RespHeader: got.Header, RespBody: got.Body, Faulted: e.faulted}) {
+		t.Errorf("OpenAPI: %s", p)
+	}
+}
+
+// newDoubleEnv is newEnv with the emulator's handler wrapped: a test double of hostemu
+// that answers as wrap makes it.
+func newDoubleEnv(t testing.TB, wrap func(http.Handler) http.Handler) *env {
+	t.Helper()
+	e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart})
+	if err != nil {
+		t.Fatalf("emulator.New: %v", err)
+	}
+	srv := httptest.NewServer(wrap(e.Handler()))
+	t.Cleanup(func() { srv.Close(); e.Close() })
+	return &env{t: t, emu: e, url: srv.URL}
+}
