@@ -12,17 +12,26 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/openapi/openapitest"
 )
 
-// describedBy is the description that covers a request to hostemu's own host, or nil
-// (the dashboard, the docs pages, a deployment host).
-func describedBy(r req) *openapi.Doc {
+// describedBy is the description that covers a request to hostemu's own host, and the
+// request's path as it names it, or nil (the dashboard, the docs pages, a deployment
+// host). The control description names a namespace's routes once, relative to its
+// second server, /_emulator/namespaces/{ns}: they are checked as the default world's.
+func describedBy(r req) (*openapi.Doc, string) {
 	if r.Host != "" {
-		return nil // the edge, or a Host header under test
+		return nil, "" // the edge, or a Host header under test
 	}
 	switch {
 	case strings.HasPrefix(r.Path, "/v1/"), strings.HasPrefix(r.Path, "/openapi."):
-		return openapi.Hosting()
+		return openapi.Hosting(), r.Path
+	case strings.HasPrefix(r.Path, "/_emulator/"):
+		if rest, ok := strings.CutPrefix(r.Path, "/_emulator/namespaces/"); ok {
+			if _, inside, ok := strings.Cut(rest, "/"); ok && inside != "" {
+				return openapi.Control(), "/_emulator/" + inside
+			}
+		}
+		return openapi.Control(), r.Path
 	}
-	return nil
+	return nil, ""
 }
 
 // mayChangeAnswers reports whether a request can make later answers differ from what
@@ -41,7 +50,7 @@ func (e *env) checkDescribed(t testing.TB, r req, sent *http.Request, body []byt
 	if mayChangeAnswers(r.Method, r.Path) {
 		e.faulted = true
 	}
-	doc := describedBy(r)
+	doc, path := describedBy(r)
 	if doc == nil || r.Method == http.MethodHead || r.Method == http.MethodOptions {
 		return
 	}
@@ -49,7 +58,7 @@ func (e *env) checkDescribed(t testing.TB, r req, sent *http.Request, body []byt
 	if err != nil {
 		t.Fatalf("OpenAPI validator: %v", err)
 	}
-	for _, p := range v.Check(openapitest.Exchange{Method: r.Method, Path: r.Path, Header: sent.Header, Body: body,
+	for _, p := range v.Check(openapitest.Exchange{Method: r.Method, Path: path, Header: sent.Header, Body: body,
 		Status: got.Status, RespHeader: got.Header, RespBody: got.Body, Faulted: e.faulted}) {
 		t.Errorf("OpenAPI: %s", p)
 	}

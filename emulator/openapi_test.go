@@ -152,3 +152,22 @@ func TestOpenAPIValidatorCatchesWrongAnswers(t *testing.T) {
 		})
 	}
 }
+
+// The control API's description is served under the control API's rules: with
+// --control-token, only with the token; its servers name /_emulator and a namespace's
+// prefix at the address asked.
+func TestControlOpenAPIDescription(t *testing.T) {
+	e := newEnv(t, func(o *emulator.Options) { o.ControlToken = "sesame" })
+	if r := e.get("/_emulator/openapi.json", ""); r.Status != 401 {
+		t.Fatalf("without the control token: %d, want 401", r.Status)
+	}
+	for _, path := range []string{"/_emulator/openapi.json", "/_emulator/openapi.yaml"} {
+		r := e.do(req{Method: "GET", Path: path, Headers: map[string]string{"Authorization": "Bearer sesame"}})
+		mustStatus(t, r, 200)
+		for _, want := range []string{e.url + "/_emulator", e.url + "/_emulator/namespaces/{ns}", "operationId"} {
+			if !strings.Contains(string(r.Body), want) {
+				t.Errorf("%s lacks %q", path, want)
+			}
+		}
+	}
+}

@@ -16,6 +16,14 @@ import (
 func (a *API) openapiJSON(c *gin.Context) { a.serveDescription(c, openapi.Hosting(), true, true) }
 func (a *API) openapiYAML(c *gin.Context) { a.serveDescription(c, openapi.Hosting(), false, true) }
 
+func (a *API) controlOpenAPIJSON(c *gin.Context) {
+	a.serveDescription(c, openapi.Control(), true, false)
+}
+
+func (a *API) controlOpenAPIYAML(c *gin.Context) {
+	a.serveDescription(c, openapi.Control(), false, false)
+}
+
 // openapiPreflight answers a CORS preflight for the public description as the public
 // APIs do.
 func (a *API) openapiPreflight(c *gin.Context) {

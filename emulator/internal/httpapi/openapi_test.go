@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/openapi"
 )
 
@@ -60,6 +61,26 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 		return k == KindHosting || k == KindCipher || path == "/openapi.json" || path == "/openapi.yaml"
 	}
 	compareOperations(t, "hosting.yaml", routedOperations(a, public), describedOperations(t, openapi.Hosting()))
+}
+
+// The control API's description and the router agree likewise: the routes of one world
+// are described once, server-relative, for /_emulator and for a namespace's prefix (the
+// description's second server).
+func TestOpenAPIDescribesEveryControlRoute(t *testing.T) {
+	a := New(newTestAPI(t).w, Config{Namespaces: namespace.New(namespace.Config{})})
+	routed := map[string]bool{}
+	for op := range routedOperations(a, func(path string) bool {
+		return kindOfPath(path, http.MethodGet) == KindControl || path == "/_emulator/health"
+	}) {
+		method, path, _ := strings.Cut(op, " ")
+		if rest, ok := strings.CutPrefix(path, "/_emulator/namespaces/{ns}/"); ok {
+			path = "/" + rest
+		} else {
+			path = strings.TrimPrefix(path, "/_emulator")
+		}
+		routed[method+" "+path] = true
+	}
+	compareOperations(t, "control.yaml", routed, describedOperations(t, openapi.Control()))
 }
 
 func compareOperations(t *testing.T, name string, routed, described map[string]bool) {

@@ -48,6 +48,8 @@ func (a *API) controlRoutes(r *gin.Engine) {
 	get(r, "/_emulator/health", a.handle(a.health))
 	g := r.Group("/_emulator", a.strictControlQuery())
 	a.worldRoutes(g)
+	get(g, "/openapi.json", a.controlOpenAPIJSON)
+	get(g, "/openapi.yaml", a.controlOpenAPIYAML)
 	if a.ns == nil {
 		return // no namespaces can be made: their routes are 404 not_found
 	}

@@ -10,7 +10,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -19,25 +18,32 @@ import (
 //go:embed hosting.yaml
 var hostingYAML []byte
 
+//go:embed control.yaml
+var controlYAML []byte
+
 // defaultServer is the servers URL written in the files: hostemu's default address.
 // A served copy replaces it with the address it was asked on.
 const defaultServer = "http://127.0.0.1:4700"
 
 // Doc is one description, ready to serve: its YAML as written and its JSON, converted
-// once, each cut around the servers URL so that a request's own goes in without
-// parsing anything again.
+// once, each cut where a servers URL names hostemu's default address, so that the
+// address a request was made to goes in without parsing anything again.
 type Doc struct {
-	name       string
-	yamlBefore []byte
-	yamlAfter  []byte
-	jsonBefore []byte
-	jsonAfter  []byte
+	name string
+	yaml [][]byte // the YAML, cut around every servers URL's default address
+	json [][]byte // the JSON, likewise
 }
 
 // Hosting is the description of the hosting and decryption services.
 func Hosting() *Doc { return hosting }
 
-var hosting = mustLoad("hosting.yaml", hostingYAML)
+// Control is the description of the control API.
+func Control() *Doc { return control }
+
+var (
+	hosting = mustLoad("hosting.yaml", hostingYAML)
+	control = mustLoad("control.yaml", controlYAML)
+)
 
 // Raw is the embedded file as written, with hostemu's default address in servers: what
 // the tests validate against.
@@ -46,22 +52,25 @@ func (d *Doc) Raw() []byte { return d.YAML(defaultServer) }
 // Name is the embedded file's name.
 func (d *Doc) Name() string { return d.name }
 
-// YAML is the description as written, with server as the servers URL.
+// YAML is the description as written, with server (a base URL, no trailing slash) in
+// place of hostemu's default address in every servers URL.
 func (d *Doc) YAML(server string) []byte {
-	out := make([]byte, 0, len(d.yamlBefore)+len(server)+len(d.yamlAfter))
-	out = append(out, d.yamlBefore...)
-	out = append(out, server...)
-	return append(out, d.yamlAfter...)
+	return bytes.Join(d.yaml, []byte(yamlServer+server))
 }
 
-// JSON is the description as JSON, with server as the servers URL.
+// JSON is the description as JSON, with server in place of hostemu's default address
+// in every servers URL.
 func (d *Doc) JSON(server string) []byte {
 	s, _ := json.Marshal(server) // a string always encodes
-	out := make([]byte, 0, len(d.jsonBefore)+len(s)+len(d.jsonAfter))
-	out = append(out, d.jsonBefore...)
-	out = append(out, s...)
-	return append(out, d.jsonAfter...)
+	return bytes.Join(d.json, append([]byte(jsonServer), s[1:len(s)-1]...))
 }
+
+// The forms a servers URL takes in the YAML as written (a list item, the url key
+// first) and in the JSON made from it; nothing else in the files starts so.
+const (
+	yamlServer = "- url: "
+	jsonServer = `{"url":"`
+)
 
 // mustLoad prepares an embedded description; a malformed one is a build error, which
 // the package's tests catch, so it panics.
@@ -74,14 +83,10 @@ func mustLoad(name string, src []byte) *Doc {
 }
 
 func load(name string, src []byte) (*Doc, error) {
-	// the YAML is served as written: cut it at the servers URL's one place
-	mark := []byte("\nservers:\n  - url: " + defaultServer + "\n")
-	i := bytes.Index(src, mark)
-	if i < 0 {
-		return nil, fmt.Errorf("%s: no %q", name, mark)
+	d := &Doc{name: name, yaml: bytes.Split(src, []byte(yamlServer+defaultServer))}
+	if len(d.yaml) < 2 {
+		return nil, fmt.Errorf("%s: no servers URL %s", name, defaultServer)
 	}
-	at := i + len(mark) - len(defaultServer) - 1
-	d := &Doc{name: name, yamlBefore: src[:at], yamlAfter: src[at+len(defaultServer):]}
 	var root yaml.Node
 	if err := yaml.Unmarshal(src, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -90,14 +95,10 @@ func load(name string, src []byte) (*Doc, error) {
 	if err := writeJSON(&b, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	js := b.Bytes()
-	jmark := []byte(`"servers":[{"url":` + strconv.Quote(defaultServer))
-	j := bytes.Index(js, jmark)
-	if j < 0 {
-		return nil, fmt.Errorf("%s: no servers in the JSON", name)
+	d.json = bytes.Split(b.Bytes(), []byte(jsonServer+defaultServer))
+	if len(d.json) != len(d.yaml) {
+		return nil, fmt.Errorf("%s: %d servers URLs in the YAML, %d in the JSON", name, len(d.yaml)-1, len(d.json)-1)
 	}
-	at = j + len(jmark) - len(strconv.Quote(defaultServer))
-	d.jsonBefore, d.jsonAfter = js[:at], js[at+len(strconv.Quote(defaultServer)):]
 	return d, nil
 }
 
