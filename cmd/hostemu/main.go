@@ -46,6 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 		return caCommand(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout, stderr)
+	case "openapi":
+		return openapiCommand(rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			fmt.Fprintf(stderr, "hostemu: version takes no arguments, got %q\n", rest[0])
