@@ -35,11 +35,15 @@ func describedBy(r req) (*openapi.Doc, string) {
 }
 
 // mayChangeAnswers reports whether a request can make later answers differ from what
-// their operations list (a fault, a scenario): from then on, any status the shared
-// default response allows is accepted.
-func mayChangeAnswers(method, path string) bool {
-	return method != http.MethodGet && strings.HasPrefix(path, "/_emulator/") &&
-		(strings.Contains(path, "/faults") || strings.Contains(path, "/scenarios") || strings.Contains(path, "/state") || strings.HasSuffix(path, "/namespaces"))
+// their operations list: a fault added, a scenario made active (its faults), a
+// namespace created with a scenario. From then on, any status the shared default
+// response allows is accepted.
+func mayChangeAnswers(method, path string, body []byte) bool {
+	if method == http.MethodGet || !strings.HasPrefix(path, "/_emulator/") {
+		return false
+	}
+	return strings.Contains(path, "/faults") || strings.HasSuffix(path, "/scenarios/active") ||
+		(strings.HasSuffix(path, "/namespaces") && strings.Contains(string(body), `"scenario"`))
 }
 
 // checkDescribed holds one request made by a black-box helper and its answer to the
@@ -47,7 +51,7 @@ func mayChangeAnswers(method, path string) bool {
 // difference. HEAD (no body to check) and CORS preflights are left out.
 func (e *env) checkDescribed(t testing.TB, r req, sent *http.Request, body []byte, got resp) {
 	t.Helper()
-	if mayChangeAnswers(r.Method, r.Path) {
+	if mayChangeAnswers(r.Method, r.Path, body) {
 		e.faulted = true
 	}
 	doc, path := describedBy(r)
