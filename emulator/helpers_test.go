@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,8 +25,9 @@ type env struct {
 	t   testing.TB
 	emu *emulator.Emulator
 	url string
-	// faulted is set once a fault or scenario may have changed answers (checkDescribed)
-	faulted bool
+	// faulted is set once a fault or scenario may have changed answers (checkDescribed);
+	// atomic: parallel subtests share an env
+	faulted atomic.Bool
 }
 
 // newEnv starts an emulator on the test fixtures with a manual clock; opts may change it.
@@ -41,7 +43,9 @@ func newEnv(t testing.TB, opts ...func(*emulator.Options)) *env {
 	}
 	srv := httptest.NewServer(e.Handler())
 	t.Cleanup(func() { srv.Close(); e.Close() })
-	return &env{t: t, emu: e, url: srv.URL, faulted: o.Scenario != ""}
+	out := &env{t: t, emu: e, url: srv.URL}
+	out.faulted.Store(o.Scenario != "")
+	return out
 }
 
 // resp is an answered request.

@@ -52,7 +52,7 @@ func mayChangeAnswers(method, path string, body []byte) bool {
 func (e *env) checkDescribed(t testing.TB, r req, sent *http.Request, body []byte, got resp) {
 	t.Helper()
 	if mayChangeAnswers(r.Method, r.Path, body) {
-		e.faulted = true
+		e.faulted.Store(true)
 	}
 	doc, path := describedBy(r)
 	if doc == nil || r.Method == http.MethodHead || r.Method == http.MethodOptions {
@@ -63,7 +63,7 @@ func (e *env) checkDescribed(t testing.TB, r req, sent *http.Request, body []byt
 		t.Fatalf("OpenAPI validator: %v", err)
 	}
 	for _, p := range v.Check(openapitest.Exchange{Method: r.Method, Path: path, Header: sent.Header, Body: body,
-		Status: got.Status, RespHeader: got.Header, RespBody: got.Body, Faulted: e.faulted}) {
+		Status: got.Status, RespHeader: got.Header, RespBody: got.Body, Faulted: e.faulted.Load()}) {
 		t.Errorf("OpenAPI: %s", p)
 	}
 }
