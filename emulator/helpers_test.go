@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +25,9 @@ type env struct {
 	t   testing.TB
 	emu *emulator.Emulator
 	url string
+	// faulted is set once a fault or scenario may have changed answers (checkDescribed);
+	// atomic: parallel subtests share an env
+	faulted atomic.Bool
 }
 
 // newEnv starts an emulator on the test fixtures with a manual clock; opts may change it.
@@ -39,7 +43,9 @@ func newEnv(t testing.TB, opts ...func(*emulator.Options)) *env {
 	}
 	srv := httptest.NewServer(e.Handler())
 	t.Cleanup(func() { srv.Close(); e.Close() })
-	return &env{t: t, emu: e, url: srv.URL}
+	out := &env{t: t, emu: e, url: srv.URL}
+	out.faulted.Store(o.Scenario != "")
+	return out
 }
 
 // resp is an answered request.
@@ -144,18 +150,19 @@ type req struct {
 func (e *env) do(r req) resp {
 	e.t.Helper()
 	var body io.Reader
+	var sent []byte // the body, for checkDescribed
 	switch b := r.Body.(type) {
 	case nil:
 	case string:
-		body = strings.NewReader(b)
+		body, sent = strings.NewReader(b), []byte(b)
 	case []byte:
-		body = bytes.NewReader(b)
+		body, sent = bytes.NewReader(b), b
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		body = bytes.NewReader(j)
+		body, sent = bytes.NewReader(j), j
 	}
 	hr, err := http.NewRequest(r.Method, e.url+r.Path, body)
 	if err != nil {
@@ -183,7 +190,9 @@ func (e *env) do(r req) resp {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	out := resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	e.checkDescribed(e.t, r, hr, sent, out)
+	return out
 }
 
 // noRedirects is a client that shows a redirect rather than following it.

@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/hostemu/hostemu/emulator/internal/openapi"
 )
 
 // Main runs the command line of the process and exits with its code. b is what the
@@ -49,6 +51,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, environ
 		return caDispatch(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout, stderr)
+	case "openapi":
+		return openapi.Command(rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			fmt.Fprintf(stderr, "hostemu: version takes no arguments, got %q\n", rest[0])
@@ -78,6 +82,9 @@ Commands:
                                  (HOSTEMU_CA_DIR, else <user config dir>/hostemu/ca)
   hostemu ca install|uninstall   trust the CA in the system store and the NSS databases
                                  of Chromium and Firefox, or take that trust back
+  hostemu openapi [--control] [--format json|yaml] [--public-url URL]
+                                 print the OpenAPI 3.1 description of the hosting and
+                                 decryption APIs, or with --control of the control API
   hostemu version                print version, commit and Go version
   hostemu help                   print this help
 

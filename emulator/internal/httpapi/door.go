@@ -35,7 +35,8 @@ const (
 	// KindPage is a dashboard page or asset: /, /dashboard, /account/tokens,
 	// /dashboard/assets/….
 	KindPage
-	// KindDocs is the public docs: /docs, /docs/errors, /docs/errors/{code}.
+	// KindDocs is the public docs: /docs, /docs/errors, /docs/errors/{code}, and the
+	// OpenAPI description, /openapi.json and /openapi.yaml.
 	KindDocs
 	// KindEdge is a deployment host or custom domain, or an absolute-form proxy request
 	// for a host that is not hostemu's own.
@@ -154,7 +155,7 @@ func kindOfPath(path, method string) Kind {
 		return KindHealth
 	case path == "/_emulator" || strings.HasPrefix(path, "/_emulator/"):
 		return KindControl
-	case path == "/docs" || strings.HasPrefix(path, "/docs/"):
+	case path == "/docs" || strings.HasPrefix(path, "/docs/") || path == "/openapi.json" || path == "/openapi.yaml":
 		return KindDocs
 	case path == "/" || path == "/dashboard" || path == "/account/tokens" || strings.HasPrefix(path, "/dashboard/assets/"):
 		return KindPage

@@ -77,6 +77,8 @@ func TestFrontDoorClassifies(t *testing.T) {
 		{"dashboard asset", a, ListenerMain, "GET", "/dashboard/assets/api.js", "127.0.0.1:4700", KindPage, false},
 		{"tokens page", a, ListenerMain, "GET", "/account/tokens", "127.0.0.1:4700", KindPage, false},
 		{"docs", a, ListenerMain, "GET", "/docs/errors/not_found", "127.0.0.1:4700", KindDocs, false},
+		{"openapi", a, ListenerMain, "GET", "/openapi.json", "127.0.0.1:4700", KindDocs, false},
+		{"openapi yaml on the cipher listener", a, ListenerCipher, "GET", "/openapi.yaml", "127.0.0.1:4700", KindDocs, false},
 		{"no such path", a, ListenerMain, "GET", "/favicon.ico", "127.0.0.1:4700", KindNotFound, false},
 		{"edge by deployment host", a, ListenerMain, "GET", "/", "demo-abc.hostemu.localhost:4700", KindEdge, false},
 		{"edge by deployment host, API path", a, ListenerMain, "GET", "/v1/projects", "demo-abc.hostemu.localhost", KindEdge, false},

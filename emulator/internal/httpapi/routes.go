@@ -48,6 +48,8 @@ func (a *API) controlRoutes(r *gin.Engine) {
 	get(r, "/_emulator/health", a.handle(a.health))
 	g := r.Group("/_emulator", a.strictControlQuery())
 	a.worldRoutes(g)
+	get(g, "/openapi.json", a.controlOpenAPIJSON)
+	get(g, "/openapi.yaml", a.controlOpenAPIYAML)
 	if a.ns == nil {
 		return // no namespaces can be made: their routes are 404 not_found
 	}
@@ -107,6 +109,10 @@ func (a *API) docsRoutes(r *gin.Engine) {
 	get(r, "/docs", a.docsIndex)
 	get(r, "/docs/errors", a.docsIndex)
 	get(r, "/docs/errors/:code", a.docsError)
+	get(r, "/openapi.json", a.openapiJSON)
+	get(r, "/openapi.yaml", a.openapiYAML)
+	r.OPTIONS("/openapi.json", a.openapiPreflight)
+	r.OPTIONS("/openapi.yaml", a.openapiPreflight)
 }
 
 // getHead are the methods of a readable route: HEAD answers wherever GET does, with
