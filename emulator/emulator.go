@@ -222,7 +222,7 @@ func (e *Emulator) banner(url, cipherURL, controlURL string, listeners []string)
 	fmt.Fprintf(&b, "  decryption API   %s/v1  (POST /v1/encrypt, POST /v1/decrypt)\n", cipherURL)
 	form := w.URLForm()
 	if form == (state.URLForm{}) { // no listener of its own: the edge is on url
-		form = state.URLForm{Scheme: "http", Port: portNumber(portOf(url))}
+		form = state.URLForm{Scheme: "http", Port: urlPort(url)}
 	}
 	fmt.Fprintf(&b, "  edge             %s/  (deployment URLs and custom domains)\n", form.URL("<project>-<suffix>."+w.EdgeDomain()))
 	fmt.Fprintf(&b, "  control API      %s/_emulator\n", controlURL)
@@ -268,16 +268,11 @@ func (e *Emulator) Close() error {
 	return e.closeErr
 }
 
-// portNumber is port as a number, 0 when it is not one.
-func portNumber(port string) int {
-	n, _ := strconv.Atoi(port)
-	return n
-}
-
-// portOf is the port of a URL such as http://127.0.0.1:4700.
-func portOf(url string) string {
+// urlPort is the port of a URL such as http://127.0.0.1:4700 (80 when it names none).
+func urlPort(url string) int {
 	if i := strings.LastIndexByte(url, ':'); i >= 0 && !strings.Contains(url[i:], "/") {
-		return url[i+1:]
+		n, _ := strconv.Atoi(url[i+1:])
+		return n
 	}
-	return "80"
+	return 80
 }

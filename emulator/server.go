@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"syscall"
 
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/transport"
@@ -59,14 +58,14 @@ func Listen(opts Options) (*Server, error) {
 		}
 	}
 	if opts.TLSAddr != "" {
-		if s.tlsLn, s.tlsMoved, err = listenTLS(opts.TLSAddr, opts.TLSAddrFallback); err != nil {
+		if s.tlsLn, s.tlsMoved, err = transport.ListenFallback(opts.TLSAddr, opts.TLSAddrFallback); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
 	}
-	opts.urlForm = state.URLForm{Scheme: "http", Port: portOfAddr(s.ln.Addr())}
+	opts.urlForm = state.URLForm{Scheme: "http", Port: transport.Port(s.ln.Addr())}
 	if s.tlsLn != nil {
-		opts.urlForm = state.URLForm{Scheme: "https", Port: portOfAddr(s.tlsLn.Addr())}
+		opts.urlForm = state.URLForm{Scheme: "https", Port: transport.Port(s.tlsLn.Addr())}
 		opts.tlsURL = "https://" + dialable(s.tlsLn.Addr())
 	}
 	if s.emu, err = New(opts); err != nil {
@@ -91,28 +90,6 @@ func Listen(opts Options) (*Server, error) {
 		s.tlsHTTP = transport.TLSServer(s.emu.Handler(), lim, s.conns, s.emu.TLSConfig(), log)
 	}
 	return s, nil
-}
-
-// listenTLS binds the HTTPS listener at addr; when its port is in use and fallback is
-// set, a free port on the same host instead (moved).
-func listenTLS(addr string, fallback bool) (ln net.Listener, moved bool, err error) {
-	ln, err = net.Listen("tcp", addr)
-	if err == nil || !fallback || !errors.Is(err, syscall.EADDRINUSE) {
-		return ln, false, err
-	}
-	host, _, _ := net.SplitHostPort(addr)
-	if ln, err2 := net.Listen("tcp", net.JoinHostPort(host, "0")); err2 == nil {
-		return ln, true, nil
-	}
-	return nil, false, err
-}
-
-// portOfAddr is a TCP listener's port (0 for another kind).
-func portOfAddr(a net.Addr) int {
-	if tcp, ok := a.(*net.TCPAddr); ok {
-		return tcp.Port
-	}
-	return 0
 }
 
 func (s *Server) closeListeners() {

@@ -2,8 +2,11 @@ package transport
 
 import (
 	"crypto/tls"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"syscall"
 	"time"
 )
 
@@ -97,4 +100,26 @@ func TunnelServer(h http.Handler, lim Limits, log *slog.Logger) *http.Server {
 	protocols.SetHTTP1(true)
 	protocols.SetHTTP2(true)
 	return server(h, lim, &protocols, log, slog.LevelDebug) // handshake refusals are the point, not a fault
+}
+
+// ListenFallback listens on addr; when its port is in use and fallback is set, on a
+// free port of the same host instead (moved).
+func ListenFallback(addr string, fallback bool) (ln net.Listener, moved bool, err error) {
+	ln, err = net.Listen("tcp", addr)
+	if err == nil || !fallback || !errors.Is(err, syscall.EADDRINUSE) {
+		return ln, false, err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if ln, err2 := net.Listen("tcp", net.JoinHostPort(host, "0")); err2 == nil {
+		return ln, true, nil
+	}
+	return nil, false, err
+}
+
+// Port is a TCP address's port (0 for another kind of address).
+func Port(a net.Addr) int {
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		return tcp.Port
+	}
+	return 0
 }
