@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -623,5 +624,87 @@ func TestScenarioNameDidYouMean(t *testing.T) {
 	_, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, Scenario: "slow-dsn"})
 	if err == nil || !strings.Contains(err.Error(), `did you mean "slow-dns"?`) {
 		t.Errorf("--scenario slow-dsn: %v", err)
+	}
+}
+
+// The journal answers the queries a test writer asks (issue 25, item 5): every entry
+// is numbered, and status, service, scope, code, since, limit and a body match select
+// them; a bad value is 400 naming it. An await counts with the same filters.
+func TestJournalQueries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	journal := func(query string) []emulator.JournalEntry {
+		t.Helper()
+		r := e.get("/_emulator/requests"+query, "")
+		mustStatus(t, r, 200)
+		return decode[journalPage](t, r).Requests
+	}
+	e.get("/v1/projects", "t-read")                                                                                                       // seq 1, 200 read
+	e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_nope", "target": "production", "files": map[string]string{}}) // seq 2, 404 deploy
+	e.post("/v1/deployments", "t-read", map[string]any{"project_id": "prj_shop"})                                                         // seq 3, 403 read
+	e.post("/v1/encrypt", "", map[string]any{"plaintext": "x"})                                                                           // seq 4, cipher
+	all := journal("")
+	for i, r := range all {
+		if r.Seq != uint64(i+1) {
+			t.Fatalf("entry %d has seq %d", i, r.Seq)
+		}
+	}
+	seqs := func(rs []emulator.JournalEntry) (out []uint64) {
+		for _, r := range rs {
+			out = append(out, r.Seq)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		query string
+		want  []uint64
+	}{
+		{"?status=404", []uint64{2}},
+		{"?service=cipher", []uint64{4}},
+		{"?scope=read", []uint64{1, 3}},
+		{"?code=project_not_found", []uint64{2}},
+		{"?since=2", []uint64{3, 4}},
+		{"?since=1&limit=2", []uint64{2, 3}},
+		{"?body=target=production", []uint64{2}},
+		{"?body=project_id", []uint64{2, 3}},
+		{"?method=POST&scope=read", []uint64{3}},
+	} {
+		t.Run(tt.query, func(t *testing.T) {
+			if got := seqs(journal(tt.query)); !slices.Equal(got, tt.want) {
+				t.Errorf("%s: seqs %v, want %v", tt.query, got, tt.want)
+			}
+		})
+	}
+	for _, tt := range []struct{ query, says string }{
+		{"?service=hostin", `did you mean "hosting"`},
+		{"?scope=writer", `scope "writer"`},
+		{"?status=abc", `"status"`},
+		{"?status=42", "status 42"},
+		{"?limit=0", `"limit"`},
+		{"?since=-1", `"since"`},
+		{"?body=files[x]", "index"},
+		{"?bogus=1", `unknown query parameter "bogus"`},
+	} {
+		t.Run("refused "+tt.query, func(t *testing.T) {
+			r := e.get("/_emulator/requests"+tt.query, "")
+			mustEnvelope(t, r, 400, "invalid_request")
+			msg, _ := r.JSON(t)["error"].(map[string]any)["message"].(string)
+			if !strings.Contains(msg, tt.says) {
+				t.Errorf("%s: message %q does not say %q", tt.query, msg, tt.says)
+			}
+		})
+	}
+	// the sequence goes on across DELETE, and restarts at a reset
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/requests"}), 200)
+	e.get("/v1/projects", "t-read")
+	if got := seqs(journal("")); !slices.Equal(got, []uint64{5}) {
+		t.Errorf("after DELETE: seqs %v, want [5]", got)
+	}
+	mustStatus(t, e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"scope": "read", "since": 4}, "timeout": "1s"}), 200)
+	mustEnvelope(t, e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"service": "edg"}, "timeout": "1s"}), 400, "invalid_request")
+	mustStatus(t, e.post("/_emulator/reset", "", nil), 200)
+	e.get("/v1/projects", "t-read")
+	if got := seqs(journal("")); !slices.Equal(got, []uint64{1}) {
+		t.Errorf("after reset: seqs %v, want [1]", got)
 	}
 }

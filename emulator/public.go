@@ -32,9 +32,6 @@ type FaultDelay = fault.Delay
 // JournalEntry is one journaled request, as GET /_emulator/requests lists it.
 type JournalEntry = journal.Entry
 
-// JournalFilter selects journal entries by method and path (with * wildcards).
-type JournalFilter = journal.Filter
-
 // The JSON shapes the APIs answer with, for tests that decode answers.
 type (
 	// Deployment is the full deployment object (GET /v1/deployments/{id}).

@@ -89,7 +89,7 @@ func (e *Emulator) WaitForRequests(filter RequestFilter, n int) {
 func (e *Emulator) WaitForRequestsWithin(filter RequestFilter, n int, timeout time.Duration) {
 	e.tb.Helper()
 	body := map[string]any{
-		"requests": map[string]string{"method": filter.Method, "path": filter.Path},
+		"requests": filter.match(),
 		"count":    n, "timeout": timeout.String(),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+awaitGrace)

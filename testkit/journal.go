@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"net/http"
-	"net/url"
 )
 
 // Requests returns the requests of the hosting and decryption services that the
@@ -10,13 +9,7 @@ import (
 // not journaled). The journal keeps the newest 1,000 by default.
 func (e *Emulator) Requests(filter RequestFilter) []Request {
 	e.tb.Helper()
-	q := url.Values{}
-	if filter.Method != "" {
-		q.Set("method", filter.Method)
-	}
-	if filter.Path != "" {
-		q.Set("path", filter.Path)
-	}
+	q := filter.query()
 	path := "/_emulator/requests"
 	if len(q) > 0 {
 		path += "?" + q.Encode()

@@ -212,6 +212,15 @@ var recipes = []struct {
 		if len(rs) != 1 || rs[0].Status != 201 || rs[0].Scope != "deploy" || !strings.Contains(rs[0].Body, `"FEATURE":"on"`) {
 			t.Fatalf("POST entries: %+v", rs)
 		}
+		// the journal's other filters, and a wait counted with them
+		if rs := e.Requests(testkit.RequestFilter{Status: 201, Scope: "deploy", Body: "env.FEATURE=on"}); len(rs) != 1 {
+			t.Fatalf("status, scope and body filters: %+v", rs)
+		}
+		last := e.Requests(testkit.RequestFilter{})[3].Seq
+		if rs := e.Requests(testkit.RequestFilter{Since: last - 2, Limit: 1, Service: "hosting"}); len(rs) != 1 || rs[0].Seq != last-1 {
+			t.Fatalf("since and limit: %+v", rs)
+		}
+		e.WaitForRequests(testkit.RequestFilter{Status: 201, Since: last - 1}, 1)
 		e.ClearRequests()
 		if rs := e.Requests(testkit.RequestFilter{}); len(rs) != 0 {
 			t.Errorf("after ClearRequests: %v", rs)

@@ -1,6 +1,11 @@
 package testkit
 
-import "github.com/hostemu/hostemu/emulator"
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/hostemu/hostemu/emulator"
+)
 
 // ClockMode says how an emulator's clock moves: ClockReal or ClockManual.
 type ClockMode = emulator.ClockMode
@@ -26,5 +31,62 @@ type FaultDelay = emulator.FaultDelay
 // Request is one journaled request, as Requests returns it.
 type Request = emulator.JournalEntry
 
-// RequestFilter selects journaled requests by method and path (`*` wildcards).
-type RequestFilter = emulator.JournalFilter
+// RequestFilter selects journaled requests, as GET /_emulator/requests' query does. Zero
+// fields select every request; a bad value (an unknown service, a malformed body match)
+// fails the test with the emulator's message.
+type RequestFilter struct {
+	Method string // any case
+	Path   string // `*` wildcards
+	// Status is the status answered; 0 selects any (the HTTP filter status=0 selects
+	// the requests a fault dropped).
+	Status  int
+	Service string // "hosting", "cipher" or "edge"
+	Scope   string // "read", "deploy", "admin" or "api_key"
+	Code    string // the error code answered
+	// Since selects the entries whose Seq is greater: read the last Seq, act, then ask
+	// for what came after.
+	Since uint64
+	// Limit keeps the first Limit entries selected (Requests only; 0: all).
+	Limit int
+	// Body is a JSON-path match on the request body: "target=production",
+	// "files[0].path=/index.html", or a path alone for a key that exists.
+	Body string
+}
+
+// query is f as GET /_emulator/requests' query.
+func (f RequestFilter) query() url.Values {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("method", f.Method)
+	set("path", f.Path)
+	set("service", f.Service)
+	set("scope", f.Scope)
+	set("code", f.Code)
+	set("body", f.Body)
+	if f.Status != 0 {
+		q.Set("status", strconv.Itoa(f.Status))
+	}
+	if f.Since != 0 {
+		q.Set("since", strconv.FormatUint(f.Since, 10))
+	}
+	if f.Limit != 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	return q
+}
+
+// match is f as an await's requests condition.
+func (f RequestFilter) match() map[string]any {
+	m := map[string]any{"method": f.Method, "path": f.Path, "service": f.Service, "scope": f.Scope, "code": f.Code, "since": f.Since}
+	if f.Status != 0 {
+		m["status"] = f.Status
+	}
+	if f.Body != "" {
+		m["body"] = f.Body
+	}
+	return m
+}

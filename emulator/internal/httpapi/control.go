@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/view"
 	"github.com/hostemu/hostemu/emulator/internal/world"
@@ -180,7 +183,11 @@ func (a *API) clearFaults(c *gin.Context) (any, error) {
 }
 
 func (a *API) listRequests(c *gin.Context) (any, error) {
-	return streamed(func(w io.Writer) error { return a.world(c).WriteRequests(w, c.Query("method"), c.Query("path")) }), nil
+	f, err := requestsFilter(c)
+	if err != nil {
+		return nil, err
+	}
+	return streamed(func(w io.Writer) error { return a.world(c).WriteRequests(w, f) }), nil
 }
 
 func (a *API) clearRequests(c *gin.Context) (any, error) {
@@ -334,4 +341,51 @@ func (a *API) overview(c *gin.Context) (any, error) {
 		out.Projects[i] = po
 	}
 	return out, nil
+}
+
+// requestsFilter reads GET /_emulator/requests' query: method, path, status, service,
+// scope, code, since (a seq), limit and body (a JSON-path match); a bad value is 400
+// naming it.
+func requestsFilter(c *gin.Context) (journal.Filter, error) {
+	q := c.Request.URL.Query()
+	f := journal.Filter{Method: strings.ToUpper(q.Get("method")), Path: q.Get("path"),
+		Service: q.Get("service"), Scope: q.Get("scope"), Code: q.Get("code")}
+	number := func(key string, min int64) (int64, bool, error) {
+		v := q.Get(key)
+		if v == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < min {
+			return 0, false, apperr.Errorf(apperr.InvalidRequest, "query parameter %q must be an integer from %d, not %q", key, min, v)
+		}
+		return n, true, nil
+	}
+	if n, ok, err := number("status", 0); err != nil {
+		return f, err
+	} else if ok {
+		s := int(min(n, 1000))
+		f.Status = &s
+	}
+	if n, _, err := number("since", 0); err != nil {
+		return f, err
+	} else {
+		f.Since = uint64(n)
+	}
+	if n, _, err := number("limit", 1); err != nil {
+		return f, err
+	} else {
+		f.Limit = int(min(n, 1<<20))
+	}
+	if q.Has("body") {
+		m, err := journal.ParseBodyMatch(q.Get("body"))
+		if err != nil {
+			return f, apperr.New(apperr.InvalidRequest, "query parameter \"body\": "+err.Error())
+		}
+		f.Body = m
+	}
+	if err := f.Validate(); err != nil {
+		return f, apperr.New(apperr.InvalidRequest, "query parameter "+err.Error())
+	}
+	return f, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
@@ -154,7 +155,7 @@ func TestEdgePanicIsTheDocumented500(t *testing.T) {
 			t.Fatalf("Accept %s: a panic at the edge answered %d %s %v", accept, rec.Code, rec.Body, rec.Header())
 		}
 	}
-	es := a.w.Requests("", "/")
+	es := a.w.Requests(journal.Filter{Path: "/"})
 	if len(es) != 2 || es[0].Status != 500 || es[0].Service != "edge" || es[0].ErrorCode != "internal_error" {
 		t.Fatalf("journal %+v", es)
 	}

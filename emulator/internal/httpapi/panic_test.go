@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
@@ -31,7 +32,7 @@ func TestPanicIsA500InTheEnvelope(t *testing.T) {
 	if rec.Code != 500 || body.Error.Code != "internal_error" || rec.Header().Get("X-RateLimit-Limit") == "" {
 		t.Fatalf("panic answered %d %s %v", rec.Code, rec.Body, rec.Header())
 	}
-	es := w.Requests("", "/v1/boom")
+	es := w.Requests(journal.Filter{Path: "/v1/boom"})
 	if len(es) != 1 || es[0].Status != 500 || es[0].ErrorCode != "internal_error" {
 		t.Fatalf("journal %+v", es)
 	}

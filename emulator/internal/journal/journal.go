@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/notify"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -41,6 +40,10 @@ const DefaultSize = 1000
 // Entry is one request as the journal records it. It never holds credentials: the
 // values of Authorization, Proxy-Authorization and Cookie are Redacted.
 type Entry struct {
+	// Seq numbers the entries of a journal from 1, in the order recorded; it goes on
+	// across DELETE /_emulator/requests and restarts at a reset. Filter.Since asks for
+	// the entries after one.
+	Seq        uint64  `json:"seq"`
 	Method     string  `json:"method"`
 	Path       string  `json:"path"`
 	Query      string  `json:"query"`
@@ -78,17 +81,6 @@ type Entry struct {
 // setting Headers to HeadersOf(h) on the hot path).
 func (e *Entry) SetRequestHeaders(h http.Header) { e.raw = h }
 
-// Filter selects entries. Empty fields select every entry.
-type Filter struct {
-	Method string // compared case-insensitively
-	Path   string // `*` wildcards, as fault.PathMatch
-}
-
-func (f Filter) matches(e *Entry) bool {
-	return (f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
-		(f.Path == "" || fault.PathMatch(f.Path, e.Path))
-}
-
 // Journal is a bounded ring of the newest entries. It is safe for concurrent use.
 type Journal struct {
 	mu      sync.Mutex    // guards every field below
@@ -96,6 +88,7 @@ type Journal struct {
 	ring    []Entry       // grows to size, then wraps
 	head    int           // index of the oldest entry once ring is full
 	version uint64        // counts changes
+	seq     uint64        // Seq of the newest entry
 	changed notify.Signal // a change was journaled
 }
 
@@ -116,6 +109,8 @@ func (j *Journal) Add(e Entry) {
 	e.own()
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.seq++
+	e.Seq = j.seq
 	switch {
 	case len(j.ring) < j.size:
 		if len(j.ring) == cap(j.ring) { // grow by doubling, but never past size
@@ -171,11 +166,12 @@ func cut(s string, limit int) int {
 	return limit // not UTF-8 text: cut at the byte
 }
 
-// List returns the entries f selects, oldest first.
+// List returns the entries f selects, oldest first, at most f.Limit when set.
 func (j *Journal) List(f Filter) []Entry { return j.snapshot(f) }
 
-// Count returns how many entries f selects.
+// Count returns how many entries f selects (f.Limit aside).
 func (j *Journal) Count(f Filter) int {
+	f.Limit = 0
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.countLocked(f)
@@ -188,6 +184,9 @@ func (j *Journal) countLocked(f Filter) int {
 			n++
 		}
 	})
+	if f.Limit > 0 {
+		n = min(n, f.Limit)
+	}
 	return n
 }
 
@@ -198,10 +197,23 @@ func (j *Journal) each(fn func(*Entry)) {
 	}
 }
 
-// Clear forgets every entry, as DELETE /_emulator/requests and a reset do.
+// Clear forgets every entry, as DELETE /_emulator/requests does; the sequence goes on,
+// so that a Since read before still selects what comes after.
 func (j *Journal) Clear() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.clearLocked()
+}
+
+// Reset forgets every entry and restarts the sequence at 1, as a reset does.
+func (j *Journal) Reset() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.clearLocked()
+	j.seq = 0
+}
+
+func (j *Journal) clearLocked() {
 	clear(j.ring) // let the entries' strings go
 	j.ring, j.head = j.ring[:0], 0
 	j.changedLocked()

@@ -39,9 +39,10 @@ func (j *Journal) WriteJSON(w io.Writer, f Filter) error {
 func (j *Journal) snapshot(f Filter) []Entry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := make([]Entry, 0, j.countLocked(f))
+	n := j.countLocked(f)
+	out := make([]Entry, 0, n)
 	j.each(func(e *Entry) {
-		if f.matches(e) {
+		if len(out) < n && f.matches(e) {
 			out = append(out, *e)
 		}
 	})

@@ -41,10 +41,35 @@ type AwaitRequest struct {
 	Timeout    *string        `json:"timeout"`
 }
 
-// RequestsMatch selects journaled requests by method and path (`*` wildcards).
+// RequestsMatch selects journaled requests as GET /_emulator/requests' filters do:
+// method (any case), path (`*` wildcards), status, service, scope, error code, the
+// entries after a seq, and a body match ("target=production").
 type RequestsMatch struct {
-	Method string `json:"method"`
-	Path   string `json:"path"`
+	Method  string  `json:"method"`
+	Path    string  `json:"path"`
+	Status  *int    `json:"status"`
+	Service string  `json:"service"`
+	Scope   string  `json:"scope"`
+	Code    string  `json:"code"`
+	Since   uint64  `json:"since"`
+	Body    *string `json:"body"`
+}
+
+// Filter is the journal filter m asks for; the error names what is wrong.
+func (m *RequestsMatch) Filter() (journal.Filter, error) {
+	f := journal.Filter{Method: strings.ToUpper(m.Method), Path: m.Path, Status: m.Status,
+		Service: m.Service, Scope: m.Scope, Code: m.Code, Since: m.Since}
+	if m.Body != nil {
+		b, err := journal.ParseBodyMatch(*m.Body)
+		if err != nil {
+			return f, apperr.New(apperr.InvalidRequest, "requests.body: "+err.Error())
+		}
+		f.Body = b
+	}
+	if err := f.Validate(); err != nil {
+		return f, apperr.New(apperr.InvalidRequest, "requests."+err.Error())
+	}
+	return f, nil
 }
 
 // AwaitResult is what held, and when.
@@ -196,7 +221,10 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 	if n < 1 {
 		return nil, false, apperr.New(apperr.InvalidRequest, `field "count" must be at least 1`)
 	}
-	f := journal.Filter{Method: strings.ToUpper(req.Requests.Method), Path: req.Requests.Path}
+	f, err := req.Requests.Filter()
+	if err != nil {
+		return nil, false, err
+	}
 	return func() bool {
 		out.Count = w.journal.Count(f)
 		return out.Count >= n

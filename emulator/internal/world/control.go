@@ -38,17 +38,13 @@ func (w *World) RemoveFault(id string) error {
 // ClearFaults removes every API-added fault.
 func (w *World) ClearFaults() { w.faults.Clear(); w.emitFault("cleared", "", 0) }
 
-// Requests lists the journal's entries matching a method (any case) and a path with
-// `*` wildcards, oldest first; empty selects all.
-func (w *World) Requests(method, path string) []journal.Entry {
-	return w.journal.List(journal.Filter{Method: strings.ToUpper(method), Path: path})
-}
+// Requests lists the journal's entries f selects, oldest first.
+func (w *World) Requests(f journal.Filter) []journal.Entry { return w.journal.List(f) }
 
-// WriteRequests writes the journal's entries matching a method and a path as a JSON
-// object {"requests":[…]}, entry by entry, so a big journal is never one big answer in
-// memory.
-func (w *World) WriteRequests(out io.Writer, method, path string) error {
-	return w.journal.WriteJSON(out, journal.Filter{Method: strings.ToUpper(method), Path: path})
+// WriteRequests writes the journal's entries f selects as a JSON object
+// {"requests":[…]}, entry by entry, so a big journal is never one big answer in memory.
+func (w *World) WriteRequests(out io.Writer, f journal.Filter) error {
+	return w.journal.WriteJSON(out, f)
 }
 
 // ClearRequests empties the journal.

@@ -322,7 +322,7 @@ func (w *World) Reset() error {
 		w.setScenario(sc)
 	}
 	w.faults.Reset(w.faultDice())
-	w.journal.Clear()
+	w.journal.Reset()
 	w.files.Reset()
 	w.limiter.Reset()
 	w.reseed()

@@ -1,0 +1,180 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
+)
+
+// Filter selects entries. Zero fields select every entry.
+type Filter struct {
+	Method string // compared case-insensitively
+	Path   string // `*` wildcards, as fault.PathMatch
+	// Status, when set, is the answer's status (0: dropped or timed out by a fault).
+	Status *int
+	// Service ("hosting", "cipher", "edge"), Scope (a token scope, or "api_key") and
+	// Code (the answer's error code) compare exactly.
+	Service, Scope, Code string
+	// Since selects the entries whose Seq is greater.
+	Since uint64
+	// Limit, when more than 0, keeps the first Limit entries selected, oldest first:
+	// with Since, it pages forward. Count ignores it.
+	Limit int
+	// Body, when set, selects the entries whose body is JSON holding its match.
+	Body *BodyMatch
+}
+
+// Bounds of the journal's query filters.
+const (
+	MaxBodyMatch = 512 // bytes of a body match: path=value
+	MaxBodyDepth = 32  // steps of a body match's path
+)
+
+// The values Filter's enumerated fields take.
+var (
+	Services = []string{"hosting", "cipher", "edge"}
+	Scopes   = []string{"read", "deploy", "admin", "api_key"}
+)
+
+// Validate checks a filter's values; the message names the field and, for an
+// enumerated one, the closest value it takes.
+func (f Filter) Validate() error {
+	if f.Method != "" && !slices.Contains(fault.Methods, strings.ToUpper(f.Method)) {
+		return fmt.Errorf("method %q is not an HTTP method%s", f.Method, yamlcheck.Suggest(f.Method, fault.Methods))
+	}
+	if f.Status != nil && (*f.Status < 0 || *f.Status > 599 || (*f.Status > 0 && *f.Status < 100)) {
+		return fmt.Errorf("status %d: want an HTTP status from 100 to 599, or 0 (dropped)", *f.Status)
+	}
+	if f.Service != "" && !slices.Contains(Services, f.Service) {
+		return fmt.Errorf("service %q is not a service%s", f.Service, yamlcheck.Suggest(f.Service, Services))
+	}
+	if f.Scope != "" && !slices.Contains(Scopes, f.Scope) {
+		return fmt.Errorf("scope %q is not a scope%s", f.Scope, yamlcheck.Suggest(f.Scope, Scopes))
+	}
+	if f.Code != "" && !fault.ValidCode(f.Code) {
+		return fmt.Errorf("code %q: want an error code in snake_case", f.Code)
+	}
+	if f.Limit < 0 {
+		return errors.New("limit: must be 1 or more")
+	}
+	return nil
+}
+
+func (f Filter) matches(e *Entry) bool {
+	return e.Seq > f.Since &&
+		(f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
+		(f.Path == "" || fault.PathMatch(f.Path, e.Path)) &&
+		(f.Status == nil || *f.Status == e.Status) &&
+		(f.Service == "" || f.Service == e.Service) &&
+		(f.Scope == "" || f.Scope == e.Scope) &&
+		(f.Code == "" || f.Code == e.ErrorCode) &&
+		(f.Body == nil || f.Body.Matches(e.Body))
+}
+
+// BodyMatch selects request bodies by the JSON value at a path: "target=production"
+// holds for {"target":"production"}, "meta.branch=main" for {"meta":{"branch":"main"}},
+// "files[0].path=/index.html" for a first file of that path, and a path alone
+// ("meta.commit") for a body where it exists. A leading "$." is allowed. A string is
+// compared with the text after "=", any other value with its JSON (3, true, null).
+type BodyMatch struct {
+	steps []step
+	value *string
+	raw   string
+}
+
+// step is one step of a body path: a key, or an index when key is "" and index >= 0.
+type step struct {
+	key   string
+	index int
+}
+
+// String is the match as written.
+func (m *BodyMatch) String() string { return m.raw }
+
+// ParseBodyMatch reads "path=value" or "path"; the error says what is wrong.
+func ParseBodyMatch(s string) (*BodyMatch, error) {
+	if len(s) > MaxBodyMatch {
+		return nil, fmt.Errorf("a body match is at most %d bytes", MaxBodyMatch)
+	}
+	m := &BodyMatch{raw: s}
+	path, value, hasValue := strings.Cut(s, "=")
+	if hasValue {
+		m.value = &value
+	}
+	path = strings.TrimPrefix(strings.TrimPrefix(path, "$"), ".")
+	if path == "" {
+		return nil, errors.New(`a body match needs a path, e.g. "target=production" or "files[0].path=/index.html"`)
+	}
+	for part := range strings.SplitSeq(path, ".") {
+		key, rest, _ := strings.Cut(part, "[")
+		if key == "" && rest == "" {
+			return nil, fmt.Errorf("body match %q: empty key in the path", s)
+		}
+		if key != "" {
+			m.steps = append(m.steps, step{key: key, index: -1})
+		}
+		for rest != "" {
+			idx, after, ok := strings.Cut(rest, "]")
+			n, err := strconv.Atoi(idx)
+			if !ok || err != nil || n < 0 || idx != strconv.Itoa(n) {
+				return nil, fmt.Errorf("body match %q: want [n], an index from 0", s)
+			}
+			m.steps = append(m.steps, step{index: n})
+			if after == "" {
+				break
+			}
+			if after[0] != '[' {
+				return nil, fmt.Errorf("body match %q: want . or [ after ]", s)
+			}
+			rest = after[1:]
+		}
+	}
+	if len(m.steps) > MaxBodyDepth {
+		return nil, fmt.Errorf("body match %q: at most %d steps", s, MaxBodyDepth)
+	}
+	return m, nil
+}
+
+// Matches reports whether body is JSON holding the match.
+func (m *BodyMatch) Matches(body string) bool {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return false
+	}
+	for _, st := range m.steps {
+		switch node := v.(type) {
+		case map[string]any:
+			if st.key == "" {
+				return false
+			}
+			var ok bool
+			if v, ok = node[st.key]; !ok {
+				return false
+			}
+		case []any:
+			if st.key != "" || st.index >= len(node) {
+				return false
+			}
+			v = node[st.index]
+		default:
+			return false
+		}
+	}
+	if m.value == nil {
+		return true
+	}
+	if s, ok := v.(string); ok {
+		return s == *m.value
+	}
+	b, err := json.Marshal(v)
+	return err == nil && bytes.Equal(b, []byte(*m.value))
+}

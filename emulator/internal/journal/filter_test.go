@@ -1,0 +1,64 @@
+package journal_test
+
+import (
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+)
+
+// TestFilters: issue 25 item 5, the journal queried by status, service, code, since,
+// limit and body, each entry numbered.
+func TestFilters(t *testing.T) {
+	t.Parallel()
+	j := journal.New(10)
+	j.Add(journal.Entry{Method: "POST", Path: "/v1/deployments", Status: 201, Service: "hosting", Body: `{"target":"production","files":[{"path":"/a"}]}`})
+	j.Add(journal.Entry{Method: "POST", Path: "/v1/deployments/d/promote", Status: 503, Service: "hosting", ErrorCode: "service_unavailable"})
+	j.Add(journal.Entry{Method: "POST", Path: "/v1/encrypt", Status: 200, Service: "cipher"})
+	st := 503
+	body := func(s string) *journal.BodyMatch {
+		m, err := journal.ParseBodyMatch(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, tt := range []struct {
+		name string
+		f    journal.Filter
+		want []uint64
+	}{
+		{"all, numbered", journal.Filter{}, []uint64{1, 2, 3}},
+		{"status", journal.Filter{Status: &st}, []uint64{2}},
+		{"service", journal.Filter{Service: "cipher"}, []uint64{3}},
+		{"code", journal.Filter{Code: "service_unavailable"}, []uint64{2}},
+		{"since", journal.Filter{Since: 1}, []uint64{2, 3}},
+		{"limit", journal.Filter{Limit: 2}, []uint64{1, 2}},
+		{"body value", journal.Filter{Body: body("$.target=production")}, []uint64{1}},
+		{"body index", journal.Filter{Body: body("files[0].path=/a")}, []uint64{1}},
+		{"body other value", journal.Filter{Body: body("target=preview")}, nil},
+	} {
+		var got []uint64
+		for _, e := range j.List(tt.f) {
+			got = append(got, e.Seq)
+		}
+		if len(got) != len(tt.want) || (len(got) > 0 && got[len(got)-1] != tt.want[len(tt.want)-1]) || (len(got) > 0 && got[0] != tt.want[0]) {
+			t.Errorf("%s: seqs %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func FuzzParseBodyMatch(f *testing.F) {
+	for _, s := range []string{"target=production", "$.meta.branch=main", "files[0].path=/index.html", "a[1][2]", "", "=x", "a..b", "a[-1]"} {
+		f.Add(s, `{"target":"production","files":[{"path":"/index.html"}]}`)
+	}
+	f.Fuzz(func(t *testing.T, s, body string) {
+		m, err := journal.ParseBodyMatch(s)
+		if err != nil {
+			return
+		}
+		m.Matches(body) // must not panic
+		if m.String() != s {
+			t.Fatalf("String() = %q, want %q", m.String(), s)
+		}
+	})
+}
