@@ -37,8 +37,10 @@ const (
 	MaxBodyDepth = 32  // steps of a body match's path
 )
 
-// The values Filter's enumerated fields take.
+// The values Filter's enumerated fields take. The journal records CONNECT (a tunnel
+// opened, or refused) besides the methods a fault may match.
 var (
+	Methods  = append(slices.Clone(fault.Methods), "CONNECT")
 	Services = []string{"hosting", "cipher", "edge"}
 	Scopes   = []string{"read", "deploy", "admin", "api_key"}
 )
@@ -46,8 +48,8 @@ var (
 // Validate checks a filter's values; the message names the field and, for an
 // enumerated one, the closest value it takes.
 func (f Filter) Validate() error {
-	if f.Method != "" && !slices.Contains(fault.Methods, strings.ToUpper(f.Method)) {
-		return fmt.Errorf("method %q is not an HTTP method%s", f.Method, yamlcheck.Suggest(f.Method, fault.Methods))
+	if f.Method != "" && !slices.Contains(Methods, strings.ToUpper(f.Method)) {
+		return fmt.Errorf("method %q is not an HTTP method%s", f.Method, yamlcheck.Suggest(f.Method, Methods))
 	}
 	if f.Status != nil && (*f.Status < 0 || *f.Status > 599 || (*f.Status > 0 && *f.Status < 100)) {
 		return fmt.Errorf("status %d: want an HTTP status from 100 to 599, or 0 (dropped)", *f.Status)
