@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -31,6 +32,18 @@ type FaultDelay = fault.Delay
 
 // JournalEntry is one journaled request, as GET /_emulator/requests lists it.
 type JournalEntry = journal.Entry
+
+// Coverage is what GET /_emulator/coverage answers: every documented operation and
+// answer, lifecycle edge and fault action, with how often each was seen.
+type (
+	Coverage           = coverage.Report
+	CoverageOperation  = coverage.OperationReport
+	CoverageResponse   = coverage.ResponseReport
+	CoverageTransition = coverage.TransitionReport
+	CoverageFault      = coverage.FaultReport
+	CoverageTotals     = coverage.Totals
+	CoverageTotal      = coverage.Total
+)
 
 // The JSON shapes the APIs answer with, for tests that decode answers.
 type (

@@ -76,6 +76,17 @@ func checkHealth(ctx context.Context, target string) error {
 // healthURL is the health route under --url (a base URL, host:port, or the health URL
 // itself), else under HOSTEMU_ADDR with a wildcard host read as 127.0.0.1.
 func healthURL(base string, getenv func(string) string) (string, error) {
+	u, err := baseURL(base, healthPath, getenv)
+	if err != nil {
+		return "", err
+	}
+	return u + healthPath, nil
+}
+
+// baseURL is hostemu's address for a command that talks to a running one: --url (a base
+// URL, host:port, or a URL ending in suffix, which is cut), else HOSTEMU_ADDR with a
+// wildcard host read as 127.0.0.1. It has no trailing slash.
+func baseURL(base, suffix string, getenv func(string) string) (string, error) {
 	if base == "" {
 		addr := getenv("HOSTEMU_ADDR")
 		if addr == "" {
@@ -92,7 +103,7 @@ func healthURL(base string, getenv func(string) string) (string, error) {
 		case "", "0.0.0.0", "::":
 			host = "127.0.0.1"
 		}
-		return "http://" + net.JoinHostPort(host, port) + healthPath, nil
+		return "http://" + net.JoinHostPort(host, port), nil
 	}
 	raw := base
 	if !strings.Contains(raw, "://") {
@@ -102,9 +113,7 @@ func healthURL(base string, getenv func(string) string) (string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("--url %q: want a base URL such as http://127.0.0.1:4700", base)
 	}
-	if !strings.HasSuffix(u.Path, healthPath) {
-		u.Path = strings.TrimRight(u.Path, "/") + healthPath
-		u.RawPath = ""
-	}
-	return u.String(), nil
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), suffix)
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	return strings.TrimRight(u.String(), "/"), nil
 }

@@ -51,6 +51,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, environ
 		return caDispatch(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout, stderr)
+	case "coverage":
+		return coverageCmd(ctx, rest, getenv, stdout, stderr)
 	case "openapi":
 		return openapi.Command(rest, stdout, stderr)
 	case "version":
@@ -78,6 +80,9 @@ Commands:
                                  file:line: problem per problem
   hostemu healthcheck [--url U]  exit 0 when /_emulator/health answers 200 within 2 s,
                                  else 1; U defaults to HOSTEMU_ADDR (0.0.0.0 read as 127.0.0.1)
+  hostemu coverage [--url U] [--namespaces all] [--min PCT] [--format text|json|markdown|junit]
+                                 print which operations, answers and lifecycle edges
+                                 clients exercised; exit 1 under --min (see --help)
   hostemu ca [--ca-dir DIR]      print the certificate of the local CA kept in DIR
                                  (HOSTEMU_CA_DIR, else <user config dir>/hostemu/ca)
   hostemu ca install|uninstall   trust the CA in the system store and the NSS databases

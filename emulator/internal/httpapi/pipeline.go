@@ -211,6 +211,13 @@ func (a *API) finish(ex *exchange, r *http.Request) {
 	if ex.journaled {
 		a.record(ex, r)
 	}
+	if k := ex.class.Kind; k == KindHosting || k == KindCipher {
+		status := ex.status
+		if ex.errCode == "dropped" || ex.errCode == "timeout" {
+			status = 0
+		}
+		ex.w.Coverage().Answer(r.Method, ex.route, r.URL.Path, status, ex.errCode)
+	}
 	*ex = exchange{}
 	exchanges.Put(ex)
 	if rec != nil && rec == http.ErrAbortHandler {

@@ -86,6 +86,8 @@ func (a *API) worldRoutes(g *gin.RouterGroup) {
 	get(g, "/tokens", a.handle(a.listTokens))
 	g.POST("/clock/next", a.handle(a.nextTransition))
 	get(g, "/projects", a.handle(a.overview))
+	get(g, "/coverage", a.handle(a.getCoverage))
+	g.DELETE("/coverage", a.handle(a.resetCoverage))
 	g.POST("/deployments/:id/promote", a.handle(a.promote))
 	get(g, "/deployments/:id/logs", a.handle(a.getBuildLogs))
 	g.POST("/projects/:project_id/domains", a.handle(a.addDomain))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -44,6 +45,11 @@ type Registry struct {
 	mu      sync.RWMutex          // guards byLabel and closed
 	byLabel map[string]*Namespace // live namespaces by label
 	closed  bool
+
+	// retired holds the coverage of every deleted namespace, added up as each goes, so
+	// that a run's coverage outlives its namespaces in memory bounded by the model, not
+	// by how many namespaces there were.
+	retired *coverage.Counter
 }
 
 // New returns an empty registry.
@@ -60,7 +66,7 @@ func New(cfg Config) *Registry {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
-	return &Registry{cfg: cfg, byLabel: map[string]*Namespace{}}
+	return &Registry{cfg: cfg, byLabel: map[string]*Namespace{}, retired: coverage.NewCounter(nil)}
 }
 
 // TTL is how long an unused namespace lives.
@@ -236,7 +242,22 @@ func (r *Registry) remove(n *Namespace) bool {
 	delete(r.byLabel, n.Label)
 	r.mu.Unlock()
 	n.World.Close()
+	r.retired.Add(n.World.Coverage())
 	return true
+}
+
+// Coverage is the coverage of every live namespace and of every namespace deleted
+// since start (or since ResetCoverage), added up.
+func (r *Registry) Coverage() *coverage.Counter {
+	u := coverage.Union(nil, r.retired)
+	r.Each(func(w *world.World) { u.Add(w.Coverage()) })
+	return u
+}
+
+// ResetCoverage starts the coverage of every namespace, live or deleted, afresh.
+func (r *Registry) ResetCoverage() {
+	r.retired.Reset()
+	r.Each(func(w *world.World) { w.Coverage().Reset() })
 }
 
 // List describes the live namespaces, oldest first.
@@ -315,5 +336,6 @@ func (r *Registry) Close() {
 	r.mu.Unlock()
 	for _, n := range all {
 		n.World.Close()
+		r.retired.Add(n.World.Coverage())
 	}
 }

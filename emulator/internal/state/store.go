@@ -399,21 +399,26 @@ func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) 
 
 // Promote makes a ready deployment its project's production deployment, in one step
 // under the write lock, and returns the project's previous production deployment id.
-func (s *Store) Promote(id string) (projectID, previous string, err error) {
+// rollback tells a roll back: the deployment is older than the production one it
+// replaces (the spec: "promoting an earlier deployment is how a roll back is done").
+func (s *Store) Promote(id string) (projectID, previous string, rollback bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.deployments[id]
 	if !ok {
-		return "", "", apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
+		return "", "", false, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
 	}
 	if d.Status != StatusReady {
-		return "", "", apperr.Errorf(apperr.DeploymentNotReady, "deployment %q is %s; only a ready deployment can be promoted", id, d.Status)
+		return "", "", false, apperr.Errorf(apperr.DeploymentNotReady, "deployment %q is %s; only a ready deployment can be promoted", id, d.Status)
 	}
 	p := s.projects[d.ProjectID]
 	previous, p.ProductionDeploymentID = p.ProductionDeploymentID, id
+	if prev, ok := s.deployments[previous]; ok && previous != id {
+		rollback = keyOf(d.CreatedAt, d.ID).before(keyOf(prev.CreatedAt, prev.ID))
+	}
 	pc := *p
 	s.changed(Change{Project: &pc})
-	return p.ID, previous, nil
+	return p.ID, previous, rollback, nil
 }
 
 // MissingFiles lists the SHA-256 hex digests among files' values that were never

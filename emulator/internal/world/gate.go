@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
+
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/ratelimit"
@@ -82,9 +84,32 @@ func (w *World) Exhausted(key string, perIP bool, retryAfter time.Duration) rate
 // MatchFault is the action of the first fault that matches the request and fires.
 func (w *World) MatchFault(r fault.Request) (fault.Action, bool) {
 	act, ok := w.faults.Match(r)
+	if ok {
+		w.cov.Fault(faultAction(act))
+	}
 	w.emitFaultHit(act, ok)
 	return act, ok
 }
+
+// faultAction is what a fault that fired did, as coverage names it.
+func faultAction(act fault.Action) string {
+	switch {
+	case act.Status != 0:
+		return "status"
+	case act.RateLimit:
+		return "rate_limit"
+	case act.Timeout:
+		return "timeout"
+	case act.Drop:
+		return "drop"
+	}
+	return "delay"
+}
+
+// Coverage is what the world's clients exercised: answers by operation, lifecycle
+// edges, faults fired. It outlives resets and imports (DELETE /_emulator/coverage
+// starts it afresh).
+func (w *World) Coverage() *coverage.Counter { return w.cov }
 
 // Record journals an answered request, at the emulator's time.
 func (w *World) Record(e journal.Entry) {

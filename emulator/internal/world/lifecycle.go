@@ -71,10 +71,13 @@ func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, si
 		return
 	}
 	w.scheduleSteps(deploymentKey(id), steps, i+1, since, func(st scenario.Step, t time.Time) {
+		var from string
 		d, err := w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+			from = d.Status
 			d.SetStatus(p, st.Status, st.Error, t)
 		})
 		if err == nil {
+			w.cov.Transition("deployment", from, d.Status, "")
 			w.emitDeployment("status", d)
 		}
 	})
@@ -87,8 +90,13 @@ func (w *World) scheduleDomain(host, current string, steps []scenario.Step, cert
 		return
 	}
 	w.scheduleSteps(domainKey(host), steps, i+1, since, func(st scenario.Step, t time.Time) {
-		d, err := w.store.UpdateDomain(host, func(d *state.Domain) { d.SetStatus(st.Status, st.Error, certs, t) })
+		var from state.Domain
+		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
+			from = *d
+			d.SetStatus(st.Status, st.Error, certs, t)
+		})
 		if err == nil {
+			w.countDomain(from, d)
 			w.emitDomain("status", d)
 		}
 		if err == nil && d.TLS.Status == state.TLSIssued {
@@ -104,7 +112,9 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 		return
 	}
 	w.scheduleSteps(certKey(host), []scenario.Step{{}}, 0, expires.Add(-certs.RenewBefore), func(_ scenario.Step, t time.Time) {
+		var before string
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
+			before = d.TLS.Status
 			switch {
 			case d.TLS.Status != state.TLSIssued:
 			case certs.RenewalFails:
@@ -113,6 +123,9 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 				d.Issue(certs, t)
 			}
 		})
+		if err == nil && before == state.TLSIssued {
+			w.cov.Transition("certificate", before, d.TLS.Status, "renewal")
+		}
 		if err == nil && certs.RenewalFails && d.TLS.Status == state.TLSError {
 			w.emitRenewalFailed(d, certs.RenewalError)
 			return
@@ -161,4 +174,15 @@ func (w *World) scheduleDetach(host string, at time.Time) {
 		w.emitDomain("detached", state.Domain{Hostname: host})
 		w.log.Debug("domain detached at the edge", "hostname", host)
 	})
+}
+
+// countDomain counts a domain's change in coverage: its status edge, and its
+// certificate's issue when it went active.
+func (w *World) countDomain(from, to state.Domain) {
+	if from.Status != to.Status {
+		w.cov.Transition("domain", from.Status, to.Status, "")
+	}
+	if from.TLS.Status != state.TLSIssued && to.TLS.Status == state.TLSIssued {
+		w.cov.Transition("certificate", state.TLSPending, state.TLSIssued, "issue")
+	}
 }

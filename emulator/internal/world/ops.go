@@ -147,8 +147,13 @@ func (w *World) UploadFile(digest string, body []byte) error {
 // Promote makes a ready deployment its project's production deployment.
 func (w *World) Promote(id string) (projectID, previous string, err error) {
 	w.fireDue()
-	projectID, previous, err = w.store.Promote(id)
+	projectID, previous, rollback, err := w.store.Promote(id)
 	if err == nil {
+		via := "promote"
+		if rollback {
+			via = "rollback"
+		}
+		w.cov.Transition("deployment", state.StatusReady, "production", via)
 		w.emitDeployment("promoted", state.Deployment{ID: id, ProjectID: projectID, Status: state.StatusReady})
 	}
 	return projectID, previous, err
@@ -276,14 +281,17 @@ func (w *World) ForceDeploymentStatus(id string, req ForcedStatus) (state.Deploy
 	}
 	w.fireDue()
 	var d state.Deployment
+	var from string
 	w.sched.Exclusive(func() { // no scheduled step can land between the two
 		w.end(deploymentKey(id)) // harmless for an id that does not exist
 		now := w.clock.Now()
 		d, err = w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+			from = d.Status
 			d.SetStatus(p, status, forced, now)
 		})
 	})
 	if err == nil {
+		w.cov.Transition("deployment", from, status, "")
 		w.emitDeployment("forced", d)
 	}
 	return d, err
@@ -310,17 +318,20 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	w.fireDue()
 	certs := w.Scenario().Certificates
 	var d state.Domain
+	var from state.Domain
 	w.sched.Exclusive(func() { // no scheduled step can land between the two
 		w.end(domainKey(host)) // harmless for a hostname that does not exist
 		w.end(certKey(host))
 		now := w.clock.Now()
 		d, err = w.store.UpdateDomain(host, func(d *state.Domain) {
+			from = *d
 			d.SetStatus(status, forced, certs, now)
 		})
 	})
 	if err != nil {
 		return d, err
 	}
+	w.countDomain(from, d)
 	w.emitDomain("forced", d)
 	if d.TLS.Status == state.TLSIssued {
 		w.scheduleRenewal(host, *d.TLS.ExpiresAt, certs)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
 	"github.com/hostemu/hostemu/emulator/internal/events"
@@ -78,6 +79,7 @@ type World struct {
 	limiter *ratelimit.Limiter
 	faults  *fault.Set
 	journal *journal.Journal
+	cov     *coverage.Counter // what the world's clients exercised (GET /_emulator/coverage)
 	files   *edge.FileStore // uploaded contents, served by the edge
 	events  *events.Hub     // changes, for GET /_emulator/events (events.go)
 	log     *slog.Logger
@@ -132,6 +134,7 @@ func New(cfg Config) (*World, error) {
 		sched:         clock.NewScheduler(c),
 		store:         state.New(),
 		journal:       journal.New(cfg.JournalSize),
+		cov:           coverage.NewCounter(nil),
 		files:         edge.NewSharedFileStore(cfg.FileStoreSize, cfg.FileBudget),
 		grow:          cfg.Grow,
 		events:        events.NewHub(0),

@@ -1,0 +1,136 @@
+package coverage
+
+import (
+	"math"
+	"sort"
+)
+
+// Report is coverage as the control API answers it (PRODUCT.md "Coverage of a test
+// run").
+type Report struct {
+	Operations  []OperationReport  `json:"operations"`
+	Transitions []TransitionReport `json:"transitions"`
+	Faults      []FaultReport      `json:"faults"`
+	Totals      Totals             `json:"totals"`
+	// OtherUndocumented counts undocumented answers beyond MaxUndocumented distinct
+	// ones, which are not listed apart.
+	OtherUndocumented int64 `json:"other_undocumented,omitempty"`
+}
+
+// OperationReport is one operation and every answer it documents, seen or not.
+type OperationReport struct {
+	Method    string           `json:"method"`
+	Path      string           `json:"path"`
+	Seen      int64            `json:"seen"`
+	Responses []ResponseReport `json:"responses"`
+}
+
+// ResponseReport is one answer: a documented one (seen or not), or one that was seen
+// though the description does not document it for the operation (an injected fault's,
+// say), marked undocumented and left out of the totals.
+type ResponseReport struct {
+	Status       int     `json:"status"`
+	Code         *string `json:"code"` // null for a success
+	Seen         int64   `json:"seen"`
+	Undocumented bool    `json:"undocumented,omitempty"`
+}
+
+// TransitionReport is one lifecycle edge.
+type TransitionReport struct {
+	Resource string `json:"resource"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Via      string `json:"via,omitempty"`
+	Seen     int64  `json:"seen"`
+}
+
+// FaultReport is how often injected faults fired with one action.
+type FaultReport struct {
+	Action string `json:"action"`
+	Seen   int64  `json:"seen"`
+}
+
+// Totals are how much of each dimension was seen. Percent is over all three together:
+// (operations + responses + transitions seen) / (their totals).
+type Totals struct {
+	Operations  Total   `json:"operations"`
+	Responses   Total   `json:"responses"`
+	Transitions Total   `json:"transitions"`
+	Percent     float64 `json:"percent"`
+}
+
+// Total is one dimension's figures.
+type Total struct {
+	Seen    int     `json:"seen"`
+	Total   int     `json:"total"`
+	Percent float64 `json:"percent"`
+}
+
+func percent(seen, total int) float64 {
+	if total == 0 {
+		return 100
+	}
+	return math.Floor(float64(seen)*1000/float64(total)) / 10 // one decimal, never rounded up to a pass
+}
+
+func tally(seen, total int) Total { return Total{seen, total, percent(seen, total)} }
+
+// Report reads the counters. Counting goes on meanwhile; each counter is read once.
+func (c *Counter) Report() Report {
+	m := c.m
+	var r Report
+	var opsSeen, respSeen, transSeen int
+	c.mu.Lock()
+	undoc := make(map[int][]ResponseReport)
+	for k, n := range c.undoc {
+		code := k.code
+		undoc[k.op] = append(undoc[k.op], ResponseReport{Status: k.status, Code: &code, Seen: n, Undocumented: true})
+	}
+	r.OtherUndocumented = c.other
+	c.mu.Unlock()
+	r.Operations = make([]OperationReport, len(m.Operations))
+	for i, o := range m.Operations {
+		or := OperationReport{Method: o.Method, Path: o.Path, Seen: c.ops[i].Load(), Responses: make([]ResponseReport, 0, len(o.Responses)+len(undoc[i]))}
+		if or.Seen > 0 {
+			opsSeen++
+		}
+		for j, resp := range o.Responses {
+			rr := ResponseReport{Status: resp.Status, Seen: c.resp[o.resp+j].Load()}
+			if resp.Code != "" {
+				code := resp.Code
+				rr.Code = &code
+			}
+			if rr.Seen > 0 {
+				respSeen++
+			}
+			or.Responses = append(or.Responses, rr)
+		}
+		extra := undoc[i]
+		sort.Slice(extra, func(a, b int) bool {
+			if extra[a].Status != extra[b].Status {
+				return extra[a].Status < extra[b].Status
+			}
+			return *extra[a].Code < *extra[b].Code
+		})
+		or.Responses = append(or.Responses, extra...)
+		r.Operations[i] = or
+	}
+	r.Transitions = make([]TransitionReport, len(m.Transitions))
+	for i, t := range m.Transitions {
+		r.Transitions[i] = TransitionReport{Resource: t.Resource, From: t.From, To: t.To, Via: t.Via, Seen: c.trans[i].Load()}
+		if r.Transitions[i].Seen > 0 {
+			transSeen++
+		}
+	}
+	r.Faults = make([]FaultReport, len(FaultActions))
+	for i, a := range FaultActions {
+		r.Faults[i] = FaultReport{Action: a, Seen: c.faults[i].Load()}
+	}
+	r.Totals = Totals{
+		Operations:  tally(opsSeen, len(m.Operations)),
+		Responses:   tally(respSeen, m.responses),
+		Transitions: tally(transSeen, len(m.Transitions)),
+		Percent:     percent(opsSeen+respSeen+transSeen, len(m.Operations)+m.responses+len(m.Transitions)),
+	}
+	return r
+}
