@@ -80,8 +80,8 @@ type World struct {
 	faults  *fault.Set
 	journal *journal.Journal
 	cov     *coverage.Counter // what the world's clients exercised (GET /_emulator/coverage)
-	files   *edge.FileStore // uploaded contents, served by the edge
-	events  *events.Hub     // changes, for GET /_emulator/events (events.go)
+	files   *edge.FileStore   // uploaded contents, served by the edge
+	events  *events.Hub       // changes, for GET /_emulator/events (events.go)
 	log     *slog.Logger
 
 	edgeDomain  string
