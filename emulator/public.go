@@ -45,6 +45,10 @@ type (
 	CoverageTotal      = coverage.Total
 )
 
+// MergeCoverage adds coverage reports up (of several emulators or namespaces): counts
+// of the same operation, answer, edge and fault action are summed, totals recomputed.
+func MergeCoverage(rs ...Coverage) Coverage { return coverage.Merge(rs...) }
+
 // The JSON shapes the APIs answer with, for tests that decode answers.
 type (
 	// Deployment is the full deployment object (GET /v1/deployments/{id}).

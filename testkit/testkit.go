@@ -133,6 +133,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 	r.srv, r.tlsURL = srv, srv.TLSURL()
 	r.tokens, r.cipherKey = worldCredentials(srv.Emulator())
 	tb.Cleanup(func() {
+		r.collect(tb)
 		r.transport.CloseIdleConnections()
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
@@ -190,6 +191,7 @@ func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 			tb.Fatalf("testkit.Connect: creating a namespace at %s: %v", url, err)
 		}
 		tb.Cleanup(func() {
+			r.collect(tb)
 			if err := r.deleteNamespace(); err != nil {
 				tb.Logf("testkit: deleting namespace %s: %v", r.namespace, err)
 			}

@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -152,5 +153,26 @@ func TestBuildRefusesADescriptionItCannotCount(t *testing.T) {
 		if _, err := Build([]byte(doc)); err == nil {
 			t.Errorf("%s: built", name)
 		}
+	}
+}
+
+// Merging reports gives what one counter of the union would have reported.
+func TestMergeEqualsTheUnionsReport(t *testing.T) {
+	a, b := NewCounter(nil), NewCounter(nil)
+	a.Answer("GET", "/v1/projects", "", 200, "")
+	a.Answer("GET", "", "/v1/projects", 418, "teapot")
+	a.Transition("deployment", "queued", "building", "")
+	a.Fault("status")
+	b.Answer("GET", "/v1/projects", "", 200, "")
+	b.Answer("POST", "", "/v1/files", 401, "missing_token")
+	b.Answer("GET", "", "/v1/projects", 418, "teapot")
+	b.Transition("domain", "pending", "verifying", "")
+	got, _ := json.Marshal(Merge(a.Report(), b.Report()))
+	want, _ := json.Marshal(Union(nil, a, b).Report())
+	if string(got) != string(want) {
+		t.Fatalf("merged:\n%s\nunion:\n%s", got, want)
+	}
+	if e, _ := json.Marshal(Merge()); !strings.Contains(string(e), `"percent":100`) {
+		t.Errorf("an empty merge: %s", e)
 	}
 }

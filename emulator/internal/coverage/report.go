@@ -134,3 +134,106 @@ func (c *Counter) Report() Report {
 	}
 	return r
 }
+
+// Merge adds reports up (the coverage of several emulators, or of one read at several
+// moments of different worlds): counts of the same operation, answer, edge and fault
+// action are summed, and the totals computed again. The reports need not come from one
+// model: an operation or answer only one of them lists is kept as it is.
+func Merge(rs ...Report) Report {
+	out := Report{Operations: []OperationReport{}, Transitions: []TransitionReport{}, Faults: []FaultReport{}}
+	opAt := map[string]int{}
+	trAt := map[string]int{}
+	fAt := map[string]int{}
+	for _, r := range rs {
+		out.OtherUndocumented += r.OtherUndocumented
+		for _, o := range r.Operations {
+			k := o.Method + " " + o.Path
+			i, ok := opAt[k]
+			if !ok {
+				i = len(out.Operations)
+				opAt[k] = i
+				out.Operations = append(out.Operations, OperationReport{Method: o.Method, Path: o.Path, Responses: []ResponseReport{}})
+			}
+			dst := &out.Operations[i]
+			dst.Seen += o.Seen
+			for _, a := range o.Responses {
+				j := -1
+				for x, b := range dst.Responses {
+					if b.Status == a.Status && codeOf(b.Code) == codeOf(a.Code) && b.Undocumented == a.Undocumented {
+						j = x
+						break
+					}
+				}
+				if j < 0 {
+					c := a
+					c.Seen = 0
+					dst.Responses = append(dst.Responses, c)
+					j = len(dst.Responses) - 1
+				}
+				dst.Responses[j].Seen += a.Seen
+			}
+		}
+		for _, t := range r.Transitions {
+			k := t.Resource + " " + t.From + " " + t.To + " " + t.Via
+			i, ok := trAt[k]
+			if !ok {
+				i = len(out.Transitions)
+				trAt[k] = i
+				c := t
+				c.Seen = 0
+				out.Transitions = append(out.Transitions, c)
+			}
+			out.Transitions[i].Seen += t.Seen
+		}
+		for _, f := range r.Faults {
+			i, ok := fAt[f.Action]
+			if !ok {
+				i = len(out.Faults)
+				fAt[f.Action] = i
+				out.Faults = append(out.Faults, FaultReport{Action: f.Action})
+			}
+			out.Faults[i].Seen += f.Seen
+		}
+	}
+	out.Totals = totalsOf(out)
+	return out
+}
+
+func codeOf(c *string) string {
+	if c == nil {
+		return ""
+	}
+	return *c
+}
+
+// totalsOf computes a report's totals from its lists.
+func totalsOf(r Report) Totals {
+	var ops, opsSeen, resp, respSeen, trans, transSeen int
+	for _, o := range r.Operations {
+		ops++
+		if o.Seen > 0 {
+			opsSeen++
+		}
+		for _, a := range o.Responses {
+			if a.Undocumented {
+				continue
+			}
+			resp++
+			if a.Seen > 0 {
+				respSeen++
+			}
+		}
+	}
+	for _, t := range r.Transitions {
+		trans++
+		if t.Seen > 0 {
+			transSeen++
+		}
+	}
+	return Totals{
+		Operations:  tally(opsSeen, ops),
+		Responses:   tally(respSeen, resp),
+		Transitions: tally(transSeen, trans),
+		Percent:     percent(opsSeen+respSeen+transSeen, ops+resp+trans),
+	}
+}

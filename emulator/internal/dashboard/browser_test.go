@@ -321,6 +321,23 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.screenshot("dashboard", "")
 	})
 
+	t.Run("dashboard: the coverage matrix goes live", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.until("the matrix", `document.querySelectorAll("#cov-ops tr").length === 12`)
+		cell := `[...document.querySelectorAll("#cov-ops tr")].find((tr) => tr.querySelector("th").textContent === "GET /v1/projects")`
+		tb.until("unseen 401s", `[...(`+cell+`).querySelectorAll("span.unseen")].some((x) => x.textContent === "invalid_token")`)
+		if status, _ := api(t, s, "GET", "/v1/projects", "nope", ""); status != 401 {
+			t.Fatalf("a bad token answers %d", status)
+		}
+		tb.until("the 401 seen", `[...(`+cell+`).querySelectorAll("span.seen")].some((x) => x.textContent === "invalid_token ×1")`)
+		tb.until("the totals", `document.getElementById("cov-totals").textContent.includes("operations 1 of 12")`)
+		tb.screenshot("coverage", "#cov-h")
+		tb.do(chromedp.Click(chromedp.CSS("#cov-reset")))
+		tb.until("counted afresh", `document.getElementById("cov-totals").textContent.includes("operations 0 of 12")`)
+	})
+
 	t.Run("dashboard: a fault's hits and the journal's error code", func(t *testing.T) {
 		s := server(t)
 		tb := openTab(t, b, s)

@@ -337,6 +337,41 @@ $("reset").addEventListener("click", async () => {
   await guard(() => call("POST", "/_emulator/reset"), "The world is back at its start.");
 });
 
+// ---- coverage ----
+
+// The matrix of GET /_emulator/coverage: a row per operation, a column per status any
+// operation documents; a cell lists the status's codes, green when seen (with the
+// count), red when never, grey for an undocumented answer (an injected fault's).
+const loadCoverage = coalesced(async () => {
+  let c;
+  try { c = await call("GET", "/_emulator/coverage"); } catch { return; }
+  const statuses = [...new Set(c.operations.flatMap((o) => o.responses.map((r) => r.status)))].sort((a, b) => a - b);
+  $("cov-head").replaceChildren(el("tr", {}, el("th", { scope: "col" }, "operation"), el("th", { scope: "col" }, "calls"),
+    ...statuses.map((s) => el("th", { scope: "col" }, String(s)))));
+  $("cov-ops").replaceChildren(...c.operations.map((o) => el("tr", {},
+    el("th", { scope: "row", class: "mono" }, `${o.method} ${o.path}`),
+    el("td", {}, String(o.seen)),
+    ...statuses.map((s) => el("td", { class: "cell" }, ...o.responses.filter((r) => r.status === s).map((r) =>
+      el("span", { class: r.undocumented ? "undoc" : r.seen ? "seen" : "unseen",
+        title: `${o.method} ${o.path} → ${s} ${r.code || ""}: ${r.seen ? `seen ${r.seen}×` : "never answered"}${r.undocumented ? " (undocumented)" : ""}` },
+      r.code ? `${r.code}${r.seen ? " ×" + r.seen : ""}` : r.seen ? "×" + r.seen : "never")))))));
+  $("cov-trans").replaceChildren(...c.transitions.map((t) => el("li", { class: t.seen ? "seen" : "unseen" },
+    `${t.resource} ${t.from} → ${t.to}${t.via ? ` (${t.via})` : ""}: ${t.seen}`)));
+  $("cov-faults").replaceChildren(...c.faults.map((f) => el("li", { class: f.seen ? "seen" : "unseen" }, `${f.action}: ${f.seen}`)));
+  const t = c.totals;
+  $("cov-totals").textContent = `${t.percent}% in all: operations ${t.operations.seen} of ${t.operations.total} (${t.operations.percent}%), ` +
+    `answers ${t.responses.seen} of ${t.responses.total} (${t.responses.percent}%), lifecycle edges ${t.transitions.seen} of ${t.transitions.total} (${t.transitions.percent}%).`;
+});
+
+// coverageSoon reads coverage again at most every half second while requests come in.
+let coverageTimer = null;
+function coverageSoon() {
+  if (coverageTimer) return;
+  coverageTimer = setTimeout(() => { coverageTimer = null; loadCoverage(); }, 500);
+}
+
+$("cov-reset").addEventListener("click", () => guard(async () => { await call("DELETE", "/_emulator/coverage"); await loadCoverage(); }, "Coverage counts afresh."));
+
 // ---- namespaces (hook) ----
 
 // loadNamespaces lists the namespaces beside the default world (GET
@@ -365,19 +400,20 @@ async function loadNamespaces() {
 // below read what they touched again: an action does not reload by itself.
 
 function loadAll() {
-  loadClock(); loadScenarios(); loadProjects(); loadJournal(); loadFaults(); loadEdge(); loadNamespaces();
+  loadClock(); loadScenarios(); loadProjects(); loadJournal(); loadFaults(); loadEdge(); loadNamespaces(); loadCoverage();
 }
 
 subscribe((type, data) => {
   switch (type) {
-    case "deployment": case "domain": loadProjects(); loadEdge(); break;
+    case "deployment": case "domain": loadProjects(); loadEdge(); coverageSoon(); break;
     case "request":
+      coverageSoon();
       journal.push(data);
       if (journal.length > journalMax) journal.shift();
       renderJournal();
       break;
     case "journal": journal.length = 0; renderJournal(); break;
-    case "fault": loadFaults(); break;
+    case "fault": loadFaults(); coverageSoon(); break;
     case "clock": showClock(data); break;
     case "scenario": loadScenarios(); loadFaults(); break;
     case "reset": loadAll(); break;
