@@ -197,3 +197,20 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	return total + d, nil
 }
+
+// Start is how the clock started: its mode, and a manual clock's start (zero for a real
+// one).
+func (c *Clock) Start() (Mode, time.Time) { return c.startMode, c.startAt }
+
+// Jump makes the clock manual at t, backwards included: a failure bundle's replay puts
+// the clock where the bundle's world stood. The scheduler's events must be cleared or
+// replaced by the caller.
+func (c *Clock) Jump(t time.Time) error {
+	if t.After(Limit) {
+		return ErrTooFar
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.st.Store(&clockState{mode: Manual, base: t.UTC(), offset: t.Sub(c.wallNow())})
+	return nil
+}

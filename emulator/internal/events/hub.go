@@ -43,6 +43,17 @@ type Hub struct {
 	wanted atomic.Pointer[map[string]int]
 	buffer int
 
+	// keep are the types whose events the hub remembers (the last keepN of them, in
+	// hist), whether anyone listens or not: a failure bundle's recent changes. Set by
+	// NewHubKeeping and never changed.
+	keep  map[string]bool
+	keepN int
+
+	histMu   sync.Mutex // guards hist, histHead and histSeq
+	hist     []Recorded
+	histHead int
+	histSeq  uint64
+
 	mu     sync.Mutex // guards seq, all, byType and closed
 	seq    uint64
 	all    map[*Subscription]struct{}            // subscribers of every type
@@ -61,12 +72,75 @@ func NewHub(buffer int) *Hub {
 	return h
 }
 
+// Recorded is an event the hub remembers: its number among the remembered ones, its
+// type and its data, encoded only when read.
+type Recorded struct {
+	Seq  uint64 `json:"seq"`
+	Type string `json:"type"`
+	Data any    `json:"data"`
+}
+
+// NewHubKeeping is NewHub remembering the last n events of the given types (History),
+// whether anyone listens or not.
+func NewHubKeeping(buffer, n int, types ...string) *Hub {
+	h := NewHub(buffer)
+	h.keep, h.keepN = map[string]bool{}, n
+	for _, t := range types {
+		h.keep[t] = true
+	}
+	return h
+}
+
+// History is the remembered events, oldest first.
+func (h *Hub) History() []Recorded {
+	h.histMu.Lock()
+	defer h.histMu.Unlock()
+	out := make([]Recorded, 0, len(h.hist))
+	out = append(out, h.hist[h.histHead:]...)
+	return append(out, h.hist[:h.histHead]...)
+}
+
+// LoadHistory replaces the remembered events with rs (oldest first; the newest n kept),
+// numbering goes on from the last one's.
+func (h *Hub) LoadHistory(rs []Recorded) {
+	if len(rs) > h.keepN {
+		rs = rs[len(rs)-h.keepN:]
+	}
+	h.histMu.Lock()
+	defer h.histMu.Unlock()
+	h.hist, h.histHead, h.histSeq = append([]Recorded(nil), rs...), 0, 0
+	if len(rs) > 0 {
+		h.histSeq = rs[len(rs)-1].Seq
+	}
+}
+
+func (h *Hub) remember(typ string, data any) {
+	h.histMu.Lock()
+	defer h.histMu.Unlock()
+	h.histSeq++
+	r := Recorded{Seq: h.histSeq, Type: typ, Data: data}
+	if len(h.hist) < h.keepN {
+		h.hist = append(h.hist, r)
+		return
+	}
+	h.hist[h.histHead] = r
+	h.histHead = (h.histHead + 1) % h.keepN
+}
+
 // Listening reports whether anyone is subscribed to anything.
 func (h *Hub) Listening() bool { return h != nil && h.subs.Load() > 0 }
 
 // Wants reports whether a subscriber wants events of type typ: callers check it before
 // building an event's data, so that emitting costs nothing while nobody wants it.
 func (h *Hub) Wants(typ string) bool {
+	if h != nil && h.keep[typ] {
+		return true
+	}
+	return h.subscribed(typ)
+}
+
+// subscribed reports whether a subscriber wants typ.
+func (h *Hub) subscribed(typ string) bool {
 	if !h.Listening() {
 		return false
 	}
@@ -77,7 +151,10 @@ func (h *Hub) Wants(typ string) bool {
 // Emit encodes data as JSON and hands the event to every subscriber that wants its
 // type, without waiting: a subscriber whose buffer is full is dropped with ReasonSlow.
 func (h *Hub) Emit(typ string, data any) {
-	if !h.Wants(typ) {
+	if h.keep[typ] {
+		h.remember(typ, data)
+	}
+	if !h.subscribed(typ) {
 		return
 	}
 	b, err := json.Marshal(data)

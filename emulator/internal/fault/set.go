@@ -80,6 +80,7 @@ type Set struct {
 	mu       sync.Mutex       // guards rng, api, scenario, next and now
 	now      func() time.Time // the emulator's clock (SetClock)
 	rng      *rand.Rand
+	dice     Dice     // rng's source when its position can be saved (NewSetWithDice)
 	api      []*Fault // in the order added
 	scenario []*Fault
 	next     int // sequence of the next API-added id
@@ -189,7 +190,7 @@ func (s *Set) Reset(rng *rand.Rand) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rng != nil {
-		s.rng = rng
+		s.rng, s.dice = rng, nil
 	}
 	s.api, s.next = nil, 1
 	now := s.clock()

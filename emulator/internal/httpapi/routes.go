@@ -87,6 +87,8 @@ func (a *API) worldRoutes(g *gin.RouterGroup) {
 	g.POST("/clock/next", a.handle(a.nextTransition))
 	get(g, "/projects", a.handle(a.overview))
 	get(g, "/coverage", a.handle(a.getCoverage))
+	get(g, "/bundle", a.getBundle)
+	g.PUT("/bundle", a.handle(a.putBundle))
 	g.DELETE("/coverage", a.handle(a.resetCoverage))
 	g.POST("/deployments/:id/promote", a.handle(a.promote))
 	get(g, "/deployments/:id/logs", a.handle(a.getBuildLogs))

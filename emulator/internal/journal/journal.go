@@ -5,6 +5,7 @@ package journal
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -71,6 +72,9 @@ type Entry struct {
 	QueryTruncated bool `json:"query_truncated,omitempty"`
 	// HeadersTruncated says Headers were cut.
 	HeadersTruncated bool `json:"headers_truncated,omitempty"`
+	// Replayed marks an entry that came with a failure bundle: recorded by the world the
+	// bundle was taken from, not answered here.
+	Replayed bool `json:"replayed,omitempty"`
 
 	// raw are request headers given by SetRequestHeaders, made into Headers by Add.
 	raw http.Header
@@ -280,4 +284,47 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		plain
 		Time state.Timestamp `json:"time"`
 	}{plain(e), state.Timestamp(e.Time)})
+}
+
+// Load replaces the entries with entries (oldest first, as List gives them), each
+// marked Replayed and held to the same bounds as a recorded one; the sequence goes on
+// from the last one's Seq. Only the newest entries the journal keeps are kept. Seqs
+// must rise strictly: an error changes nothing.
+func (j *Journal) Load(entries []Entry) error {
+	if err := Check(entries); err != nil {
+		return err
+	}
+	if len(entries) > j.size {
+		entries = entries[len(entries)-j.size:]
+	}
+	ring := make([]Entry, len(entries), max(len(entries), min(j.size, 64)))
+	for i, e := range entries {
+		e.raw = nil
+		e.own()
+		e.Replayed = true
+		ring[i] = e
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	clear(j.ring)
+	j.ring, j.head = ring, 0
+	if n := len(ring); n > 0 {
+		j.seq = ring[n-1].Seq
+	}
+	j.changedLocked()
+	return nil
+}
+
+// Check reports what Load would refuse in entries: seqs that do not rise strictly from
+// 1 or more.
+func Check(entries []Entry) error {
+	for i, e := range entries {
+		if e.Seq == 0 {
+			return fmt.Errorf("entry %d: seq 0 (entries are numbered from 1)", i+1)
+		}
+		if i > 0 && e.Seq <= entries[i-1].Seq {
+			return fmt.Errorf("entry %d: seq %d does not follow %d", i+1, e.Seq, entries[i-1].Seq)
+		}
+	}
+	return nil
 }

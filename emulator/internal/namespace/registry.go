@@ -44,6 +44,9 @@ type Registry struct {
 
 	mu      sync.RWMutex          // guards byLabel and closed
 	byLabel map[string]*Namespace // live namespaces by label
+	// aliases are labels of namespaces that are gone, standing for the live namespace
+	// their world was replayed into (Alias): their tokens and deployment hosts find it.
+	aliases map[string]*Namespace
 	closed  bool
 
 	// retired holds the coverage of every deleted namespace, added up as each goes, so
@@ -66,7 +69,7 @@ func New(cfg Config) *Registry {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
-	return &Registry{cfg: cfg, byLabel: map[string]*Namespace{}, retired: coverage.NewCounter(nil)}
+	return &Registry{cfg: cfg, byLabel: map[string]*Namespace{}, aliases: map[string]*Namespace{}, retired: coverage.NewCounter(nil)}
 }
 
 // TTL is how long an unused namespace lives.
@@ -202,6 +205,9 @@ func (r *Registry) byLabelUsed(label string) (*Namespace, bool) {
 	}
 	r.mu.RLock()
 	n, ok := r.byLabel[label]
+	if !ok {
+		n, ok = r.aliases[label]
+	}
 	r.mu.RUnlock()
 	if !ok {
 		return nil, false
@@ -240,9 +246,30 @@ func (r *Registry) remove(n *Namespace) bool {
 		return false
 	}
 	delete(r.byLabel, n.Label)
+	for label, m := range r.aliases {
+		if m == n {
+			delete(r.aliases, label)
+		}
+	}
 	r.mu.Unlock()
 	n.World.Close()
 	r.retired.Add(n.World.Coverage())
+	return true
+}
+
+// Alias makes label, a namespace's that is not live (a failure bundle's, replayed into
+// n), stand for n: tokens and deployment hosts that carry it find n's world. It is
+// false, and nothing changes, when label is live, or names n itself.
+func (r *Registry) Alias(label string, n *Namespace) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if label == "" || label == n.Label || r.byLabel[n.Label] != n {
+		return false
+	}
+	if _, live := r.byLabel[label]; live {
+		return false
+	}
+	r.aliases[label] = n
 	return true
 }
 
@@ -332,7 +359,7 @@ func (r *Registry) Close() {
 	r.mu.Lock()
 	r.closed = true
 	all := r.byLabel
-	r.byLabel = map[string]*Namespace{}
+	r.byLabel, r.aliases = map[string]*Namespace{}, map[string]*Namespace{}
 	r.mu.Unlock()
 	for _, n := range all {
 		n.World.Close()

@@ -49,6 +49,7 @@ func parse(file string, data []byte, base *Scenario) (s *Scenario, problems []Pr
 		}
 		return nil, d.Problems()
 	}
+	s.Raw = data
 	return s, nil
 }
 

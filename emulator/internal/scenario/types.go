@@ -69,6 +69,9 @@ type Scenario struct {
 	Name        string
 	Description string
 	Source      string // "builtin" or the file it came from
+	// Raw is the YAML the scenario was read from, as written (a failure bundle carries
+	// it, so that a replay runs the same scenario).
+	Raw []byte
 
 	Uploads             string
 	DeploymentLifecycle []Step

@@ -75,3 +75,6 @@ func (w *World) EdgeRoutes() []state.Route {
 	w.fireDue()
 	return w.store.EdgeRoutes()
 }
+
+// RateLimitsOff reports whether --rate-limits off turned the world's limits off.
+func (w *World) RateLimitsOff() bool { return w.rateLimitsOff }

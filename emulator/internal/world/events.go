@@ -28,6 +28,10 @@ const (
 // EventTypes are the types of the stream, for a subscriber's filter.
 var EventTypes = []string{EventDeployment, EventDomain, EventRequest, EventJournal, EventFault, EventClock, EventScenario, EventToken, EventReset}
 
+// RecentEvents is how many of its recent changes (every event type but request, which
+// the journal holds) a world remembers for a failure bundle's events.ndjson.
+const RecentEvents = 1000
+
 // Events is the hub the world's changes are emitted to.
 func (w *World) Events() *events.Hub { return w.events }
 

@@ -14,36 +14,69 @@ const detachDelay = 5 * time.Second
 
 // begin starts a new lifecycle generation for a resource key; events of an older
 // generation do nothing when they fire.
-func (w *World) begin(key string) uint64 {
+func (w *World) begin(key string, since time.Time) uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.nextGen++
 	w.gens[key] = w.nextGen
+	w.anchors[key] = since
 	return w.nextGen
 }
 
-func (w *World) current(key string, gen uint64) bool {
+// anchor records that the lifecycle key entered a step at, if gen is still its
+// generation.
+func (w *World) anchor(key string, gen uint64, at time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.gens[key] == gen
+	if w.gens[key] != gen {
+		return false
+	}
+	w.anchors[key] = at
+	return true
+}
+
+// anchorOf is when the lifecycle key entered its current step, else now.
+func (w *World) anchorOf(key string, now time.Time) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if t, ok := w.anchors[key]; ok {
+		return t
+	}
+	return now
+}
+
+// forget drops the lifecycle key's generation and anchor once its last step ran, if
+// gen is still its generation: the maps hold lifecycles in flight only.
+func (w *World) forget(key string, gen uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gens[key] == gen {
+		delete(w.gens, key)
+		delete(w.anchors, key)
+	}
 }
 
 func (w *World) end(key string) {
 	w.mu.Lock()
 	delete(w.gens, key)
+	delete(w.anchors, key)
 	w.mu.Unlock()
 }
 
 // scheduleSteps schedules steps[from:] of a lifecycle, each After the previous one,
 // counting from since.
 func (w *World) scheduleSteps(key string, steps []scenario.Step, from int, since time.Time, apply func(scenario.Step, time.Time)) {
-	gen := w.begin(key)
+	gen := w.begin(key, since)
 	at := since
-	for _, st := range steps[from:] {
+	for i, st := range steps[from:] {
 		at = at.Add(st.After)
+		last, stepAt := from+i == len(steps)-1, at
 		w.sched.At(at, func(t time.Time) {
-			if w.current(key, gen) {
+			if w.anchor(key, gen, stepAt) {
 				apply(st, t)
+				if last {
+					w.forget(key, gen)
+				}
 			}
 		})
 	}
@@ -142,7 +175,7 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 func (w *World) ruleDraw(id string) func() float64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
-	return rand.New(rand.NewPCG(uint64(w.seed), h.Sum64())).Float64
+	return rand.New(rand.NewPCG(uint64(w.Seed()), h.Sum64())).Float64
 }
 
 // resume schedules what remains of every lifecycle in a freshly loaded state, under the
@@ -153,12 +186,12 @@ func (w *World) resume() {
 	now := w.clock.Now()
 	deployments, domains, detaching := w.store.InFlight()
 	for _, d := range deployments {
-		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentStepsFor(d.ProjectID, d.Target, MergeEnv(w.store.ProjectEnv(d.ProjectID), d.Env), w.ruleDraw(d.ID)), now)
+		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentStepsFor(d.ProjectID, d.Target, MergeEnv(w.store.ProjectEnv(d.ProjectID), d.Env), w.ruleDraw(d.ID)), w.anchorOf(deploymentKey(d.ID), now))
 	}
 	for _, d := range domains {
 		switch {
 		case d.Status == state.StatusPending || d.Status == state.StatusVerifying:
-			w.scheduleDomain(d.Hostname, d.Status, sc.DomainSteps(d.Hostname), sc.Certificates, now)
+			w.scheduleDomain(d.Hostname, d.Status, sc.DomainSteps(d.Hostname), sc.Certificates, w.anchorOf(domainKey(d.Hostname), now))
 		case d.TLS.Status == state.TLSIssued && d.TLS.ExpiresAt != nil:
 			w.scheduleRenewal(d.Hostname, *d.TLS.ExpiresAt, sc.Certificates)
 		}

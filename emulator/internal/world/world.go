@@ -98,16 +98,24 @@ type World struct {
 	active        atomic.Pointer[scenario.Scenario]
 	keyring       atomic.Pointer[envelope.Keyring]
 	rateLimitsOff bool
-	seed          int64
+	seed          int64 // changed only by a bundle's replay, under clockMu and mu
 	changeLog     atomic.Pointer[changeLogBox] // set by SetChangeLog (--state)
 
 	// start-up world, restored by Reset
 	fixtures      func() (state.Snapshot, error)
 	startScenario string
 
-	mu      sync.Mutex // guards rng, gens and nextGen
+	mu      sync.Mutex // guards seed (written), rng, idSrc, gens, anchors, replayed and nextGen
+	// replayed tells the world came from a failure bundle (PUT /_emulator/bundle, hostemu
+	// replay): nil otherwise.
+	replayed *ReplayInfo
 	rng     *rand.Rand
+	idSrc   *rand.PCG         // rng's source, whose position a failure bundle saves
 	gens    map[string]uint64 // lifecycle generation per resource ("dpl:id", "dom:host")
+	// anchors are when each lifecycle in flight entered its current step: the steps
+	// still to come are scheduled from it, so a bundle's replay schedules them at the
+	// same instants.
+	anchors map[string]time.Time
 	nextGen uint64
 }
 
@@ -137,7 +145,7 @@ func New(cfg Config) (*World, error) {
 		cov:           coverage.NewCounter(nil),
 		files:         edge.NewSharedFileStore(cfg.FileStoreSize, cfg.FileBudget),
 		grow:          cfg.Grow,
-		events:        events.NewHub(0),
+		events:        events.NewHubKeeping(0, RecentEvents, EventDeployment, EventDomain, EventJournal, EventFault, EventClock, EventScenario, EventToken, EventReset),
 		edgeDomain:    cfg.EdgeDomain,
 		urlForm:       cfg.URLForm,
 		namespace:     cfg.Namespace,
@@ -150,7 +158,7 @@ func New(cfg Config) (*World, error) {
 		startScenario: cfg.Scenario,
 	}
 	w.sched.OnPanic = func(r any) { w.log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
-	w.faults = fault.NewSet(w.faultDice())
+	w.faults = fault.NewSetWithDice(w.faultDice())
 	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
@@ -249,7 +257,14 @@ func perScope(ps map[string]scenario.ScopeRate) map[string]ratelimit.ScopeLimits
 
 // load replaces the state with snap, rebuilds the keyring and restarts the lifecycles
 // of resources in flight.
-func (w *World) load(snap state.Snapshot) error {
+func (w *World) load(snap state.Snapshot) error { return w.loadAnchored(snap, nil) }
+
+// loadAnchored is load resuming each lifecycle in flight from its anchor in anchors
+// (when it entered its current step), else from now.
+func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time) error {
+	if anchors == nil {
+		anchors = map[string]time.Time{}
+	}
 	keys := make([]envelope.Key, len(snap.Cipher.MasterKeys))
 	for i, k := range snap.Cipher.MasterKeys {
 		keys[i] = envelope.Key{ID: k.ID, Secret: k.Key}
@@ -278,7 +293,7 @@ func (w *World) load(snap state.Snapshot) error {
 		w.weight.Store(snap.Weight())
 		w.sched.Clear()
 		w.mu.Lock()
-		w.gens = map[string]uint64{}
+		w.gens, w.anchors = map[string]uint64{}, anchors
 		w.mu.Unlock()
 		w.resume()
 	})
@@ -324,7 +339,7 @@ func (w *World) Reset() error {
 	if sc, ok := w.scenarios.Get(w.startScenario); ok {
 		w.setScenario(sc)
 	}
-	w.faults.Reset(w.faultDice())
+	w.faults.ResetWithDice(w.faultDice())
 	w.journal.Reset()
 	w.files.Reset()
 	w.limiter.Reset()
@@ -337,13 +352,14 @@ func (w *World) Reset() error {
 
 // faultDice is the seeded source the faults draw probabilities and delays from, the same
 // at the start and after every reset.
-func (w *World) faultDice() *rand.Rand { return rand.New(rand.NewPCG(uint64(w.seed), 0x6661756c74)) }
+func (w *World) faultDice() *rand.PCG { return rand.NewPCG(uint64(w.seed), 0x6661756c74) }
 
 // reseed restarts the id source, so that the same requests after a start or a reset
 // get the same ids. Loading a state does not: its ids would come again.
 func (w *World) reseed() {
 	w.mu.Lock()
-	w.rng = rand.New(rand.NewPCG(uint64(w.seed), 0x686f7374656d75))
+	w.idSrc = rand.NewPCG(uint64(w.seed), 0x686f7374656d75)
+	w.rng = rand.New(w.idSrc)
 	w.mu.Unlock()
 }
 

@@ -1,0 +1,321 @@
+package emulator_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+// busyWorld drives e into a world with something of everything: deployments queued,
+// building, ready, failed and promoted, a domain mid-verification and one active,
+// API faults with hits (one used up), a full journal, uploads, a minted token.
+func busyWorld(t *testing.T, e *env) {
+	t.Helper()
+	content := "<h1>hello</h1>"
+	digest := sha256hex(content)
+	mustStatus(t, e.do(req{Method: "POST", Path: "/v1/files", Token: "t-deploy", Body: content, Headers: map[string]string{"Content-Type": "application/octet-stream", "X-File-Digest": digest}}), 201)
+	create := func() string {
+		r := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{"index.html": digest}})
+		mustStatus(t, r, 201)
+		return decode[emulator.DeploymentCreated](t, r).ID
+	}
+	ready := create()
+	failed := create()
+	e.advance("1m")
+	mustStatus(t, e.post("/v1/deployments/"+ready+"/promote", "t-deploy", nil), 200)
+	mustStatus(t, e.post("/_emulator/deployments/"+failed+"/status", "", map[string]any{"status": "error"}), 200)
+	mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "active.example.test"}), 201)
+	e.advance("20s")
+	mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "verifying.example.test"}), 201)
+	e.advance("3s") // pending 2 s, then verifying for 10 s
+	create()        // queued
+	building := create()
+	_ = building
+	e.advance("500ms")
+	create()
+	e.advance("700ms") // the first of the last three building, the last queued
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"path": "/v1/projects"}, "status": 503, "times": 2}), 201)
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"path": "/v1/deployments/*", "method": "GET"}, "status": 500, "probability": 0.5}), 201)
+	for range 3 {
+		e.get("/v1/projects", "t-read")
+	}
+	for i := range 6 {
+		e.get(fmt.Sprintf("/v1/deployments/dpl_%d", i), "t-read")
+	}
+	mustStatus(t, e.post("/_emulator/tokens", "", map[string]any{"scope": "deploy"}), 201)
+}
+
+func sha256hex(s string) string { return sha256Of([]byte(s)) }
+
+// members lists a bundle's members and their contents.
+func members(t *testing.T, tgz []byte) map[string][]byte {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatalf("not gzip: %v", err)
+	}
+	tr := tar.NewReader(gz)
+	out := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		out[h.Name] = b
+	}
+}
+
+func (e *env) putBundle(path string, tgz []byte) resp {
+	return e.do(req{Method: "PUT", Path: path, Body: tgz, Headers: map[string]string{"Content-Type": "application/gzip"}})
+}
+
+// A busy world's bundle, replayed in a fresh emulator, is the same world at the same
+// moment: the same state export to the byte, clock, faults and journal; and the same
+// advance in both gives the same states.
+func TestBundleRoundTrip(t *testing.T) {
+	t.Parallel()
+	orig := newEnv(t, func(o *emulator.Options) { o.Seed = 7 })
+	busyWorld(t, orig)
+	r := orig.get("/_emulator/bundle", "")
+	mustStatus(t, r, 200)
+	if ct := r.Header.Get("Content-Type"); ct != "application/gzip" || !strings.Contains(r.Header.Get("Content-Disposition"), ".hostemu.tgz") {
+		t.Fatalf("Content-Type %q, Content-Disposition %q", ct, r.Header.Get("Content-Disposition"))
+	}
+	m := members(t, r.Body)
+	stateNow := orig.get("/_emulator/state", "")
+	if !bytes.Equal(m["state.json"], stateNow.Body) {
+		t.Fatalf("state.json is not GET /_emulator/state:\n%.300s\n%.300s", m["state.json"], stateNow.Body)
+	}
+	for _, name := range []string{"manifest.json", "faults.json", "lifecycles.json", "journal.ndjson", "events.ndjson", "scenarios/default.yaml", "files/" + sha256hex("<h1>hello</h1>")} {
+		if _, ok := m[name]; !ok {
+			t.Errorf("the bundle has no %s (it has %v)", name, keys(m))
+		}
+	}
+	var man map[string]any
+	if err := json.Unmarshal(m["manifest.json"], &man); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"hostemu_version", "created_at", "namespace", "seed", "scenario", "clock", "rate_limits", "edge_domain", "cors_origins", "files"} {
+		if _, ok := man[k]; !ok {
+			t.Errorf("manifest.json has no %s: %s", k, m["manifest.json"])
+		}
+	}
+	if man["seed"] != 7.0 || man["scenario"] != "default" {
+		t.Errorf("manifest seed %v scenario %v", man["seed"], man["scenario"])
+	}
+
+	replay := newEnv(t) // seed 1, another clock: the bundle brings its own
+	put := replay.putBundle("/_emulator/bundle", r.Body)
+	mustStatus(t, put, 200)
+	if got := replay.get("/_emulator/state", ""); !bytes.Equal(got.Body, stateNow.Body) {
+		t.Fatalf("the replayed state differs from the bundle's:\n%.400s\n%.400s", got.Body, stateNow.Body)
+	}
+	for _, path := range []string{"/_emulator/clock", "/_emulator/faults"} {
+		if a, b := orig.get(path, "").Body, replay.get(path, "").Body; !bytes.Equal(a, b) {
+			t.Errorf("%s differs:\n%s\n%s", path, a, b)
+		}
+	}
+	var oj, rj struct{ Requests []map[string]any }
+	json.Unmarshal(orig.get("/_emulator/requests", "").Body, &oj)
+	json.Unmarshal(replay.get("/_emulator/requests", "").Body, &rj)
+	if len(oj.Requests) == 0 || len(oj.Requests) != len(rj.Requests) {
+		t.Fatalf("journal: %d entries, replayed %d", len(oj.Requests), len(rj.Requests))
+	}
+	for i := range oj.Requests {
+		if rj.Requests[i]["replayed"] != true {
+			t.Fatalf("replayed entry %d is not marked replayed: %v", i, rj.Requests[i])
+		}
+		delete(rj.Requests[i], "replayed")
+		a, _ := json.Marshal(oj.Requests[i])
+		b, _ := json.Marshal(rj.Requests[i])
+		if !bytes.Equal(a, b) {
+			t.Fatalf("journal entry %d:\n%s\n%s", i, a, b)
+		}
+	}
+
+	// the same from here on: the same transitions at the same instants, the same
+	// fault dice, the same new ids
+	for _, w := range []*env{orig, replay} {
+		w.advance("400ms")
+		w.get("/v1/projects", "t-read")
+		for i := range 6 {
+			w.get(fmt.Sprintf("/v1/deployments/dpl_x%d", i), "t-read")
+		}
+		mustStatus(t, w.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}), 201)
+		w.advance("2s")
+	}
+	if a, b := orig.get("/_emulator/state", "").Body, replay.get("/_emulator/state", "").Body; !bytes.Equal(a, b) {
+		t.Fatalf("after the same advance the states differ:\n%s\n\n%s", a, b)
+	}
+	if a, b := orig.get("/_emulator/faults", "").Body, replay.get("/_emulator/faults", "").Body; !bytes.Equal(a, b) {
+		t.Fatalf("after the same requests the faults differ:\n%s\n%s", a, b)
+	}
+	for _, w := range []*env{orig, replay} {
+		w.advance("1h")
+	}
+	if a, b := orig.get("/_emulator/state", "").Body, replay.get("/_emulator/state", "").Body; !bytes.Equal(a, b) {
+		t.Fatal("an hour later the states differ")
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func sha256Of(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// tgz builds a gzipped tar of members (name → content) in order; size, when given for
+// a name, is written in its header instead of the content's length.
+func tgz(t *testing.T, members [][2]string, size map[string]int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, m := range members {
+		n := int64(len(m[1]))
+		if s, ok := size[m[0]]; ok {
+			n = s
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: m[0], Mode: 0o644, Size: n, Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(m[1]))
+	}
+	if size == nil {
+		tw.Close()
+	}
+	gz.Close()
+	return buf.Bytes()
+}
+
+// A bad bundle is 400 naming its problem, and changes nothing.
+func TestBundleRefusals(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	busyWorld(t, src)
+	good := src.get("/_emulator/bundle", "").Body
+	m := members(t, good)
+	order := []string{"manifest.json", "state.json", "faults.json", "lifecycles.json", "journal.ndjson", "events.ndjson", "scenarios/default.yaml"}
+	with := func(change map[string]string, extra ...[2]string) []byte {
+		var ms [][2]string
+		for _, name := range order {
+			v, ok := change[name]
+			if !ok {
+				v = string(m[name])
+			}
+			if v != "-" {
+				ms = append(ms, [2]string{name, v})
+			}
+		}
+		return tgz(t, append(ms, extra...), nil)
+	}
+	var man map[string]any
+	json.Unmarshal(m["manifest.json"], &man)
+	man["format"], man["hostemu_version"] = 99, "v9.9.9"
+	newer, _ := json.Marshal(man)
+	badState := strings.Replace(string(m["state.json"]), `"status":"ready"`, `"status":"shipped"`, 1)
+
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"truncated gzip", good[:len(good)/2], "truncated"},
+		{"not gzip", []byte("PK\x03\x04 a zip file"), "not gzip"},
+		{"a tar with no manifest", with(map[string]string{"manifest.json": "-"}), "no manifest.json"},
+		{"a newer format", with(map[string]string{"manifest.json": string(newer)}), "format 99, written by hostemu v9.9.9; this hostemu"},
+		{"a state that fails validation", with(map[string]string{"state.json": badState}), "state.json is not valid"},
+		{"a path escaping the archive", with(nil, [2]string{"../../etc/cron.d/x", "boom"}), "escapes the archive"},
+		{"an absolute path", with(nil, [2]string{"/etc/passwd", "x"}), "escapes the archive"},
+		{"a member that is not a bundle's", with(nil, [2]string{"notes.txt", "x"}), `"notes.txt", which is not a member`},
+		{"a file whose bytes do not hash to its name", with(nil, [2]string{"files/" + strings.Repeat("ab", 32), "x"}), "hash to"},
+		{"a fault that is not valid", with(map[string]string{"faults.json": `{"faults":[{"id":"flt_1","source":"api","match":{},"status":999}],"scenario_faults":[],"next_id":2}`}), "faults.json"},
+		{"an unknown key in the manifest", with(map[string]string{"manifest.json": strings.Replace(string(m["manifest.json"]), `"seed"`, `"sede"`, 1)}), "sede"},
+		{"an archive over the size bound", tgz(t, [][2]string{{"manifest.json", string(m["manifest.json"])}, {"files/" + strings.Repeat("cd", 32), "x"}}, map[string]int64{"files/" + strings.Repeat("cd", 32): 600 << 20}), "more than its bound"},
+		{"an empty body", nil, "not gzip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}}), 201)
+			before, clockBefore, journalBefore := e.get("/_emulator/state", "").Body, e.get("/_emulator/clock", "").Body, e.get("/_emulator/requests", "").Body
+			r := e.putBundle("/_emulator/bundle", tc.body)
+			if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
+				t.Fatalf("%d %s; want 400 invalid_request naming %q", r.Status, r.Body, tc.want)
+			}
+			if !bytes.Equal(e.get("/_emulator/state", "").Body, before) || !bytes.Equal(e.get("/_emulator/clock", "").Body, clockBefore) || !bytes.Equal(e.get("/_emulator/requests", "").Body, journalBefore) {
+				t.Fatal("a refused bundle changed the world")
+			}
+		})
+	}
+	// the untouched bundle is taken, and a body that is not gzip by its type is 415
+	e := newEnv(t)
+	mustStatus(t, e.putBundle("/_emulator/bundle", with(nil)), 200)
+	if r := e.do(req{Method: "PUT", Path: "/_emulator/bundle", Body: "{}", Headers: map[string]string{"Content-Type": "application/json"}}); r.Status != 415 {
+		t.Errorf("a JSON body: %d %s", r.Status, r.Body)
+	}
+}
+
+// A namespace's bundle goes into another namespace; the journal there is marked
+// replayed, and the namespace list says where it came from.
+func TestBundleBetweenNamespaces(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.newNamespace(t, map[string]any{"seed": 5})
+	mustStatus(t, e.post("/v1/deployments", a.Tokens.Deploy, map[string]any{"project_id": "prj_shop", "files": map[string]string{}}), 201)
+	r := e.get(a.control("/bundle"), "")
+	mustStatus(t, r, 200)
+	var man struct{ Namespace string }
+	json.Unmarshal(members(t, r.Body)["manifest.json"], &man)
+	if man.Namespace != a.Namespace {
+		t.Errorf("manifest namespace %q, want %q", man.Namespace, a.Namespace)
+	}
+	b := e.newNamespace(t, nil)
+	put := e.putBundle(b.control("/bundle"), r.Body)
+	mustStatus(t, put, 200)
+	if !strings.Contains(string(put.Body), `"namespace":"`+a.Namespace+`"`) {
+		t.Errorf("answer: %s", put.Body)
+	}
+	if !bytes.Equal(e.get(a.control("/state"), "").Body, e.get(b.control("/state"), "").Body) {
+		// the tokens differ by namespace prefix: compare deployments only
+		var sa, sb struct{ Deployments []map[string]any }
+		json.Unmarshal(e.get(a.control("/state"), "").Body, &sa)
+		json.Unmarshal(e.get(b.control("/state"), "").Body, &sb)
+		if len(sa.Deployments) != len(sb.Deployments) {
+			t.Fatalf("deployments: %d and %d", len(sa.Deployments), len(sb.Deployments))
+		}
+	}
+	if !strings.Contains(string(e.get(b.control("/requests"), "").Body), `"replayed":true`) {
+		t.Error("b's journal is not marked replayed")
+	}
+	if !strings.Contains(string(e.get("/_emulator/namespaces", "").Body), `"replayed"`) {
+		t.Error("the namespace list does not say b was replayed")
+	}
+	// a gone, its tokens (in the replayed state) find b: the test's client works as is
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/namespaces/" + a.Namespace}), 200)
+	c := e.newNamespace(t, nil)
+	mustStatus(t, e.putBundle(c.control("/bundle"), r.Body), 200)
+	r2 := e.post("/v1/deployments", a.Tokens.Deploy, map[string]any{"project_id": "prj_shop", "files": map[string]string{}})
+	mustStatus(t, r2, 201)
+	id := decode[emulator.DeploymentCreated](t, r2).ID
+	mustStatus(t, e.get(c.control("/deployments/"+id+"/logs"), ""), 200)
+}

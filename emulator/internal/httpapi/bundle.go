@@ -1,0 +1,249 @@
+package httpapi
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/bundle"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/scenario"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/world"
+)
+
+// BundleOf captures w as a failure bundle, with the options that shape its answers.
+func (a *API) BundleOf(w *world.World) *bundle.Bundle {
+	snap, rec := w.Capture()
+	ns := w.Namespace()
+	if ns != "" {
+		ns = namespace.Prefix + ns
+	}
+	rl := "on"
+	if w.RateLimitsOff() {
+		rl = "off"
+	}
+	m := bundle.Manifest{
+		HostemuVersion: a.cfg.Version,
+		CreatedAt:      time.Now().UTC().Truncate(time.Millisecond),
+		Namespace:      ns,
+		Seed:           rec.Seed,
+		Scenario:       rec.Scenario.Name,
+		Clock:          bundle.Clock{Mode: string(rec.ClockMode), Now: rec.Now},
+		RateLimits:     rl,
+		EdgeDomain:     w.EdgeDomain(),
+		CORSOrigins:    append([]string(nil), a.cfg.CORSOrigins...),
+		IDDice:         rec.IDDice,
+	}
+	if !rec.ClockStart.IsZero() {
+		start := rec.ClockStart
+		m.Clock.Start = &start
+	}
+	scenarios := map[string][]byte{}
+	for _, info := range w.Scenarios().List() {
+		if sc, ok := w.Scenarios().Get(info.Name); ok && len(sc.Raw) > 0 {
+			scenarios[info.Name] = sc.Raw
+		}
+	}
+	scenarios[rec.Scenario.Name] = rec.Scenario.Raw // the version in force, even if its file is gone
+	referenced := map[string]bool{}
+	for _, d := range snap.Deployments {
+		for _, digest := range d.Files {
+			referenced[digest] = true
+		}
+	}
+	files := map[string][]byte{}
+	for _, u := range snap.Uploads {
+		if referenced[u.Digest] {
+			files[u.Digest] = u.Content
+		}
+	}
+	return &bundle.Bundle{Manifest: m, State: snap, Faults: rec.Faults, Lifecycles: rec.Lifecycles,
+		Journal: rec.Journal, Events: rec.Events, Scenarios: scenarios, Files: files}
+}
+
+// unsafeName keeps a file name to letters, digits, dots, dashes and underscores.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// getBundle answers GET /_emulator/bundle: the world as a gzipped tar archive, streamed.
+func (a *API) getBundle(c *gin.Context) {
+	w := a.world(c)
+	b := a.BundleOf(w)
+	name := "default"
+	if ns := w.Namespace(); ns != "" {
+		name = namespace.Prefix + ns
+	}
+	file := unsafeName.ReplaceAllString("hostemu-"+name+"-"+b.Manifest.CreatedAt.Format("20060102T150405Z"), "_") + ".hostemu.tgz"
+	h := c.Writer.Header()
+	h.Set("Content-Type", "application/gzip")
+	h.Set("Content-Disposition", `attachment; filename="`+file+`"`)
+	c.Status(http.StatusOK)
+	if c.Request.Method == http.MethodHead {
+		return
+	}
+	bw := bufio.NewWriterSize(c.Writer, 64<<10)
+	err := bundle.Write(bw, b, bundle.DefaultFilesBytes)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		a.log.Debug("bundle cut", "path", c.Request.URL.Path, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// putBundle answers PUT /_emulator/bundle: the world replaced with a bundle's, checked
+// whole first; a bad bundle changes nothing.
+func (a *API) putBundle(c *gin.Context) (any, error) {
+	ct := c.GetHeader("Content-Type")
+	if ct != "" && !strings.HasPrefix(ct, "application/gzip") && !strings.HasPrefix(ct, "application/x-gzip") && !strings.HasPrefix(ct, "application/octet-stream") {
+		return nil, apperr.Errorf(apperr.UnsupportedMediaType, "a bundle is sent as application/gzip, not %q", ct)
+	}
+	wait := time.NewTimer(importWait)
+	defer wait.Stop()
+	select {
+	case a.imports <- struct{}{}:
+		defer func() { <-a.imports }()
+	case <-wait.C:
+		c.Header("Retry-After", "1")
+		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another import has been under way for %s; retry", importWait)
+	case <-c.Request.Context().Done():
+		return nil, apperr.New(apperr.ServiceUnavailable, "the client went away while its import waited for another")
+	}
+	max := a.cfg.Limits.stateBytes()
+	if c.Request.ContentLength > max {
+		return nil, apperr.Errorf(apperr.PayloadTooLarge, "the bundle is over the limit of %d bytes (--max-state-bytes)", max)
+	}
+	body, charge := io.Reader(c.Request.Body), func(int64) bool { return true }
+	if m, ok := c.Request.Body.(*meteredBody); ok {
+		body, charge = m.r, m.reserve
+	}
+	defer a.settle(c)
+	b, err := bundle.Read(&capped{r: body, left: max}, bundle.ReadOptions{
+		MaxBytes: bundle.DefaultMaxBytes, StateMax: max, Charge: charge, JSONError: jsonError, Version: a.cfg.Version,
+	})
+	switch {
+	case errors.Is(err, state.ErrRefused):
+		return nil, busy(c)
+	case errors.Is(err, errBundleTooLarge):
+		return nil, apperr.Errorf(apperr.PayloadTooLarge, "the bundle is over the limit of %d bytes (--max-state-bytes)", max)
+	case err != nil:
+		var be *bundle.Error
+		if errors.As(err, &be) {
+			return nil, apperr.New(apperr.InvalidRequest, "the bundle is refused, nothing changed: "+be.Error())
+		}
+		if _, coded := apperr.As(err); coded {
+			return nil, err
+		}
+		return nil, apperr.New(apperr.InvalidRequest, "the bundle is refused, nothing changed: "+err.Error())
+	}
+	w := a.world(c)
+	if n, ok := a.ns.ByLabel(w.Namespace()); ok {
+		if err := a.ns.CanReplace(n, b.State.Weight()); err != nil {
+			return nil, err
+		}
+	}
+	if err := Restore(w, b); err != nil {
+		return nil, err
+	}
+	// the bundle's namespace, gone from here, stands for this one: its tokens and
+	// deployment hosts find the replayed world
+	if n, ok := a.ns.ByLabel(w.Namespace()); ok {
+		a.ns.Alias(namespace.LabelOfID(b.Manifest.Namespace), n)
+	}
+	return bundleInfo(w, b), nil
+}
+
+// Restore replaces w with bundle b: its scenario is the registry's of the same name when
+// the source is the same, else the bundle's own (for this world only).
+func Restore(w *world.World, b *bundle.Bundle) error {
+	m := b.Manifest
+	src := b.Scenarios[m.Scenario]
+	sc, ok := w.Scenarios().Get(m.Scenario)
+	if !ok || string(sc.Raw) != string(src) {
+		parsed, problems := scenario.Parse("bundle:scenarios/"+m.Scenario+".yaml", src)
+		if len(problems) > 0 || parsed == nil {
+			msg := "does not parse"
+			if len(problems) > 0 {
+				msg = problems[0].String()
+			}
+			return apperr.Errorf(apperr.InvalidRequest, "the bundle is refused, nothing changed: scenarios/%s.yaml: %s", m.Scenario, msg)
+		}
+		if parsed.Name != m.Scenario {
+			return apperr.Errorf(apperr.InvalidRequest, "the bundle is refused, nothing changed: scenarios/%s.yaml names the scenario %q", m.Scenario, parsed.Name)
+		}
+		sc = parsed
+	}
+	var start time.Time
+	if m.Clock.Start != nil {
+		start = *m.Clock.Start
+	}
+	rec := world.Recording{
+		Seed: m.Seed, ClockMode: clockMode(m.Clock.Mode), Now: m.Clock.Now, ClockStart: start, Scenario: sc,
+		Faults: b.Faults, Journal: b.Journal, Events: b.Events, Lifecycles: b.Lifecycles, IDDice: m.IDDice,
+	}
+	if err := w.CheckRecording(rec); err != nil {
+		return refused(err)
+	}
+	info := world.ReplayInfo{CreatedAt: state.Timestamp(m.CreatedAt), HostemuVersion: m.HostemuVersion, Namespace: m.Namespace}
+	if err := w.Restore(b.State, rec, info); err != nil {
+		return refused(err)
+	}
+	return nil
+}
+
+// refused words a world's refusal of a bundle (a fresh *apperr.Error, reworded in
+// place).
+func refused(err error) error {
+	var e *apperr.Error
+	if errors.As(err, &e) {
+		e.Message = "the bundle is refused, nothing changed: " + e.Message
+	}
+	return err
+}
+
+func clockMode(s string) clock.Mode { return clock.Mode(s) }
+
+// bundleInfo is the answer to a PUT of a bundle: what was replayed.
+func bundleInfo(w *world.World, b *bundle.Bundle) map[string]any {
+	return map[string]any{
+		"replayed":        w.Replayed(),
+		"scenario":        w.Scenario().Name,
+		"clock":           w.Clock(),
+		"journal_entries": len(b.Journal),
+		"faults":          len(b.Faults.Faults),
+	}
+}
+
+// errBundleTooLarge is capped's error past its bound.
+var errBundleTooLarge = errors.New("bundle body over the limit")
+
+// capped reads at most left bytes, then fails with errBundleTooLarge.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			return 0, errBundleTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}

@@ -1,0 +1,171 @@
+package world
+
+import (
+	"maps"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/events"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+	"github.com/hostemu/hostemu/emulator/internal/scenario"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// Recording is what a failure bundle holds of a world besides its state: enough that
+// a world restored from it answers and moves on exactly as the original would have.
+type Recording struct {
+	Seed       int64
+	ClockMode  clock.Mode
+	Now        time.Time
+	ClockStart time.Time // a manual clock's start; zero for a real one
+	Scenario   *scenario.Scenario
+	Faults     fault.Saved
+	Journal    []journal.Entry
+	Events     []events.Recorded
+	// Lifecycles are when each lifecycle in flight entered its current step, by key
+	// ("dpl:<id>", "dom:<hostname>", "crt:<hostname>").
+	Lifecycles map[string]time.Time
+	// IDDice is the position of the id source.
+	IDDice []byte
+}
+
+// ReplayInfo tells that a world was restored from a failure bundle, and which.
+type ReplayInfo struct {
+	CreatedAt      state.Timestamp `json:"created_at"`
+	HostemuVersion string          `json:"hostemu_version"`
+	Namespace      string          `json:"namespace"`
+}
+
+// Seed is the world's seed.
+func (w *World) Seed() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seed
+}
+
+// Replayed is the bundle the world was restored from, nil when it was not.
+func (w *World) Replayed() *ReplayInfo {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.replayed
+}
+
+// Capture takes the world's state and recording at one moment: due transitions run
+// first, and none runs while it is taken.
+func (w *World) Capture() (state.Snapshot, Recording) {
+	w.clockMu.Lock()
+	defer w.clockMu.Unlock()
+	w.fireDue()
+	var snap state.Snapshot
+	rec := Recording{Scenario: w.Scenario(), Events: w.events.History()}
+	w.sched.Exclusive(func() {
+		snap = w.store.Export()
+		snap.Uploads = w.uploads()
+		rec.Now = w.clock.Now()
+		rec.ClockMode = w.clock.Mode()
+		if mode, start := w.clock.Start(); mode == clock.Manual {
+			rec.ClockStart = start
+		}
+		rec.Faults = w.faults.Save()
+		rec.Journal = w.journal.List(journal.Filter{})
+		w.mu.Lock()
+		rec.Seed = w.seed
+		rec.IDDice, _ = w.idSrc.MarshalBinary() // a PCG always marshals
+		rec.Lifecycles = make(map[string]time.Time, len(w.gens))
+		for key := range w.gens {
+			if at, ok := w.anchors[key]; ok {
+				rec.Lifecycles[key] = at
+			}
+		}
+		w.mu.Unlock()
+	})
+	return snap, rec
+}
+
+// CheckRecording validates rec without changing anything: what Restore would refuse,
+// named.
+func (w *World) CheckRecording(rec Recording) error {
+	if rec.Scenario == nil {
+		return apperr.New(apperr.InvalidRequest, "the bundle names no scenario")
+	}
+	if err := w.faults.Check(rec.Faults); err != nil {
+		return apperr.New(apperr.InvalidRequest, "faults.json: "+err.Error())
+	}
+	if err := journal.Check(rec.Journal); err != nil {
+		return apperr.New(apperr.InvalidRequest, "journal.ndjson: "+err.Error())
+	}
+	if !state.InRange(rec.Now) {
+		return apperr.Errorf(apperr.InvalidRequest, "manifest.json: clock.now %s is out of range", rec.Now.Format(time.RFC3339))
+	}
+	for key, at := range rec.Lifecycles {
+		if !strings.HasPrefix(key, "dpl:") && !strings.HasPrefix(key, "dom:") && !strings.HasPrefix(key, "crt:") {
+			return apperr.Errorf(apperr.InvalidRequest, "lifecycles.json: key %q is not dpl:<id>, dom:<hostname> or crt:<hostname>", key)
+		}
+		if !state.InRange(at) {
+			return apperr.Errorf(apperr.InvalidRequest, "lifecycles.json: %s: %s is out of range", key, at.Format(time.RFC3339))
+		}
+	}
+	if len(rec.IDDice) > 0 {
+		var probe rand.PCG
+		if err := probe.UnmarshalBinary(rec.IDDice); err != nil {
+			return apperr.New(apperr.InvalidRequest, "manifest.json: dice.ids: "+err.Error())
+		}
+	}
+	return nil
+}
+
+// Restore replaces the world with a bundle's: its seed, scenario, a manual clock at
+// its now, its state with each lifecycle in flight resumed from when it entered its
+// step, its faults with their hits and dice, its journal (marked replayed) and recent
+// events, and the id source's position. A state that does not load changes nothing;
+// rec must have passed CheckRecording.
+func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) error {
+	w.clockMu.Lock()
+	defer w.clockMu.Unlock()
+	oldSeed, oldScenario := w.Seed(), w.Scenario()
+	oldMode, oldNow := w.clock.Mode(), w.clock.Now()
+	w.mu.Lock()
+	w.seed = rec.Seed
+	w.mu.Unlock()
+	w.setScenario(rec.Scenario)
+	w.clock.Jump(rec.Now) // in range: CheckRecording
+	if err := w.loadAnchored(snap, maps.Clone(rec.Lifecycles)); err != nil {
+		w.mu.Lock()
+		w.seed = oldSeed
+		w.mu.Unlock()
+		w.setScenario(oldScenario)
+		w.clock.Jump(oldNow)
+		if oldMode != clock.Manual {
+			w.clock.SetMode(oldMode)
+		}
+		return apperr.New(apperr.InvalidRequest, "state.json is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	w.faults.Restore(rec.Faults)
+	w.journal.Load(rec.Journal) // checked by CheckRecording
+	w.events.LoadHistory(rec.Events)
+	w.mu.Lock()
+	if len(rec.IDDice) > 0 {
+		w.idSrc.UnmarshalBinary(rec.IDDice)
+	} else {
+		w.idSrc.Seed(uint64(w.seed), 0x686f7374656d75)
+	}
+	w.replayed = &info
+	w.mu.Unlock()
+	w.sched.Wake()
+	w.emit(EventReset, "replay")
+	w.emitClock()
+	w.emitScenario("switched")
+	return nil
+}
+
+// ClockStartOf is a manual clock's start, for a manifest; zero for a real clock.
+func (w *World) ClockStartOf() time.Time {
+	if mode, start := w.clock.Start(); mode == clock.Manual {
+		return start
+	}
+	return time.Time{}
+}
