@@ -98,20 +98,20 @@ type World struct {
 	active        atomic.Pointer[scenario.Scenario]
 	keyring       atomic.Pointer[envelope.Keyring]
 	rateLimitsOff bool
-	seed          int64 // changed only by a bundle's replay, under clockMu and mu
+	seed          int64                        // changed only by a bundle's replay, under clockMu and mu
 	changeLog     atomic.Pointer[changeLogBox] // set by SetChangeLog (--state)
 
 	// start-up world, restored by Reset
 	fixtures      func() (state.Snapshot, error)
 	startScenario string
 
-	mu      sync.Mutex // guards seed (written), rng, idSrc, gens, anchors, replayed and nextGen
+	mu sync.Mutex // guards seed (written), rng, idSrc, gens, anchors, replayed and nextGen
 	// replayed tells the world came from a failure bundle (PUT /_emulator/bundle, hostemu
 	// replay): nil otherwise.
 	replayed *ReplayInfo
-	rng     *rand.Rand
-	idSrc   *rand.PCG         // rng's source, whose position a failure bundle saves
-	gens    map[string]uint64 // lifecycle generation per resource ("dpl:id", "dom:host")
+	rng      *rand.Rand
+	idSrc    *rand.PCG         // rng's source, whose position a failure bundle saves
+	gens     map[string]uint64 // lifecycle generation per resource ("dpl:id", "dom:host")
 	// anchors are when each lifecycle in flight entered its current step: the steps
 	// still to come are scheduled from it, so a bundle's replay schedules them at the
 	// same instants.
