@@ -133,6 +133,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 	r.srv, r.tlsURL = srv, srv.TLSURL()
 	r.tokens, r.cipherKey = worldCredentials(srv.Emulator())
 	tb.Cleanup(func() {
+		r.saveOnFailure(tb)
 		r.collect(tb)
 		r.transport.CloseIdleConnections()
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -191,6 +192,7 @@ func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 			tb.Fatalf("testkit.Connect: creating a namespace at %s: %v", url, err)
 		}
 		tb.Cleanup(func() {
+			r.saveOnFailure(tb)
 			r.collect(tb)
 			if err := r.deleteNamespace(); err != nil {
 				tb.Logf("testkit: deleting namespace %s: %v", r.namespace, err)
@@ -202,6 +204,7 @@ func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 	if err := r.do(context.Background(), http.MethodGet, "/_emulator/clock", nil, nil); err != nil {
 		tb.Fatalf("testkit.Connect: the control API of %s refuses us: %v", url, err)
 	}
+	tb.Cleanup(func() { r.saveOnFailure(tb) })
 	if cfg.set["WithScenario"] {
 		e.UseScenario(cfg.scenario)
 	}

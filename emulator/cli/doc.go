@@ -4,6 +4,7 @@
 //	hostemu [serve] [flags]        start the emulator (the default command)
 //	hostemu validate FILE|DIR...   check scenario and fixture files
 //	hostemu healthcheck [--url U]  exit 0 when /_emulator/health answers 200 within 2 s
+//	hostemu replay FILE [flags]    serve the world of a failure bundle
 //	hostemu coverage [--url U]     which operations, answers and edges clients exercised
 //	hostemu version                version, commit and Go version
 //

@@ -76,12 +76,18 @@ type served struct {
 // startServe runs `hostemu serve args...` in-process and returns once it prints its URL.
 func startServe(tb testing.TB, vars map[string]string, args ...string) *served {
 	tb.Helper()
+	return startCmd(tb, vars, "serve", args...)
+}
+
+// startCmd is startServe for a command that serves (serve, replay).
+func startCmd(tb testing.TB, vars map[string]string, cmd string, args ...string) *served {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{stdout: newLockedBuffer(), stderr: newLockedBuffer(), cancel: cancel, done: make(chan struct{})}
 	vars = quietDefaults(vars)
 	go func() {
 		defer close(s.done)
-		s.code = Run(ctx, append([]string{"serve"}, args...), env(vars), environ(vars), s.stdout, s.stderr)
+		s.code = Run(ctx, append([]string{cmd}, args...), env(vars), environ(vars), s.stdout, s.stderr)
 	}()
 	tb.Cleanup(func() { s.stop(tb) })
 	s.url = s.stdout.waitFor(tb, listeningLine, s.done)[1]

@@ -51,6 +51,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, environ
 		return caDispatch(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stdout, stderr)
+	case "replay":
+		return replay(ctx, rest, getenv, environ, stdout, stderr)
 	case "coverage":
 		return coverageCmd(ctx, rest, getenv, stdout, stderr)
 	case "openapi":
@@ -80,6 +82,8 @@ Commands:
                                  file:line: problem per problem
   hostemu healthcheck [--url U]  exit 0 when /_emulator/health answers 200 within 2 s,
                                  else 1; U defaults to HOSTEMU_ADDR (0.0.0.0 read as 127.0.0.1)
+  hostemu replay FILE [flags]    start in the world of a failure bundle (.hostemu.tgz): its
+                                 state, faults and journal, a manual clock where it stood
   hostemu coverage [--url U] [--namespaces all] [--min PCT] [--format text|json|markdown|junit]
                                  print which operations, answers and lifecycle edges
                                  clients exercised; exit 1 under --min (see --help)

@@ -23,6 +23,12 @@ var shutdownTimeout = 5 * time.Second
 // it cannot listen or stop cleanly, 2 for a bad flag or variable or for fixtures,
 // scenario or state that the flags name and that do not load.
 func serve(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer) int {
+	return serveWith(ctx, args, getenv, environ, stdout, stderr, nil)
+}
+
+// serveWith is serve; prepare, when set, runs on the emulator once it listens and
+// before it serves (a replay loads its bundle there): an error stops the start, exit 2.
+func serveWith(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer, prepare func(*emulator.Server) error) int {
 	cfg, err := Load(args, getenv)
 	if errors.Is(err, errHelp) {
 		serveUsage(stdout)
@@ -52,6 +58,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, envir
 			return 2
 		}
 		return 1
+	}
+	if prepare != nil {
+		if err := prepare(srv); err != nil {
+			fmt.Fprintf(stderr, "hostemu: %v\n", err)
+			srv.Shutdown(context.Background())
+			return 2
+		}
 	}
 	defer gctune.Start(gctune.DefaultHeadroom)() // the process is ours: room on a small heap
 	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "control_url", srv.ControlURL(), "tls_url", srv.TLSURL(),

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+const replayUsage = `Usage: hostemu replay FILE [serve flags]
+
+Starts hostemu in the world of a failure bundle (a .hostemu.tgz from GET
+/_emulator/bundle or from testkit after a failed test): its state, scenario, faults
+with their hits, and journal (entries marked "replayed": true), with a manual clock at
+the moment the bundle was taken. Advance the clock to see what happened next.
+
+The bundle's seed, edge domain, CORS origins and rate-limit setting are used unless a
+flag given after FILE says otherwise; every other serve flag works as for hostemu serve.`
+
+// replay serves the world of a failure bundle: 0 on a clean stop, 1 when it cannot
+// listen, 2 for a bad argument or a bundle that is refused.
+func replay(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintln(stdout, replayUsage)
+		return 0
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, "hostemu replay: the bundle FILE comes first\n\n"+replayUsage)
+		return 2
+	}
+	file := args[0]
+	m, err := readManifest(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu replay: %s: %v\n", file, err)
+		return 2
+	}
+	// the bundle's options first: flags the user gives after FILE win (the last one
+	// given counts)
+	flags := []string{
+		"--seed", strconv.FormatInt(m.Seed, 10),
+		"--clock", "manual", "--clock-start", m.Clock.Now.Format(time.RFC3339Nano),
+		"--rate-limits", m.RateLimits,
+	}
+	if m.EdgeDomain != "" {
+		flags = append(flags, "--edge-domain", m.EdgeDomain)
+	}
+	if len(m.CORSOrigins) > 0 {
+		flags = append(flags, "--cors-origins", strings.Join(m.CORSOrigins, ","))
+	}
+	where := "the default world"
+	if m.Namespace != "" {
+		where = "namespace " + m.Namespace
+	}
+	fmt.Fprintf(stdout, "replaying %s: %s at %s, scenario %s, taken %s by hostemu %s\n",
+		file, where, m.Clock.Now.Format(time.RFC3339Nano), m.Scenario, m.CreatedAt.Format(time.RFC3339), m.HostemuVersion)
+	return serveWith(ctx, append(flags, args[1:]...), getenv, environ, stdout, stderr, func(srv *emulator.Server) error {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return srv.Emulator().ReplayBundle(f)
+	})
+}
+
+func readManifest(file string) (emulator.BundleManifest, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return emulator.BundleManifest{}, err
+	}
+	defer f.Close()
+	return emulator.ReadBundleManifest(f, 0)
+}

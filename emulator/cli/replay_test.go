@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+// bundleFile is a failure bundle of a world with a deployment building and a fault
+// that fired, written to a file; it returns the file and the world's state export.
+func bundleFile(t *testing.T) (file string, stateJSON []byte, srvURL string) {
+	t.Helper()
+	e, err := emulator.New(emulator.Options{ClockMode: emulator.ClockManual, ClockStart: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e.Handler())
+	t.Cleanup(func() { srv.Close(); e.Close() })
+	call := func(method, path, token, body string) []byte {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return b
+	}
+	call("POST", "/_emulator/faults", "", `{"match":{"path":"/v1/projects"},"status":503,"times":1}`)
+	call("GET", "/v1/projects", "hostemu-read", "")
+	call("POST", "/v1/deployments", "hostemu-deploy", `{"project_id":"prj_demo","files":{}}`)
+	call("POST", "/_emulator/clock/advance", "", `{"by":"2s"}`)
+	tgz := call("GET", "/_emulator/bundle", "", "")
+	file = filepath.Join(t.TempDir(), "TestCheckout.hostemu.tgz")
+	if err := os.WriteFile(file, tgz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file, call("GET", "/_emulator/state", "", ""), srv.URL
+}
+
+func TestReplayServesTheBundlesWorld(t *testing.T) {
+	t.Parallel()
+	file, stateJSON, orig := bundleFile(t)
+	s := startCmd(t, nil, "replay", file, "--addr", "127.0.0.1:0")
+	get := func(base, path string) []byte {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return b
+	}
+	if got := get(s.url, "/_emulator/state"); !bytes.Equal(got, stateJSON) {
+		t.Fatalf("the replayed state differs:\n%.300s\n%.300s", got, stateJSON)
+	}
+	if got, want := get(s.url, "/_emulator/clock"), get(orig, "/_emulator/clock"); !bytes.Equal(got, want) {
+		t.Errorf("clock %s, want %s", got, want)
+	}
+	if got := string(get(s.url, "/_emulator/requests")); !strings.Contains(got, `"replayed":true`) || !strings.Contains(got, `"fault_id":"flt_1"`) {
+		t.Errorf("journal: %s", got)
+	}
+	if !strings.Contains(s.stdout.String(), "replaying "+file+": the default world at 2026-01-01T00:00:02Z, scenario default") {
+		t.Errorf("stdout: %s", s.stdout)
+	}
+	// what happens next: the build finishes on the replayed clock as in the original
+	for _, base := range []string{s.url, orig} {
+		req, _ := http.NewRequest("POST", base+"/_emulator/clock/advance", strings.NewReader(`{"by":"10s"}`))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if a, b := get(s.url, "/_emulator/state"), get(orig, "/_emulator/state"); !bytes.Equal(a, b) {
+		t.Fatal("after the same advance the replayed world differs from the original")
+	}
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit %d: %s", code, s.stderr)
+	}
+}
+
+func TestReplayRefusals(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "bad.hostemu.tgz")
+	os.WriteFile(bad, []byte("not a bundle"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "the bundle FILE comes first"},
+		{[]string{"--addr", "127.0.0.1:0"}, 2, "the bundle FILE comes first"},
+		{[]string{filepath.Join(t.TempDir(), "nope.tgz")}, 2, "no such file"},
+		{[]string{bad}, 2, "not gzip"},
+		{[]string{"--help"}, 0, ""},
+	} {
+		code, stdout, stderr := runCmd(t, nil, append([]string{"replay"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("replay %v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+		if tc.code == 0 && !strings.Contains(stdout, "Usage: hostemu replay FILE") {
+			t.Errorf("replay --help: %s", stdout)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ArtifactsEnv names the directory failed tests' bundles are written to
+// (DefaultArtifacts, in the working directory, when it is unset).
+const (
+	ArtifactsEnv     = "HOSTEMU_ARTIFACTS"
+	DefaultArtifacts = "hostemu-artifacts"
+)
+
+// bundleTimeout bounds reading a failed test's bundle.
+const bundleTimeout = 30 * time.Second
+
+// Bundle writes this emulator's world as a failure bundle to path (GET
+// /_emulator/bundle): its state, faults, journal, recent events, scenarios and
+// uploads at this moment. `hostemu replay path` opens it.
+func (e *Emulator) Bundle(path string) {
+	e.tb.Helper()
+	var b []byte
+	e.call(http.MethodGet, "/_emulator/bundle", nil, &b)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		e.tb.Fatalf("testkit: writing the bundle: %v", err)
+	}
+}
+
+// LoadBundle replaces this emulator's world with the failure bundle at path (PUT
+// /_emulator/bundle): a failed run's world, to reproduce it in a test.
+func (e *Emulator) LoadBundle(path string) {
+	e.tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		e.tb.Fatalf("testkit: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bundleTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, e.r.url+e.r.controlPath("/_emulator/bundle"), bytes.NewReader(b))
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/gzip")
+	if e.r.controlToken != "" {
+		req.Header.Set("Authorization", "Bearer "+e.r.controlToken)
+	}
+	resp, err := e.r.control.Do(req)
+	if err != nil {
+		e.tb.Fatalf("testkit: PUT /_emulator/bundle: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var raw bytes.Buffer
+		raw.ReadFrom(resp.Body)
+		e.tb.Fatalf("testkit: PUT /_emulator/bundle: %v", decodeError(resp.StatusCode, raw.Bytes()))
+	}
+}
+
+// unsafeFileChars are what a test's name may hold that a file name should not.
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// artifactName is a test's bundle file name: its name made safe for every file system.
+func artifactName(test string) string {
+	s := strings.Trim(unsafeFileChars.ReplaceAllString(test, "_"), "_.")
+	if s == "" {
+		s = "test"
+	}
+	if len(s) > 180 {
+		s = s[:180]
+	}
+	return s + ".hostemu.tgz"
+}
+
+// saveOnFailure writes the world's bundle when tb failed, and logs where and the
+// command that replays it. Passing tests write nothing.
+func (r *remote) saveOnFailure(tb testing.TB) {
+	if !tb.Failed() {
+		return
+	}
+	dir := os.Getenv(ArtifactsEnv)
+	if dir == "" {
+		dir = DefaultArtifacts
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bundleTimeout)
+	defer cancel()
+	var b []byte
+	if err := r.do(ctx, http.MethodGet, "/_emulator/bundle", nil, &b); err != nil {
+		tb.Logf("testkit: the test failed, but its world's bundle could not be read: %v", err)
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Logf("testkit: the test failed, but %s could not be made for its bundle: %v", dir, err)
+		return
+	}
+	path := filepath.Join(dir, artifactName(tb.Name()))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		tb.Logf("testkit: the test failed, but its bundle could not be written: %v", err)
+		return
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	tb.Logf("hostemu: this test's world is saved in %s (%d bytes); open it where it stood with:\n\thostemu replay %s\n(or: go run github.com/hostemu/hostemu/cmd/hostemu@latest replay %s)", path, len(b), path, path)
+}
