@@ -319,3 +319,50 @@ func BenchmarkEdgeChain(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBundle100k: GET /_emulator/bundle of a world of 100,000 deployments (the
+// archive streamed to a discarding client), and PUT of that bundle into another
+// emulator. bundle-MB is the archive's size; heap-MB the live heap after a GC once it
+// was written or restored.
+func BenchmarkBundle100k(b *testing.B) {
+	newBig := func() (*emulator.Emulator, http.Handler) {
+		e, err := emulator.New(emulator.Options{Fixtures: "testdata/big/generate-100k.yaml", ClockMode: clock.Manual, ClockStart: testStart,
+			Limits: emulator.Limits{MaxStateBytes: 1 << 30}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close() })
+		return e, e.Handler()
+	}
+	_, src := newBig()
+	var tgz []byte
+	b.Run("GET", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			w := httptest.NewRecorder()
+			src.ServeHTTP(w, httptest.NewRequest("GET", "http://127.0.0.1:4700/_emulator/bundle", nil))
+			if w.Code != 200 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+			tgz = w.Body.Bytes()
+		}
+		b.ReportMetric(float64(len(tgz))/(1<<20), "bundle-MB")
+	})
+	_, dst := newBig()
+	b.Run("PUT", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r := httptest.NewRequest("PUT", "http://127.0.0.1:4700/_emulator/bundle", bytes.NewReader(tgz))
+			r.Header.Set("Content-Type", "application/gzip")
+			w := httptest.NewRecorder()
+			dst.ServeHTTP(w, r)
+			if w.Code != 200 {
+				b.Fatalf("%d %s", w.Code, w.Body)
+			}
+		}
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
+	})
+}

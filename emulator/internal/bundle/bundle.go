@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -127,7 +128,7 @@ func (e *Error) Error() string { return e.msg }
 func problem(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
 
 // Write writes b as a gzipped tar archive to w, member by member: state.json is encoded
-// twice (once to learn its size, once into the archive) rather than held whole.
+// once into a temporary file (its size goes first in the archive) rather than held whole.
 // Manifest.Files is filled from b.Files and filesBound; a referenced file over the
 // bound is left out and listed.
 func Write(w io.Writer, b *Bundle, filesBound int64) error {
@@ -165,18 +166,31 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 	if err := put(ManifestName, append(manifest, '\n')); err != nil {
 		return err
 	}
-	var count countWriter
-	if err := state.WriteSnapshot(&count, &b.State, ""); err != nil {
+	// state.json is encoded once, into a temporary file: a tar member's size comes
+	// before its bytes, and the text of a big world is not held in memory
+	tmp, err := os.CreateTemp("", "hostemu-bundle-state-*.json")
+	if err != nil {
 		return err
 	}
-	if err := tw.WriteHeader(&tar.Header{Name: StateName, Mode: 0o644, Size: count.n, ModTime: mod, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+	defer func() { tmp.Close(); os.Remove(tmp.Name()) }()
+	tbw := bufio.NewWriterSize(tmp, 256<<10)
+	if err := state.WriteSnapshot(tbw, &b.State, ""); err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(tw, 64<<10)
-	if err := state.WriteSnapshot(bw, &b.State, ""); err != nil {
+	if err := tbw.Flush(); err != nil {
 		return err
 	}
-	if err := bw.Flush(); err != nil {
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: StateName, Mode: 0o644, Size: size, ModTime: mod, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+		return err
+	}
+	if _, err := io.CopyBuffer(tw, tmp, make([]byte, 256<<10)); err != nil {
 		return err
 	}
 	faults, err := json.MarshalIndent(b.Faults, "", "  ")
@@ -227,10 +241,6 @@ func ndjson[T any](items []T) []byte {
 	}
 	return buf.Bytes()
 }
-
-type countWriter struct{ n int64 }
-
-func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
 // ReadOptions bound and shape Read.
 type ReadOptions struct {
