@@ -247,8 +247,9 @@ func envName(flagName string) string {
 }
 
 // otherVariables are HOSTEMU_* names that are not serve flags but mean something to a
-// tool around hostemu (testkit's examples find a running hostemu by HOSTEMU_URL).
-var otherVariables = []string{"HOSTEMU_URL"}
+// tool around hostemu (testkit's examples find a running hostemu by HOSTEMU_URL; testkit
+// writes failed tests' bundles to HOSTEMU_ARTIFACTS).
+var otherVariables = []string{"HOSTEMU_URL", "HOSTEMU_ARTIFACTS"}
 
 // UnknownVariables names each HOSTEMU_* variable of environ ("NAME=value" entries, as
 // os.Environ) that no flag reads, with the nearest known name when one is close, so

@@ -184,6 +184,23 @@ func (tb *tab) until(what, cond string) {
 	}
 }
 
+// untilAfterNavigation is until for a condition the page meets once it has navigated:
+// a poll the navigation cut short is started again in the new document.
+func (tb *tab) untilAfterNavigation(what, cond string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, wait)
+	defer cancel()
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait)))
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "Cannot find context")) {
+			tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+		}
+	}
+}
+
 func (tb *tab) text(sel string) string {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, wait)
@@ -336,6 +353,27 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.screenshot("coverage", "#cov-h")
 		tb.do(chromedp.Click(chromedp.CSS("#cov-reset")))
 		tb.until("counted afresh", `document.getElementById("cov-totals").textContent.includes("operations 0 of 12")`)
+	})
+
+	t.Run("dashboard: a failure bundle opens in a namespace of its own", func(t *testing.T) {
+		s := server(t)
+		api(t, s, "POST", "/_emulator/faults", "", `{"match":{"path":"/v1/projects"},"status":503}`)
+		if status, _ := api(t, s, "GET", "/v1/projects", "hostemu-read", ""); status != 503 {
+			t.Fatalf("the fault did not fire: %d", status)
+		}
+		_, tgz := api(t, s, "GET", "/_emulator/bundle", "", "")
+		file := filepath.Join(t.TempDir(), "TestCheckout.hostemu.tgz")
+		if err := os.WriteFile(file, tgz, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#bundle-file"), []string{file}), chromedp.Click(chromedp.CSS(`#bundle-open button[type="submit"]`)))
+		tb.untilAfterNavigation("the namespace's dashboard", `location.search.startsWith("?ns=ns_") && document.readyState === "complete"`)
+		tb.until("the replay banner", `!document.getElementById("replay-banner").hidden && document.getElementById("replay-banner").textContent.includes("the default world")`)
+		tb.until("the replayed journal", `[...document.querySelectorAll("#journal tr")].some((tr) => tr.textContent.includes("replayed") && tr.textContent.includes("503"))`)
+		tb.until("the namespace listed as replayed", `document.querySelector("#namespaces li[data-namespace] .badge.replayed") !== null`)
+		tb.screenshot("bundle-replayed", "")
 	})
 
 	t.Run("dashboard: a fault's hits and the journal's error code", func(t *testing.T) {

@@ -327,7 +327,8 @@ func (a *API) overview(c *gin.Context) (any, error) {
 	out := struct {
 		Projects []projectOverview `json:"projects"`
 		Now      state.Timestamp   `json:"now"`
-	}{Projects: make([]projectOverview, len(ps)), Now: w.Clock().Now}
+		Replayed *world.ReplayInfo `json:"replayed,omitempty"`
+	}{Projects: make([]projectOverview, len(ps)), Now: w.Clock().Now, Replayed: w.Replayed()}
 	for i, p := range ps {
 		po := projectOverview{Project: view.ProjectOf(p.Project), MoreDeployments: p.MoreDeployments,
 			Deployments: make([]json.RawMessage, len(p.Deployments)), Domains: make([]view.Domain, len(p.Domains))}

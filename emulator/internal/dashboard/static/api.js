@@ -4,6 +4,20 @@
 
 const TOKEN_KEY = "hostemu-control-token";
 
+// namespace is the world the page shows: a namespace named by ?ns= in the page's
+// address, else the default world ("").
+export const namespace = new URLSearchParams(location.search).get("ns") || "";
+
+// Routes that are not a world's: they stay where they are whatever world is shown.
+const GLOBAL = /^\/_emulator\/(health|namespaces|openapi\.(json|yaml))(\/|\?|$)/;
+
+// scoped is a control API path for the world shown: /_emulator/x becomes
+// /_emulator/namespaces/{ns}/x in a namespace.
+export function scoped(path) {
+  if (!namespace || !path.startsWith("/_emulator/") || GLOBAL.test(path)) return path;
+  return "/_emulator/namespaces/" + encodeURIComponent(namespace) + path.slice("/_emulator".length);
+}
+
 class APIError extends Error {
   constructor(status, code, message) {
     super(message || code || `HTTP ${status}`);
@@ -52,6 +66,7 @@ function isTokenError(status, code) {
 // token asks for one and tries again; any other failure throws an APIError with the
 // envelope's code and message.
 async function fetchRaw(path, init = {}) {
+  path = scoped(path);
   for (;;) {
     const res = await fetch(path, { ...init, headers: headers(init.headers), cache: "no-store" });
     if (res.ok) return res;
@@ -80,7 +95,10 @@ export async function download(path, filename) {
 // sent as written) and returns its decoded JSON answer.
 export async function call(method, path, body) {
   const init = { method };
-  if (body !== undefined) {
+  if (body instanceof Blob) {
+    init.headers = { "Content-Type": "application/gzip" };
+    init.body = body;
+  } else if (body !== undefined) {
     init.headers = { "Content-Type": "application/json" };
     init.body = typeof body === "string" ? body : JSON.stringify(body);
   }

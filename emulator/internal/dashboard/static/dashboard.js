@@ -1,4 +1,4 @@
-import { call, download, el, guard, notify, subscribe, fmtTime, since } from "/dashboard/assets/api.js";
+import { call, download, el, guard, notify, subscribe, fmtTime, since, namespace } from "/dashboard/assets/api.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -168,7 +168,40 @@ let projects = []; // the last GET /_emulator/projects, rendered again when a lo
 
 const loadProjects = coalesced(async () => {
   const o = await guard(() => call("GET", "/_emulator/projects"));
-  if (o) { projects = o.projects; renderProjects(); }
+  if (o) { projects = o.projects; renderProjects(); showReplay(o.replayed); }
+});
+
+// ---- the world shown, and failure bundles ----
+
+$("world-name").textContent = namespace ? `· namespace ${namespace}` : "· default world";
+
+// showReplay says, above everything, that the world came from a failure bundle.
+function showReplay(r) {
+  const b = $("replay-banner");
+  b.hidden = !r;
+  if (r) {
+    b.replaceChildren(`Replayed from a failure bundle of ${r.namespace || "the default world"}, taken ${fmtTime(r.created_at)} by hostemu ${r.hostemu_version}. `,
+      "Its journal's entries are marked replayed; the clock is manual where the bundle's world stood: advance it to see what happened next.");
+  }
+}
+
+$("bundle-download").addEventListener("click", () => guard(() =>
+  download("/_emulator/bundle", `hostemu-${namespace || "default"}-${new Date().toISOString().replace(/[:.]/g, "-")}.hostemu.tgz`), "Bundle downloaded."));
+
+$("bundle-open").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const file = $("bundle-file").files[0];
+  if (!file) return;
+  await guard(async () => {
+    const ns = await call("POST", "/_emulator/namespaces", {});
+    try {
+      await call("PUT", `/_emulator/namespaces/${encodeURIComponent(ns.namespace)}/bundle`, file);
+    } catch (e) {
+      await call("DELETE", `/_emulator/namespaces/${encodeURIComponent(ns.namespace)}`).catch(() => {});
+      throw e;
+    }
+    location.assign(`/dashboard?ns=${encodeURIComponent(ns.namespace)}`);
+  });
 });
 
 function renderProjects() {
@@ -217,7 +250,7 @@ function journalRow(e) {
     el("td", {}, e.service),
     el("td", {}, e.scope),
     el("td", {}, e.error_code ? errorLink(e.error_code) : ""),
-    el("td", { class: "mono fault-id" }, e.fault_id || ""),
+    el("td", { class: "mono fault-id" }, e.fault_id || "", e.replayed ? el("span", { class: "badge replayed", title: "recorded by the world the bundle was taken from" }, "replayed") : null),
   );
 }
 
@@ -381,8 +414,10 @@ async function loadNamespaces() {
   try {
     const n = await call("GET", "/_emulator/namespaces");
     const list = (n && n.namespaces) || [];
-    $("namespaces").replaceChildren(...list.map((x) => el("li", {},
-      el("span", { class: "mono" }, x.namespace), ` · scenario ${x.scenario} · ${x.clock} clock · last used ${fmtTime(x.last_used_at)} `,
+    $("namespaces").replaceChildren(...list.map((x) => el("li", { "data-namespace": x.namespace },
+      el("a", { class: "mono", href: `/dashboard?ns=${encodeURIComponent(x.namespace)}`, "aria-current": x.namespace === namespace ? "page" : null }, x.namespace),
+      x.replayed ? el("span", { class: "badge replayed", title: `a bundle of ${x.replayed.namespace || "the default world"}` }, " replayed") : null,
+      ` · scenario ${x.scenario} · ${x.clock} clock · last used ${fmtTime(x.last_used_at)} `,
       el("button", { type: "button", onclick: async () => {
         try {
           await call("DELETE", `/_emulator/namespaces/${encodeURIComponent(x.namespace)}`);
@@ -390,9 +425,14 @@ async function loadNamespaces() {
         } catch (e) { notify(e.message, true); }
         loadNamespaces();
       } }, "Delete"))));
-    $("namespaces-box").hidden = list.length === 0;
+    if (namespace) $("namespaces").prepend(el("li", {}, el("a", { href: "/dashboard" }, "the default world")));
+    $("namespaces-box").hidden = list.length === 0 && !namespace;
   } catch { $("namespaces-box").hidden = true; }
 }
+
+// Namespaces come and go from other processes (tests), which no event of this world
+// tells: the list is read again every 3 s while the page is visible.
+setInterval(() => { if (document.visibilityState === "visible") loadNamespaces(); }, 3000);
 
 // ---- live ----
 
