@@ -146,7 +146,13 @@ func (t *exampleTB) Cleanup(f func()) {
 func (t *exampleTB) Logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 
 // Errorf prints to stdout, so that the example's output no longer matches.
-func (t *exampleTB) Errorf(format string, args ...any) { fmt.Printf("FAIL: "+format+"\n", args...) }
+func (t *exampleTB) Errorf(format string, args ...any) {
+	fmt.Printf("FAIL: "+format+"\n", args...)
+}
+
+// Failed reports whether Errorf was called (a failed example's world is not saved: it
+// has no name, and the output says what failed).
+func (t *exampleTB) Failed() bool { return false }
 
 // Fatalf panics: the example fails with the message, and the deferred finish still
 // shuts the emulator down.
