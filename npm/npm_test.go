@@ -1,0 +1,195 @@
+// Package npm_test checks hostemu's npm packages as a user gets them: npm/build.sh packs
+// them, npm installs the tarballs offline into an empty project, and the project runs
+// `npx hostemu`, the testkit's node:test suites (npm/e2e) and tsc over the types.
+package npm_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// typescriptVersion is the tsc that checks the types, the one .ci/openapi-check pins.
+const typescriptVersion = "5.9.3"
+
+// needNode skips the test without node and npm, which the packages are for.
+func needNode(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("npm packages: skipped with -short (builds hostemu and runs node)")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("npm packages: no %s on PATH", tool)
+		}
+	}
+}
+
+// run runs name args in dir and returns its stdout; a failure stops the test with both
+// outputs.
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestLauncher runs the launcher's and platform resolution's own tests, which need no
+// build: fake binaries stand in for hostemu.
+func TestLauncher(t *testing.T) {
+	needNode(t)
+	t.Parallel()
+	out := run(t, ".", nil, "node", "--test", "hostemu/test/")
+	t.Log(lastLines(out, 8))
+}
+
+// TestPackages builds the packages for this machine's platform, installs them offline
+// in an empty project and uses them there as a user would.
+func TestPackages(t *testing.T) {
+	needNode(t)
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarballs := t.TempDir()
+	run(t, root, nil, "bash", "npm/build.sh", tarballs)
+	tgz, err := filepath.Glob(filepath.Join(tarballs, "*.tgz"))
+	if err != nil || len(tgz) != 2 {
+		t.Fatalf("npm/build.sh wrote %v (%v), want the hostemu package and this platform's", tgz, err)
+	}
+	var size int64
+	for _, f := range tgz {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	version := regexp.MustCompile(`^hostemu-(.+)\.tgz$`)
+	var v string
+	for _, f := range tgz {
+		if m := version.FindStringSubmatch(filepath.Base(f)); m != nil && !strings.HasPrefix(m[1], "linux-") &&
+			!strings.HasPrefix(m[1], "darwin-") && !strings.HasPrefix(m[1], "win32-") {
+			v = m[1]
+		}
+	}
+	if v == "" {
+		t.Fatalf("no hostemu-VERSION.tgz among %v", tgz)
+	}
+
+	// An empty project, an npm cache of its own: nothing may come from the registry.
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "package.json"), []byte(`{"name":"npm-test","private":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	npmEnv := []string{"npm_config_cache=" + t.TempDir(), "npm_config_update_notifier=false"}
+	began := time.Now()
+	run(t, proj, npmEnv, "npm", append([]string{"install", "--offline", "--no-audit", "--no-fund"}, tgz...)...)
+	t.Logf("npm install --offline of %d tarballs (%.1f MB): %s", len(tgz), float64(size)/1e6, time.Since(began).Round(time.Millisecond))
+
+	t.Run("npx hostemu version", func(t *testing.T) {
+		out := run(t, proj, npmEnv, "npx", "--no-install", "hostemu", "version")
+		if !strings.HasPrefix(out, "hostemu v"+v+"\n") {
+			t.Errorf("npx hostemu version printed %q, want hostemu v%s first", out, v)
+		}
+	})
+
+	e2e, err := filepath.Glob("e2e/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range e2e {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(npmEnv, "HOSTEMU_BINARY=") // the installed platform package's binary
+	t.Run("node --test", func(t *testing.T) {
+		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs")
+		t.Log(lastLines(out, 8))
+	})
+	t.Run("start() to healthy", func(t *testing.T) {
+		var r struct {
+			Runs   int     `json:"runs"`
+			Median float64 `json:"median_ms"`
+			Min    float64 `json:"min_ms"`
+			P90    float64 `json:"p90_ms"`
+		}
+		out := run(t, proj, env, "node", "bench-start.mjs", "20")
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("bench-start.mjs printed %q: %v", out, err)
+		}
+		t.Logf("start() to healthy over %d runs: median %.1f ms (min %.1f, p90 %.1f)", r.Runs, r.Median, r.Min, r.P90)
+	})
+	t.Run("tsc --strict", func(t *testing.T) {
+		tsc := typescript(t)
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
+			"--target", "es2022", "types.ts", "types.cts")
+	})
+}
+
+// typescript is the path of tsc's script, installed once into the user's cache
+// directory and reused by later runs; the test skips when it is not there and npm
+// cannot install it (no registry).
+func typescript(t *testing.T) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("no cache directory for typescript: %v", err)
+	}
+	dir := filepath.Join(cache, "hostemu", "npm-test", "typescript-"+typescriptVersion)
+	tsc := filepath.Join(dir, "node_modules", "typescript", "bin", "tsc")
+	if _, err := os.Stat(tsc); err == nil {
+		return tsc
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Skipf("typescript cache: %v", err)
+	}
+	// Install beside it and rename, so that a concurrent run never sees half of it.
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
+	if err != nil {
+		t.Skipf("typescript cache: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp, "typescript@"+typescriptVersion)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("typescript %s is not in %s and npm cannot install it (offline?): %v\n%s", typescriptVersion, dir, err, out)
+	}
+	if err := os.Rename(tmp, dir); err != nil && !os.IsExist(err) {
+		if _, serr := os.Stat(tsc); serr != nil {
+			t.Skipf("typescript cache: %v", err)
+		}
+	}
+	return tsc
+}
+
+// lastLines is the last n lines of s, for a summary in the log.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
