@@ -5,6 +5,7 @@
 // and 8 in parallel with connect() (a namespace each, on one shared process).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { start, connect, HostemuError, defaultClockStart } from "hostemu/testkit";
 
 const parallel = 8;
@@ -216,5 +217,59 @@ describe("start() options", { concurrency: 3 }, () => {
     await emu.close();
     await emu.close();
     await assert.rejects(fetch(`${emu.url}/_emulator/health`));
+  });
+});
+
+// deploy uploads a page, deploys it with strict uploads (the edge serves the bytes) and
+// waits until it is ready; resolves with the deployment.
+async function deploy(emu, page) {
+  await emu.useScenario("strict-uploads");
+  const digest = createHash("sha256").update(page).digest("hex");
+  const up = await fetch(`${emu.url}/v1/files`, { method: "POST", headers: { authorization: `Bearer ${emu.tokens.deploy}`, "x-file-digest": digest }, body: page });
+  assert.equal(up.status, 201);
+  const res = await fetch(`${emu.url}/v1/deployments`, { method: "POST", headers: json(emu.tokens.deploy), body: JSON.stringify({ project_id: "prj_demo", files: { "index.html": digest } }) });
+  assert.equal(res.status, 201);
+  const d = await res.json();
+  await emu.await({ deployment: d.id, status: "ready" });
+  return d;
+}
+
+describe("emu.fetch opens a deployment's url as given", { concurrency: 4 }, () => {
+  test("https, start({ tls: true })", async (t) => {
+    const emu = await start({ tls: true });
+    t.after(() => emu.close());
+    const d = await deploy(emu, "<h1>Hello TLS</h1>");
+    assert.match(d.url, /^https:\/\/demo-shop-[a-z0-9]+\.hostemu\.localhost:\d+$/);
+    const res = await emu.fetch(d.url + "/");
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-hostemu-deployment"), d.id);
+    assert.equal(await res.text(), "<h1>Hello TLS</h1>");
+    await assert.rejects(emu.fetch("https://nobody.invalid/")); // no certificate for it
+  });
+
+  test("http, start()", async (t) => {
+    const emu = await start();
+    t.after(() => emu.close());
+    const d = await deploy(emu, "<h1>Hello</h1>");
+    assert.match(d.url, /^http:\/\//);
+    const res = await emu.fetch(d.url);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), "<h1>Hello</h1>");
+    const head = await emu.fetch(d.url, { method: "HEAD" });
+    assert.equal(head.status, 200);
+  });
+
+  test("https through the proxy, connect() to a hostemu with TLS", async (t) => {
+    const server = await start({ tls: true });
+    const emu = await connect(server.url);
+    t.after(async () => {
+      await emu.close();
+      await server.close();
+    });
+    const d = await deploy(emu, "<h1>Hello namespace</h1>");
+    assert.match(d.url, /^https:/);
+    const res = await emu.fetch(d.url);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), "<h1>Hello namespace</h1>");
   });
 });

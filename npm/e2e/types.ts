@@ -13,6 +13,7 @@ export async function workflow(): Promise<string> {
   const done = await emu.await({ deployment: "dpl_x", status: "ready", timeout: "1h" });
   const seen: JournalEntry[] = await emu.requests({ method: "POST", status: 503, service: "hosting", since: 3 });
   await emu.forceStatus("domain", "www.example.com", "error", { code: "dns_failed", message: "no" });
+  await emu.fetch("https://demo-shop-abc.hostemu.localhost:4743/");
   const file: string = await emu.bundle("out/world.hostemu.tgz");
   const bytes: Uint8Array = await emu.bundle();
   const cov = await emu.coverage({ namespaces: "all" });

@@ -16,6 +16,9 @@ export type Deployment = Schemas["Deployment"];
 export type Project = Schemas["Project"];
 export type Domain = Schemas["Domain"];
 
+/** The global fetch's type where the program has one (lib "dom" or @types/node), else a plain signature. */
+type GlobalFetch = typeof globalThis extends { fetch: infer F } ? F : (input: string, init?: object) => Promise<unknown>;
+
 /** A duration: a string of the control API ("90s", "1h30m", "2d") or a number of milliseconds. */
 export type Duration = string | number;
 
@@ -187,6 +190,13 @@ export interface Emulator {
   saveBundle(name: string): Promise<string>;
   /** Which parts of the API the world has seen. */
   coverage(options?: { namespaces?: "all" }): Promise<Coverage>;
+  /**
+   * fetch for the edge: opens a deployment's url, or a custom domain's, exactly as the API
+   * gave it (*.hostemu.localhost need not resolve), trusting the emulator's CA alone and
+   * checking certificates at the emulator's time. Follows redirects unless redirect is
+   * "manual", which gives the 3xx answer itself.
+   */
+  fetch: GlobalFetch;
   /** Stops start()'s process or deletes connect()'s namespace; idempotent. */
   close(): Promise<void>;
 }

@@ -17,6 +17,7 @@ const path = require("node:path");
 const { setTimeout: sleep } = require("node:timers/promises");
 const { setTimeout: timer, clearTimeout: clearTimer } = require("node:timers");
 const { binaryPath } = require("../lib/platform.js");
+const { edgeFetch } = require("./edge.cjs");
 
 // defaultClockStart is where a manual clock starts unless told: a fixed instant gives the
 // same ids, timestamps and generated fixtures on every run (the Go testkit's too).
@@ -106,6 +107,7 @@ class Remote {
     this.url = url;
     this.controlToken = controlToken || "";
     this.namespace = "";
+    this.caPEM = null; // a promise of the CA certificate, for fetch
     this.child = null; // start()'s process
     this.exited = null; // a promise of its exit
     const mod = url.startsWith("https:") ? https : http;
@@ -334,6 +336,11 @@ class Emulator {
     return this._r.call("GET", "/_emulator/coverage" + (all ? "?namespaces=all" : ""));
   }
 
+  /** fetch for the edge: opens a deployment's url or a custom domain's as the API gave it (see edge.cjs). */
+  fetch(input, init) {
+    return edgeFetch(this, input, init);
+  }
+
   /** Stops the process of start(), or deletes the namespace of connect(); again, it does nothing. */
   close() {
     if (!this._closing) {
@@ -362,8 +369,9 @@ class Emulator {
       try {
         await r.call("DELETE", "/_emulator/namespaces/" + encodeURIComponent(r.namespace));
       } catch (err) {
-        // Gone already (expired, or the server restarted): nothing is left to clean.
-        if (!(err instanceof HostemuError && err.status === 404)) throw err;
+        // Gone already (expired, or the server stopped): nothing is left to clean.
+        const gone = err instanceof HostemuError ? err.status === 404 : err.cause && err.cause.code === "ECONNREFUSED";
+        if (!gone) throw err;
       }
     }
   }
