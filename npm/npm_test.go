@@ -16,8 +16,13 @@ import (
 	"time"
 )
 
-// typescriptVersion is the tsc that checks the types, the one .ci/openapi-check pins.
-const typescriptVersion = "5.9.3"
+// The tools the test installs once into the user's cache directory (see npmTools).
+const (
+	// typescriptVersion is the tsc that checks the types, the one .ci/openapi-check pins.
+	typescriptVersion = "5.9.3"
+	vitestVersion     = "3.2.7"
+	jestVersion       = "30.5.2"
+)
 
 // needNode skips the test without node and npm, which the packages are for.
 func needNode(t *testing.T) {
@@ -110,18 +115,8 @@ func TestPackages(t *testing.T) {
 		}
 	})
 
-	e2e, err := filepath.Glob("e2e/*")
-	if err != nil {
+	if err := os.CopyFS(proj, os.DirFS("e2e")); err != nil {
 		t.Fatal(err)
-	}
-	for _, f := range e2e {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(proj, filepath.Base(f)), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	env := append(npmEnv, "HOSTEMU_BINARY=") // the installed platform package's binary
 	t.Run("node --test", func(t *testing.T) {
@@ -141,48 +136,68 @@ func TestPackages(t *testing.T) {
 		}
 		t.Logf("start() to healthy over %d runs: median %.1f ms (min %.1f, p90 %.1f)", r.Runs, r.Median, r.Min, r.P90)
 	})
+	t.Run("vitest and jest", func(t *testing.T) {
+		nm := npmTools(t, "vitest@"+vitestVersion, "jest@"+jestVersion)
+		link(t, nm, proj, "vitest", "jest")
+		out := run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "runners", "vitest.test.mjs")
+		t.Log(lastLines(out, 4))
+		run(t, proj, env, "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "runners", "jest.test.cjs")
+	})
 	t.Run("tsc --strict", func(t *testing.T) {
-		tsc := typescript(t)
+		tsc := filepath.Join(npmTools(t, "typescript@"+typescriptVersion), "typescript", "bin", "tsc")
 		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
 			"--target", "es2022", "types.ts", "types.cts")
 	})
 }
 
-// typescript is the path of tsc's script, installed once into the user's cache
-// directory and reused by later runs; the test skips when it is not there and npm
-// cannot install it (no registry).
-func typescript(t *testing.T) string {
+// npmTools installs packages (name@version) once into a directory of the user's cache
+// named after them, reused by later runs, and returns its node_modules; the test skips
+// when they are not there and npm cannot install them (no registry).
+func npmTools(t *testing.T, packages ...string) string {
 	t.Helper()
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		t.Skipf("no cache directory for typescript: %v", err)
+		t.Skipf("no cache directory for %v: %v", packages, err)
 	}
-	dir := filepath.Join(cache, "hostemu", "npm-test", "typescript-"+typescriptVersion)
-	tsc := filepath.Join(dir, "node_modules", "typescript", "bin", "tsc")
-	if _, err := os.Stat(tsc); err == nil {
-		return tsc
+	dir := filepath.Join(cache, "hostemu", "npm-test", strings.NewReplacer("@", "", "/", "-").Replace(strings.Join(packages, "_")))
+	nm := filepath.Join(dir, "node_modules")
+	if _, err := os.Stat(filepath.Join(dir, "installed")); err == nil {
+		return nm
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Skipf("typescript cache: %v", err)
+		t.Skipf("npm tools cache: %v", err)
 	}
 	// Install beside it and rename, so that a concurrent run never sees half of it.
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
 	if err != nil {
-		t.Skipf("typescript cache: %v", err)
+		t.Skipf("npm tools cache: %v", err)
 	}
 	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp, "typescript@"+typescriptVersion)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("typescript %s is not in %s and npm cannot install it (offline?): %v\n%s", typescriptVersion, dir, err, out)
+	args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, packages...)
+	if out, err := exec.CommandContext(ctx, "npm", args...).CombinedOutput(); err != nil {
+		t.Skipf("%v are not in %s and npm cannot install them (offline?): %v\n%s", packages, dir, err, out)
 	}
-	if err := os.Rename(tmp, dir); err != nil && !os.IsExist(err) {
-		if _, serr := os.Stat(tsc); serr != nil {
-			t.Skipf("typescript cache: %v", err)
+	if err := os.WriteFile(filepath.Join(tmp, "installed"), nil, 0o644); err != nil {
+		t.Skipf("npm tools cache: %v", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "installed")); serr != nil {
+			t.Skipf("npm tools cache: %v", err)
 		}
 	}
-	return tsc
+	return nm
+}
+
+// link makes the packages names of node_modules nm resolvable from project proj.
+func link(t *testing.T, nm, proj string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if err := os.Symlink(filepath.Join(nm, n), filepath.Join(proj, "node_modules", n)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
 }
 
 // lastLines is the last n lines of s, for a summary in the log.
