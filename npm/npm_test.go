@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ const (
 	typescriptVersion = "5.9.3"
 	vitestVersion     = "3.2.7"
 	jestVersion       = "30.5.2"
+	playwrightVersion = "1.65.1"
 )
 
 // needNode skips the test without node and npm, which the packages are for.
@@ -143,6 +145,27 @@ func TestPackages(t *testing.T) {
 		t.Log(lastLines(out, 4))
 		run(t, proj, env, "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "runners", "jest.test.cjs")
 	})
+	t.Run("playwright (docs/npm.md)", func(t *testing.T) {
+		chromium := findChromium()
+		if chromium == "" {
+			t.Skip("no Chromium (chromium, chromium-browser or HOSTEMU_CHROMIUM): the Playwright example is not run")
+		}
+		nm := npmTools(t, "@playwright/test@"+playwrightVersion)
+		link(t, nm, proj, "@playwright", "playwright", "playwright-core")
+		spec := docsSnippet(t, "// e2e/deploy.spec.js\n")
+		dir := filepath.Join(proj, "pw")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		config := fmt.Sprintf(`export default { testDir: ".", testMatch: "*.spec.mjs", use: { launchOptions: { executablePath: %q, args: ["--no-sandbox"] } } };`, chromium)
+		for name, text := range map[string]string{"deploy.spec.mjs": spec, "playwright.config.mjs": config} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := run(t, proj, env, "node", filepath.Join("node_modules", "@playwright", "test", "cli.js"), "test", "-c", filepath.Join("pw", "playwright.config.mjs"))
+		t.Log(lastLines(out, 3))
+	})
 	t.Run("tsc --strict", func(t *testing.T) {
 		tsc := filepath.Join(npmTools(t, "typescript@"+typescriptVersion), "typescript", "bin", "tsc")
 		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
@@ -198,6 +221,38 @@ func link(t *testing.T, nm, proj string, names ...string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// findChromium is the Chromium the dashboard's browser tests use too: HOSTEMU_CHROMIUM,
+// else chromium or chromium-browser on PATH; "" if none.
+func findChromium() string {
+	if c := os.Getenv("HOSTEMU_CHROMIUM"); c != "" {
+		return c
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// docsSnippet is the code block of docs/npm.md whose text starts with first.
+func docsSnippet(t *testing.T, first string) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "npm.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "```js\n"+first)
+	if !ok {
+		t.Fatalf("docs/npm.md has no js block starting %q", first)
+	}
+	block, _, ok := strings.Cut(after, "```")
+	if !ok {
+		t.Fatalf("docs/npm.md: the block starting %q does not end", first)
+	}
+	return block
 }
 
 // lastLines is the last n lines of s, for a summary in the log.
