@@ -14,7 +14,8 @@
 # VERSION is npm's, so it must be semver: $HOSTEMU_VERSION if set (a leading v dropped:
 # the release workflow passes the tag), else from `git describe --tags --match 'v*'`: a
 # tag v1.2.3 on HEAD gives 1.2.3, commits after it 1.2.3-dev.N.gSHA, no tag at all
-# 0.0.0-dev.N.gSHA (N: commits, SHA: HEAD), with .dirty for uncommitted changes. The
+# 0.0.0-dev.N.gSHA (N: commits, SHA: HEAD), with .dirty for uncommitted changes; outside
+# a git checkout 0.0.0-dev. The
 # binary is stamped with v$VERSION and the commit, so `hostemu version` and
 # `npm ls hostemu` agree. (`hostemu version` itself cannot be the source: an unstamped
 # binary says "dev".)
@@ -37,6 +38,9 @@ fi
 
 version=${HOSTEMU_VERSION:-}
 version=${version#v}
+if [ -z "$version" ] && ! git -C "$root" rev-parse HEAD >/dev/null 2>&1; then
+  version=0.0.0-dev # not a git checkout: nothing to describe
+fi
 if [ -z "$version" ]; then
   cd "$root"
   sha=$(git rev-parse --short=7 HEAD)
