@@ -44,8 +44,8 @@ class HostemuError extends Error {
     this.path = urlPath;
     // The first line of the stack is what runners print: give it the call and the code.
     if (typeof this.stack === "string") {
-      const rest = this.stack.slice(this.stack.indexOf("\n"));
-      this.stack = `HostemuError: ${method} ${urlPath}: ${status} ${code}: ${message}${rest}`;
+      const at = this.stack.indexOf("\n    at ");
+      this.stack = `HostemuError: ${method} ${urlPath}: ${status} ${code}: ${message}${at < 0 ? "" : this.stack.slice(at)}`;
     }
   }
 }
