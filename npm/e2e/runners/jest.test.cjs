@@ -46,3 +46,16 @@ describe("connect()", () => {
     });
   }
 });
+
+test("fake timers do not stall the testkit", async () => {
+  jest.useFakeTimers();
+  try {
+    const emu = await start();
+    const ns = await connect(emu.url);
+    expect(Date.parse(await ns.advance("1m")) - Date.parse("2026-01-01T00:00:00Z")).toBe(60_000);
+    await ns.close();
+    await emu.close();
+  } finally {
+    jest.useRealTimers();
+  }
+});

@@ -1,7 +1,7 @@
 // hostemu/testkit under Vitest, tests in parallel (describe.concurrent): one start()
 // per test, and connect() to a shared hostemu in a namespace per test. npm/npm_test.go
 // runs it with `vitest run` where Vitest can be installed.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { connect, start } from "hostemu/testkit";
 
 const auth = (token) => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
@@ -39,5 +39,18 @@ describe.concurrent("connect()", () => {
       onTestFinished(() => emu.close());
       await deployAndFail(emu);
     });
+  }
+});
+
+test("fake timers do not stall the testkit", async () => {
+  vi.useFakeTimers();
+  try {
+    const emu = await start();
+    const ns = await connect(emu.url);
+    expect(Date.parse(await ns.advance("1m")) - Date.parse("2026-01-01T00:00:00Z")).toBe(60_000);
+    await ns.close();
+    await emu.close();
+  } finally {
+    vi.useRealTimers();
   }
 });
