@@ -122,7 +122,7 @@ func TestPackages(t *testing.T) {
 	}
 	env := append(npmEnv, "HOSTEMU_BINARY=") // the installed platform package's binary
 	t.Run("node --test", func(t *testing.T) {
-		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs")
+		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs")
 		t.Log(lastLines(out, 8))
 	})
 	t.Run("start() to healthy", func(t *testing.T) {

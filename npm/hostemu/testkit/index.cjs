@@ -152,7 +152,7 @@ class Remote {
   // call is a control call: JSON in and out, an error answer thrown as a HostemuError.
   async call(method, p, body, opts) {
     const o = opts || {};
-    const full = this.controlPath(p);
+    const full = o.root ? p : this.controlPath(p);
     let res;
     try {
       res = await this.send(method, full, body, o.timeoutMs === undefined ? callTimeout : o.timeoutMs);
@@ -332,8 +332,9 @@ class Emulator {
 
   /** Which parts of the API the world has seen (GET /_emulator/coverage); { namespaces: "all" } for the union over every namespace. */
   async coverage(options) {
-    const all = options && options.namespaces === "all";
-    return this._r.call("GET", "/_emulator/coverage" + (all ? "?namespaces=all" : ""));
+    // The union over every namespace is the server's, asked at the root.
+    if (options && options.namespaces === "all") return this._r.call("GET", "/_emulator/coverage?namespaces=all", undefined, { root: true });
+    return this._r.call("GET", "/_emulator/coverage");
   }
 
   /** fetch for the edge: opens a deployment's url or a custom domain's as the API gave it (see edge.cjs). */
