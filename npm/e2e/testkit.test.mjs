@@ -6,6 +6,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { start, connect, HostemuError, defaultClockStart } from "hostemu/testkit";
 
 const parallel = 8;
@@ -171,23 +174,53 @@ describe("the control API", () => {
     assert.equal(gone.status, 404);
   });
 
-  test("bundle and coverage, where the server has them", async (t) => {
+  test("coverage, where the server has it", async (t) => {
     const probe = await fetch(`${emu.url}/_emulator/coverage`);
-    if (probe.status === 404 && (await probe.json()).error.code === "not_found") {
-      t.skip("this hostemu has no /_emulator/coverage yet");
-    } else {
-      const c = await emu.coverage();
-      assert.ok(Array.isArray(c.operations));
-    }
-    const b = await fetch(`${emu.url}/_emulator/bundle`);
-    await b.arrayBuffer();
-    if (b.status === 404) {
-      t.skip("this hostemu has no /_emulator/bundle yet");
-      return;
-    }
+    if (probe.status === 404 && (await probe.json()).error.code === "not_found") return t.skip("this hostemu has no /_emulator/coverage");
+    await emu.resetCoverage();
+    const res = await fetch(`${emu.url}/v1/projects`, { headers: json(emu.tokens.read) });
+    assert.equal(res.status, 200);
+    const c = await emu.coverage();
+    const op = c.operations.find((o) => o.method === "GET" && o.path === "/v1/projects");
+    assert.equal(op.seen, 1);
+    assert.ok(c.totals.percent > 0);
+    const ns = await connect(emu.url);
+    t.after(() => ns.close());
+    assert.equal((await ns.coverage()).totals.operations.seen, 0); // its own world's
+    assert.ok((await ns.coverage({ namespaces: "all" })).totals.operations.seen >= 1); // everyone's
+  });
+
+  test("bundles, where the server has them", async (t) => {
+    const probe = await fetch(`${emu.url}/_emulator/bundle`);
+    await probe.arrayBuffer();
+    if (probe.status === 404) return t.skip("this hostemu has no /_emulator/bundle");
+    await emu.reset();
+    const res = await fetch(`${emu.url}/v1/deployments`, { method: "POST", headers: json(emu.tokens.deploy), body: JSON.stringify({ project_id: "prj_demo", files: {} }) });
+    const d = await res.json();
+    await emu.await({ deployment: d.id, status: "ready" });
     const bytes = await emu.bundle();
-    assert.equal(bytes[0], 0x1f); // gzip
-    assert.equal(bytes[1], 0x8b);
+    assert.deepEqual([bytes[0], bytes[1]], [0x1f, 0x8b]); // gzip
+
+    const dir = await mkdtemp(join(tmpdir(), "hostemu-bundle-"));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const file = await emu.bundle(join(dir, "sub", "world.hostemu.tgz"));
+    assert.equal(file, join(dir, "sub", "world.hostemu.tgz"));
+
+    // Another world takes it in: the same state (read through the control API: the
+    // bundle's tokens are the default world's well-known ones).
+    const ns = await connect(emu.url);
+    t.after(() => ns.close());
+    await ns.loadBundle(file);
+    assert.deepEqual(await ns.state(), await emu.state());
+    await ns.loadBundle(bytes);
+
+    process.env.HOSTEMU_ARTIFACTS = dir;
+    try {
+      const saved = await ns.saveBundle("suite > a test: with/odd chars");
+      assert.equal(saved, join(dir, "suite_a_test_with_odd_chars.hostemu.tgz"));
+    } finally {
+      delete process.env.HOSTEMU_ARTIFACTS;
+    }
   });
 });
 

@@ -70,9 +70,9 @@ export interface ForcedError {
   message: string;
 }
 
-/** Coverage of a world (GET /_emulator/coverage), as PRODUCT.md's "Coverage of a test run" describes it. */
+/** Coverage of a world (GET /_emulator/coverage), as PRODUCT.md's "Coverage of a test run" describes it (hand-written until control.yaml describes it). */
 export interface Coverage {
-  operations: { method: string; path: string; seen: number; responses: { status: number; code?: string; seen: number }[] }[];
+  operations: { method: string; path: string; seen: number; responses: { status: number; code: string | null; seen: number }[] }[];
   transitions: { resource: "deployment" | "domain" | "certificate"; from: string; to: string; seen: number }[];
   faults: { action: string; seen: number }[];
   totals: {
@@ -186,10 +186,14 @@ export interface Emulator {
   bundle(file: string): Promise<string>;
   /** The world's failure bundle as bytes. */
   bundle(): Promise<Uint8Array>;
-  /** Writes the bundle to $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz and prints the replay command. */
+  /** Replaces the world with a failure bundle's: a file's path, or its bytes. */
+  loadBundle(fileOrBytes: string | Uint8Array): Promise<void>;
+  /** Writes the bundle to $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz and prints the replay command; resolves with the path. */
   saveBundle(name: string): Promise<string>;
   /** Which parts of the API the world has seen. */
   coverage(options?: { namespaces?: "all" }): Promise<Coverage>;
+  /** Starts counting the world's coverage afresh. */
+  resetCoverage(): Promise<void>;
   /**
    * fetch for the edge: opens a deployment's url, or a custom domain's, exactly as the API
    * gave it (*.hostemu.localhost need not resolve), trusting the emulator's CA alone and

@@ -125,7 +125,10 @@ class Remote {
   send(method, p, body, timeoutMs, headers) {
     const h = { ...headers };
     let payload;
-    if (body !== undefined) {
+    if (body instanceof Uint8Array) {
+      payload = body; // sent as it is, with the content-type of headers
+      h["content-length"] = String(payload.length);
+    } else if (body !== undefined) {
       payload = Buffer.from(JSON.stringify(body));
       h["content-type"] = "application/json";
       h["content-length"] = String(payload.length);
@@ -155,7 +158,7 @@ class Remote {
     const full = o.root ? p : this.controlPath(p);
     let res;
     try {
-      res = await this.send(method, full, body, o.timeoutMs === undefined ? callTimeout : o.timeoutMs);
+      res = await this.send(method, full, body, o.timeoutMs === undefined ? callTimeout : o.timeoutMs, o.headers);
     } catch (err) {
       throw new Error(`hostemu: ${method} ${full} at ${this.url}: ${err.message}`, { cause: err });
     }
@@ -321,12 +324,17 @@ class Emulator {
     return abs;
   }
 
-  /** Writes the bundle as $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz (default hostemu-artifacts/), prints its path and the replay command, and resolves with the path. */
+  /** Replaces the world with a failure bundle's (PUT /_emulator/bundle): a file's path, or the bundle's bytes. */
+  async loadBundle(fileOrBytes) {
+    const bytes = fileOrBytes instanceof Uint8Array ? fileOrBytes : await fs.promises.readFile(String(fileOrBytes));
+    await this._r.call("PUT", "/_emulator/bundle", bytes, { headers: { "content-type": "application/gzip" } });
+  }
+
+  /** Writes the bundle as $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz (default hostemu-artifacts/), prints its path and the replay command, and resolves with the path. Call it when a test failed. */
   async saveBundle(name) {
     const dir = process.env.HOSTEMU_ARTIFACTS || "hostemu-artifacts";
-    const safe = String(name).replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 200) || "bundle";
-    const file = await this.bundle(path.join(dir, safe + ".hostemu.tgz"));
-    process.stderr.write(`hostemu: the world's bundle is ${file}; replay it with: npx hostemu replay ${JSON.stringify(file)}\n`);
+    const file = await this.bundle(path.join(dir, artifactName(name)));
+    process.stderr.write(`hostemu: this test's world is saved in ${file}; open it where it stood with:\n\tnpx hostemu replay ${JSON.stringify(file)}\n`);
     return file;
   }
 
@@ -335,6 +343,11 @@ class Emulator {
     // The union over every namespace is the server's, asked at the root.
     if (options && options.namespaces === "all") return this._r.call("GET", "/_emulator/coverage?namespaces=all", undefined, { root: true });
     return this._r.call("GET", "/_emulator/coverage");
+  }
+
+  /** Starts counting the world's coverage afresh. */
+  async resetCoverage() {
+    await this._r.call("DELETE", "/_emulator/coverage");
   }
 
   /** fetch for the edge: opens a deployment's url or a custom domain's as the API gave it (see edge.cjs). */
@@ -382,6 +395,13 @@ if (typeof Symbol.asyncDispose === "symbol") {
   Emulator.prototype[Symbol.asyncDispose] = function () {
     return this.close();
   };
+}
+
+// artifactName is a test's bundle file name, its name made safe for every file system,
+// as the Go testkit makes it.
+function artifactName(test) {
+  const s = String(test).replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[_.]+|[_.]+$/g, "").slice(0, 180);
+  return (s || "test") + ".hostemu.tgz";
 }
 
 // credentials are the first token of each scope and the first decryption key of the
