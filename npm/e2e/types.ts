@@ -16,6 +16,9 @@ export async function workflow(): Promise<string> {
   await emu.fetch("https://demo-shop-abc.hostemu.localhost:4743/");
   const file: string = await emu.bundle("out/world.hostemu.tgz");
   const bytes: Uint8Array = await emu.bundle();
+  await ns.loadBundle(bytes);
+  await ns.loadBundle(file);
+  await ns.resetCoverage();
   const cov = await emu.coverage({ namespaces: "all" });
   const pct: number = cov.totals.percent;
   const d = (await ns.state()) as unknown as Deployment | undefined;
