@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,17 +88,12 @@ func TestPackages(t *testing.T) {
 		}
 		size += fi.Size()
 	}
-	version := regexp.MustCompile(`^hostemu-(.+)\.tgz$`)
-	var v string
-	for _, f := range tgz {
-		if m := version.FindStringSubmatch(filepath.Base(f)); m != nil && !strings.HasPrefix(m[1], "linux-") &&
-			!strings.HasPrefix(m[1], "darwin-") && !strings.HasPrefix(m[1], "win32-") {
-			v = m[1]
-		}
-	}
-	if v == "" {
+	// hostemu-VERSION.tgz; the platform packages' are hostemu-linux-x64-VERSION.tgz…
+	mainPkg, _ := filepath.Glob(filepath.Join(tarballs, "hostemu-[0-9]*.tgz"))
+	if len(mainPkg) != 1 {
 		t.Fatalf("no hostemu-VERSION.tgz among %v", tgz)
 	}
+	v := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mainPkg[0]), "hostemu-"), ".tgz")
 
 	// An empty project, an npm cache of its own: nothing may come from the registry.
 	proj := t.TempDir()
@@ -120,7 +115,7 @@ func TestPackages(t *testing.T) {
 	if err := os.CopyFS(proj, os.DirFS("e2e")); err != nil {
 		t.Fatal(err)
 	}
-	env := append(npmEnv, "HOSTEMU_BINARY=") // the installed platform package's binary
+	env := append(slices.Clip(npmEnv), "HOSTEMU_BINARY=") // the installed platform package's binary
 	t.Run("node --test", func(t *testing.T) {
 		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs")
 		t.Log(lastLines(out, 8))
@@ -170,6 +165,9 @@ func TestPackages(t *testing.T) {
 		tsc := filepath.Join(npmTools(t, "typescript@"+typescriptVersion), "typescript", "bin", "tsc")
 		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
 			"--target", "es2022", "types.ts", "types.cts")
+		// as a bundler-based project (Vite, Vitest) resolves it
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "esnext", "--moduleResolution", "bundler",
+			"--target", "es2022", "types.ts")
 	})
 }
 
