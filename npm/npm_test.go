@@ -139,6 +139,28 @@ func TestPackages(t *testing.T) {
 		out := run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "runners", "vitest.test.mjs")
 		t.Log(lastLines(out, 4))
 		run(t, proj, env, "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "runners", "jest.test.cjs")
+
+		// docs/npm.md's Vitest recipes as they stand, with a stand-in for the client
+		// under test that they import.
+		files := map[string]string{
+			"package.json":          `{"type":"module"}`,
+			"vitest.config.js":      docsSnippet(t, "import { defineConfig } from \"vitest/config\";\n"),
+			"test/hostemu.setup.js": docsSnippet(t, "// test/hostemu.setup.js"),
+			"test/deploy.test.js":   docsSnippet(t, "// test/deploy.test.js\n"),
+			"test/start.test.js":    docsSnippet(t, "import { expect, test } from \"vitest\";\nimport { start }"),
+			"src/hosting.js":        vitestDocClient,
+		}
+		for name, text := range files {
+			f := filepath.Join(proj, "vitest-docs", name)
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "vitest-docs")
+		t.Log(lastLines(out, 4))
 	})
 	t.Run("playwright (docs/npm.md)", func(t *testing.T) {
 		chromium := findChromium()
@@ -221,6 +243,24 @@ func link(t *testing.T, nm, proj string, names ...string) {
 	}
 }
 
+// vitestDocClient stands in for the client under test of docs/npm.md's Vitest recipe:
+// it retries a deployment answered 503.
+const vitestDocClient = `export function createClient(base, token) {
+  return {
+    async deploy(project) {
+      for (let i = 0; ; i++) {
+        const res = await fetch(base + "/deployments", {
+          method: "POST",
+          headers: { authorization: "Bearer " + token, "content-type": "application/json" },
+          body: JSON.stringify({ project_id: project, files: {} }),
+        });
+        if (res.status !== 503 || i === 3) return res.json();
+      }
+    },
+  };
+}
+`
+
 // findChromium is the Chromium the dashboard's browser tests use too: HOSTEMU_CHROMIUM,
 // else chromium or chromium-browser on PATH; "" if none.
 func findChromium() string {
@@ -235,7 +275,7 @@ func findChromium() string {
 	return ""
 }
 
-// docsSnippet is the code block of docs/npm.md whose text starts with first.
+// docsSnippet is the js code block of docs/npm.md whose text starts with first.
 func docsSnippet(t *testing.T, first string) string {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "npm.md"))
@@ -246,7 +286,7 @@ func docsSnippet(t *testing.T, first string) string {
 	if !ok {
 		t.Fatalf("docs/npm.md has no js block starting %q", first)
 	}
-	block, _, ok := strings.Cut(after, "```")
+	block, _, ok := strings.Cut(first+after, "```")
 	if !ok {
 		t.Fatalf("docs/npm.md: the block starting %q does not end", first)
 	}
