@@ -1,0 +1,9 @@
+// The same types through require (a CommonJS TypeScript file).
+import testkit = require("hostemu/testkit");
+
+export async function workflow(): Promise<number> {
+  const emu: testkit.Emulator = await testkit.start();
+  const entries: testkit.JournalEntry[] = await emu.requests();
+  await emu.close();
+  return entries.length;
+}

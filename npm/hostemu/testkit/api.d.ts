@@ -1,0 +1,206 @@
+// The types of hostemu/testkit, shared by index.d.mts and index.d.cts. Request and
+// response bodies come from hostemu's OpenAPI descriptions (openapi/*.d.ts, generated
+// by gen-types.sh); the rest is the testkit's own.
+
+import type { components as ControlComponents, paths as ControlPaths } from "../openapi/control.js";
+import type { components as HostingComponents, paths as HostingPaths } from "../openapi/hosting.js";
+
+type C = ControlComponents["schemas"];
+
+/** The hosting and decryption APIs' paths and schemas, as openapi-typescript writes them (for openapi-fetch). */
+export type { HostingPaths, HostingComponents, ControlPaths, ControlComponents };
+
+/** The hosting API's schemas: Project, Deployment, Domain, ErrorEnvelope… */
+export type Schemas = HostingComponents["schemas"];
+export type Deployment = Schemas["Deployment"];
+export type Project = Schemas["Project"];
+export type Domain = Schemas["Domain"];
+
+/** The global fetch's type where the program has one (lib "dom" or @types/node), else a plain signature. */
+type GlobalFetch = typeof globalThis extends { fetch: infer F } ? F : (input: string, init?: object) => Promise<unknown>;
+
+/** A duration: a string of the control API ("90s", "1h30m", "2d") or a number of milliseconds. */
+export type Duration = string | number;
+
+/** A fault, as POST /_emulator/faults takes it. */
+export type FaultSpec = C["FaultSpec"];
+/** A fault in force, with its id and hits. */
+export type FaultView = C["FaultView"];
+/** One journaled request. */
+export type JournalEntry = C["JournalEntry"];
+/** The whole state of a world (GET /_emulator/state). */
+export type WorldState = C["WorldState"];
+/** What an await answers: the emulated time when the condition held. */
+export type AwaitResult = C["AwaitResult"];
+
+/** A condition for await(): a deployment's or a domain's status, journaled requests, or the edge serving a deployment. */
+export type AwaitCondition = Omit<C["AwaitRequest"], "timeout"> & {
+  /** Emulated time on a manual clock (default 1h, which costs nothing), real time on a real one (default 10 s). */
+  timeout?: Duration;
+};
+
+/** Selects journaled requests, as GET /_emulator/requests' query does. */
+export interface RequestFilter {
+  method?: string;
+  /** `*` wildcards. */
+  path?: string;
+  /** The status answered; 0 for a request a fault dropped. */
+  status?: number;
+  service?: "hosting" | "cipher" | "edge";
+  scope?: "read" | "deploy" | "admin" | "api_key";
+  /** The error code answered. */
+  code?: string;
+  /** Only the entries whose seq is greater. */
+  since?: number;
+  limit?: number;
+  /** A JSON-path match on the request body: "target=production", or a path alone. */
+  body?: string;
+}
+
+/** The hosting tokens of a world, one per scope. */
+export interface Tokens {
+  read: string;
+  deploy: string;
+  admin: string;
+}
+
+/** The error a forced status reports. */
+export interface ForcedError {
+  code: string;
+  message: string;
+}
+
+/** Coverage of a world (GET /_emulator/coverage), as PRODUCT.md's "Coverage of a test run" describes it (hand-written until control.yaml describes it). */
+export interface Coverage {
+  operations: { method: string; path: string; seen: number; responses: { status: number; code: string | null; seen: number }[] }[];
+  transitions: { resource: "deployment" | "domain" | "certificate"; from: string; to: string; seen: number }[];
+  faults: { action: string; seen: number }[];
+  totals: {
+    operations: { seen: number; total: number; percent: number };
+    responses: { seen: number; total: number; percent: number };
+    transitions: { seen: number; total: number; percent: number };
+    percent: number;
+  };
+}
+
+export type ClockMode = "manual" | "real";
+
+/** Options of start() and connect(). */
+export interface WorldOptions {
+  /** The active scenario (built in, e.g. "failing-builds", or from scenariosDir). */
+  scenario?: string;
+  /** Seeds generated fixtures, ids and fault probabilities (start(): 1). */
+  seed?: number;
+  /** "manual" by default: time moves only on advance() and await(). */
+  clock?: ClockMode;
+  /** Where the clock starts (manual default: 2026-01-01T00:00:00Z). */
+  clockStart?: string | Date;
+  /** The control token: start() sets it (--control-token), connect() sends it. */
+  controlToken?: string;
+}
+
+/** Options of start(). */
+export interface StartOptions extends WorldOptions {
+  /** A fixture file or directory replacing the embedded fixtures (--fixtures). */
+  fixtures?: string;
+  /** A directory of scenario YAML files, added to the built-in ones (--scenarios). */
+  scenariosDir?: string;
+  /** Serve HTTPS on another free port too (tlsUrl), certificates from a CA kept in memory. Off by default. */
+  tls?: boolean;
+  /** The hostemu binary to run (default: HOSTEMU_BINARY, else this platform's package). */
+  binary?: string;
+  /** More serve flags, e.g. ["--rate-limits", "off"]. */
+  args?: string[];
+  /** Environment variables for the process (HOSTEMU_* ones of this process are not passed on). */
+  env?: Record<string, string>;
+  /** The emulator's log lines (JSON): true prints them to stderr, a function receives them. */
+  log?: boolean | ((line: string) => void);
+  /** How long to wait for the binary to listen, in ms (default 10000). */
+  startTimeout?: number;
+}
+
+/** Options of connect(). */
+export interface ConnectOptions extends WorldOptions {
+  /** The namespace's fixtures: a fixture document as an object, or a .json file. */
+  fixtures?: string | Record<string, unknown>;
+  /** Drive the default namespace, shared by everyone, instead of creating one. */
+  shared?: boolean;
+  /** The decryption service's base URL when it has its own address (default: url). */
+  cipherUrl?: string;
+  /** How long to wait for /_emulator/health, in ms (default 5000). */
+  healthTimeout?: number;
+}
+
+/** The faults of one world. */
+export interface Faults {
+  /** Adds a fault; resolves with its id. It stays until removed or reset(). */
+  add(spec: FaultSpec): Promise<string>;
+  /** Removes one (HostemuError fault_not_found if there is none). */
+  remove(id: string): Promise<void>;
+  /** Removes every fault added through the API. */
+  clear(): Promise<void>;
+  /** The faults in force, the API's and the active scenario's. */
+  list(): Promise<FaultView[]>;
+  /** How many times the fault has fired. */
+  hits(id: string): Promise<number>;
+}
+
+/** One running hostemu, from start() or connect(). Every method rejects with a HostemuError when the control API answers an error. */
+export interface Emulator {
+  /** The hosting service's base URL (paths start with /v1; the control API is under /_emulator). */
+  readonly url: string;
+  /** The decryption service's base URL. */
+  readonly cipherUrl: string;
+  /** The HTTPS listener of start({ tls: true }), else "". */
+  readonly tlsUrl: string;
+  /** The namespace of connect() ("ns_…"), else "". */
+  readonly namespace: string;
+  /** The world's hosting tokens. */
+  readonly tokens: Tokens;
+  /** The world's decryption API key. */
+  readonly cipherKey: string;
+  readonly faults: Faults;
+  /** The emulated time (RFC 3339). */
+  now(): Promise<string>;
+  /** Moves a manual clock forward; resolves with the new time once every transition due by then has happened. */
+  advance(by: Duration): Promise<string>;
+  /** Waits (on a manual clock: advances) until the condition holds. */
+  await(condition: AwaitCondition): Promise<AwaitResult>;
+  /** Forces a status now; error is what a status "error" reports. */
+  forceStatus(kind: "deployment" | "domain", id: string, status: string, error?: ForcedError): Promise<void>;
+  /** The journaled requests the filter selects, oldest first. */
+  requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  /** Empties the journal. */
+  clearRequests(): Promise<void>;
+  /** Mints a hosting token of scope. */
+  token(scope: "read" | "deploy" | "admin"): Promise<string>;
+  /** Makes the named scenario active. */
+  useScenario(name: string): Promise<void>;
+  /** Back to the start-up world. */
+  reset(): Promise<void>;
+  /** The whole state of the world. */
+  state(): Promise<WorldState>;
+  /** Replaces the state of the world. */
+  setState(state: WorldState): Promise<void>;
+  /** The world's failure bundle, written to file (resolves with its absolute path). */
+  bundle(file: string): Promise<string>;
+  /** The world's failure bundle as bytes. */
+  bundle(): Promise<Uint8Array>;
+  /** Replaces the world with a failure bundle's: a file's path, or its bytes. */
+  loadBundle(fileOrBytes: string | Uint8Array): Promise<void>;
+  /** Writes the bundle to $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz and prints the replay command; resolves with the path. */
+  saveBundle(name: string): Promise<string>;
+  /** Which parts of the API the world has seen. */
+  coverage(options?: { namespaces?: "all" }): Promise<Coverage>;
+  /** Starts counting the world's coverage afresh. */
+  resetCoverage(): Promise<void>;
+  /**
+   * fetch for the edge: opens a deployment's url, or a custom domain's, exactly as the API
+   * gave it (*.hostemu.localhost need not resolve), trusting the emulator's CA alone and
+   * checking certificates at the emulator's time. Follows redirects unless redirect is
+   * "manual", which gives the 3xx answer itself.
+   */
+  fetch: GlobalFetch;
+  /** Stops start()'s process or deletes connect()'s namespace; idempotent. */
+  close(): Promise<void>;
+}

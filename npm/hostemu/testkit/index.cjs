@@ -1,0 +1,587 @@
+"use strict";
+// hostemu/testkit: hostemu for JavaScript tests, as the Go package testkit is for Go's.
+//
+// start() spawns this platform's hostemu binary on a free loopback port; connect() makes
+// a namespace, a world of its own, on a hostemu that is already running (a CI service
+// container). Both give an Emulator with the same methods. Control calls go through
+// node:http and the real timers of node:timers, so that a test runner's fake timers or
+// fetch mocks cannot stall them. No dependencies. index.mjs re-exports this file for
+// ESM, so both module systems share one HostemuError class and one registry of live
+// emulators.
+
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const http = require("node:http");
+const https = require("node:https");
+const path = require("node:path");
+const { setTimeout: sleep } = require("node:timers/promises");
+const { setTimeout: timer, clearTimeout: clearTimer } = require("node:timers");
+const { binaryPath } = require("../lib/platform.js");
+const { edgeFetch } = require("./edge.cjs");
+
+// defaultClockStart is where a manual clock starts unless told: a fixed instant gives the
+// same ids, timestamps and generated fixtures on every run (the Go testkit's too).
+const defaultClockStart = "2026-01-01T00:00:00Z";
+// startTimeout bounds how long start() waits for the binary to listen.
+const startTimeout = 10_000;
+// healthTimeout is how long connect() waits for a starting hostemu to answer.
+const healthTimeout = 5_000;
+// callTimeout bounds a control call that is not an await: a hung call fails the test.
+const callTimeout = 30_000;
+// awaitGrace is how much longer than its own timeout an await's call may take.
+const awaitGrace = 10_000;
+// stopTimeout is how long close() lets the binary shut down before killing it.
+const stopTimeout = 6_000;
+
+/** An error answer of hostemu's control API: its status, and its envelope's code and message. */
+class HostemuError extends Error {
+  constructor(status, code, message, method, urlPath) {
+    super(message);
+    this.name = "HostemuError";
+    this.status = status;
+    this.code = code;
+    this.method = method;
+    this.path = urlPath;
+    // The first line of the stack is what runners print: give it the call and the code.
+    if (typeof this.stack === "string") {
+      const at = this.stack.indexOf("\n    at ");
+      this.stack = `HostemuError: ${method} ${urlPath}: ${status} ${code}: ${message}${at < 0 ? "" : this.stack.slice(at)}`;
+    }
+  }
+}
+
+// live holds the emulators not yet closed: started processes are killed when this
+// process exits, namespaces deleted when its event loop runs dry, so that a test that
+// threw before its close() leaks nothing (an abandoned namespace would also expire
+// after the server's --namespace-ttl).
+const live = new Set();
+let hooked = false;
+
+function track(emu) {
+  live.add(emu);
+  if (hooked) return;
+  hooked = true;
+  process.on("exit", () => {
+    for (const e of live) e._r.kill();
+  });
+  process.on("beforeExit", () => {
+    const pending = [...live].filter((e) => !e._r.child);
+    if (pending.length > 0) Promise.allSettled(pending.map((e) => e.close()));
+  });
+}
+
+// duration turns a number of milliseconds into the duration string the control API
+// takes; a string is passed as it is ("90s", "1h30m", "2d").
+function duration(by) {
+  if (typeof by === "number") {
+    if (!Number.isFinite(by) || by < 0) throw new TypeError(`hostemu: a duration must be a non-negative number of ms, got ${by}`);
+    return `${Math.round(by)}ms`;
+  }
+  if (typeof by === "string") return by;
+  throw new TypeError(`hostemu: a duration is a string like "5m" or a number of ms, got ${typeof by}`);
+}
+
+// durationMs reads a duration string roughly, to size a call's timeout; NaN if it cannot.
+function durationMs(d) {
+  if (typeof d === "number") return d;
+  const units = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 };
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/gy;
+  let ms = 0;
+  let m;
+  let end = 0;
+  while ((m = re.exec(d)) !== null) {
+    ms += Number(m[1]) * units[m[2]];
+    end = re.lastIndex;
+  }
+  return end === d.length && end > 0 ? ms : NaN;
+}
+
+function rfc3339(t) {
+  if (t instanceof Date) return t.toISOString().replace(/\.000Z$/, "Z");
+  return String(t);
+}
+
+// remote is what an Emulator needs to reach its hostemu.
+class Remote {
+  constructor(url, controlToken) {
+    this.url = url;
+    this.controlToken = controlToken || "";
+    this.namespace = "";
+    this.caPEM = null; // a promise of the CA certificate, for fetch
+    this.child = null; // start()'s process
+    this.exited = null; // a promise of its exit
+    const mod = url.startsWith("https:") ? https : http;
+    this.mod = mod;
+    this.agent = new mod.Agent({ keepAlive: true });
+  }
+
+  // controlPath is a control route's path in this world: under its namespace, if any.
+  controlPath(p) {
+    if (!this.namespace || !p.startsWith("/_emulator/") || p.startsWith("/_emulator/namespaces")) return p;
+    return "/_emulator/namespaces/" + this.namespace + p.slice("/_emulator".length);
+  }
+
+  // send makes one HTTP request and resolves with its status, headers and body.
+  send(method, p, body, timeoutMs, headers) {
+    const h = { ...headers };
+    let payload;
+    if (body instanceof Uint8Array) {
+      payload = body; // sent as it is, with the content-type of headers
+      h["content-length"] = String(payload.length);
+    } else if (body !== undefined) {
+      payload = Buffer.from(JSON.stringify(body));
+      h["content-type"] = "application/json";
+      h["content-length"] = String(payload.length);
+    }
+    if (this.controlToken && p.startsWith("/_emulator/")) h.authorization = "Bearer " + this.controlToken;
+    return new Promise((resolve, reject) => {
+      const req = this.mod.request(this.url + p, { method, headers: h, agent: this.agent }, (res) => {
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      });
+      let t;
+      if (timeoutMs > 0) {
+        t = timer(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        t.unref();
+      }
+      req.on("error", (err) => reject(err));
+      req.on("close", () => t && clearTimer(t));
+      req.end(payload);
+    });
+  }
+
+  // call is a control call: JSON in and out, an error answer thrown as a HostemuError.
+  async call(method, p, body, opts) {
+    const o = opts || {};
+    const full = o.root ? p : this.controlPath(p);
+    let res;
+    try {
+      res = await this.send(method, full, body, o.timeoutMs === undefined ? callTimeout : o.timeoutMs, o.headers);
+    } catch (err) {
+      throw new Error(`hostemu: ${method} ${full} at ${this.url}: ${err.message}`, { cause: err });
+    }
+    if (res.status < 200 || res.status > 299) throw decodeError(res, method, full);
+    if (o.raw) return res.body;
+    if (res.body.length === 0) return undefined;
+    try {
+      return JSON.parse(res.body.toString("utf8"));
+    } catch {
+      throw new Error(`hostemu: ${method} ${full}: the answer is not JSON: ${res.body.toString("utf8", 0, 200)}`);
+    }
+  }
+
+  kill() {
+    const c = this.child;
+    if (c && c.exitCode === null && c.signalCode === null) c.kill("SIGTERM");
+  }
+}
+
+function decodeError(res, method, p) {
+  let env;
+  try {
+    env = JSON.parse(res.body.toString("utf8"));
+  } catch {
+    env = null;
+  }
+  const e = env && env.error;
+  if (!e || typeof e.code !== "string") {
+    return new HostemuError(res.status, "(no error envelope)", res.body.toString("utf8", 0, 200), method, p);
+  }
+  return new HostemuError(res.status, e.code, e.message, method, p);
+}
+
+/** The faults of one emulator's world. */
+class Faults {
+  constructor(emu) {
+    this._e = emu;
+  }
+
+  /** Adds a fault; resolves with its id (flt_…). It stays until removed or reset. */
+  async add(spec) {
+    const out = await this._e._r.call("POST", "/_emulator/faults", spec);
+    return out.id;
+  }
+
+  /** Removes the fault id (a HostemuError fault_not_found if there is none). */
+  async remove(id) {
+    await this._e._r.call("DELETE", "/_emulator/faults/" + encodeURIComponent(id));
+  }
+
+  /** Removes every fault added through the API (not the scenario's). */
+  async clear() {
+    await this._e._r.call("DELETE", "/_emulator/faults");
+  }
+
+  /** The faults in force, API-added and the active scenario's, with their hits. */
+  async list() {
+    const out = await this._e._r.call("GET", "/_emulator/faults");
+    return out.faults;
+  }
+
+  /** How many times the fault id has fired; a HostemuError fault_not_found once it is gone. */
+  async hits(id) {
+    const f = (await this.list()).find((x) => x.id === id);
+    if (!f) throw new HostemuError(404, "fault_not_found", `no fault ${id} (removed, or the emulator was reset)`, "GET", this._e._r.controlPath("/_emulator/faults"));
+    return f.hits;
+  }
+}
+
+/** One running hostemu, from start() or connect(). */
+class Emulator {
+  constructor(r, creds, extra) {
+    Object.defineProperty(this, "_r", { value: r });
+    this.url = r.url;
+    this.cipherUrl = (extra && extra.cipherUrl) || r.url;
+    this.tlsUrl = (extra && extra.tlsUrl) || "";
+    this.namespace = r.namespace;
+    this.tokens = creds.tokens;
+    this.cipherKey = creds.cipherKey;
+    this.faults = new Faults(this);
+    this._closing = null;
+  }
+
+  /** The emulated time (RFC 3339). */
+  async now() {
+    return (await this._r.call("GET", "/_emulator/clock")).now;
+  }
+
+  /** Moves a manual clock forward ("90s", "5m", "2d", or ms); resolves with the new time once every transition due by then has happened. */
+  async advance(by) {
+    return (await this._r.call("POST", "/_emulator/clock/advance", { by: duration(by) })).now;
+  }
+
+  /** POST /_emulator/await: waits (on a manual clock, advances) until condition holds; a HostemuError await_timeout if it does not in time. */
+  async await(condition) {
+    const c = { ...condition };
+    let timeoutMs = callTimeout;
+    if (c.timeout !== undefined) {
+      c.timeout = duration(c.timeout);
+      const ms = durationMs(c.timeout);
+      // On a manual clock the timeout is emulated time and costs nothing; on a real one
+      // the server waits that long: the call may take as long, and then some.
+      timeoutMs = Number.isNaN(ms) ? 0 : Math.max(callTimeout, ms + awaitGrace);
+    }
+    return this._r.call("POST", "/_emulator/await", c, { timeoutMs });
+  }
+
+  /** Forces a deployment's or a domain's status now, with the error it reports when status is "error". */
+  async forceStatus(kind, id, status, error) {
+    if (kind !== "deployment" && kind !== "domain") throw new TypeError(`hostemu: forceStatus takes "deployment" or "domain", got ${JSON.stringify(kind)}`);
+    const body = { status };
+    if (error) body.error = { code: error.code, message: error.message };
+    await this._r.call("POST", `/_emulator/${kind}s/${encodeURIComponent(id)}/status`, body);
+  }
+
+  /** The journaled requests filter selects, oldest first. */
+  async requests(filter) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(filter || {})) {
+      if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+    }
+    const s = q.toString();
+    return (await this._r.call("GET", "/_emulator/requests" + (s ? "?" + s : ""))).requests;
+  }
+
+  /** Empties the request journal. */
+  async clearRequests() {
+    await this._r.call("DELETE", "/_emulator/requests");
+  }
+
+  /** Mints a hosting token of scope (read, deploy, admin) in this world. */
+  async token(scope) {
+    return (await this._r.call("POST", "/_emulator/tokens", { scope })).token;
+  }
+
+  /** Makes the named scenario active. */
+  async useScenario(name) {
+    await this._r.call("PUT", "/_emulator/scenarios/active", { name });
+  }
+
+  /** Back to the start-up world: fixtures, scenario, no API faults, empty journal, the clock at its start. */
+  async reset() {
+    await this._r.call("POST", "/_emulator/reset");
+  }
+
+  /** The whole state of the world (GET /_emulator/state). */
+  async state() {
+    return this._r.call("GET", "/_emulator/state");
+  }
+
+  /** Replaces the state of the world (validated first; a bad one changes nothing). */
+  async setState(state) {
+    await this._r.call("PUT", "/_emulator/state", state);
+  }
+
+  /** The world's failure bundle (a gzipped tar): written to file and resolving with its path, or with no file resolving with its bytes. */
+  async bundle(file) {
+    const bytes = await this._r.call("GET", "/_emulator/bundle", undefined, { raw: true });
+    if (file === undefined) return bytes;
+    const abs = path.resolve(String(file));
+    await fs.promises.mkdir(path.dirname(abs), { recursive: true });
+    await fs.promises.writeFile(abs, bytes);
+    return abs;
+  }
+
+  /** Replaces the world with a failure bundle's (PUT /_emulator/bundle): a file's path, or the bundle's bytes. */
+  async loadBundle(fileOrBytes) {
+    const bytes = fileOrBytes instanceof Uint8Array ? fileOrBytes : await fs.promises.readFile(String(fileOrBytes));
+    await this._r.call("PUT", "/_emulator/bundle", bytes, { headers: { "content-type": "application/gzip" } });
+  }
+
+  /** Writes the bundle as $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz (default hostemu-artifacts/), prints its path and the replay command, and resolves with the path. Call it when a test failed. */
+  async saveBundle(name) {
+    const dir = process.env.HOSTEMU_ARTIFACTS || "hostemu-artifacts";
+    const file = await this.bundle(path.join(dir, artifactName(name)));
+    process.stderr.write(`hostemu: this test's world is saved in ${file}; open it where it stood with:\n\tnpx hostemu replay ${JSON.stringify(file)}\n`);
+    return file;
+  }
+
+  /** Which parts of the API the world has seen (GET /_emulator/coverage); { namespaces: "all" } for the union over every namespace. */
+  async coverage(options) {
+    // The union over every namespace is the server's, asked at the root.
+    if (options && options.namespaces === "all") return this._r.call("GET", "/_emulator/coverage?namespaces=all", undefined, { root: true });
+    return this._r.call("GET", "/_emulator/coverage");
+  }
+
+  /** Starts counting the world's coverage afresh. */
+  async resetCoverage() {
+    await this._r.call("DELETE", "/_emulator/coverage");
+  }
+
+  /** fetch for the edge: opens a deployment's url or a custom domain's as the API gave it (see edge.cjs). */
+  fetch(input, init) {
+    return edgeFetch(this, input, init);
+  }
+
+  /** Stops the process of start(), or deletes the namespace of connect(); again, it does nothing. */
+  close() {
+    if (!this._closing) {
+      this._closing = this._close().finally(() => {
+        live.delete(this);
+        this._r.agent.destroy();
+      });
+    }
+    return this._closing;
+  }
+
+  async _close() {
+    const r = this._r;
+    if (r.child) {
+      r.child.ref(); // start() unref'd it: this process must live to see it exit
+      r.kill();
+      const t = timer(() => r.child.kill("SIGKILL"), stopTimeout);
+      try {
+        await r.exited;
+      } finally {
+        clearTimer(t);
+      }
+      return;
+    }
+    if (r.namespace) {
+      try {
+        await r.call("DELETE", "/_emulator/namespaces/" + encodeURIComponent(r.namespace));
+      } catch (err) {
+        // Gone already (expired, or the server stopped): nothing is left to clean.
+        const gone = err instanceof HostemuError ? err.status === 404 : err.cause && err.cause.code === "ECONNREFUSED";
+        if (!gone) throw err;
+      }
+    }
+  }
+}
+
+if (typeof Symbol.asyncDispose === "symbol") {
+  Emulator.prototype[Symbol.asyncDispose] = function () {
+    return this.close();
+  };
+}
+
+// artifactName is a test's bundle file name, its name made safe for every file system,
+// as the Go testkit makes it.
+function artifactName(test) {
+  const s = String(test).replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[_.]+|[_.]+$/g, "").slice(0, 180);
+  return (s || "test") + ".hostemu.tgz";
+}
+
+// credentials are the first token of each scope and the first decryption key of the
+// world, as the banner shows them.
+async function credentials(r) {
+  const c = await r.call("GET", "/_emulator/tokens");
+  const first = (scope) => (c.tokens.find((t) => t.scope === scope) || { token: "" }).token;
+  return { tokens: { read: first("read"), deploy: first("deploy"), admin: first("admin") }, cipherKey: c.cipher_api_keys[0] || "" };
+}
+
+// startArgs are the serve flags for options: a free loopback port, a manual clock at
+// defaultClockStart, seed 1, a CA in memory, and no HTTPS listener unless asked.
+function startArgs(o) {
+  const args = ["serve", "--addr", "127.0.0.1:0", "--log-format", "json", "--ca-dir", ":memory:", "--seed", String(o.seed === undefined ? 1 : o.seed)];
+  const clock = o.clock || "manual";
+  args.push("--clock", clock);
+  if (o.clockStart !== undefined) args.push("--clock-start", rfc3339(o.clockStart));
+  else if (clock === "manual") args.push("--clock-start", defaultClockStart);
+  args.push("--tls-addr", o.tls ? "127.0.0.1:0" : "");
+  if (o.scenario) args.push("--scenario", o.scenario);
+  if (o.scenariosDir) args.push("--scenarios", o.scenariosDir);
+  if (o.fixtures) args.push("--fixtures", o.fixtures);
+  if (o.controlToken) args.push("--control-token", o.controlToken);
+  if (o.args) args.push(...o.args);
+  return args;
+}
+
+// childEnv is this process's environment without HOSTEMU_* variables, which would shape
+// the emulator behind the options' back, plus options.env.
+function childEnv(extra) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith("HOSTEMU_")) env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/** Starts hostemu in a process of its own on 127.0.0.1, on a free port; resolves once it is healthy. */
+async function start(options) {
+  const o = options || {};
+  const bin = o.binary || binaryPath();
+  const child = spawn(bin, startArgs(o), { stdio: ["ignore", "pipe", "pipe"], env: childEnv(o.env), windowsHide: true });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const listening = await waitListening(child, o, bin);
+  const r = new Remote(listening.url, o.controlToken);
+  r.child = child;
+  r.exited = exited;
+  let emu;
+  try {
+    await health(r);
+    emu = new Emulator(r, await credentials(r), { cipherUrl: listening.cipher_url, tlsUrl: listening.tls_url });
+  } catch (err) {
+    r.kill();
+    throw err;
+  }
+  track(emu);
+  // The process and its pipes must not keep this one alive: a test runner whose test
+  // forgot close() still ends, and its exit hook stops the emulator.
+  child.unref();
+  child.stdout.unref();
+  child.stderr.unref();
+  return emu;
+}
+
+// waitListening reads the binary's JSON log until its "listening" record, which names
+// the addresses it bound; it rejects with the log if the binary stops or never listens.
+function waitListening(child, o, bin) {
+  const log = typeof o.log === "function" ? o.log : o.log ? (line) => process.stderr.write(line + "\n") : null;
+  const tail = [];
+  let buf = "";
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const fail = (why) => {
+      if (done) return;
+      done = true;
+      clearTimer(t);
+      if (child.exitCode === null) child.kill("SIGKILL");
+      reject(new Error(`hostemu: start(): ${why}${tail.length ? "\n" + tail.join("\n") : ""}`));
+    };
+    const t = timer(() => fail(`${bin} did not listen within ${o.startTimeout || startTimeout} ms`), o.startTimeout || startTimeout);
+    child.stdout.resume(); // the banner: drained, not needed
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk) => {
+      buf += chunk;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (log) log(line);
+        if (done) continue;
+        tail.push(line);
+        if (tail.length > 40) tail.shift();
+        let rec;
+        try {
+          rec = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (rec && rec.msg === "listening" && typeof rec.url === "string") {
+          done = true;
+          clearTimer(t);
+          resolve(rec);
+        }
+      }
+    });
+    child.once("error", (err) => fail(`cannot run ${bin}: ${err.message}`));
+    child.once("exit", (code, signal) => fail(`${bin} stopped (${signal || "exit code " + code}) before listening`));
+  });
+}
+
+// health polls GET /_emulator/health until it answers 200 {"status":"ok"}: a service
+// container may still be starting, and there is nothing to wait on but the answer.
+async function health(r, limitMs) {
+  const deadline = Date.now() + (limitMs || healthTimeout);
+  for (;;) {
+    let why;
+    try {
+      const res = await r.send("GET", "/_emulator/health", undefined, 2_000);
+      let ok = false;
+      try {
+        ok = res.status === 200 && JSON.parse(res.body.toString("utf8")).status === "ok";
+      } catch {
+        ok = false;
+      }
+      if (ok) return;
+      why = `it answered ${res.status}, not 200 {"status":"ok"}`;
+    } catch (err) {
+      why = err.message;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`hostemu: no hostemu answers at ${r.url}/_emulator/health within ${limitMs || healthTimeout} ms: ${why} (is it running, and is the URL the hosting service's base URL?)`);
+    }
+    await sleep(50);
+  }
+}
+
+// namespaceSpec is the POST /_emulator/namespaces body for connect()'s options: a manual
+// clock at defaultClockStart unless told.
+function namespaceSpec(o) {
+  const body = { clock: o.clock || "manual" };
+  if (o.clockStart !== undefined) body.clock_start = rfc3339(o.clockStart);
+  else if (body.clock === "manual") body.clock_start = defaultClockStart;
+  if (o.seed !== undefined) body.seed = o.seed;
+  if (o.scenario) body.scenario = o.scenario;
+  if (o.fixtures !== undefined) {
+    if (typeof o.fixtures === "string") {
+      if (!/\.json$/i.test(o.fixtures)) {
+        throw new Error(`hostemu: connect() takes fixtures as an object or a .json file (${o.fixtures}): the testkit has no YAML parser; convert it, or start() hostemu with it`);
+      }
+      body.fixtures = JSON.parse(fs.readFileSync(o.fixtures, "utf8"));
+    } else {
+      body.fixtures = o.fixtures;
+    }
+  }
+  return body;
+}
+
+/** Drives the hostemu running at url (its base URL, without /v1) in a namespace of its own, deleted by close(). */
+async function connect(url, options) {
+  const o = options || {};
+  if (typeof url !== "string" || !/^https?:\/\//.test(url)) throw new TypeError(`hostemu: connect() takes the hosting service's base URL, e.g. http://127.0.0.1:4700, got ${JSON.stringify(url)}`);
+  const base = url.replace(/\/+$/, "").replace(/\/v1$/, "");
+  if (o.shared) {
+    for (const k of ["seed", "clock", "clockStart", "fixtures"]) {
+      if (o[k] !== undefined) throw new Error(`hostemu: connect(): ${k} does not apply with shared: the default namespace was configured when hostemu started`);
+    }
+  }
+  const r = new Remote(base, o.controlToken);
+  await health(r, o.healthTimeout);
+  if (o.shared) {
+    // A control call now, so that a wrong or missing control token fails here, clearly.
+    const emu = new Emulator(r, await credentials(r), { cipherUrl: o.cipherUrl });
+    if (o.scenario) await emu.useScenario(o.scenario);
+    return emu;
+  }
+  const ns = await r.call("POST", "/_emulator/namespaces", namespaceSpec(o));
+  r.namespace = ns.namespace;
+  const emu = new Emulator(r, { tokens: ns.tokens, cipherKey: ns.cipher_key }, { cipherUrl: o.cipherUrl });
+  track(emu);
+  return emu;
+}
+
+module.exports = { start, connect, HostemuError, defaultClockStart };

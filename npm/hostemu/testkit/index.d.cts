@@ -1,0 +1,20 @@
+// Types of hostemu/testkit for CommonJS (require); index.d.mts says the same for import.
+import type { ConnectOptions, Emulator, StartOptions } from "./api.js";
+
+export type * from "./api.js";
+
+/** Starts hostemu in a process of its own on 127.0.0.1, on a free port (manual clock at 2026-01-01T00:00:00Z, seed 1, unless told); resolves once it is healthy. */
+export declare function start(options?: StartOptions): Promise<Emulator>;
+/** Drives the hostemu running at url (its base URL, without /v1) in a namespace of its own, deleted by close(). */
+export declare function connect(url: string, options?: ConnectOptions): Promise<Emulator>;
+/** The manual clock's default start, 2026-01-01T00:00:00Z. */
+export declare const defaultClockStart: string;
+/** An error answer of hostemu's control API. */
+export declare class HostemuError extends Error {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The error envelope's code, e.g. "await_timeout", "fault_not_found". */
+  readonly code: string;
+  readonly method: string;
+  readonly path: string;
+}

@@ -1,0 +1,303 @@
+// Package npm_test checks hostemu's npm packages as a user gets them: npm/build.sh packs
+// them, npm installs the tarballs offline into an empty project, and the project runs
+// `npx hostemu`, the testkit's node:test suites (npm/e2e) and tsc over the types.
+package npm_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tools the test installs once into the user's cache directory (see npmTools).
+const (
+	// typescriptVersion is the tsc that checks the types, the one .ci/openapi-check pins.
+	typescriptVersion = "5.9.3"
+	vitestVersion     = "3.2.7"
+	jestVersion       = "30.5.2"
+	playwrightVersion = "1.65.1"
+)
+
+// needNode skips the test without node and npm, which the packages are for.
+func needNode(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("npm packages: skipped with -short (builds hostemu and runs node)")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("npm packages: no %s on PATH", tool)
+		}
+	}
+}
+
+// run runs name args in dir and returns its stdout; a failure stops the test with both
+// outputs.
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestLauncher runs the launcher's and platform resolution's own tests, which need no
+// build: fake binaries stand in for hostemu.
+func TestLauncher(t *testing.T) {
+	needNode(t)
+	t.Parallel()
+	out := run(t, ".", nil, "node", "--test", "hostemu/test/")
+	t.Log(lastLines(out, 8))
+}
+
+// TestPackages builds the packages for this machine's platform, installs them offline
+// in an empty project and uses them there as a user would.
+func TestPackages(t *testing.T) {
+	needNode(t)
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarballs := t.TempDir()
+	run(t, root, nil, "bash", "npm/build.sh", tarballs)
+	tgz, err := filepath.Glob(filepath.Join(tarballs, "*.tgz"))
+	if err != nil || len(tgz) != 2 {
+		t.Fatalf("npm/build.sh wrote %v (%v), want the hostemu package and this platform's", tgz, err)
+	}
+	var size int64
+	for _, f := range tgz {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	// hostemu-VERSION.tgz; the platform packages' are hostemu-linux-x64-VERSION.tgz…
+	mainPkg, _ := filepath.Glob(filepath.Join(tarballs, "hostemu-[0-9]*.tgz"))
+	if len(mainPkg) != 1 {
+		t.Fatalf("no hostemu-VERSION.tgz among %v", tgz)
+	}
+	v := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(mainPkg[0]), "hostemu-"), ".tgz")
+
+	// An empty project, an npm cache of its own: nothing may come from the registry.
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "package.json"), []byte(`{"name":"npm-test","private":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	npmEnv := []string{"npm_config_cache=" + t.TempDir(), "npm_config_update_notifier=false"}
+	began := time.Now()
+	run(t, proj, npmEnv, "npm", append([]string{"install", "--offline", "--no-audit", "--no-fund"}, tgz...)...)
+	t.Logf("npm install --offline of %d tarballs (%.1f MB): %s", len(tgz), float64(size)/1e6, time.Since(began).Round(time.Millisecond))
+
+	t.Run("npx hostemu version", func(t *testing.T) {
+		out := run(t, proj, npmEnv, "npx", "--no-install", "hostemu", "version")
+		if !strings.HasPrefix(out, "hostemu v"+v+"\n") {
+			t.Errorf("npx hostemu version printed %q, want hostemu v%s first", out, v)
+		}
+	})
+
+	if err := os.CopyFS(proj, os.DirFS("e2e")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(slices.Clip(npmEnv), "HOSTEMU_BINARY=") // the installed platform package's binary
+	t.Run("node --test", func(t *testing.T) {
+		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs")
+		t.Log(lastLines(out, 8))
+	})
+	t.Run("start() to healthy", func(t *testing.T) {
+		var r struct {
+			Runs   int     `json:"runs"`
+			Median float64 `json:"median_ms"`
+			Min    float64 `json:"min_ms"`
+			P90    float64 `json:"p90_ms"`
+		}
+		out := run(t, proj, env, "node", "bench-start.mjs", "20")
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("bench-start.mjs printed %q: %v", out, err)
+		}
+		t.Logf("start() to healthy over %d runs: median %.1f ms (min %.1f, p90 %.1f)", r.Runs, r.Median, r.Min, r.P90)
+	})
+	t.Run("vitest and jest", func(t *testing.T) {
+		nm := npmTools(t, "vitest@"+vitestVersion, "jest@"+jestVersion)
+		link(t, nm, proj, "vitest", "jest")
+		out := run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "runners", "vitest.test.mjs")
+		t.Log(lastLines(out, 4))
+		run(t, proj, env, "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "runners", "jest.test.cjs")
+
+		// docs/npm.md's Vitest recipes as they stand, with a stand-in for the client
+		// under test that they import.
+		files := map[string]string{
+			"package.json":          `{"type":"module"}`,
+			"vitest.config.js":      docsSnippet(t, "import { defineConfig } from \"vitest/config\";\n"),
+			"test/hostemu.setup.js": docsSnippet(t, "// test/hostemu.setup.js"),
+			"test/deploy.test.js":   docsSnippet(t, "// test/deploy.test.js\n"),
+			"test/start.test.js":    docsSnippet(t, "import { expect, test } from \"vitest\";\nimport { start }"),
+			"src/hosting.js":        vitestDocClient,
+		}
+		for name, text := range files {
+			f := filepath.Join(proj, "vitest-docs", name)
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "vitest-docs")
+		t.Log(lastLines(out, 4))
+	})
+	t.Run("playwright (docs/npm.md)", func(t *testing.T) {
+		chromium := findChromium()
+		if chromium == "" {
+			t.Skip("no Chromium (chromium, chromium-browser or HOSTEMU_CHROMIUM): the Playwright example is not run")
+		}
+		nm := npmTools(t, "@playwright/test@"+playwrightVersion)
+		link(t, nm, proj, "@playwright", "playwright", "playwright-core")
+		spec := docsSnippet(t, "// e2e/deploy.spec.js\n")
+		dir := filepath.Join(proj, "pw")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		config := fmt.Sprintf(`export default { testDir: ".", testMatch: "*.spec.mjs", use: { launchOptions: { executablePath: %q, args: ["--no-sandbox"] } } };`, chromium)
+		for name, text := range map[string]string{"deploy.spec.mjs": spec, "playwright.config.mjs": config} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := run(t, proj, env, "node", filepath.Join("node_modules", "@playwright", "test", "cli.js"), "test", "-c", filepath.Join("pw", "playwright.config.mjs"))
+		t.Log(lastLines(out, 3))
+	})
+	t.Run("tsc --strict", func(t *testing.T) {
+		tsc := filepath.Join(npmTools(t, "typescript@"+typescriptVersion), "typescript", "bin", "tsc")
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
+			"--target", "es2022", "types.ts", "types.cts")
+		// as a bundler-based project (Vite, Vitest) resolves it
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "esnext", "--moduleResolution", "bundler",
+			"--target", "es2022", "types.ts")
+	})
+}
+
+// npmTools installs packages (name@version) once into a directory of the user's cache
+// named after them, reused by later runs, and returns its node_modules; the test skips
+// when they are not there and npm cannot install them (no registry).
+func npmTools(t *testing.T, packages ...string) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("no cache directory for %v: %v", packages, err)
+	}
+	dir := filepath.Join(cache, "hostemu", "npm-test", strings.NewReplacer("@", "", "/", "-").Replace(strings.Join(packages, "_")))
+	nm := filepath.Join(dir, "node_modules")
+	if _, err := os.Stat(filepath.Join(dir, "installed")); err == nil {
+		return nm
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Skipf("npm tools cache: %v", err)
+	}
+	// Install beside it and rename, so that a concurrent run never sees half of it.
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "install-")
+	if err != nil {
+		t.Skipf("npm tools cache: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args := append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, packages...)
+	if out, err := exec.CommandContext(ctx, "npm", args...).CombinedOutput(); err != nil {
+		t.Skipf("%v are not in %s and npm cannot install them (offline?): %v\n%s", packages, dir, err, out)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "installed"), nil, 0o644); err != nil {
+		t.Skipf("npm tools cache: %v", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "installed")); serr != nil {
+			t.Skipf("npm tools cache: %v", err)
+		}
+	}
+	return nm
+}
+
+// link makes the packages names of node_modules nm resolvable from project proj.
+func link(t *testing.T, nm, proj string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if err := os.Symlink(filepath.Join(nm, n), filepath.Join(proj, "node_modules", n)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// vitestDocClient stands in for the client under test of docs/npm.md's Vitest recipe:
+// it retries a deployment answered 503.
+const vitestDocClient = `export function createClient(base, token) {
+  return {
+    async deploy(project) {
+      for (let i = 0; ; i++) {
+        const res = await fetch(base + "/deployments", {
+          method: "POST",
+          headers: { authorization: "Bearer " + token, "content-type": "application/json" },
+          body: JSON.stringify({ project_id: project, files: {} }),
+        });
+        if (res.status !== 503 || i === 3) return res.json();
+      }
+    },
+  };
+}
+`
+
+// findChromium is the Chromium the dashboard's browser tests use too: HOSTEMU_CHROMIUM,
+// else chromium or chromium-browser on PATH; "" if none.
+func findChromium() string {
+	if c := os.Getenv("HOSTEMU_CHROMIUM"); c != "" {
+		return c
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// docsSnippet is the js code block of docs/npm.md whose text starts with first.
+func docsSnippet(t *testing.T, first string) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "npm.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "```js\n"+first)
+	if !ok {
+		t.Fatalf("docs/npm.md has no js block starting %q", first)
+	}
+	block, _, ok := strings.Cut(first+after, "```")
+	if !ok {
+		t.Fatalf("docs/npm.md: the block starting %q does not end", first)
+	}
+	return block
+}
+
+// lastLines is the last n lines of s, for a summary in the log.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
