@@ -136,6 +136,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The world as a failure bundle: a gzipped tar archive
+         * @description `manifest.json` (format, hostemu_version, created_at, namespace, seed, scenario,
+         *     clock {mode, now, start}, rate_limits, edge_domain, cors_origins, id_dice, files
+         *     {included, bytes, bound, omitted}, journal_entries, events), `state.json` (exactly
+         *     `GET /state`), `faults.json` (API-added faults with hits, remaining times and
+         *     what decides when they fire next; the scenario faults' counts; the fault dice),
+         *     `lifecycles.json` (when each lifecycle in flight entered its step),
+         *     `journal.ndjson`, `events.ndjson` (the last 1,000 change events but requests),
+         *     `scenarios/<name>.yaml`, `files/<sha256>` (uploaded contents deployments
+         *     reference, at most 16 MiB; the rest listed as omitted). See docs/bundles.md.
+         */
+        get: operations["getBundle"];
+        /**
+         * Replace the world with a failure bundle's
+         * @description The whole archive is checked before anything changes: a truncated or foreign
+         *     archive, a missing manifest, a newer format (the versions are named), a state
+         *     that does not validate, a member that is not a bundle's (a path escaping the
+         *     archive included) or one over its bound is `400 invalid_request`, and the world is
+         *     as it was. Then the world takes the bundle's seed, scenario, a manual clock at its
+         *     `now`, its state, faults (with hits and dice), journal (entries marked `replayed`)
+         *     and recent events.
+         */
+        put: operations["putBundle"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/clock": {
         parameters: {
             query?: never;
@@ -424,6 +462,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which operations, documented answers, lifecycle edges and faults the world's clients exercised
+         * @description Every operation of the hosting and decryption services (route template), each
+         *     with every status and error code this description's twin (`/openapi.json`)
+         *     documents for it, seen or not; every lifecycle edge of the spec; the injected
+         *     faults fired, by action; totals. Counted by counters where the answer and the
+         *     transition happen, not from the journal: `--journal-size` does not bound it,
+         *     resets and state imports do not clear it.
+         */
+        get: operations["getCoverage"];
+        put?: never;
+        post?: never;
+        /** Start counting coverage afresh */
+        delete: operations["resetCoverage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects": {
         parameters: {
             query?: never;
@@ -522,6 +586,73 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The failure bundle a world was restored from. */
+        ReplayInfo: {
+            /** Format: date-time */
+            created_at: string;
+            hostemu_version: string;
+            /** @description The namespace the bundle was taken from; empty for the default world. */
+            namespace: string;
+        };
+        BundleReplayed: {
+            replayed: components["schemas"]["ReplayInfo"];
+            scenario: string;
+            clock: {
+                /** Format: date-time */
+                now: string;
+                /** @enum {string} */
+                mode: "real" | "manual";
+            };
+            journal_entries: number;
+            faults: number;
+        };
+        Coverage: {
+            operations: {
+                method: string;
+                /** @description The route template, as /openapi.json writes it. */
+                path: string;
+                seen: number;
+                responses: {
+                    status: number;
+                    /** @description The error code; null for a success. */
+                    code: string | null;
+                    seen: number;
+                    /** @description Seen, though not documented for the operation (an injected fault's answer): not in the totals. */
+                    undocumented?: boolean;
+                }[];
+            }[];
+            transitions: {
+                /** @enum {string} */
+                resource: "deployment" | "domain" | "certificate";
+                from: string;
+                to: string;
+                /**
+                 * @description Tells edges with the same ends apart.
+                 * @enum {string}
+                 */
+                via?: "promote" | "rollback" | "issue" | "renewal";
+                seen: number;
+            }[];
+            faults: {
+                /** @enum {string} */
+                action: "status" | "rate_limit" | "delay" | "drop" | "timeout";
+                seen: number;
+            }[];
+            totals: {
+                operations: components["schemas"]["CoverageTotal"];
+                responses: components["schemas"]["CoverageTotal"];
+                transitions: components["schemas"]["CoverageTotal"];
+                /** @description Over the three dimensions together, one decimal, rounded down. */
+                percent: number;
+            };
+            /** @description Undocumented answers beyond the 256 distinct ones listed. */
+            other_undocumented?: number;
+        };
+        CoverageTotal: {
+            seen: number;
+            total: number;
+            percent: number;
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -570,6 +701,7 @@ export interface components {
             last_used_at: components["schemas"]["Timestamp"];
             scenario: string;
             clock: components["schemas"]["ClockMode"];
+            replayed?: components["schemas"]["ReplayInfo"];
         };
         NamespaceList: {
             namespaces: components["schemas"]["NamespaceInfo"][];
@@ -736,6 +868,8 @@ export interface components {
             path_truncated?: boolean;
             query_truncated?: boolean;
             headers_truncated?: boolean;
+            /** @description The entry came with a failure bundle (PUT /bundle, hostemu replay): recorded by the world it was taken from. */
+            replayed?: boolean;
         };
         Journal: {
             requests: components["schemas"]["JournalEntry"][];
@@ -820,6 +954,7 @@ export interface components {
         Overview: {
             projects: components["schemas"]["ProjectOverview"][];
             now: components["schemas"]["Timestamp"];
+            replayed?: components["schemas"]["ReplayInfo"];
         };
         /**
          * @description A world's whole state, as GET /state exports it and PUT /state takes it back
@@ -1544,6 +1679,136 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "another state import has been under way for 30s; retry",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/service_unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The namespaces' worlds together would be over --max-world-bytes. */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "storage_full",
+                     *         "message": "the namespaces hold 1073741000 of their 1073741824 bytes",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/storage_full"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle, streamed. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="hostemu-<namespace>-<time>.hostemu.tgz" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the gzipped tar archive's bytes) */
+                    "application/gzip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundNs"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    putBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example (a bundle's bytes, as GET /bundle answered them) */
+                "application/gzip": string;
+            };
+        };
+        responses: {
+            /** @description Replayed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "replayed": {
+                     *         "created_at": "2026-11-25T10:00:00.000Z",
+                     *         "hostemu_version": "v1.4.0",
+                     *         "namespace": "ns_7f3k"
+                     *       },
+                     *       "scenario": "default",
+                     *       "clock": {
+                     *         "now": "2026-01-01T00:00:06.000Z",
+                     *         "mode": "manual"
+                     *       },
+                     *       "journal_entries": 12,
+                     *       "faults": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BundleReplayed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundNs"];
+            413: components["responses"]["TooLarge"];
+            /** @description A body that is not application/gzip. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "a bundle is sent as application/gzip, not \"text/plain\"",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/unsupported_media_type"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description Another import has been under way too long, or the client went away while waiting. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "another import has been under way for 30s; retry",
                      *         "doc_url": "http://127.0.0.1:4700/docs/errors/service_unavailable"
                      *       }
                      *     }
@@ -2534,6 +2799,122 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            500: components["responses"]["Internal"];
+        };
+    };
+    getCoverage: {
+        parameters: {
+            query?: {
+                /** @description `all`: the default world, every live namespace and every namespace deleted since start (only at `/_emulator/coverage`). */
+                namespaces?: "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "operations": [
+                     *         {
+                     *           "method": "GET",
+                     *           "path": "/v1/deployments/{id}",
+                     *           "seen": 1,
+                     *           "responses": [
+                     *             {
+                     *               "status": 200,
+                     *               "code": null,
+                     *               "seen": 1
+                     *             },
+                     *             {
+                     *               "status": 404,
+                     *               "code": "deployment_not_found",
+                     *               "seen": 0
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "transitions": [
+                     *         {
+                     *           "resource": "deployment",
+                     *           "from": "queued",
+                     *           "to": "building",
+                     *           "seen": 1
+                     *         }
+                     *       ],
+                     *       "faults": [
+                     *         {
+                     *           "action": "status",
+                     *           "seen": 0
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "operations": {
+                     *           "seen": 1,
+                     *           "total": 1,
+                     *           "percent": 100
+                     *         },
+                     *         "responses": {
+                     *           "seen": 1,
+                     *           "total": 2,
+                     *           "percent": 50
+                     *         },
+                     *         "transitions": {
+                     *           "seen": 1,
+                     *           "total": 1,
+                     *           "percent": 100
+                     *         },
+                     *         "percent": 75
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Coverage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundNs"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    resetCoverage: {
+        parameters: {
+            query?: {
+                /** @description `all`: every namespace's too, deleted ones included (only at `/_emulator/coverage`). */
+                namespaces?: "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cleared": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JournalCleared"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundNs"];
             500: components["responses"]["Internal"];
         };
     };

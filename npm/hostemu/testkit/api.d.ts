@@ -70,18 +70,11 @@ export interface ForcedError {
   message: string;
 }
 
-/** Coverage of a world (GET /_emulator/coverage), as PRODUCT.md's "Coverage of a test run" describes it (hand-written until control.yaml describes it). */
-export interface Coverage {
-  operations: { method: string; path: string; seen: number; responses: { status: number; code: string | null; seen: number }[] }[];
-  transitions: { resource: "deployment" | "domain" | "certificate"; from: string; to: string; seen: number }[];
-  faults: { action: string; seen: number }[];
-  totals: {
-    operations: { seen: number; total: number; percent: number };
-    responses: { seen: number; total: number; percent: number };
-    transitions: { seen: number; total: number; percent: number };
-    percent: number;
-  };
-}
+/** Coverage of a world (GET /_emulator/coverage): every documented operation and answer, lifecycle edge and fault action, with how often each was seen. */
+export type Coverage = C["Coverage"];
+
+/** What a PUT of a failure bundle answers: where it came from, and the world now. */
+export type BundleReplayed = C["BundleReplayed"];
 
 export type ClockMode = "manual" | "real";
 
