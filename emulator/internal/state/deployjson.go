@@ -1,0 +1,160 @@
+package state
+
+import (
+	"slices"
+	"time"
+	"unicode/utf8"
+)
+
+// The deployment is most of a big world's state (its build logs above all), and its
+// reflective MarshalJSON goes through encoding/json three times over (the deployment,
+// its timings and each log line write themselves, and json.Marshal compacts what each
+// wrote). appendDeployment writes the same bytes in one pass;
+// TestDeploymentJSONIsJSONMarshals and FuzzDeploymentJSON hold it to the reflective
+// form, and TestDeploymentFieldsAreAllWritten fails when a field is added to
+// Deployment, Timings, LogLine or ErrorInfo without being written here.
+
+// appendDeployment appends d as Deployment.MarshalJSON's reflective form writes it:
+// the fields in declaration order, created_at last, maps sorted by key, times as
+// Timestamps, strings escaped as encoding/json escapes them (HTML characters included).
+func appendDeployment(b []byte, d *Deployment) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, d.ID)
+	b = append(b, `,"project_id":`...)
+	b = appendJSONString(b, d.ProjectID)
+	b = append(b, `,"url":`...)
+	b = appendJSONString(b, d.URL)
+	b = append(b, `,"target":`...)
+	b = appendJSONString(b, d.Target)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, d.Status)
+	b = append(b, `,"env":`...)
+	b = appendStringMap(b, d.Env)
+	b = append(b, `,"files":`...)
+	b = appendStringMap(b, d.Files)
+	b = append(b, `,"timings":{"queued_at":`...)
+	b = appendTimePtr(b, d.Timings.QueuedAt)
+	b = append(b, `,"building_at":`...)
+	b = appendTimePtr(b, d.Timings.BuildingAt)
+	b = append(b, `,"ready_at":`...)
+	b = appendTimePtr(b, d.Timings.ReadyAt)
+	b = append(b, `,"error_at":`...)
+	b = appendTimePtr(b, d.Timings.ErrorAt)
+	b = append(b, `},"error":`...)
+	if d.Error == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"code":`...)
+		b = appendJSONString(b, d.Error.Code)
+		b = append(b, `,"message":`...)
+		b = appendJSONString(b, d.Error.Message)
+		b = append(b, '}')
+	}
+	b = append(b, `,"logs":`...)
+	if d.Logs == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range d.Logs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"text":`...)
+			b = appendJSONString(b, d.Logs[i].Text)
+			b = append(b, `,"created_at":"`...)
+			b = AppendTimestamp(b, d.Logs[i].CreatedAt)
+			b = append(b, `"}`...)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"created_at":"`...)
+	b = AppendTimestamp(b, d.CreatedAt)
+	return append(b, `"}`...)
+}
+
+func appendTimePtr(b []byte, t *time.Time) []byte {
+	if t == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '"')
+	b = AppendTimestamp(b, *t)
+	return append(b, '"')
+}
+
+// appendStringMap writes m as encoding/json does: null when nil, keys sorted.
+func appendStringMap(b []byte, m map[string]string) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as encoding/json's Marshal does: \" \\ \b \f \n \r \t,
+// other control characters and < > & as \u00XX, invalid UTF-8 as \ufffd, and U+2028
+// and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
