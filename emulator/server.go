@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/transport"
@@ -195,4 +196,55 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeErr = errors.Join(err, s.emu.Close())
 	})
 	return s.closeErr
+}
+
+// BannerInfo is the banner as data: what --log-format json prints as one record.
+type BannerInfo struct {
+	URL        string `json:"url"`
+	Version    string `json:"version,omitempty"`
+	Scenario   string `json:"scenario,omitempty"`
+	Clock      string `json:"clock,omitempty"`
+	Now        string `json:"now,omitempty"`
+	HostingAPI string `json:"hosting_api,omitempty"`
+	CipherAPI  string `json:"decryption_api,omitempty"`
+	Edge       string `json:"edge,omitempty"`
+	ControlAPI string `json:"control_api,omitempty"`
+	Dashboard  string `json:"dashboard,omitempty"`
+	Docs       string `json:"docs,omitempty"`
+	TLSURL     string `json:"tls_url,omitempty"`
+	// Tokens are the first hosting token of each scope, as the text banner prints them.
+	Tokens    map[string]string `json:"tokens,omitempty"`
+	CipherKey string            `json:"cipher_api_key,omitempty"`
+	Warnings  []string          `json:"warnings,omitempty"`
+}
+
+// BannerInfo is Banner's content as data.
+func (s *Server) BannerInfo() BannerInfo {
+	e, w := s.emu, s.emu.world
+	url, control := s.URL(), s.ControlURL()
+	form := w.URLForm()
+	if form == (state.URLForm{}) {
+		form = state.URLForm{Scheme: "http", Port: urlPort(url)}
+	}
+	b := BannerInfo{
+		URL: url, Version: e.opts.Version, Scenario: w.Scenario().Name, Clock: string(w.ClockMode()), Now: w.Now().Format(time.RFC3339),
+		HostingAPI: url + "/v1", CipherAPI: s.CipherURL() + "/v1", Edge: form.URL("<project>-<suffix>."+w.EdgeDomain()) + "/",
+		ControlAPI: control + "/_emulator", Dashboard: control + "/dashboard", Docs: url + "/docs/errors", TLSURL: s.TLSURL(),
+		Tokens: map[string]string{},
+	}
+	for _, t := range w.Tokens() {
+		if _, ok := b.Tokens[string(t.Scope)]; !ok {
+			b.Tokens[string(t.Scope)] = t.Token
+		}
+	}
+	if keys := w.CipherAPIKeys(); len(keys) > 0 {
+		b.CipherKey = keys[0]
+	}
+	if e.opts.ControlExposed() {
+		b.Warnings = append(b.Warnings, fmt.Sprintf("the control API listens beyond loopback (%s) with no --control-token: anyone who reaches it can reset the world and read every token; set --control-token", e.opts.controlAddr()))
+	}
+	if s.tlsMoved {
+		b.Warnings = append(b.Warnings, fmt.Sprintf("%s was in use, so HTTPS took a free port", e.opts.TLSAddr))
+	}
+	return b
 }

@@ -30,7 +30,7 @@ func (e *Emulator) Bundle(path string) {
 	e.tb.Helper()
 	var b []byte
 	e.call(http.MethodGet, "/_emulator/bundle", nil, &b)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := os.WriteFile(path, b, 0o600); err != nil { // a world may hold tokens and uploads: the owner's only
 		e.tb.Fatalf("testkit: writing the bundle: %v", err)
 	}
 }
@@ -102,7 +102,7 @@ func (r *remote) saveOnFailure(tb testing.TB) {
 		return
 	}
 	path := filepath.Join(dir, artifactName(tb.Name()))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := os.WriteFile(path, b, 0o600); err != nil { // a world may hold tokens and uploads: the owner's only
 		tb.Logf("testkit: the test failed, but its bundle could not be written: %v", err)
 		return
 	}

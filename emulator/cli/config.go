@@ -32,6 +32,8 @@ type Config struct {
 	LogFormat string
 	// LogLevel is the minimum level logged.
 	LogLevel slog.Level
+	// Quiet prints only the banner's first line (--quiet).
+	Quiet bool
 
 	// origin names where each path setting came from ("--scenarios" or
 	// "HOSTEMU_SCENARIOS"), so that checkPaths can name it.
@@ -224,6 +226,17 @@ var settings = []setting{
 		}
 		return errors.New("want text or json")
 	}},
+	{"quiet", "false", "`true` prints only the banner's first line (hostemu listening on URL), or with --log-format json one record", func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "true", "1", "on", "yes":
+			c.Quiet = true
+		case "false", "0", "off", "no":
+			c.Quiet = false
+		default:
+			return errors.New("want true or false")
+		}
+		return nil
+	}},
 	{"log-level", "info", "minimum log `level`: debug, info, warn or error", func(c *Config, v string) error {
 		switch strings.ToLower(v) {
 		case "debug":
@@ -306,6 +319,12 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	fset.SetOutput(io.Discard)
 	vals := make(map[string]*string, len(settings))
 	for _, s := range settings {
+		if s.name == "quiet" { // a switch: --quiet alone means true
+			v := &boolString{s: s.def}
+			fset.Var(v, s.name, s.usage)
+			vals[s.name] = &v.s
+			continue
+		}
 		vals[s.name] = fset.String(s.name, s.def, s.usage)
 	}
 	if err := fset.Parse(args); err != nil {
@@ -546,3 +565,40 @@ type stringValue string
 
 func (s *stringValue) String() string     { return string(*s) }
 func (s *stringValue) Set(v string) error { *s = stringValue(v); return nil }
+
+// boolString is a flag value that may be given alone (--quiet, meaning true) or with a
+// value (--quiet=false), kept as the text the setting parses.
+type boolString struct{ s string }
+
+func (b *boolString) String() string     { return b.s }
+func (b *boolString) Set(v string) error { b.s = v; return nil }
+func (b *boolString) IsBoolFlag() bool   { return true }
+
+// NameOrigins rewords err, from a start with c, to name each setting as the user gave
+// it: a message about "--state" names HOSTEMU_STATE when the variable set it.
+func (c Config) NameOrigins(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	changed := false
+	for name, origin := range c.origin {
+		if strings.HasPrefix(origin, "HOSTEMU_") && strings.Contains(msg, "--"+name+" ") {
+			msg = strings.ReplaceAll(msg, "--"+name+" ", origin+" ")
+			changed = true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return originError{msg: msg, err: err}
+}
+
+// originError is an error reworded by NameOrigins; errors.As still finds what it wraps.
+type originError struct {
+	msg string
+	err error
+}
+
+func (e originError) Error() string { return e.msg }
+func (e originError) Unwrap() error { return e.err }

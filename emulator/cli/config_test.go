@@ -257,6 +257,10 @@ var valid = map[string][]struct {
 		{"json", func(c *Config) { c.LogFormat = "json" }},
 		{"text", func(c *Config) {}},
 	},
+	"quiet": {
+		{"true", func(c *Config) { c.Quiet = true }},
+		{"false", func(c *Config) {}},
+	},
 	"log-level": {
 		{"debug", func(c *Config) { c.LogLevel = slog.LevelDebug }},
 		{"WARN", func(c *Config) { c.LogLevel = slog.LevelWarn }},
@@ -298,6 +302,7 @@ var invalid = map[string][]string{
 	"namespace-ttl":            {"0", "-1m", "30", "later"},
 	"max-namespaces":           {"0", "-1", "many", "1.5"},
 	"log-format":               {"xml", "JSON"},
+	"quiet":                    {"maybe", "2"},
 	"log-level":                {"verbose", "trace", "-4"},
 }
 
@@ -326,7 +331,11 @@ func TestLoadFlagAndEnv(t *testing.T) {
 				t.Parallel()
 				// --name=value, -name value, and the variable all give the same config.
 				checkConfig(t, loadOK(t, []string{"--" + s.name + "=" + v.value}, nil), v.edit)
-				checkConfig(t, loadOK(t, []string{"-" + s.name, v.value}, nil), v.edit)
+				if s.name == "quiet" { // a switch: a value goes after =
+					checkConfig(t, loadOK(t, []string{"-" + s.name + "=" + v.value}, nil), v.edit)
+				} else {
+					checkConfig(t, loadOK(t, []string{"-" + s.name, v.value}, nil), v.edit)
+				}
 				if v.value != "" {
 					checkConfig(t, loadOK(t, nil, map[string]string{envName(s.name): v.value}), v.edit)
 				}
@@ -350,7 +359,7 @@ func TestLoadFlagBeatsEnv(t *testing.T) {
 			vars := map[string]string{envName(s.name): loser}
 			t.Run(s.name+"="+v.value, func(t *testing.T) {
 				t.Parallel()
-				checkConfig(t, loadOK(t, []string{"--" + s.name, v.value}, vars), v.edit)
+				checkConfig(t, loadOK(t, []string{"--" + s.name + "=" + v.value}, vars), v.edit)
 			})
 		}
 	}
@@ -399,7 +408,7 @@ func TestLoadBadValues(t *testing.T) {
 			wantNamed(t, err, envName(c.name), c.value)
 			// A good flag hides a bad variable.
 			good := valid[c.name][0].value
-			if _, err := Load([]string{"--" + c.name, good}, env(map[string]string{envName(c.name): c.value})); err != nil {
+			if _, err := Load([]string{"--" + c.name + "=" + good}, env(map[string]string{envName(c.name): c.value})); err != nil {
 				t.Errorf("good flag with bad variable: %v", err)
 			}
 		})

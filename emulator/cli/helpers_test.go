@@ -62,7 +62,9 @@ func (b *lockedBuffer) waitFor(tb testing.TB, re *regexp.Regexp, done <-chan str
 	}
 }
 
-var listeningLine = regexp.MustCompile(`(?m)^hostemu listening on (http://\S+)$`)
+// listeningLine is serve's first line on stdout: the text banner's, or with --log-format
+// json the one record the banner is.
+var listeningLine = regexp.MustCompile(`(?m)^(?:hostemu listening on |\{"time":"[^"]*","level":"INFO","msg":"hostemu listening on )(http://[^\s"]+)"?.*$`)
 
 // served is a `run serve` running in a goroutine.
 type served struct {

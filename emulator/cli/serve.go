@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,7 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 
 	srv, err := emulator.Listen(opts)
 	if err != nil {
+		err = cfg.NameOrigins(err)
 		fmt.Fprintf(stderr, "hostemu: cannot start: %v\n", err)
 		var ce *emulator.ConfigError
 		if errors.As(err, &ce) {
@@ -69,7 +71,7 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 	defer gctune.Start(gctune.DefaultHeadroom)() // the process is ours: room on a small heap
 	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "control_url", srv.ControlURL(), "tls_url", srv.TLSURL(),
 		"startup", time.Since(processStart).Round(time.Microsecond))
-	printBanner(stdout, srv)
+	printBanner(stdout, srv, cfg)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
@@ -98,7 +100,7 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 }
 
 func newLogger(w io.Writer, cfg Config) *slog.Logger {
-	ho := &slog.HandlerOptions{Level: cfg.LogLevel}
+	ho := &slog.HandlerOptions{Level: cfg.LogLevel, ReplaceAttr: durationText}
 	if cfg.LogFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, ho))
 	}
@@ -107,7 +109,35 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 
 // printBanner prints, once, a stable first line that scripts can wait for, then the
 // emulator's banner.
-func printBanner(w io.Writer, srv *emulator.Server) {
+func printBanner(w io.Writer, srv *emulator.Server, cfg Config) {
+	if cfg.LogFormat == "json" {
+		// one JSON record, for log collectors that read stdout too
+		rec := srv.BannerInfo()
+		if cfg.Quiet {
+			rec = emulator.BannerInfo{URL: rec.URL}
+		}
+		b, _ := json.Marshal(struct {
+			Time  string `json:"time"`
+			Level string `json:"level"`
+			Msg   string `json:"msg"`
+			emulator.BannerInfo
+		}{time.Now().UTC().Format(time.RFC3339Nano), "INFO", "hostemu listening on " + rec.URL, rec})
+		w.Write(append(b, '\n'))
+		return
+	}
+	if cfg.Quiet {
+		fmt.Fprint(w, "hostemu listening on "+srv.URL()+"\n")
+		return
+	}
 	// one write: a reader that has seen the first line has the whole banner
 	fmt.Fprint(w, "hostemu listening on "+srv.URL()+"\n"+srv.Banner())
+}
+
+// durationText writes durations as Go writes them ("5s"), not as nanoseconds, in every
+// log format.
+func durationText(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }

@@ -140,3 +140,57 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+func TestServeQuietAndJSONBanner(t *testing.T) {
+	t.Parallel()
+	q := startServe(t, nil, "--addr", "127.0.0.1:0", "--quiet")
+	if code := q.stop(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if out := q.stdout.String(); out != "hostemu listening on "+q.url+"\n" {
+		t.Errorf("--quiet stdout %q, want the first line only", out)
+	}
+
+	j := startServe(t, nil, "--addr", "127.0.0.1:0", "--log-format", "json")
+	if code := j.stop(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(j.stdout.String(), "\n"), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("--log-format json: stdout has %d lines, want one record:\n%s", len(lines), j.stdout)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatalf("the banner is not one JSON record: %v\n%s", err, lines[0])
+	}
+	tokens, _ := rec["tokens"].(map[string]any)
+	if rec["url"] != j.url || rec["dashboard"] != j.url+"/dashboard" || tokens["read"] != "hostemu-read" || rec["level"] != "INFO" {
+		t.Errorf("banner record: %v", rec)
+	}
+	// durations are Go's text, not nanoseconds
+	if s := j.stderr.String(); !strings.Contains(s, `"grace":"5s"`) || strings.Contains(s, `"grace":5000000000`) {
+		t.Errorf("stderr's stopping record does not write grace as \"5s\":\n%s", s)
+	}
+
+	jq := startServe(t, nil, "--addr", "127.0.0.1:0", "--log-format", "json", "--quiet")
+	jq.stop(t)
+	var small map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(jq.stdout.String())), &small); err != nil || len(small) != 4 || small["url"] != jq.url {
+		t.Errorf("--quiet with json: %v %s", err, jq.stdout)
+	}
+}
+
+// A setting that came from a variable is named as the variable in errors.
+func TestServeErrorsNameTheVariableGiven(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(bad, []byte("not a state"), 0o600) // checked by the start, not the flag
+	code, _, stderr := runCmd(t, map[string]string{"HOSTEMU_STATE": bad}, "serve", "--addr", "127.0.0.1:0")
+	if code == 0 || !strings.Contains(stderr, "HOSTEMU_STATE "+bad+": not a hostemu state file") || strings.Contains(stderr, "--state") {
+		t.Errorf("exit %d, stderr %q: want HOSTEMU_STATE named, not --state", code, stderr)
+	}
+	code, _, stderr = runCmd(t, nil, "serve", "--addr", "127.0.0.1:0", "--state", bad)
+	if code == 0 || !strings.Contains(stderr, "--state "+bad) {
+		t.Errorf("exit %d, stderr %q: want --state named", code, stderr)
+	}
+}
