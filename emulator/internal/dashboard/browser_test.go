@@ -179,8 +179,10 @@ func (tb *tab) until(what, cond string) {
 	ctx, cancel := context.WithTimeout(tb.ctx, wait)
 	defer cancel()
 	defer func(t0 time.Time) { tb.t.Logf("%s after %v", what, time.Since(t0)) }(time.Now())
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait))); err != nil {
-		tb.t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		// what the page says, to tell why
+		state, _ := chromedp.Run(tb.ctx, chromedp.Evaluate[string](`location.href + " · notice: " + (document.getElementById("notice")?.textContent ?? "(none)")`))
+		tb.t.Fatalf("waiting for %s (%s): %v; the page: %s", what, cond, err, state)
 	}
 }
 
@@ -191,7 +193,7 @@ func (tb *tab) untilAfterNavigation(what, cond string) {
 	ctx, cancel := context.WithTimeout(tb.ctx, wait)
 	defer cancel()
 	for {
-		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait)))
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(wait), chromedp.WithPollingInterval(50*time.Millisecond)))
 		if err == nil {
 			return
 		}
@@ -368,13 +370,48 @@ func TestPagesInBrowser(t *testing.T) {
 		}
 		tb := openTab(t, b, s)
 		tb.open("/dashboard")
-		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#bundle-file"), []string{file}), chromedp.Click(chromedp.CSS(`#bundle-open button[type="submit"]`)))
+		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#bundle-file"), []string{file}),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("bundle-open").requestSubmit()`))
 		tb.untilAfterNavigation("the namespace's dashboard", `location.search.startsWith("?ns=ns_") && document.readyState === "complete"`)
 		tb.until("the replay banner", `!document.getElementById("replay-banner").hidden && document.getElementById("replay-banner").textContent.includes("the default world")`)
 		tb.until("the replayed journal", `[...document.querySelectorAll("#journal tr")].some((tr) => tr.textContent.includes("replayed") && tr.textContent.includes("503"))`)
 		tb.until("the namespace listed as replayed", `document.querySelector("#namespaces li[data-namespace] .badge.replayed") !== null`)
 		tb.screenshot("bundle-replayed", "")
 	})
+
+	for _, width := range []int64{1280, 1920} {
+		t.Run(fmt.Sprintf("dashboard: the journal fits at %d px", width), func(t *testing.T) {
+			s := server(t)
+			tb := openTab(t, b, s)
+			tb.do(chromedp.EmulateViewport(width, 1000))
+			tb.open("/dashboard")
+			long := "/v1/deployments/" + strings.Repeat("x", 300)
+			if status, _ := api(t, s, "GET", long, "hostemu-read", ""); status != 404 {
+				t.Fatalf("the long path: %d", status)
+			}
+			// a browser using hostemu as its proxy: its own background hosts are refused
+			proxy, _ := url.Parse(s.URL())
+			viaProxy := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
+			for _, u := range []string{"http://telemetry.browser.invalid/ping", "https://updates.browser.invalid/check"} {
+				if res, err := viaProxy.Get(u); err == nil {
+					res.Body.Close()
+				}
+			}
+			tb.until("the long path's row", `[...document.querySelectorAll("#journal td .clip")].some((c) => c.title.length > 300)`)
+			// no horizontal scrolling, and the status column in view
+			tb.until("a table that fits", `(() => { const box = document.querySelector("#journal-table").parentElement;
+				const row = [...document.querySelectorAll("#journal tr")].find((tr) => tr.querySelector(".clip")?.title.includes("xxxx"));
+				const badge = row && row.querySelector(".badge");
+				return !!badge && box.scrollWidth <= box.clientWidth && badge.getBoundingClientRect().right <= box.getBoundingClientRect().right; })()`)
+			// the proxy's refusals are counted, hidden, and shown when asked; a CONNECT names host:port once
+			tb.until("the noise hidden", `document.getElementById("noise-count").textContent === "(2)" && !document.getElementById("journal").textContent.includes("browser.invalid")`)
+			tb.do(chromedp.Click(chromedp.CSS("#f-noise")))
+			tb.until("the noise shown", `[...document.querySelectorAll("#journal tr")].some((tr) => tr.children[1].textContent === "CONNECT" && tr.children[2].textContent === "updates.browser.invalid:443")`)
+			if width == 1920 {
+				tb.screenshot("journal", "#journal-h")
+			}
+		})
+	}
 
 	t.Run("dashboard: a fault's hits and the journal's error code", func(t *testing.T) {
 		s := server(t)
@@ -456,7 +493,10 @@ func TestPagesInBrowser(t *testing.T) {
 		}
 		tb := openTab(t, b, s)
 		tb.open("/dashboard")
-		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#import-file"), []string{file}), chromedp.Click(chromedp.CSS(`#import button[type="submit"]`)))
+		// submitted from the page's script: a click at coordinates can land beside the
+		// button while the cards above are still growing
+		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#import-file"), []string{file}),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("import").requestSubmit()`))
 		tb.until("the import", `document.getElementById("notice").textContent === "Imported state.json."`)
 		_, body := api(t, s, "GET", "/_emulator/tokens", "", "")
 		var list struct{ Tokens []json.RawMessage }

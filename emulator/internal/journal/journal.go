@@ -105,11 +105,12 @@ func New(size int) *Journal {
 	return &Journal{size: size, ring: make([]Entry, 0, min(size, 64))}
 }
 
-// Add records e, dropping the oldest entry when the journal is full. Body, Path and
+// Add records e, dropping the oldest entry when the journal is full, and returns the
+// Seq it gave it. Body, Path and
 // Query longer than their caps are cut, on a UTF-8 boundary when they are text, and
 // flagged; the other strings are cut at MaxName. Every string is copied: a request's
 // fields share memory with its whole request line, which must not stay alive.
-func (j *Journal) Add(e Entry) {
+func (j *Journal) Add(e Entry) uint64 {
 	e.own()
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -126,6 +127,7 @@ func (j *Journal) Add(e Entry) {
 		j.head = (j.head + 1) % j.size
 	}
 	j.changedLocked()
+	return e.Seq
 }
 
 // clip returns a copy of s cut to at most limit bytes, and whether it was cut (or

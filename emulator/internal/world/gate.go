@@ -114,6 +114,6 @@ func (w *World) Coverage() *coverage.Counter { return w.cov }
 // Record journals an answered request, at the emulator's time.
 func (w *World) Record(e journal.Entry) {
 	e.Time = w.clock.Now()
-	w.journal.Add(e)
+	e.Seq = w.journal.Add(e) // the event carries the entry's number, as the journal lists it
 	w.emitRequest(e)
 }

@@ -235,16 +235,31 @@ function journalFilter() {
   const method = $("f-method").value, path = $("f-path").value.trim(), status = $("f-status").value, service = $("f-service").value;
   const failures = $("f-failures").checked;
   const re = path ? globRE(path) : null;
-  return (e) => (!method || e.method === method) && (!re || re.test(e.path)) && statusMatches(status, e.status) &&
+  const hideNoise = $("f-noise").checked;
+  return (e) => !(hideNoise && isProxyNoise(e)) && (!method || e.method === method) && (!re || re.test(e.path)) && statusMatches(status, e.status) &&
     (!service || e.service === service) && (!failures || e.status === 0 || e.status >= 400);
+}
+
+// journalTarget is what a journal row names: host:port for a CONNECT, the host and
+// path for the edge, the path for the APIs; with the query.
+function journalTarget(e) {
+  if (e.method === "CONNECT") return e.path;
+  return (e.host ? e.host : "") + e.path + (e.query ? "?" + e.query : "");
+}
+
+// isProxyNoise tells a proxy refusal of a host hostemu does not emulate (a browser using
+// hostemu as its proxy asks for its own background hosts): shown only when asked.
+function isProxyNoise(e) {
+  return e.status === 403 && e.error_code === "unknown_host";
 }
 
 function journalRow(e) {
   const failed = e.status === 0 || e.status >= 400;
+  const target = journalTarget(e);
   return el("tr", { class: failed ? "err" : null },
     el("td", { class: "mono" }, fmtTime(e.time).slice(11)),
     el("td", {}, e.method),
-    el("td", { class: "mono" }, (e.host ? e.host : "") + e.path + (e.query ? "?" + e.query : "")),
+    el("td", { class: "mono" }, el("span", { class: "clip", title: target }, target)),
     el("td", {}, el("span", { class: `badge s${Math.floor(e.status / 100)}` }, e.status === 0 ? "dropped" : e.status)),
     el("td", {}, e.duration_ms),
     el("td", {}, e.service),
@@ -259,17 +274,23 @@ function renderJournal() {
   const rows = [];
   for (let i = journal.length - 1; i >= 0 && rows.length < 300; i--) if (keep(journal[i])) rows.push(journalRow(journal[i]));
   $("journal").replaceChildren(...rows);
+  const noise = journal.filter(isProxyNoise).length;
+  $("noise-count").textContent = noise ? `(${noise})` : "";
   $("journal-count").textContent = `(${rows.length} shown of ${journal.length})`;
 }
 
 const loadJournal = coalesced(async () => {
   const j = await guard(() => call("GET", "/_emulator/requests"));
   if (!j) return;
-  journal.splice(0, journal.length, ...j.requests.slice(-journalMax));
+  // entries that came as events while the list was on its way are newer than its last:
+  // keep them (the list was read before they were journaled)
+  const last = j.requests.length ? j.requests[j.requests.length - 1].seq : 0;
+  const newer = journal.filter((e) => e.seq > last);
+  journal.splice(0, journal.length, ...j.requests.concat(newer).slice(-journalMax));
   renderJournal();
 });
 
-for (const id of ["f-method", "f-path", "f-status", "f-service", "f-failures"]) $(id).addEventListener("input", renderJournal);
+for (const id of ["f-method", "f-path", "f-status", "f-service", "f-failures", "f-noise"]) $(id).addEventListener("input", renderJournal);
 $("journal-filter").addEventListener("submit", (ev) => ev.preventDefault());
 $("journal-clear").addEventListener("click", async () => {
   if (await guard(() => call("DELETE", "/_emulator/requests"), "Journal cleared.")) { journal.length = 0; renderJournal(); }
@@ -456,7 +477,7 @@ subscribe((type, data) => {
     case "fault": loadFaults(); coverageSoon(); break;
     case "clock": showClock(data); break;
     case "scenario": loadScenarios(); loadFaults(); break;
-    case "reset": loadAll(); break;
+    case "reset": journal.length = 0; loadAll(); break;
     case "end": notify(`The event stream ended: ${data.reason}`, true); break;
   }
 }, loadAll); // after a reconnect too: events may have been missed
