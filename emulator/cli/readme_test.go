@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -337,5 +339,40 @@ func TestDocLinksResolve(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Errorf("only %d relative links checked; the link pattern misses some", checked)
+	}
+}
+
+// Every GitHub Actions workflow of the documentation, and the repository's own, passes
+// action-validator (the schema GitHub itself checks against): a snippet pasted as
+// written is a workflow GitHub accepts. .ci/run installs the validator; without it the
+// test skips.
+func TestWorkflowSnippetsValidate(t *testing.T) {
+	bin, err := exec.LookPath("action-validator")
+	if err != nil {
+		t.Skip("action-validator (npm @action-validator/cli) is not installed")
+	}
+	dir := t.TempDir()
+	var files []string
+	for i, s := range yamlSnippets(t) {
+		var doc map[string]any
+		if yaml.Unmarshal([]byte(s.text), &doc) != nil || kind(doc) != "actions" {
+			continue
+		}
+		f := filepath.Join(dir, fmt.Sprintf("%s-%d-%d.yml", strings.NewReplacer("/", "_", ".", "_").Replace(s.file), s.line, i))
+		if err := os.WriteFile(f, []byte(s.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	own, _ := filepath.Glob("../../.github/workflows/*.yml")
+	files = append(files, own...)
+	if len(files) < 4 {
+		t.Fatalf("found %d workflows to validate; the docs hold more", len(files))
+	}
+	for _, f := range files {
+		out, err := exec.Command(bin, f).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s does not validate: %v\n%s", filepath.Base(f), err, out)
+		}
 	}
 }
