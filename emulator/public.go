@@ -1,10 +1,12 @@
 package emulator
 
 import (
+	"strings"
+	"time"
+
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
-	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/view"
 	"github.com/hostemu/hostemu/emulator/internal/world"
@@ -30,8 +32,54 @@ type FaultMatch = fault.Match
 // FaultDelay is a fixed delay (Min == Max) or a uniform range.
 type FaultDelay = fault.Delay
 
-// JournalEntry is one journaled request, as GET /_emulator/requests lists it.
-type JournalEntry = journal.Entry
+// JournalEntry is one journaled request, as GET /_emulator/requests lists it (and the
+// data of a request event). TestJournalEntryHasEveryField holds it to what the journal
+// writes.
+type JournalEntry struct {
+	// Seq numbers the entries of a world's journal from 1; it goes on across a clear of
+	// the journal and restarts at a reset.
+	Seq        uint64  `json:"seq"`
+	Method     string  `json:"method"`
+	Path       string  `json:"path"`
+	Query      string  `json:"query"`
+	Status     int     `json:"status"` // 0 for a request a fault dropped
+	DurationMS float64 `json:"duration_ms"`
+	// Body is the request body, cut to 4 KiB (BodyTruncated), redacted for the
+	// decryption service.
+	Body      string `json:"body"`
+	ErrorCode string `json:"error_code"`
+	Scope     string `json:"scope"`   // the credential's scope, or "api_key"
+	Service   string `json:"service"` // hosting, cipher or edge
+	Host      string `json:"host,omitempty"`
+	// FaultID is the injected fault that fired on the request, if one did.
+	FaultID string `json:"fault_id,omitempty"`
+	// Headers are the request's headers (credentials masked), by name.
+	Headers          JournalHeaders `json:"headers,omitempty"`
+	Time             time.Time      `json:"time"`
+	BodyTruncated    bool           `json:"body_truncated,omitempty"`
+	BodyUnread       bool           `json:"body_unread,omitempty"`
+	PathTruncated    bool           `json:"path_truncated,omitempty"`
+	QueryTruncated   bool           `json:"query_truncated,omitempty"`
+	HeadersTruncated bool           `json:"headers_truncated,omitempty"`
+	// Replayed marks an entry that came with a failure bundle.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+// JournalHeaders are a journaled request's headers, by name as sent.
+type JournalHeaders map[string]string
+
+// Get is the value of the header name, in any case, or "".
+func (h JournalHeaders) Get(name string) string {
+	if v, ok := h[name]; ok {
+		return v
+	}
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
 
 // Coverage is what GET /_emulator/coverage answers: every documented operation and
 // answer, lifecycle edge and fault action, with how often each was seen.

@@ -32,6 +32,9 @@ func (r *remote) createNamespace(cfg *config) error {
 	if cfg.set["WithScenario"] {
 		body["scenario"] = cfg.scenario
 	}
+	if len(cfg.scenarioYAML) > 0 {
+		body["scenarios"] = cfg.scenarioYAML
+	}
 	if cfg.set["WithFixtures"] {
 		doc, err := fixtureJSON(cfg.fixtures)
 		if err != nil {

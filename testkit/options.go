@@ -52,9 +52,10 @@ func (c *config) given(names ...string) string {
 }
 
 // WithScenario makes the named scenario active (built in, e.g. "failing-builds",
-// "instant", "slow-dns", or one from WithScenariosDir). With Start it is the start-up
-// scenario that Reset returns to; with Connect it is switched to at connect, and Reset
-// returns to the running emulator's own start-up scenario.
+// "instant", "slow-dns", one from WithScenariosDir, or one given by WithScenarioYAML).
+// With Start, and with Connect (the test's namespace is created with it), it is the
+// start-up scenario that Reset returns to. With Connect and Shared it is switched to at
+// connect, and Reset returns to the running emulator's own start-up scenario.
 func WithScenario(name string) Option {
 	return func(c *config) { c.scenario, c.set["WithScenario"] = name, true }
 }
@@ -118,8 +119,10 @@ func WithoutTLS() Option {
 }
 
 // WithScenarioYAML adds a scenario given as a YAML document, with no file or directory
-// to write (Start only; may be given more than once). Make it active with WithScenario
-// or UseScenario.
+// to write (may be given more than once). With Start the emulator knows it; with
+// Connect the test's namespace does (it is sent at creation; not with Shared, whose
+// scenarios are the running emulator's). Make it active with WithScenario or
+// UseScenario.
 func WithScenarioYAML(doc string) Option {
 	return func(c *config) { c.scenarioYAML, c.set["WithScenarioYAML"] = append(c.scenarioYAML, doc), true }
 }

@@ -169,10 +169,10 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 	tb.Helper()
 	cfg := newConfig(opts)
-	if bad := cfg.given("WithScenariosDir", "WithScenarioYAML", "WithoutTLS"); bad != "" {
+	if bad := cfg.given("WithScenariosDir", "WithoutTLS"); bad != "" {
 		tb.Fatalf("testkit.Connect: %s applies only to Start: the running emulator was configured when it started", bad)
 	}
-	if bad := cfg.given("WithFixtures", "WithSeed", "WithClock", "WithClockStart"); bad != "" && cfg.shared {
+	if bad := cfg.given("WithFixtures", "WithSeed", "WithClock", "WithClockStart", "WithScenarioYAML"); bad != "" && cfg.shared {
 		tb.Fatalf("testkit.Connect: %s does not apply with Shared: the default namespace was configured when the emulator started", bad)
 	}
 	url = strings.TrimSuffix(strings.TrimRight(url, "/"), "/v1")

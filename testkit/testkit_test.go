@@ -471,9 +471,9 @@ func TestConnectOptions(t *testing.T) {
 	t.Run("start-only options", func(t *testing.T) {
 		t.Parallel()
 		msg := fatalOf(t, func(tb testing.TB) {
-			testkit.Connect(tb, "http://127.0.0.1:1", testkit.WithScenariosDir("x"), testkit.WithScenarioYAML("name: y"))
+			testkit.Connect(tb, "http://127.0.0.1:1", testkit.WithScenariosDir("x"), testkit.WithoutTLS())
 		})
-		if !strings.Contains(msg, "WithScenariosDir, WithScenarioYAML applies only to Start") {
+		if !strings.Contains(msg, "WithScenariosDir, WithoutTLS applies only to Start") {
 			t.Errorf("Connect with start options: %q", msg)
 		}
 		msg = fatalOf(t, func(tb testing.TB) {
@@ -714,6 +714,31 @@ func TestWithScenarioYAML(t *testing.T) {
 	expectTime(t, "Now", e.Now(), t0.Add(time.Second))
 	if msg := fatalOf(t, func(tb testing.TB) { testkit.Start(tb, testkit.WithScenarioYAML("name: [")) }); msg == "" {
 		t.Error("a bad scenario document started")
+	}
+}
+
+// Under Connect an inline scenario goes to the test's namespace at creation: that
+// namespace runs it, and the server's default world and other namespaces do not know it.
+func TestWithScenarioYAMLUnderConnect(t *testing.T) {
+	t.Parallel()
+	srv := testkit.Start(t, testkit.WithoutTLS())
+	quick := "name: quick\ndescription: builds in a second\ndeployments:\n  lifecycle:\n    - {status: queued}\n    - {status: building, after: 0s}\n    - {status: ready, after: 1s}\n"
+	e := testkit.Connect(t, srv.URL(), testkit.WithScenarioYAML(quick), testkit.WithScenario("quick"))
+	id := createDeployment(t, e, e.DeployToken(), nil)
+	e.WaitForDeployment(id, "ready")
+	expectTime(t, "Now", e.Now(), t0.Add(time.Second))
+	e.Reset() // the namespace's start-up scenario stays the inline one
+	id = createDeployment(t, e, e.DeployToken(), nil)
+	e.WaitForDeployment(id, "ready")
+	expectTime(t, "Now after a reset", e.Now(), t0.Add(time.Second))
+	other := testkit.Connect(t, srv.URL())
+	if msg := fatalOf(t, func(tb testing.TB) { other.With(tb).UseScenario("quick") }); !strings.Contains(msg, "scenario_not_found") {
+		t.Errorf("another namespace knows the inline scenario: %q", msg)
+	}
+	if msg := fatalOf(t, func(tb testing.TB) {
+		testkit.Connect(tb, srv.URL(), testkit.WithScenarioYAML("name: bad\ndeployments: {lifecycle: [{status: shipped}]}\n"))
+	}); !strings.Contains(msg, "scenarios[0]") {
+		t.Errorf("a bad inline scenario under Connect: %q", msg)
 	}
 }
 

@@ -93,6 +93,20 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if cfg.ClockMode == clock.Manual && cfg.ClockStart.IsZero() {
 		cfg.ClockStart = start
 	}
+	if len(spec.Scenarios) > MaxScenarios {
+		return nil, apperr.Errorf(apperr.InvalidRequest, `field "scenarios" holds %d documents, at most %d`, len(spec.Scenarios), MaxScenarios)
+	}
+	if len(spec.Scenarios) > 0 {
+		reg, problems := cfg.Scenarios.Derive("scenarios", spec.Scenarios)
+		if len(problems) > 0 {
+			msgs := make([]string, len(problems))
+			for i, p := range problems {
+				msgs[i] = p.String()
+			}
+			return nil, apperr.New(apperr.InvalidRequest, `field "scenarios": `+strings.Join(msgs, "; "))
+		}
+		cfg.Scenarios = reg
+	}
 	if spec.Scenario != nil {
 		cfg.Scenario = *spec.Scenario
 	}

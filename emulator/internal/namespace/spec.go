@@ -12,7 +12,13 @@ type Spec struct {
 	// Fixtures is a fixture document as JSON (JSON is YAML, so the fixture parser
 	// reads it as it is); absent or null: the server's fixtures.
 	Fixtures json.RawMessage `json:"fixtures"`
+	// Scenarios are scenario documents (YAML) of this namespace only, beside the
+	// server's scenarios as they are at creation.
+	Scenarios []string `json:"scenarios"`
 }
+
+// MaxScenarios bounds Spec.Scenarios.
+const MaxScenarios = 32
 
 // Created is the answer to POST /_emulator/namespaces.
 type Created struct {

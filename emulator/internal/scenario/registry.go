@@ -324,3 +324,27 @@ func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
 	}
 	return files, nil
 }
+
+// Derive is a registry of r's scenarios as they are now plus the scenario documents
+// docs (each named source[i] in problems), for one world of its own (a namespace given
+// scenarios at creation): a document's scenario overrides one of the same name, and
+// the registry does not follow r's later reloads. A document with problems derives
+// nothing: every problem of every document is returned.
+func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
+	byName := maps.Clone(r.snap.Load().scenarios)
+	var problems []Problem
+	for i, doc := range docs {
+		s, ps := Parse(fmt.Sprintf("%s[%d]", source, i), []byte(doc))
+		problems = append(problems, ps...)
+		if s != nil && len(ps) == 0 {
+			byName[s.Name] = s
+		}
+	}
+	if len(problems) > 0 {
+		sortProblems(problems)
+		return nil, problems
+	}
+	d := &Registry{builtins: maps.Clone(byName), subs: map[int]func(){}}
+	d.snap.Store(newSnapshot(1, byName, nil, nil))
+	return d, nil
+}
