@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -14,75 +13,13 @@ import (
 // (jsonenc_test.go checks that), without reflection, without the merged env map and
 // without the link strings.
 
-const hexDigits = "0123456789abcdef"
-
-// plainASCII marks the ASCII bytes that JSON strings carry as they are.
-var plainASCII = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
 // appendJSONString appends s as a JSON string, escaped as encoding/json escapes it
-// (HTML-safe, invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped).
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	b = appendEscaped(b, s)
-	return append(b, '"')
-}
+// (state.AppendJSONString: the state exports write their strings the same way).
+func appendJSONString(b []byte, s string) []byte { return state.AppendJSONString(b, s) }
 
 // appendEscaped appends the inside of a JSON string: escaping is per character, so
 // pieces escaped one after another read as one string.
-func appendEscaped(b []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if plainASCII[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(b, s[start:]...)
-}
+func appendEscaped(b []byte, s string) []byte { return state.AppendJSONEscaped(b, s) }
 
 // appendTime appends t as a JSON string, as state.Timestamp writes it.
 func appendTime(b []byte, t time.Time) []byte {

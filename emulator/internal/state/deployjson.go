@@ -19,15 +19,15 @@ import (
 // Timestamps, strings escaped as encoding/json escapes them (HTML characters included).
 func appendDeployment(b []byte, d *Deployment) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, d.ID)
+	b = AppendJSONString(b, d.ID)
 	b = append(b, `,"project_id":`...)
-	b = appendJSONString(b, d.ProjectID)
+	b = AppendJSONString(b, d.ProjectID)
 	b = append(b, `,"url":`...)
-	b = appendJSONString(b, d.URL)
+	b = AppendJSONString(b, d.URL)
 	b = append(b, `,"target":`...)
-	b = appendJSONString(b, d.Target)
+	b = AppendJSONString(b, d.Target)
 	b = append(b, `,"status":`...)
-	b = appendJSONString(b, d.Status)
+	b = AppendJSONString(b, d.Status)
 	b = append(b, `,"env":`...)
 	b = appendStringMap(b, d.Env)
 	b = append(b, `,"files":`...)
@@ -45,9 +45,9 @@ func appendDeployment(b []byte, d *Deployment) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, `{"code":`...)
-		b = appendJSONString(b, d.Error.Code)
+		b = AppendJSONString(b, d.Error.Code)
 		b = append(b, `,"message":`...)
-		b = appendJSONString(b, d.Error.Message)
+		b = AppendJSONString(b, d.Error.Message)
 		b = append(b, '}')
 	}
 	b = append(b, `,"logs":`...)
@@ -60,7 +60,7 @@ func appendDeployment(b []byte, d *Deployment) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"text":`...)
-			b = appendJSONString(b, d.Logs[i].Text)
+			b = AppendJSONString(b, d.Logs[i].Text)
 			b = append(b, `,"created_at":"`...)
 			b = AppendTimestamp(b, d.Logs[i].CreatedAt)
 			b = append(b, `"}`...)
@@ -96,24 +96,40 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = AppendJSONString(b, k)
 		b = append(b, ':')
-		b = appendJSONString(b, m[k])
+		b = AppendJSONString(b, m[k])
 	}
 	return append(b, '}')
 }
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString writes s as encoding/json's Marshal does: \" \\ \b \f \n \r \t,
-// other control characters and < > & as \u00XX, invalid UTF-8 as \ufffd, and U+2028
-// and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
+// plainASCII marks the ASCII bytes that JSON strings carry as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// AppendJSONString appends s as a JSON string, escaped as encoding/json's Marshal
+// escapes it: \" \\ \b \f \n \r \t, other control characters and < > & as \u00XX,
+// invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = AppendJSONEscaped(b, s)
+	return append(b, '"')
+}
+
+// AppendJSONEscaped appends the inside of a JSON string: escaping is per character, so
+// pieces escaped one after another read as one string.
+func AppendJSONEscaped(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if plainASCII[c] {
 				i++
 				continue
 			}
@@ -121,18 +137,18 @@ func appendJSONString(b []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
 			case '\n':
 				b = append(b, '\\', 'n')
 			case '\r':
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
 			start = i
@@ -148,13 +164,12 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		if r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
 			i += size
 			start = i
 			continue
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
