@@ -30,11 +30,12 @@ func (d *decoder) faults(n *yaml.Node) ([]fault.Spec, bool) {
 
 func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	var s fault.Spec
-	f, ok := d.Fields(n, at, faultKeys...)
-	if !ok {
+	// an unknown key is one problem among others: the keys known are checked too, so
+	// that every problem of the fault is reported at once
+	f, good := d.Fields(n, at, faultKeys...)
+	if f == nil {
 		return s, false
 	}
-	good := true
 	str := func(key string, dst *string) {
 		if v, has := f[key]; has {
 			var ok bool

@@ -107,8 +107,8 @@ func (d *decoder) lifecycle(n *yaml.Node, where string, kind lifecycleKind) ([]S
 }
 
 func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, prev string) (Step, bool) {
-	f, ok := d.Fields(n, at, "status", "after", "error")
-	if !ok {
+	f, known := d.Fields(n, at, "status", "after", "error")
+	if f == nil {
 		return Step{}, false
 	}
 	sv, has := f["status"]
@@ -125,7 +125,7 @@ func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, 
 		return Step{}, false
 	}
 	step := Step{Status: status}
-	good := true
+	good := known // an unknown key: the rest of the step is checked all the same
 	if first && status != kind.first {
 		d.Addf(sv.Value, "%s.status: a %s lifecycle starts with %s (the status at creation), not %s", at, kind.resource, kind.first, status)
 		good = false
@@ -162,8 +162,8 @@ func (d *decoder) step(n *yaml.Node, at string, kind lifecycleKind, first bool, 
 }
 
 func (d *decoder) stepError(n *yaml.Node, at string, kind lifecycleKind) (*StepError, bool) {
-	f, ok := d.Fields(n, at, "code", "message")
-	if !ok {
+	f, known := d.Fields(n, at, "code", "message")
+	if f == nil {
 		return nil, false
 	}
 	se := &StepError{Code: kind.defaultCode}
@@ -185,5 +185,5 @@ func (d *decoder) stepError(n *yaml.Node, at string, kind lifecycleKind) (*StepE
 		}
 		se.Message = msg
 	}
-	return se, true
+	return se, known
 }

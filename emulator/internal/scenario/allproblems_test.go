@@ -1,0 +1,38 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+// An unknown key is one problem among others: the known keys of the same element are
+// checked too, and every problem comes with line:column.
+func TestEveryProblemOfAnElementIsReported(t *testing.T) {
+	src := `name: typos
+deployments:
+  lifecycle:
+    - {status: queued, aftr: 1s}
+    - {status: bilding}
+faults:
+  - match: {methd: POST, path: /v1/x}
+    tims: 2
+    retry_after: -1
+`
+	_, problems := Parse("s.yaml", []byte(src))
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.String())
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		`s.yaml:4:24: deployments.lifecycle[0]: unknown key "aftr" (did you mean "after"?)`,
+		`s.yaml:5:16: deployments.lifecycle[1].status: unknown deployment status "bilding" (did you mean "building"?)`,
+		`faults[0].match: unknown key "methd" (did you mean "method"?)`,
+		`faults[0]: unknown key "tims" (did you mean "times"?)`,
+		`faults[0].retry_after`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in:\n%s", want, all)
+		}
+	}
+}
