@@ -180,17 +180,53 @@ func sameDeploymentWhen(a, b DeploymentRule) bool {
 // domainRules reads domains.rules and refuses rules an earlier rule shadows.
 func (d *decoder) domainRules(n *yaml.Node, where string) ([]DomainRule, bool) {
 	return readRules(d, n, where, "hostname", domainKind, d.domainWhen,
-		globCovers, func(a, b string) bool { return a == b },
-		func(glob string, lc []Step) DomainRule { return DomainRule{Hostname: glob, Lifecycle: lc} })
+		domainCovers, func(a, b domainCond) bool { return a == b },
+		func(c domainCond, lc []Step) DomainRule {
+			return DomainRule{Hostname: c.glob, Probability: c.probability, Lifecycle: lc}
+		})
+}
+
+// domainCond is a domain rule's when: a hostname glob, and a probability (0: always).
+type domainCond struct {
+	glob        string
+	probability float64
+}
+
+// domainCovers reports whether every hostname b matches also matches a. A rule that
+// matches only by chance covers nothing.
+func domainCovers(a, b domainCond) bool {
+	if a.probability > 0 && a.probability < 1 {
+		return false
+	}
+	return globCovers(a.glob, b.glob)
 }
 
 // domainWhen reads {hostname: glob}; an empty when matches every hostname and is kept
 // as the glob "*", which path.Match matches against any hostname.
-func (d *decoder) domainWhen(n *yaml.Node, at string) (string, bool) {
-	f, ok := d.Fields(n, at, "hostname")
+func (d *decoder) domainWhen(n *yaml.Node, at string) (domainCond, bool) {
+	f, ok := d.Fields(n, at, "hostname", "probability")
 	if !ok {
-		return "", false
+		return domainCond{}, false
 	}
+	var c domainCond
+	if v, has := f["probability"]; has {
+		p, ok := d.Number(v.Value, at+".probability")
+		if ok && !(p > 0 && p <= 1) {
+			d.Addf(v.Value, "%s.probability: %v is out of range: want a number more than 0 and at most 1", at, p)
+			return domainCond{}, false
+		}
+		if !ok {
+			return domainCond{}, false
+		}
+		c.probability = p
+	}
+	glob, ok := d.domainGlob(f, at)
+	c.glob = glob
+	return c, ok
+}
+
+// domainGlob reads a domain rule's hostname glob ("*" when there is none).
+func (d *decoder) domainGlob(f map[string]yamlcheck.Field, at string) (string, bool) {
 	v, has := f["hostname"]
 	if !has {
 		return "*", true

@@ -33,8 +33,11 @@ type DeploymentRule struct {
 
 // DomainRule replaces the domain lifecycle for hostnames matching its glob.
 type DomainRule struct {
-	Hostname  string // path.Match glob, e.g. "*.broken.test"
-	Lifecycle []Step
+	Hostname string // path.Match glob, e.g. "*.broken.test"
+	// Probability, when above 0 and below 1, is the chance the rule matches a hostname
+	// its glob matches (when.probability), drawn from the caller's source. 0: always.
+	Probability float64
+	Lifecycle   []Step
 }
 
 // Certificates says how certificates are issued and renewed.
@@ -125,12 +128,21 @@ func (r DeploymentRule) matches(projectID, target string, env map[string]string)
 
 // DomainSteps is the lifecycle a new domain follows: the first rule whose glob matches
 // the hostname (in lower case, as rules are written), else the scenario's own.
-func (s *Scenario) DomainSteps(hostname string) []Step {
+func (s *Scenario) DomainSteps(hostname string) []Step { return s.DomainStepsFor(hostname, nil) }
+
+// DomainStepsFor is the lifecycle a new domain follows: the first matching rule's, else
+// the scenario's own. A rule with a probability draws from draw (numbers in [0, 1)) only
+// once its glob matches; with a nil draw such a rule never matches.
+func (s *Scenario) DomainStepsFor(hostname string, draw func() float64) []Step {
 	hostname = strings.ToLower(hostname)
 	for _, r := range s.DomainRules {
-		if ok, _ := path.Match(r.Hostname, hostname); ok {
-			return r.Lifecycle
+		if ok, _ := path.Match(r.Hostname, hostname); !ok {
+			continue
 		}
+		if r.Probability > 0 && r.Probability < 1 && (draw == nil || draw() >= r.Probability) {
+			continue
+		}
+		return r.Lifecycle
 	}
 	return s.DomainLifecycle
 }

@@ -191,7 +191,7 @@ func (w *World) resume() {
 	for _, d := range domains {
 		switch {
 		case d.Status == state.StatusPending || d.Status == state.StatusVerifying:
-			w.scheduleDomain(d.Hostname, d.Status, sc.DomainSteps(d.Hostname), sc.Certificates, w.anchorOf(domainKey(d.Hostname), now))
+			w.scheduleDomain(d.Hostname, d.Status, sc.DomainStepsFor(d.Hostname, w.ruleDraw(domainKey(d.Hostname))), sc.Certificates, w.anchorOf(domainKey(d.Hostname), now))
 		case d.TLS.Status == state.TLSIssued && d.TLS.ExpiresAt != nil:
 			w.scheduleRenewal(d.Hostname, *d.TLS.ExpiresAt, sc.Certificates)
 		}

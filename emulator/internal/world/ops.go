@@ -217,7 +217,7 @@ func (w *World) AddDomain(projectID string, in NewDomain) (state.Domain, error) 
 	}
 	w.end(certKey(host))
 	w.emitDomain("added", d)
-	w.scheduleDomain(host, state.StatusPending, sc.DomainSteps(host), sc.Certificates, now)
+	w.scheduleDomain(host, state.StatusPending, sc.DomainStepsFor(host, w.ruleDraw(domainKey(host))), sc.Certificates, now)
 	w.fireDue()
 	return d, nil
 }
