@@ -22,7 +22,11 @@ domains:
         - {status: error, after: 1s, error: {code: verification_failed, message: "TXT record not found"}}
 `
 	outcome := func(seed int64) string {
-		e := newEnv(t, func(o *emulator.Options) { o.Seed = seed; o.ScenarioYAML = []string{scenario}; o.Scenario = "flaky-dns" })
+		e := newEnv(t, func(o *emulator.Options) {
+			o.Seed = seed
+			o.ScenarioYAML = []string{scenario}
+			o.Scenario = "flaky-dns"
+		})
 		for i := range 24 {
 			mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": fmt.Sprintf("d%d.flaky.test", i)}), 201)
 		}
