@@ -130,7 +130,7 @@ func New(opts Options) (*Emulator, error) {
 		ControlToken: opts.ControlToken, ControlOrigins: opts.ControlOrigins, CheckHost: opts.LoopbackOnly(),
 		Version: opts.Version, Seed: opts.Seed, Logger: opts.Logger, CipherSeparate: opts.CipherAddr != "", ControlSeparate: opts.ControlAddr != "",
 		Limits: lim.httpLimits(), CA: e.ca, ServeTunnel: e.serveTunnel, TunnelTimeout: lim.ReadHeaderTimeout, Namespaces: e.ns,
-		ProxyDomains: opts.ProxyDomains, TLSURL: opts.tlsURL, URLForm: opts.edgeURLForm(),
+		ProxyDomains: opts.ProxyDomains, TLSURL: opts.tlsURL, URLForm: opts.edgeURLForm(), ImportWait: opts.importWait,
 	})
 	e.tunnels = transport.TunnelServer(e.api.Handler(), lim.transport(), e.log)
 	e.tunnels.ConnContext = httpapi.TunnelContext // a tunnel's requests go to its namespace

@@ -15,6 +15,9 @@ func SetNamespaceClock(o *Options, now func() time.Time) { o.namespaceClock = no
 // snapshot's size.
 func SetCompactMin(o *Options, n int64) { o.compactMin = n }
 
+// SetImportWait sets how long an import waits for the one under way.
+func SetImportWait(o *Options, d time.Duration) { o.importWait = d }
+
 // WaitBodyBytesInFlight blocks until cond holds of the request-body bytes e holds now.
 func WaitBodyBytesInFlight(ctx context.Context, e *Emulator, cond func(int64) bool) (int64, error) {
 	return e.api.WaitBodyBytesInFlight(ctx, cond)

@@ -114,6 +114,9 @@ type Options struct {
 	// compactMin is the --state log size that starts a compaction whatever the
 	// snapshot's size (persist.DefaultCompactMin when 0); only tests set it.
 	compactMin int64
+	// importWait is how long an import waits for the one under way (30 s when 0); a
+	// test under -race sets it longer.
+	importWait time.Duration
 	// urlForm is how deployment URLs are written; Listen sets it from its listeners.
 	urlForm state.URLForm
 	// tlsURL is the HTTPS listener's base URL ("" without one); Listen sets it. Links

@@ -86,7 +86,12 @@ func TestNamespacesBoundedInSize(t *testing.T) {
 // concurrent imports used to add up (1.1–1.27 GB for four of 200 MB).
 func TestStateImportsChargeTheirDecodedSize(t *testing.T) {
 	const budget = 64 << 20
-	e := newEnv(t, func(o *emulator.Options) { o.Limits.MaxBodyBytesInFlight = budget })
+	// the four imports take their turns; under -race and a loaded machine a turn can
+	// take over 10 s, so the last one is given longer than the 30 s default to wait
+	e := newEnv(t, func(o *emulator.Options) {
+		o.Limits.MaxBodyBytesInFlight = budget
+		emulator.SetImportWait(o, 5*time.Minute)
+	})
 	body := statetest.BigJSON(7000)
 	base := heapInUse()
 	var peak atomic.Int64

@@ -69,6 +69,9 @@ type Config struct {
 	// URLForm is the scheme and port of deployment URLs: a domain's 308 answered on a
 	// plain connection sends the client there.
 	URLForm state.URLForm
+	// ImportWait bounds how long a state or bundle import waits for the one under way
+	// (DefaultImportWait when 0).
+	ImportWait time.Duration
 }
 
 // API serves the default world, and the namespaces' worlds, over HTTP.

@@ -107,14 +107,14 @@ func (a *API) putBundle(c *gin.Context) (any, error) {
 	if ct != "" && !strings.HasPrefix(ct, "application/gzip") && !strings.HasPrefix(ct, "application/x-gzip") && !strings.HasPrefix(ct, "application/octet-stream") {
 		return nil, apperr.Errorf(apperr.UnsupportedMediaType, "a bundle is sent as application/gzip, not %q", ct)
 	}
-	wait := time.NewTimer(importWait)
+	wait := time.NewTimer(a.importWait())
 	defer wait.Stop()
 	select {
 	case a.imports <- struct{}{}:
 		defer func() { <-a.imports }()
 	case <-wait.C:
 		c.Header("Retry-After", "1")
-		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another import has been under way for %s; retry", importWait)
+		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another import has been under way for %s; retry", a.importWait())
 	case <-c.Request.Context().Done():
 		return nil, apperr.New(apperr.ServiceUnavailable, "the client went away while its import waited for another")
 	}

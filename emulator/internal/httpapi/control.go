@@ -64,14 +64,14 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	// one import at a time, every world together: each holds a whole decoded state until
 	// the world takes it over, so concurrent ones wait their turn rather than share the
 	// budget of bytes in flight and all run out of it
-	wait := time.NewTimer(importWait)
+	wait := time.NewTimer(a.importWait())
 	defer wait.Stop()
 	select {
 	case a.imports <- struct{}{}:
 		defer func() { <-a.imports }()
 	case <-wait.C:
 		c.Header("Retry-After", "1")
-		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another state import has been under way for %s; retry", importWait)
+		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another state import has been under way for %s; retry", a.importWait())
 	case <-c.Request.Context().Done():
 		return nil, apperr.New(apperr.ServiceUnavailable, "the client went away while its state import waited for another")
 	}
@@ -93,8 +93,16 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	return a.streamState(w), nil
 }
 
-// importWait bounds how long a state import waits for the one under way.
-const importWait = 30 * time.Second
+// DefaultImportWait bounds how long a state import waits for the one under way.
+const DefaultImportWait = 30 * time.Second
+
+// importWait is Config.ImportWait, or its default.
+func (a *API) importWait() time.Duration {
+	if a.cfg.ImportWait > 0 {
+		return a.cfg.ImportWait
+	}
+	return DefaultImportWait
+}
 
 // settle gives back what a request's body has charged to the budget of bytes in flight
 // so far (its decoded state, for an import), before the request ends.
