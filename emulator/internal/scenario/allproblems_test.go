@@ -36,3 +36,26 @@ faults:
 		}
 	}
 }
+
+// The same in the other sections: certificates, rate limits and rules.
+func TestEveryProblemOfTheOtherSections(t *testing.T) {
+	src := `name: typos2
+certificates: {isuer: X, valid_for: -1d}
+rate_limits: {enabld: true, burst: -3}
+deployments:
+  rules:
+    - when: {projct_id: p, target: staging}
+      lifecycle: [{status: queued}, {status: ready, after: 1s}]
+`
+	_, problems := Parse("s.yaml", []byte(src))
+	var all []string
+	for _, p := range problems {
+		all = append(all, p.String())
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{`unknown key "isuer"`, `certificates.valid_for`, `unknown key "enabld"`, `rate_limits.burst`, `unknown key "projct_id"`, `target: "staging"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+}

@@ -18,11 +18,12 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 	if base != nil {
 		c = base.Certificates
 	}
-	f, ok := d.Fields(n, "certificates", "issuer", "valid_for", "renew_before", "renewal")
-	if !ok {
+	f, known := d.Fields(n, "certificates", "issuer", "valid_for", "renew_before", "renewal")
+	if f == nil {
 		return c, false
 	}
-	good := d.require(n, base, f, "certificates", "issuer", "valid_for", "renew_before")
+	var ok bool
+	good := d.require(n, base, f, "certificates", "issuer", "valid_for", "renew_before") && known
 	if v, has := f["issuer"]; has {
 		c.Issuer, ok = d.Word(v.Value, "certificates.issuer")
 		good = good && ok
@@ -58,11 +59,11 @@ func (d *decoder) certificates(n *yaml.Node, base *Scenario) (Certificates, bool
 // renewal reads certificates.renewal: {fail: true, error: {code, message}}.
 func (d *decoder) renewal(n *yaml.Node, c *Certificates) bool {
 	const at = "certificates.renewal"
-	f, ok := d.Fields(n, at, "fail", "error")
-	if !ok {
+	f, good := d.Fields(n, at, "fail", "error")
+	if f == nil {
 		return false
 	}
-	good := true
+	var ok bool
 	c.RenewalFails, c.RenewalError = false, nil
 	if v, has := f["fail"]; has {
 		c.RenewalFails, ok = d.Bool(v.Value, at+".fail")
@@ -87,11 +88,12 @@ func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
 	if base != nil {
 		rl = base.RateLimits
 	}
-	f, ok := d.Fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst", "per_scope")
-	if !ok {
+	f, known := d.Fields(n, "rate_limits", "enabled", "per_token", "per_ip", "burst", "per_scope")
+	if f == nil {
 		return rl, false
 	}
-	good := d.require(n, base, f, "rate_limits", "enabled", "per_token", "per_ip", "burst")
+	var ok bool
+	good := d.require(n, base, f, "rate_limits", "enabled", "per_token", "per_ip", "burst") && known
 	if v, has := f["enabled"]; has {
 		rl.Enabled, ok = d.Bool(v.Value, "rate_limits.enabled")
 		good = good && ok
@@ -135,12 +137,11 @@ var scopes = []string{"read", "deploy", "admin"}
 // perScope reads rate_limits.per_scope: {deploy: {per_second, per_minute}, ...}, each
 // key it leaves out taken from rl's per-token numbers.
 func (d *decoder) perScope(n *yaml.Node, rl RateLimits) (map[string]ScopeRate, bool) {
-	f, ok := d.Fields(n, "rate_limits.per_scope", scopes...)
-	if !ok {
+	f, good := d.Fields(n, "rate_limits.per_scope", scopes...)
+	if f == nil {
 		return nil, false
 	}
 	out := map[string]ScopeRate{}
-	good := true
 	for _, scope := range scopes {
 		v, has := f[scope]
 		if !has {
@@ -148,8 +149,8 @@ func (d *decoder) perScope(n *yaml.Node, rl RateLimits) (map[string]ScopeRate, b
 		}
 		at := "rate_limits.per_scope." + scope
 		sf, ok := d.Fields(v.Value, at, "per_second", "per_minute")
-		if !ok {
-			good = false
+		good = good && ok
+		if sf == nil {
 			continue
 		}
 		sr := ScopeRate{PerSecond: rl.PerTokenPerSecond, PerMinute: rl.PerTokenPerMinute}

@@ -37,8 +37,8 @@ func readRules[W, R any](d *decoder, n *yaml.Node, where, noun string, kind life
 	for i, item := range items {
 		at := fmt.Sprintf("%s[%d]", where, i)
 		f, ok := d.Fields(item, at, "when", "lifecycle")
-		if !ok {
-			good = false
+		good = good && ok
+		if f == nil {
 			continue
 		}
 		wv, hasWhen := f["when"]
@@ -84,11 +84,11 @@ func shadowReason(line int, identical bool) string {
 
 func (d *decoder) deploymentWhen(n *yaml.Node, at string) (DeploymentRule, bool) {
 	var r DeploymentRule
-	f, ok := d.Fields(n, at, "project_id", "target", "env", "probability")
-	if !ok {
+	f, good := d.Fields(n, at, "project_id", "target", "env", "probability")
+	if f == nil {
 		return r, false
 	}
-	good := true
+	var ok bool
 	if v, has := f["probability"]; has {
 		p, ok := d.Number(v.Value, at+".probability")
 		if ok && !(p > 0 && p <= 1) {
@@ -204,8 +204,8 @@ func domainCovers(a, b domainCond) bool {
 // domainWhen reads {hostname: glob}; an empty when matches every hostname and is kept
 // as the glob "*", which path.Match matches against any hostname.
 func (d *decoder) domainWhen(n *yaml.Node, at string) (domainCond, bool) {
-	f, ok := d.Fields(n, at, "hostname", "probability")
-	if !ok {
+	f, known := d.Fields(n, at, "hostname", "probability")
+	if f == nil {
 		return domainCond{}, false
 	}
 	var c domainCond
@@ -222,7 +222,7 @@ func (d *decoder) domainWhen(n *yaml.Node, at string) (domainCond, bool) {
 	}
 	glob, ok := d.domainGlob(f, at)
 	c.glob = glob
-	return c, ok
+	return c, ok && known
 }
 
 // domainGlob reads a domain rule's hostname glob ("*" when there is none).

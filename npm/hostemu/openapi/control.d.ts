@@ -681,6 +681,8 @@ export interface components {
             clock_start?: string;
             /** @description A fixture document as JSON; absent or null, the server's fixtures. */
             fixtures?: Record<string, never> | null;
+            /** @description Scenario documents (YAML) of this namespace only, beside the server's scenarios as they are at creation (a name the server has is overridden); name one in `scenario` to start with it. At most 32, each checked as `hostemu validate` checks a file. */
+            scenarios?: string[];
         };
         NamespaceTokens: {
             read: string;
