@@ -107,6 +107,17 @@ describe("connect()", { concurrency: parallel }, () => {
     assert.equal((await emu.await({ deployment: d.id, status: "error" })).status, "error");
   });
 
+  test("scenarios given inline are the namespace's own", async (t) => {
+    const quick = "name: quick\ndescription: builds in a second\ndeployments:\n  lifecycle:\n    - {status: queued}\n    - {status: building, after: 0s}\n    - {status: ready, after: 1s}\n";
+    const emu = await connect(server.url, { scenarios: [quick], scenario: "quick" });
+    t.after(() => emu.close());
+    const res = await fetch(`${emu.url}/v1/deployments`, { method: "POST", headers: json(emu.tokens.deploy), body: JSON.stringify({ project_id: "prj_demo", files: {} }) });
+    const d = await res.json();
+    await emu.await({ deployment: d.id, status: "ready" });
+    assert.equal(Date.parse(await emu.now()), Date.parse("2026-01-01T00:00:01Z"));
+    await assert.rejects(connect(server.url, { scenarios: ["name: [" ] }), (err) => err.code === "invalid_request" && /scenarios\[0\]/.test(err.message));
+  });
+
   test("shared drives the default namespace", async () => {
     const emu = await connect(server.url, { shared: true });
     assert.equal(emu.namespace, "");

@@ -116,6 +116,8 @@ export interface StartOptions extends WorldOptions {
 export interface ConnectOptions extends WorldOptions {
   /** The namespace's fixtures: a fixture document as an object, or a .json file. */
   fixtures?: string | Record<string, unknown>;
+  /** Scenario documents (YAML strings) this namespace knows beside the server's; name one in `scenario` to start with it. */
+  scenarios?: string[];
   /** Drive the default namespace, shared by everyone, instead of creating one. */
   shared?: boolean;
   /** The decryption service's base URL when it has its own address (default: url). */

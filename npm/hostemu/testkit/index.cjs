@@ -546,6 +546,12 @@ function namespaceSpec(o) {
   else if (body.clock === "manual") body.clock_start = defaultClockStart;
   if (o.seed !== undefined) body.seed = o.seed;
   if (o.scenario) body.scenario = o.scenario;
+  if (o.scenarios !== undefined) {
+    if (!Array.isArray(o.scenarios) || o.scenarios.some((s) => typeof s !== "string")) {
+      throw new Error("hostemu: connect()'s scenarios are scenario documents, as YAML strings");
+    }
+    body.scenarios = o.scenarios;
+  }
   if (o.fixtures !== undefined) {
     if (typeof o.fixtures === "string") {
       if (!/\.json$/i.test(o.fixtures)) {
