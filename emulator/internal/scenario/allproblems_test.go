@@ -17,6 +17,9 @@ faults:
   - match: {methd: POST, path: /v1/x}
     tims: 2
     retry_after: -1
+  - match: {path: /v1/y}
+    status: 999
+    tims: 1
 `
 	_, problems := Parse("s.yaml", []byte(src))
 	var got []string
@@ -30,6 +33,8 @@ faults:
 		`faults[0].match: unknown key "methd" (did you mean "method"?)`,
 		`faults[0]: unknown key "tims" (did you mean "times"?)`,
 		`faults[0].retry_after`,
+		`faults[1]: unknown key "tims"`,
+		`faults[1]: status 999`,
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("missing %q in:\n%s", want, all)

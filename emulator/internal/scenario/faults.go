@@ -32,10 +32,11 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	var s fault.Spec
 	// an unknown key is one problem among others: the keys known are checked too, so
 	// that every problem of the fault is reported at once
-	f, good := d.Fields(n, at, faultKeys...)
+	f, known := d.Fields(n, at, faultKeys...)
 	if f == nil {
 		return s, false
 	}
+	good := true // the values of the keys known
 	str := func(key string, dst *string) {
 		if v, has := f[key]; has {
 			var ok bool
@@ -117,13 +118,14 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 		good = good && ok
 	}
 	if !good {
-		return s, false
+		return s, false // a value's problem is named already; the whole would repeat it
 	}
+	// the fault checked as a whole, beside any unknown key: both are reported at once
 	if err := s.Validate(); err != nil {
 		d.Addf(n, "%s: %v", at, err)
 		return s, false
 	}
-	return s, true
+	return s, known
 }
 
 // delay reads "750ms" or {min, max} with fault.Delay's own reader, after bounding the
