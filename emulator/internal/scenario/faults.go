@@ -60,7 +60,7 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	}
 	if v, has := f["match"]; has {
 		m, ok := d.Fields(v.Value, at+".match", "method", "path", "service", "scope", "host")
-		good = good && ok
+		known = known && ok
 		for _, e := range []struct {
 			key string
 			dst *string
