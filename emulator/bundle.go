@@ -27,7 +27,7 @@ func ReadBundleManifest(r io.Reader, maxStateBytes int64) (BundleManifest, error
 // /_emulator/bundle): its state, scenario, faults, journal (marked replayed), and a
 // manual clock at the moment it was taken. A bad bundle changes nothing.
 func (e *Emulator) ReplayBundle(r io.Reader) error {
-	b, err := bundle.Read(r, bundle.ReadOptions{StateMax: e.opts.Limits.withDefaults().MaxStateBytes, Version: e.opts.Version})
+	b, err := bundle.Read(r, bundle.ReadOptions{StateMax: e.opts.Limits.withDefaults().MaxStateBytes, Version: e.opts.Version, JournalKeep: e.world.JournalSize()})
 	if err != nil {
 		return fmt.Errorf("the bundle is refused: %w", err)
 	}

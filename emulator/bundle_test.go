@@ -319,3 +319,62 @@ func TestBundleBetweenNamespaces(t *testing.T) {
 	id := decode[emulator.DeploymentCreated](t, r2).ID
 	mustStatus(t, e.get(c.control("/deployments/"+id+"/logs"), ""), 200)
 }
+
+// Hostile bundles are refused within bounds, and a refused one leaves the scenario's
+// fault counts as they were (a review found both).
+func TestBundleHostileInputs(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	good := src.get("/_emulator/bundle", "").Body
+	m := members(t, good)
+	order := []string{"manifest.json", "state.json", "faults.json", "lifecycles.json", "journal.ndjson", "events.ndjson", "scenarios/default.yaml"}
+	with := func(change map[string]string, extra ...[2]string) []byte {
+		var ms [][2]string
+		for _, name := range order {
+			v, ok := change[name]
+			if !ok {
+				v = string(m[name])
+			}
+			ms = append(ms, [2]string{name, v})
+		}
+		return tgz(t, append(ms, extra...), nil)
+	}
+	var man map[string]any
+	json.Unmarshal(m["manifest.json"], &man)
+	man["namespace"] = "ns_" + strings.Repeat("a", 4096)
+	longNS, _ := json.Marshal(man)
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"a journal of empty objects", with(map[string]string{"journal.ndjson": strings.Repeat("{}\n", 1<<20)}), "journal.ndjson: line 1: seq 0"},
+		{"events of empty objects", with(map[string]string{"events.ndjson": strings.Repeat("{}\n", 1<<20)}), "events.ndjson: line 1: seq 0"},
+		{"an event of an unknown type", with(map[string]string{"events.ndjson": `{"seq":1,"type":"nope","data":{}}` + "\n"}), `type "nope"`},
+		{"a scenario over its bound", with(map[string]string{"scenarios/default.yaml": "name: default\nx: [" + strings.Repeat("0,", 1<<20) + "0]\n"}), "over the bound"},
+		{"a long member name", with(nil, [2]string{"scenarios/" + strings.Repeat("a", 300) + ".yaml", ""}), "over 255"},
+		{"a namespace that is no id", with(map[string]string{"manifest.json": string(longNS)}), "not a namespace id"},
+		{"files over their bound", with(nil, [2]string{"files/" + strings.Repeat("ab", 32), strings.Repeat("x", 65<<20)}), "bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			r := e.putBundle("/_emulator/bundle", tc.body)
+			if r.Status != 400 || !strings.Contains(r.Err(t).Message, tc.want) {
+				t.Fatalf("%d %.300s; want 400 naming %q", r.Status, r.Body, tc.want)
+			}
+		})
+	}
+	// a bundle refused for its state leaves the scenario's faults' counts alone
+	flaky := "name: flaky\ndescription: one 503\nfaults:\n  - {match: {path: /v1/projects}, status: 503, times: 1}\n"
+	e := newEnv(t, func(o *emulator.Options) { o.ScenarioYAML = []string{flaky}; o.Scenario = "flaky" })
+	mustStatus(t, e.get("/v1/projects", "t-read"), 503)
+	mustStatus(t, e.get("/v1/projects", "t-read"), 200)
+	bad := strings.Replace(string(m["state.json"]), `"status":"ready"`, `"status":"shipped"`, 1)
+	if r := e.putBundle("/_emulator/bundle", with(map[string]string{"state.json": bad})); r.Status != 400 {
+		t.Fatalf("bad state: %d", r.Status)
+	}
+	mustStatus(t, e.get("/v1/projects", "t-read"), 200) // the fault stays used up
+	if r := e.get("/_emulator/coverage?namespaces=all&namespaces=all", ""); r.Status != 400 {
+		t.Errorf("a repeated namespaces parameter: %d", r.Status)
+	}
+}

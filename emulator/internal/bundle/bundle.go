@@ -21,6 +21,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -47,9 +48,44 @@ const (
 	DefaultFilesBytes = 16 << 20
 	// maxMembers bounds the members of an archive.
 	maxMembers = 100_000
-	// maxSmall bounds each member but state.json and files/.
-	maxSmall = 64 << 20
+	// Bounds of each member but state.json (--max-state-bytes): a bundle written by
+	// hostemu stays far below them.
+	maxManifest   = 1 << 20
+	maxFaults     = 8 << 20
+	maxLifecycles = 32 << 20
+	maxJournal    = 64 << 20
+	maxEvents     = 8 << 20
+	maxScenario   = 1 << 20
+	maxFile       = 64 << 20
+	maxFiles      = 64 << 20 // files/ together
+	// maxScenarios bounds the scenarios/ members, maxName a member's name.
+	maxScenarios = 64
+	maxName      = 255
+	// maxLine bounds one line of journal.ndjson or events.ndjson.
+	maxLine = 1 << 20
+	// DefaultJournalKeep is how many journal entries Read keeps when ReadOptions
+	// does not say (the newest).
+	DefaultJournalKeep = 100_000
 )
+
+// memberLimit is the bound of a member's size.
+func memberLimit(name string) int64 {
+	switch {
+	case name == ManifestName:
+		return maxManifest
+	case name == FaultsName:
+		return maxFaults
+	case name == LifecyclesName:
+		return maxLifecycles
+	case name == JournalName:
+		return maxJournal
+	case name == EventsName:
+		return maxEvents
+	case strings.HasPrefix(name, scenariosDir):
+		return maxScenario
+	}
+	return maxFile
+}
 
 // The members.
 const (
@@ -116,9 +152,14 @@ type Bundle struct {
 	Events     []events.Recorded
 	// Scenarios are the YAML sources of the scenarios the world knew, by name.
 	Scenarios map[string][]byte
-	// Files are uploaded contents by SHA-256 (hex).
+	// Files are uploaded contents by SHA-256 (hex), for Write. Read checks each
+	// against its name and keeps the name with no contents: state.json holds every
+	// upload.
 	Files map[string][]byte
 }
+
+// namespaceID is the form of a namespace id.
+var namespaceID = regexp.MustCompile(`^ns_[a-z0-9]{1,40}$`)
 
 // Error is what is wrong with an archive, worded for its user.
 type Error struct{ msg string }
@@ -255,6 +296,16 @@ type ReadOptions struct {
 	JSONError func(error) error
 	// Version is this hostemu's version, named when a bundle is too new.
 	Version string
+	// JournalKeep is how many of the journal's entries to keep, the newest
+	// (DefaultJournalKeep when 0): the journal that takes them keeps no more.
+	JournalKeep int
+}
+
+func (o ReadOptions) journalKeep() int {
+	if o.JournalKeep > 0 {
+		return o.JournalKeep
+	}
+	return DefaultJournalKeep
 }
 
 // Read reads and checks a whole bundle from r (gzipped tar). Every problem is an
@@ -279,6 +330,7 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 	b := &Bundle{Scenarios: map[string][]byte{}, Files: map[string][]byte{}}
 	seen := map[string]bool{}
 	members := 0
+	filesLeft := int64(maxFiles)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -303,6 +355,11 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 			return nil, problem("the archive unpacks to more than its bound of %d bytes (%s alone is %d bytes)", opt.MaxBytes, name, h.Size)
 		}
 		left -= h.Size
+		if strings.HasPrefix(name, filesDir) {
+			if filesLeft -= h.Size; filesLeft < 0 {
+				return nil, problem("files/ holds more than %d bytes together", maxFiles)
+			}
+		}
 		if err := b.member(name, h.Size, tr, opt); err != nil {
 			return nil, err
 		}
@@ -340,6 +397,9 @@ func gzipErr(err error) error {
 // path that could escape the directory the archive is unpacked in (.., an absolute
 // path, a link, a device) is refused before anything else.
 func checkName(name string, typ byte) error {
+	if len(name) > maxName {
+		return problem("the archive holds a member whose name is %d bytes long, over %d: not a bundle's", len(name), maxName)
+	}
 	if strings.HasPrefix(name, "/") || strings.Contains(name, "\\") || slices.Contains(strings.Split(name, "/"), "..") || path.Clean(name) != name {
 		return problem("the archive holds %q, a path that escapes the archive or is not clean: refused", name)
 	}
@@ -376,10 +436,30 @@ func (b *Bundle) member(name string, size int64, r io.Reader, opt ReadOptions) e
 		io.Copy(io.Discard, r) // trailing whitespace
 		return nil
 	}
-	if !strings.HasPrefix(name, filesDir) && size > maxSmall {
-		return problem("%s is %d bytes, over the bound of %d", name, size, maxSmall)
+	if limit := memberLimit(name); size > limit {
+		return problem("%s is %d bytes, over the bound of %d", name, size, limit)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, size))
+	r = io.LimitReader(r, size)
+	switch {
+	case name == JournalName:
+		return b.readJournal(r, opt.journalKeep())
+	case name == EventsName:
+		return b.readEvents(r)
+	case strings.HasPrefix(name, filesDir):
+		// checked as it streams, and not kept: state.json holds every upload, and the
+		// files are there to be read from the archive
+		h := sha256.New()
+		if _, err := io.Copy(h, r); err != nil {
+			return problem("the archive is truncated in %s: %v", name, gzipErr(err))
+		}
+		digest := strings.TrimPrefix(name, filesDir)
+		if got := hex.EncodeToString(h.Sum(nil)); got != digest {
+			return problem("%s: its bytes hash to %s", name, got)
+		}
+		b.Files[digest] = nil
+		return nil
+	}
+	data, err := io.ReadAll(r)
 	if err != nil {
 		return problem("the archive is truncated in %s: %v", name, gzipErr(err))
 	}
@@ -394,28 +474,11 @@ func (b *Bundle) member(name string, size int64, r io.Reader, opt ReadOptions) e
 		if err := strict(data, &b.Lifecycles); err != nil {
 			return problem("lifecycles.json: %v", err)
 		}
-	case name == JournalName:
-		entries, err := readNDJSON[journal.Entry](data)
-		if err != nil {
-			return problem("journal.ndjson: %v", err)
-		}
-		b.Journal = entries
-	case name == EventsName:
-		evs, err := readNDJSON[recordedJSON](data)
-		if err != nil {
-			return problem("events.ndjson: %v", err)
-		}
-		for _, e := range evs {
-			b.Events = append(b.Events, events.Recorded{Seq: e.Seq, Type: e.Type, Data: e.Data})
-		}
 	case strings.HasPrefix(name, scenariosDir):
-		b.Scenarios[strings.TrimSuffix(strings.TrimPrefix(name, scenariosDir), ".yaml")] = data
-	case strings.HasPrefix(name, filesDir):
-		digest := strings.TrimPrefix(name, filesDir)
-		if got := sha256Hex(data); got != digest {
-			return problem("%s: its bytes hash to %s", name, got)
+		if len(b.Scenarios) >= maxScenarios {
+			return problem("the archive holds more than %d scenarios", maxScenarios)
 		}
-		b.Files[digest] = data
+		b.Scenarios[strings.TrimSuffix(strings.TrimPrefix(name, scenariosDir), ".yaml")] = data
 	}
 	return nil
 }
@@ -457,6 +520,12 @@ func (b *Bundle) manifest(data []byte, version string) error {
 		return problem("manifest.json: clock.now is missing")
 	case m.RateLimits != "on" && m.RateLimits != "off":
 		return problem("manifest.json: rate_limits %q: want on or off", m.RateLimits)
+	case m.Namespace != "" && !namespaceID.MatchString(m.Namespace):
+		return problem("manifest.json: namespace %.80q is not a namespace id (ns_ and up to 40 lower-case letters and digits)", m.Namespace)
+	case len(m.HostemuVersion) > 128:
+		return problem("manifest.json: hostemu_version is %d bytes long, over 128", len(m.HostemuVersion))
+	case len(m.Scenario) > maxName:
+		return problem("manifest.json: scenario is %d bytes long, over %d", len(m.Scenario), maxName)
 	}
 	return nil
 }
@@ -481,28 +550,105 @@ func strict(data []byte, v any) error {
 	return nil
 }
 
-// readNDJSON decodes one JSON object per line.
-func readNDJSON[T any](data []byte) ([]T, error) {
-	var out []T
-	line := 0
-	for len(data) > 0 {
-		line++
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
-		} else {
-			l, data = data, nil
+// eachLine calls fn with each non-blank line of r (at most maxLine bytes) and its
+// number, holding one line at a time.
+func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(line) > maxLine {
+				return fmt.Errorf("line %d is over %d bytes", n, maxLine)
+			}
+			var more []byte
+			more, err = br.ReadSlice('\n')
+			line = append(append([]byte(nil), line...), more...)
 		}
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
+		if len(line) > maxLine {
+			return fmt.Errorf("line %d is over %d bytes", n, maxLine)
 		}
-		var v T
-		if err := strict(l, &v); err != nil {
-			return nil, fmt.Errorf("line %d: %v", line, err)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("the archive is truncated: %v", gzipErr(err))
 		}
-		out = append(out, v)
+		if len(bytes.TrimSpace(line)) > 0 {
+			if ferr := fn(n, line); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
 	}
-	return out, nil
+}
+
+// readJournal reads journal.ndjson: entries numbered from 1 and rising, of which the
+// newest keep are kept (a ring: the memory is keep entries, whatever the member holds).
+func (b *Bundle) readJournal(r io.Reader, keep int) error {
+	ring := make([]journal.Entry, 0, min(keep, 1024))
+	head := 0
+	var last uint64
+	err := eachLine(r, func(n int, line []byte) error {
+		var e journal.Entry
+		if err := strict(line, &e); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		if e.Seq == 0 || e.Seq <= last {
+			return fmt.Errorf("line %d: seq %d does not follow %d (entries are numbered from 1, rising)", n, e.Seq, last)
+		}
+		last = e.Seq
+		if len(ring) < keep {
+			ring = append(ring, e)
+		} else {
+			ring[head] = e
+			head = (head + 1) % keep
+		}
+		return nil
+	})
+	if err != nil {
+		return problem("journal.ndjson: %v", err)
+	}
+	b.Journal = append(ring[head:len(ring):len(ring)], ring[:head]...)
+	return nil
+}
+
+// knownEvents are the event types a world remembers.
+var knownEvents = map[string]bool{"deployment": true, "domain": true, "journal": true, "fault": true, "clock": true, "scenario": true, "token": true, "reset": true}
+
+// maxEventsKept is how many events Read keeps, the newest: as many as a world remembers.
+const maxEventsKept = 1000
+
+// readEvents reads events.ndjson: events numbered from 1 and rising, of the types a
+// world remembers, the newest maxEventsKept kept.
+func (b *Bundle) readEvents(r io.Reader) error {
+	var last uint64
+	ring := make([]events.Recorded, 0, 64)
+	head := 0
+	err := eachLine(r, func(n int, line []byte) error {
+		var e recordedJSON
+		if err := strict(line, &e); err != nil {
+			return fmt.Errorf("line %d: %v", n, err)
+		}
+		if e.Seq == 0 || e.Seq <= last || e.Seq > 1<<53 {
+			return fmt.Errorf("line %d: seq %d does not follow %d (events are numbered from 1, rising)", n, e.Seq, last)
+		}
+		if !knownEvents[e.Type] {
+			return fmt.Errorf("line %d: type %q is not an event type a world remembers", n, e.Type)
+		}
+		last = e.Seq
+		rec := events.Recorded{Seq: e.Seq, Type: e.Type, Data: json.RawMessage(append([]byte(nil), e.Data...))}
+		if len(ring) < maxEventsKept {
+			ring = append(ring, rec)
+		} else {
+			ring[head] = rec
+			head = (head + 1) % maxEventsKept
+		}
+		return nil
+	})
+	if err != nil {
+		return problem("events.ndjson: %v", err)
+	}
+	b.Events = append(ring[head:len(ring):len(ring)], ring[:head]...)
+	return nil
 }
 
 func sha256Hex(b []byte) string {

@@ -73,22 +73,42 @@ func (a *API) BundleOf(w *world.World) *bundle.Bundle {
 // unsafeName keeps a file name to letters, digits, dots, dashes and underscores.
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// maxBundleExports bounds the bundle exports under way at once, every world together:
+// each holds a copy of its world's state and a temporary file of its text.
+const maxBundleExports = 2
+
 // getBundle answers GET /_emulator/bundle: the world as a gzipped tar archive, streamed.
 func (a *API) getBundle(c *gin.Context) {
 	w := a.world(c)
-	b := a.BundleOf(w)
 	name := "default"
 	if ns := w.Namespace(); ns != "" {
 		name = namespace.Prefix + ns
 	}
-	file := unsafeName.ReplaceAllString("hostemu-"+name+"-"+b.Manifest.CreatedAt.Format("20060102T150405Z"), "_") + ".hostemu.tgz"
+	file := unsafeName.ReplaceAllString("hostemu-"+name+"-"+time.Now().UTC().Format("20060102T150405Z"), "_") + ".hostemu.tgz"
+	if c.Request.Method == http.MethodHead { // what a GET would answer, without taking the world
+		h := c.Writer.Header()
+		h.Set("Content-Type", "application/gzip")
+		h.Set("Content-Disposition", `attachment; filename="`+file+`"`)
+		c.Status(http.StatusOK)
+		return
+	}
+	wait := time.NewTimer(a.importWait())
+	defer wait.Stop()
+	select {
+	case a.bundles <- struct{}{}:
+		defer func() { <-a.bundles }()
+	case <-wait.C:
+		c.Header("Retry-After", "1")
+		a.renderError(c, apperr.Errorf(apperr.ServiceUnavailable, "%d bundle exports have been under way for %s; retry", maxBundleExports, a.importWait()))
+		return
+	case <-c.Request.Context().Done():
+		return
+	}
+	b := a.BundleOf(w)
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/gzip")
 	h.Set("Content-Disposition", `attachment; filename="`+file+`"`)
 	c.Status(http.StatusOK)
-	if c.Request.Method == http.MethodHead {
-		return
-	}
 	bw := bufio.NewWriterSize(c.Writer, 64<<10)
 	err := bundle.Write(bw, b, bundle.DefaultFilesBytes)
 	if err == nil {
@@ -127,8 +147,10 @@ func (a *API) putBundle(c *gin.Context) (any, error) {
 		body, charge = m.r, m.reserve
 	}
 	defer a.settle(c)
+	w := a.world(c)
 	b, err := bundle.Read(&capped{r: body, left: max}, bundle.ReadOptions{
 		MaxBytes: bundle.DefaultMaxBytes, StateMax: max, Charge: charge, JSONError: jsonError, Version: a.cfg.Version,
+		JournalKeep: w.JournalSize(),
 	})
 	switch {
 	case errors.Is(err, state.ErrRefused):
@@ -145,7 +167,6 @@ func (a *API) putBundle(c *gin.Context) (any, error) {
 		}
 		return nil, apperr.New(apperr.InvalidRequest, "the bundle is refused, nothing changed: "+err.Error())
 	}
-	w := a.world(c)
 	if n, ok := a.ns.ByLabel(w.Namespace()); ok {
 		if err := a.ns.CanReplace(n, b.State.Weight()); err != nil {
 			return nil, err

@@ -330,3 +330,6 @@ func Check(entries []Entry) error {
 	}
 	return nil
 }
+
+// Size is how many entries the journal keeps at most.
+func (j *Journal) Size() int { return j.size }

@@ -96,6 +96,15 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if len(spec.Scenarios) > MaxScenarios {
 		return nil, apperr.Errorf(apperr.InvalidRequest, `field "scenarios" holds %d documents, at most %d`, len(spec.Scenarios), MaxScenarios)
 	}
+	total := 0
+	for i, doc := range spec.Scenarios {
+		if len(doc) > MaxScenarioBytes {
+			return nil, apperr.Errorf(apperr.InvalidRequest, `field "scenarios[%d]" is %d bytes, at most %d`, i, len(doc), MaxScenarioBytes)
+		}
+		if total += len(doc); total > MaxScenariosBytes {
+			return nil, apperr.Errorf(apperr.InvalidRequest, `field "scenarios" holds over %d bytes of documents`, MaxScenariosBytes)
+		}
+	}
 	if len(spec.Scenarios) > 0 {
 		reg, problems := cfg.Scenarios.Derive("scenarios", spec.Scenarios)
 		if len(problems) > 0 {

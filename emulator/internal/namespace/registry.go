@@ -269,6 +269,11 @@ func (r *Registry) Alias(label string, n *Namespace) bool {
 	if _, live := r.byLabel[label]; live {
 		return false
 	}
+	for l, m := range r.aliases { // one alias a namespace: the last bundle's
+		if m == n {
+			delete(r.aliases, l)
+		}
+	}
 	r.aliases[label] = n
 	return true
 }

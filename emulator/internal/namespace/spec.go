@@ -17,8 +17,13 @@ type Spec struct {
 	Scenarios []string `json:"scenarios"`
 }
 
-// MaxScenarios bounds Spec.Scenarios.
-const MaxScenarios = 32
+// Bounds of Spec.Scenarios: documents, the bytes of one, the bytes of all (a scenario
+// file is a few KiB; parsing holds several times a document's size).
+const (
+	MaxScenarios      = 32
+	MaxScenarioBytes  = 256 << 10
+	MaxScenariosBytes = 1 << 20
+)
 
 // Created is the answer to POST /_emulator/namespaces.
 type Created struct {

@@ -126,22 +126,16 @@ func (w *World) CheckRecording(rec Recording) error {
 func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) error {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
-	oldSeed, oldScenario := w.Seed(), w.Scenario()
-	oldMode, oldNow := w.clock.Mode(), w.clock.Now()
-	w.mu.Lock()
-	w.seed = rec.Seed
-	w.mu.Unlock()
-	w.setScenario(rec.Scenario)
-	w.clock.Jump(rec.Now) // in range: CheckRecording
-	if err := w.loadAnchored(snap, maps.Clone(rec.Lifecycles)); err != nil {
+	// the seed, scenario and clock change only once the state is in, and before the
+	// lifecycles resume under them: a state that does not load changes nothing
+	err := w.loadAnchored(snap, maps.Clone(rec.Lifecycles), func() {
 		w.mu.Lock()
-		w.seed = oldSeed
+		w.seed = rec.Seed
 		w.mu.Unlock()
-		w.setScenario(oldScenario)
-		w.clock.Jump(oldNow)
-		if oldMode != clock.Manual {
-			w.clock.SetMode(oldMode)
-		}
+		w.setScenario(rec.Scenario)
+		w.clock.Jump(rec.Now) // in range: CheckRecording
+	})
+	if err != nil {
 		return apperr.New(apperr.InvalidRequest, "state.json is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	w.faults.Restore(rec.Faults)
@@ -169,3 +163,7 @@ func (w *World) ClockStartOf() time.Time {
 	}
 	return time.Time{}
 }
+
+// JournalSize is how many entries the world's journal keeps (--journal-size): a bundle
+// read for it keeps no more.
+func (w *World) JournalSize() int { return w.journal.Size() }

@@ -257,11 +257,14 @@ func perScope(ps map[string]scenario.ScopeRate) map[string]ratelimit.ScopeLimits
 
 // load replaces the state with snap, rebuilds the keyring and restarts the lifecycles
 // of resources in flight.
-func (w *World) load(snap state.Snapshot) error { return w.loadAnchored(snap, nil) }
+func (w *World) load(snap state.Snapshot) error { return w.loadAnchored(snap, nil, nil) }
 
 // loadAnchored is load resuming each lifecycle in flight from its anchor in anchors
-// (when it entered its current step), else from now.
-func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time) error {
+// (when it entered its current step), else from now. then, when set, runs once the
+// state is in, before the lifecycles are resumed, with no transition in between (a
+// bundle's seed, scenario and clock): a state that does not load changes nothing, then
+// included.
+func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time, then func()) error {
 	if anchors == nil {
 		anchors = map[string]time.Time{}
 	}
@@ -291,6 +294,9 @@ func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time) 
 		}
 		w.keyring.Store(kr)
 		w.weight.Store(snap.Weight())
+		if then != nil {
+			then()
+		}
 		w.sched.Clear()
 		w.mu.Lock()
 		w.gens, w.anchors = map[string]uint64{}, anchors
