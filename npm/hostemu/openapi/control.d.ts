@@ -681,7 +681,7 @@ export interface components {
             clock_start?: string;
             /** @description A fixture document as JSON; absent or null, the server's fixtures. */
             fixtures?: Record<string, never> | null;
-            /** @description Scenario documents (YAML) of this namespace only, beside the server's scenarios as they are at creation (a name the server has is overridden); name one in `scenario` to start with it. At most 32, each checked as `hostemu validate` checks a file. */
+            /** @description Scenario documents (YAML) of this namespace only, beside the server's scenarios as they are at creation (a name the server has is overridden); name one in `scenario` to start with it. At most 32, each at most 256 KiB and 1 MiB together, each checked as `hostemu validate` checks a file. */
             scenarios?: string[];
         };
         NamespaceTokens: {
@@ -1734,6 +1734,25 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFoundNs"];
             500: components["responses"]["Internal"];
+            /** @description Two bundle exports (of any worlds) have been under way too long; retry. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "2 bundle exports have been under way for 30s; retry",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/service_unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     putBundle: {
