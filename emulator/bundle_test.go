@@ -215,20 +215,7 @@ func TestBundleRefusals(t *testing.T) {
 	busyWorld(t, src)
 	good := src.get("/_emulator/bundle", "").Body
 	m := members(t, good)
-	order := []string{"manifest.json", "state.json", "faults.json", "lifecycles.json", "journal.ndjson", "events.ndjson", "scenarios/default.yaml"}
-	with := func(change map[string]string, extra ...[2]string) []byte {
-		var ms [][2]string
-		for _, name := range order {
-			v, ok := change[name]
-			if !ok {
-				v = string(m[name])
-			}
-			if v != "-" {
-				ms = append(ms, [2]string{name, v})
-			}
-		}
-		return tgz(t, append(ms, extra...), nil)
-	}
+	with := func(change map[string]string, extra ...[2]string) []byte { return rebuild(t, m, change, extra...) }
 	var man map[string]any
 	json.Unmarshal(m["manifest.json"], &man)
 	man["format"], man["hostemu_version"] = 99, "v9.9.9"
@@ -327,18 +314,7 @@ func TestBundleHostileInputs(t *testing.T) {
 	src := newEnv(t)
 	good := src.get("/_emulator/bundle", "").Body
 	m := members(t, good)
-	order := []string{"manifest.json", "state.json", "faults.json", "lifecycles.json", "journal.ndjson", "events.ndjson", "scenarios/default.yaml"}
-	with := func(change map[string]string, extra ...[2]string) []byte {
-		var ms [][2]string
-		for _, name := range order {
-			v, ok := change[name]
-			if !ok {
-				v = string(m[name])
-			}
-			ms = append(ms, [2]string{name, v})
-		}
-		return tgz(t, append(ms, extra...), nil)
-	}
+	with := func(change map[string]string, extra ...[2]string) []byte { return rebuild(t, m, change, extra...) }
 	var man map[string]any
 	json.Unmarshal(m["manifest.json"], &man)
 	man["namespace"] = "ns_" + strings.Repeat("a", 4096)
@@ -377,4 +353,21 @@ func TestBundleHostileInputs(t *testing.T) {
 	if r := e.get("/_emulator/coverage?namespaces=all&namespaces=all", ""); r.Status != 400 {
 		t.Errorf("a repeated namespaces parameter: %d", r.Status)
 	}
+}
+
+// rebuild is the bundle of members m again, with change's members in place of theirs
+// ("-" leaves one out) and extra ones after.
+func rebuild(t *testing.T, m map[string][]byte, change map[string]string, extra ...[2]string) []byte {
+	t.Helper()
+	var ms [][2]string
+	for _, name := range []string{"manifest.json", "state.json", "faults.json", "lifecycles.json", "journal.ndjson", "events.ndjson", "scenarios/default.yaml"} {
+		v, ok := change[name]
+		if !ok {
+			v = string(m[name])
+		}
+		if v != "-" {
+			ms = append(ms, [2]string{name, v})
+		}
+	}
+	return tgz(t, append(ms, extra...), nil)
 }

@@ -584,8 +584,7 @@ func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
 // readJournal reads journal.ndjson: entries numbered from 1 and rising, of which the
 // newest keep are kept (a ring: the memory is keep entries, whatever the member holds).
 func (b *Bundle) readJournal(r io.Reader, keep int) error {
-	ring := make([]journal.Entry, 0, min(keep, 1024))
-	head := 0
+	ring := newestOf[journal.Entry](keep)
 	var last uint64
 	err := eachLine(r, func(n int, line []byte) error {
 		var e journal.Entry
@@ -596,18 +595,13 @@ func (b *Bundle) readJournal(r io.Reader, keep int) error {
 			return fmt.Errorf("line %d: seq %d does not follow %d (entries are numbered from 1, rising)", n, e.Seq, last)
 		}
 		last = e.Seq
-		if len(ring) < keep {
-			ring = append(ring, e)
-		} else {
-			ring[head] = e
-			head = (head + 1) % keep
-		}
+		ring.add(e)
 		return nil
 	})
 	if err != nil {
 		return problem("journal.ndjson: %v", err)
 	}
-	b.Journal = append(ring[head:len(ring):len(ring)], ring[:head]...)
+	b.Journal = ring.list()
 	return nil
 }
 
@@ -621,8 +615,7 @@ const maxEventsKept = 1000
 // world remembers, the newest maxEventsKept kept.
 func (b *Bundle) readEvents(r io.Reader) error {
 	var last uint64
-	ring := make([]events.Recorded, 0, 64)
-	head := 0
+	ring := newestOf[events.Recorded](maxEventsKept)
 	err := eachLine(r, func(n int, line []byte) error {
 		var e recordedJSON
 		if err := strict(line, &e); err != nil {
@@ -635,20 +628,37 @@ func (b *Bundle) readEvents(r io.Reader) error {
 			return fmt.Errorf("line %d: type %q is not an event type a world remembers", n, e.Type)
 		}
 		last = e.Seq
-		rec := events.Recorded{Seq: e.Seq, Type: e.Type, Data: json.RawMessage(append([]byte(nil), e.Data...))}
-		if len(ring) < maxEventsKept {
-			ring = append(ring, rec)
-		} else {
-			ring[head] = rec
-			head = (head + 1) % maxEventsKept
-		}
+		ring.add(events.Recorded{Seq: e.Seq, Type: e.Type, Data: json.RawMessage(append([]byte(nil), e.Data...))})
 		return nil
 	})
 	if err != nil {
 		return problem("events.ndjson: %v", err)
 	}
-	b.Events = append(ring[head:len(ring):len(ring)], ring[:head]...)
+	b.Events = ring.list()
 	return nil
+}
+
+// newest keeps the last n items added: its memory is n items, however many come.
+type newest[T any] struct {
+	items []T
+	head  int
+	n     int
+}
+
+func newestOf[T any](n int) *newest[T] { return &newest[T]{items: make([]T, 0, min(n, 1024)), n: n} }
+
+func (r *newest[T]) add(v T) {
+	if len(r.items) < r.n {
+		r.items = append(r.items, v)
+		return
+	}
+	r.items[r.head] = v
+	r.head = (r.head + 1) % r.n
+}
+
+// list is the items kept, oldest first.
+func (r *newest[T]) list() []T {
+	return append(r.items[r.head:len(r.items):len(r.items)], r.items[:r.head]...)
 }
 
 func sha256Hex(b []byte) string {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -92,25 +93,19 @@ func (a *API) getBundle(c *gin.Context) {
 		c.Status(http.StatusOK)
 		return
 	}
-	wait := time.NewTimer(a.importWait())
-	defer wait.Stop()
-	select {
-	case a.bundles <- struct{}{}:
-		defer func() { <-a.bundles }()
-	case <-wait.C:
-		c.Header("Retry-After", "1")
-		a.renderError(c, apperr.Errorf(apperr.ServiceUnavailable, "%d bundle exports have been under way for %s; retry", maxBundleExports, a.importWait()))
-		return
-	case <-c.Request.Context().Done():
+	release, err := a.takeTurn(c, a.bundles, fmt.Sprintf("each of %d bundle exports", maxBundleExports))
+	if err != nil {
+		a.renderError(c, err)
 		return
 	}
+	defer release()
 	b := a.BundleOf(w)
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/gzip")
 	h.Set("Content-Disposition", `attachment; filename="`+file+`"`)
 	c.Status(http.StatusOK)
 	bw := bufio.NewWriterSize(c.Writer, 64<<10)
-	err := bundle.Write(bw, b, bundle.DefaultFilesBytes)
+	err = bundle.Write(bw, b, bundle.DefaultFilesBytes)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -127,17 +122,11 @@ func (a *API) putBundle(c *gin.Context) (any, error) {
 	if ct != "" && !strings.HasPrefix(ct, "application/gzip") && !strings.HasPrefix(ct, "application/x-gzip") && !strings.HasPrefix(ct, "application/octet-stream") {
 		return nil, apperr.Errorf(apperr.UnsupportedMediaType, "a bundle is sent as application/gzip, not %q", ct)
 	}
-	wait := time.NewTimer(a.importWait())
-	defer wait.Stop()
-	select {
-	case a.imports <- struct{}{}:
-		defer func() { <-a.imports }()
-	case <-wait.C:
-		c.Header("Retry-After", "1")
-		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another import has been under way for %s; retry", a.importWait())
-	case <-c.Request.Context().Done():
-		return nil, apperr.New(apperr.ServiceUnavailable, "the client went away while its import waited for another")
+	release, err := a.takeTurn(c, a.imports, "another import")
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	max := a.cfg.Limits.stateBytes()
 	if c.Request.ContentLength > max {
 		return nil, apperr.Errorf(apperr.PayloadTooLarge, "the bundle is over the limit of %d bytes (--max-state-bytes)", max)

@@ -64,17 +64,11 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	// one import at a time, every world together: each holds a whole decoded state until
 	// the world takes it over, so concurrent ones wait their turn rather than share the
 	// budget of bytes in flight and all run out of it
-	wait := time.NewTimer(a.importWait())
-	defer wait.Stop()
-	select {
-	case a.imports <- struct{}{}:
-		defer func() { <-a.imports }()
-	case <-wait.C:
-		c.Header("Retry-After", "1")
-		return nil, apperr.Errorf(apperr.ServiceUnavailable, "another state import has been under way for %s; retry", a.importWait())
-	case <-c.Request.Context().Done():
-		return nil, apperr.New(apperr.ServiceUnavailable, "the client went away while its state import waited for another")
+	release, err := a.takeTurn(c, a.imports, "another import")
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	snap, err := decodeSnapshot(c, a.cfg.Limits.stateBytes())
 	defer a.settle(c) // the world has the state now, or nobody does
 	if err != nil {
@@ -95,6 +89,23 @@ func (a *API) importState(c *gin.Context) (any, error) {
 
 // DefaultImportWait bounds how long a state import waits for the one under way.
 const DefaultImportWait = 30 * time.Second
+
+// takeTurn waits for a place in slots (a semaphore of the imports or exports under way)
+// at most importWait: then 503 with Retry-After naming what holds them (what). release
+// gives the place back.
+func (a *API) takeTurn(c *gin.Context, slots chan struct{}, what string) (release func(), err error) {
+	wait := time.NewTimer(a.importWait())
+	defer wait.Stop()
+	select {
+	case slots <- struct{}{}:
+		return func() { <-slots }, nil
+	case <-wait.C:
+		c.Header("Retry-After", "1")
+		return nil, apperr.Errorf(apperr.ServiceUnavailable, "%s has been under way for %s; retry", what, a.importWait())
+	case <-c.Request.Context().Done():
+		return nil, apperr.Errorf(apperr.ServiceUnavailable, "the client went away while waiting for %s to end", what)
+	}
+}
 
 // importWait is Config.ImportWait, or its default.
 func (a *API) importWait() time.Duration {
