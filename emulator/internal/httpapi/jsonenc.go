@@ -28,13 +28,6 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-func appendTimePtr(b []byte, t *time.Time) []byte {
-	if t == nil {
-		return append(b, "null"...)
-	}
-	return appendTime(b, *t)
-}
-
 // appendMergedMap appends base with over merged on top, keys sorted, as a JSON object.
 func appendMergedMap(b []byte, base, over map[string]string) []byte {
 	var stack [32]string
@@ -89,24 +82,10 @@ func appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map
 	b = append(b, "/v1/deployments/"...)
 	b = appendEscaped(b, d.ID)
 	b = append(b, `/logs"`...)
-	b = append(b, `,"timings":{"queued_at":`...)
-	b = appendTimePtr(b, d.Timings.QueuedAt)
-	b = append(b, `,"building_at":`...)
-	b = appendTimePtr(b, d.Timings.BuildingAt)
-	b = append(b, `,"ready_at":`...)
-	b = appendTimePtr(b, d.Timings.ReadyAt)
-	b = append(b, `,"error_at":`...)
-	b = appendTimePtr(b, d.Timings.ErrorAt)
-	b = append(b, `},"error":`...)
-	if d.Error == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"code":`...)
-		b = appendJSONString(b, d.Error.Code)
-		b = append(b, `,"message":`...)
-		b = appendJSONString(b, d.Error.Message)
-		b = append(b, '}')
-	}
+	b = append(b, `,"timings":`...)
+	b = state.AppendTimings(b, &d.Timings)
+	b = append(b, `,"error":`...)
+	b = state.AppendErrorInfo(b, d.Error)
 	b = append(b, `,"production":`...)
 	b = strconv.AppendBool(b, production)
 	return append(b, '}')

@@ -32,24 +32,10 @@ func appendDeployment(b []byte, d *Deployment) []byte {
 	b = appendStringMap(b, d.Env)
 	b = append(b, `,"files":`...)
 	b = appendStringMap(b, d.Files)
-	b = append(b, `,"timings":{"queued_at":`...)
-	b = appendTimePtr(b, d.Timings.QueuedAt)
-	b = append(b, `,"building_at":`...)
-	b = appendTimePtr(b, d.Timings.BuildingAt)
-	b = append(b, `,"ready_at":`...)
-	b = appendTimePtr(b, d.Timings.ReadyAt)
-	b = append(b, `,"error_at":`...)
-	b = appendTimePtr(b, d.Timings.ErrorAt)
-	b = append(b, `},"error":`...)
-	if d.Error == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"code":`...)
-		b = AppendJSONString(b, d.Error.Code)
-		b = append(b, `,"message":`...)
-		b = AppendJSONString(b, d.Error.Message)
-		b = append(b, '}')
-	}
+	b = append(b, `,"timings":`...)
+	b = AppendTimings(b, &d.Timings)
+	b = append(b, `,"error":`...)
+	b = AppendErrorInfo(b, d.Error)
 	b = append(b, `,"logs":`...)
 	if d.Logs == nil {
 		b = append(b, "null"...)
@@ -70,6 +56,32 @@ func appendDeployment(b []byte, d *Deployment) []byte {
 	b = append(b, `,"created_at":"`...)
 	b = AppendTimestamp(b, d.CreatedAt)
 	return append(b, `"}`...)
+}
+
+// AppendTimings writes a deployment's timings as its MarshalJSON does: each time a
+// Timestamp, or null.
+func AppendTimings(b []byte, t *Timings) []byte {
+	b = append(b, `{"queued_at":`...)
+	b = appendTimePtr(b, t.QueuedAt)
+	b = append(b, `,"building_at":`...)
+	b = appendTimePtr(b, t.BuildingAt)
+	b = append(b, `,"ready_at":`...)
+	b = appendTimePtr(b, t.ReadyAt)
+	b = append(b, `,"error_at":`...)
+	b = appendTimePtr(b, t.ErrorAt)
+	return append(b, '}')
+}
+
+// AppendErrorInfo writes a deployment's or domain's error: {code, message}, or null.
+func AppendErrorInfo(b []byte, e *ErrorInfo) []byte {
+	if e == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"code":`...)
+	b = AppendJSONString(b, e.Code)
+	b = append(b, `,"message":`...)
+	b = AppendJSONString(b, e.Message)
+	return append(b, '}')
 }
 
 func appendTimePtr(b []byte, t *time.Time) []byte {
