@@ -12,29 +12,36 @@ import (
 // BundleManifest is a failure bundle's manifest.json.
 type BundleManifest = bundle.Manifest
 
-// ReadBundleManifest reads and checks a whole failure bundle (a GET /_emulator/bundle
-// archive) and returns its manifest, without replaying it: what hostemu replay reads
-// to choose its flags.
-func ReadBundleManifest(r io.Reader, maxStateBytes int64) (BundleManifest, error) {
-	b, err := bundle.Read(r, bundle.ReadOptions{StateMax: maxStateBytes})
-	if err != nil {
-		return BundleManifest{}, err
-	}
-	return b.Manifest, nil
+// Bundle is a failure bundle read and checked whole (ReadBundle), ready to replay.
+type Bundle struct {
+	Manifest BundleManifest
+	b        *bundle.Bundle
 }
 
-// ReplayBundle replaces the default world with a failure bundle's (PUT
-// /_emulator/bundle): its state, scenario, faults, journal (marked replayed), and a
-// manual clock at the moment it was taken. A bad bundle changes nothing.
-func (e *Emulator) ReplayBundle(r io.Reader) error {
-	b, err := bundle.Read(r, bundle.ReadOptions{StateMax: e.opts.Limits.withDefaults().MaxStateBytes, Version: e.opts.Version, JournalKeep: e.world.JournalSize()})
-	if err != nil {
-		return fmt.Errorf("the bundle is refused: %w", err)
+// ReadBundle reads and checks a whole failure bundle (a GET /_emulator/bundle archive),
+// its state at most maxStateBytes (Limits' default when 0) and its journal's newest
+// journalKeep entries kept (bundle.DefaultJournalKeep when 0). It is read once: its
+// manifest chooses how to start, then Replay puts it in the world.
+func ReadBundle(r io.Reader, maxStateBytes int64, journalKeep int) (*Bundle, error) {
+	if maxStateBytes <= 0 {
+		maxStateBytes = Limits{}.withDefaults().MaxStateBytes
 	}
-	if err := httpapi.Restore(e.world, b); err != nil {
+	b, err := bundle.Read(r, bundle.ReadOptions{StateMax: maxStateBytes, JournalKeep: journalKeep})
+	if err != nil {
+		return nil, fmt.Errorf("the bundle is refused: %w", err)
+	}
+	return &Bundle{Manifest: b.Manifest, b: b}, nil
+}
+
+// Replay replaces the default world with bundle b's (PUT /_emulator/bundle): its state,
+// scenario, faults, journal (marked replayed), and a manual clock at the moment it was
+// taken. A bundle the world refuses changes nothing.
+func (e *Emulator) Replay(b *Bundle) error {
+	if err := httpapi.Restore(e.world, b.b); err != nil {
 		return err
 	}
-	e.log.Info("replaying a failure bundle", "created_at", b.Manifest.CreatedAt.Format(time.RFC3339), "hostemu_version", b.Manifest.HostemuVersion,
-		"namespace", b.Manifest.Namespace, "now", b.Manifest.Clock.Now.Format(time.RFC3339Nano), "scenario", b.Manifest.Scenario, "journal_entries", len(b.Journal))
+	m := b.Manifest
+	e.log.Info("replaying a failure bundle", "created_at", m.CreatedAt.Format(time.RFC3339), "hostemu_version", m.HostemuVersion,
+		"namespace", m.Namespace, "now", m.Clock.Now.Format(time.RFC3339Nano), "scenario", m.Scenario, "journal_entries", len(b.b.Journal))
 	return nil
 }

@@ -34,11 +34,12 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 		return 2
 	}
 	file := args[0]
-	m, err := readManifest(file)
+	b, err := readBundle(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostemu replay: %s: %v\n", file, err)
 		return 2
 	}
+	m := b.Manifest
 	// the bundle's options first: flags the user gives after FILE win (the last one
 	// given counts)
 	flags := []string{
@@ -58,21 +59,20 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	}
 	fmt.Fprintf(stdout, "replaying %s: %s at %s, scenario %s, taken %s by hostemu %s\n",
 		file, where, m.Clock.Now.Format(time.RFC3339Nano), m.Scenario, m.CreatedAt.Format(time.RFC3339), m.HostemuVersion)
+	// read once: the manifest chooses the flags, the rest goes into the world
 	return serveWith(ctx, append(flags, args[1:]...), getenv, environ, stdout, stderr, func(srv *emulator.Server) error {
-		f, err := os.Open(file)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return srv.Emulator().ReplayBundle(f)
+		return srv.Emulator().Replay(b)
 	})
 }
 
-func readManifest(file string) (emulator.BundleManifest, error) {
+// readBundle reads the bundle file whole, with the bounds a PUT has; the journal keeps
+// as many entries as any --journal-size could (the world's own journal then keeps its
+// newest).
+func readBundle(file string) (*emulator.Bundle, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return emulator.BundleManifest{}, err
+		return nil, err
 	}
 	defer f.Close()
-	return emulator.ReadBundleManifest(f, 0)
+	return emulator.ReadBundle(f, 0, 0)
 }

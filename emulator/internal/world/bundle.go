@@ -156,14 +156,6 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 	return nil
 }
 
-// ClockStartOf is a manual clock's start, for a manifest; zero for a real clock.
-func (w *World) ClockStartOf() time.Time {
-	if mode, start := w.clock.Start(); mode == clock.Manual {
-		return start
-	}
-	return time.Time{}
-}
-
 // JournalSize is how many entries the world's journal keeps (--journal-size): a bundle
 // read for it keeps no more.
 func (w *World) JournalSize() int { return w.journal.Size() }
