@@ -10,15 +10,15 @@ import (
 	"time"
 )
 
-// apiError is an error answer of the control API: its status and the code and message
-// of its error envelope.
-type apiError struct {
+// APIError is an error answer of the control API or the hosting API: its status and
+// the code and message of its error envelope.
+type APIError struct {
 	Status  int
 	Code    string
 	Message string
 }
 
-func (e *apiError) Error() string {
+func (e *APIError) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message)
 }
 
@@ -84,9 +84,9 @@ func decodeError(status int, raw []byte) error {
 		} `json:"error"`
 	}
 	if json.Unmarshal(raw, &env) != nil || env.Error.Code == "" {
-		return &apiError{Status: status, Code: "(no error envelope)", Message: fmt.Sprintf("%.200s", raw)}
+		return &APIError{Status: status, Code: "(no error envelope)", Message: fmt.Sprintf("%.200s", raw)}
 	}
-	return &apiError{Status: status, Code: env.Error.Code, Message: env.Error.Message}
+	return &APIError{Status: status, Code: env.Error.Code, Message: env.Error.Message}
 }
 
 // call is do for the methods of Emulator: any failure stops the test, naming the call

@@ -133,7 +133,7 @@ func (e *Emulator) tryAwait(body map[string]any, timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+awaitGrace)
 	defer cancel()
 	err := e.r.do(ctx, http.MethodPost, "/_emulator/await", body, nil)
-	var ae *apiError
+	var ae *APIError
 	switch {
 	case err == nil:
 		return true

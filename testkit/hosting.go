@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -42,16 +41,6 @@ func (h *Hosting) Try(fn func(h *Hosting)) error {
 	fn(&c)
 	return err
 }
-
-// APIError is an error answer of the hosting API (or the control API): its status and
-// the code and message of its error envelope.
-type APIError struct {
-	Status  int
-	Code    string
-	Message string
-}
-
-func (e *APIError) Error() string { return e.Code + ": " + e.Message }
 
 // NewDeployment is what CreateDeployment sends (POST /v1/deployments).
 type NewDeployment struct {
@@ -211,11 +200,7 @@ func (h *Hosting) send(method, path string, body []byte, headers map[string]stri
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		var ae *apiError
-		if errors.As(decodeError(resp.StatusCode, raw), &ae) {
-			return &APIError{Status: ae.Status, Code: ae.Code, Message: ae.Message}
-		}
-		return decodeError(resp.StatusCode, raw)
+		return decodeError(resp.StatusCode, raw) // an *APIError
 	}
 	if out == nil {
 		return nil
