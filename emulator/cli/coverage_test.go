@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -28,20 +27,8 @@ func coverageServer(t *testing.T) string {
 	t.Cleanup(func() { srv.Close(); e.Close() })
 	do := func(method, path, token, body string, want int) {
 		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != want {
-			t.Fatalf("%s %s: %d, want %d", method, path, res.StatusCode, want)
+		if status, _ := httpCall(t, srv.URL, method, path, token, body); status != want {
+			t.Fatalf("%s %s: %d, want %d", method, path, status, want)
 		}
 	}
 	do("GET", "/v1/projects", "", "", 401)

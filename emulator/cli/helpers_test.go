@@ -3,7 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,4 +132,27 @@ func runCmd(tb testing.TB, vars map[string]string, args ...string) (code int, st
 	}
 	code = Run(context.Background(), args, env(vars), environ(vars), out, errOut)
 	return code, out.String(), errOut.String()
+}
+
+// httpCall makes one request to base+path, with a bearer token and a JSON body when
+// given, and returns the status and the body.
+func httpCall(tb testing.TB, base, method, path, token, body string) (int, []byte) {
+	tb.Helper()
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
 }

@@ -26,19 +26,7 @@ func bundleFile(t *testing.T) (file string, stateJSON []byte, srvURL string) {
 	t.Cleanup(func() { srv.Close(); e.Close() })
 	call := func(method, path, token, body string) []byte {
 		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
+		_, b := httpCall(t, srv.URL, method, path, token, body)
 		return b
 	}
 	call("POST", "/_emulator/faults", "", `{"match":{"path":"/v1/projects"},"status":503,"times":1}`)
