@@ -247,8 +247,9 @@ func ginRoute(p string) string {
 }
 
 // Op finds the operation answering method on a request: by the route template the
-// router matched (gin's form), when it matched one, else by the path itself (a request
-// refused before routing: a rate limit, a fault, a missing token). -1 when none does.
+// router matched (gin's form), when it matched one, else by the path itself — only a
+// request the pipeline refused before routing (a rate limit, an injected fault) has
+// none. -1 when no operation does.
 func (m *Model) Op(method, route, path string) int {
 	slot := methodSlot(method)
 	if slot < 0 {

@@ -65,6 +65,9 @@ func (a *API) needScope(scope func(*gin.Context) state.Scope) gin.HandlerFunc {
 
 func (a *API) authorize(c *gin.Context, scope func(*gin.Context) state.Scope) bool {
 	info := exchangeOf(c)
+	if info != nil {
+		info.route = c.FullPath() // the router's template, also for a refused request
+	}
 	switch {
 	case info == nil || info.limitKey == "":
 		a.renderError(c, apperr.New(apperr.InternalError, "request was not identified"))
