@@ -79,7 +79,6 @@ func tally(seen, total int) Total { return Total{seen, total, percent(seen, tota
 func (c *Counter) Report() Report {
 	m := c.m
 	var r Report
-	var opsSeen, respSeen, transSeen int
 	c.mu.Lock()
 	undoc := make(map[int][]ResponseReport)
 	for k, n := range c.undoc {
@@ -91,17 +90,11 @@ func (c *Counter) Report() Report {
 	r.Operations = make([]OperationReport, len(m.Operations))
 	for i, o := range m.Operations {
 		or := OperationReport{Method: o.Method, Path: o.Path, Seen: c.ops[i].Load(), Responses: make([]ResponseReport, 0, len(o.Responses)+len(undoc[i]))}
-		if or.Seen > 0 {
-			opsSeen++
-		}
 		for j, resp := range o.Responses {
 			rr := ResponseReport{Status: resp.Status, Seen: c.resp[o.resp+j].Load()}
 			if resp.Code != "" {
 				code := resp.Code
 				rr.Code = &code
-			}
-			if rr.Seen > 0 {
-				respSeen++
 			}
 			or.Responses = append(or.Responses, rr)
 		}
@@ -118,20 +111,12 @@ func (c *Counter) Report() Report {
 	r.Transitions = make([]TransitionReport, len(m.Transitions))
 	for i, t := range m.Transitions {
 		r.Transitions[i] = TransitionReport{Resource: t.Resource, From: t.From, To: t.To, Via: t.Via, Seen: c.trans[i].Load()}
-		if r.Transitions[i].Seen > 0 {
-			transSeen++
-		}
 	}
 	r.Faults = make([]FaultReport, len(FaultActions))
 	for i, a := range FaultActions {
 		r.Faults[i] = FaultReport{Action: a, Seen: c.faults[i].Load()}
 	}
-	r.Totals = Totals{
-		Operations:  tally(opsSeen, len(m.Operations)),
-		Responses:   tally(respSeen, m.responses),
-		Transitions: tally(transSeen, len(m.Transitions)),
-		Percent:     percent(opsSeen+respSeen+transSeen, len(m.Operations)+m.responses+len(m.Transitions)),
-	}
+	r.Totals = totalsOf(r) // the undocumented answers listed are not counted
 	return r
 }
 
