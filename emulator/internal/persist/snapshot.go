@@ -32,11 +32,11 @@ func readSnapshotFile(path string) (sf snapshotFile, ok bool, err error) {
 	}
 	defer f.Close()
 	sf.Snapshot, err = state.ReadSnapshot(bufio.NewReaderSize(f, 1<<20), state.ReadOptions{
-		Extra: func(key string, dec *json.Decoder) (bool, error) {
+		Extra: func(key string, value []byte) (bool, error) {
 			if !strings.EqualFold(key, "log_seq") {
 				return false, nil
 			}
-			return true, dec.Decode(&sf.LogSeq)
+			return true, json.Unmarshal(value, &sf.LogSeq)
 		},
 	})
 	if err != nil {

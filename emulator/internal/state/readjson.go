@@ -1,10 +1,12 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -24,9 +26,10 @@ type ReadOptions struct {
 	// before it is kept; ReadSnapshot fails with ErrRefused when it says no.
 	Charge func(int64) bool
 	// Extra, when set, is offered every top-level key a Snapshot does not have, with
-	// the decoder before its value: it decodes the value and says so, or leaves it
-	// (false), and it is skipped. The --state file's log_seq is read this way.
-	Extra func(key string, dec *json.Decoder) (bool, error)
+	// the value's JSON text (valid or not: Extra checks what it takes): it decodes the
+	// value and says so, or leaves it (false), and it is skipped. The --state file's
+	// log_seq is read this way.
+	Extra func(key string, value []byte) (bool, error)
 	// JSONError, when set, words a decoding error (a *json.SyntaxError, a
 	// *json.UnmarshalTypeError naming the field, an unexpected end) for the caller.
 	JSONError func(error) error
@@ -41,18 +44,21 @@ func (o *ReadOptions) jsonError(err error) error {
 
 // ReadSnapshot decodes a state document (as GET /_emulator/state and --state write
 // it) from r as a stream: one element of an array at a time, so that memory holds the
-// decoded state and one element's text, never the whole document. Runs of whitespace
-// outside strings are squeezed before the decoder sees them (it would otherwise keep
-// them all). It refuses anything but one JSON object, and skips unknown keys (see
-// ReadOptions.Extra). A read error is returned as is; ErrTooLarge and ErrRefused as
-// themselves.
+// decoded state and one element's text, never the whole document (runs of whitespace
+// outside strings count as one byte). It refuses anything but one JSON object, and
+// skips unknown keys (see ReadOptions.Extra). A read error is returned as is;
+// ErrTooLarge and ErrRefused as themselves.
+//
+// It reads as encoding/json's Decoder read it before (FuzzReadSnapshot holds the two
+// together): its own scanner finds each element's text, which encoding/json decodes —
+// deployments, most of a big state, excepted: decodeDeployment reads those.
 func ReadSnapshot(r io.Reader, o ReadOptions) (Snapshot, error) {
 	max := o.Max
 	if max <= 0 {
 		max = 1<<63 - 2
 	}
 	src := &capReader{r: r, left: max}
-	snap, err := o.decode(json.NewDecoder(&squeezer{r: src}))
+	snap, err := o.decode(&scanner{r: src, buf: make([]byte, 64<<10)})
 	if err != nil {
 		if src.err != nil && src.err != io.EOF {
 			return Snapshot{}, src.err
@@ -62,96 +68,178 @@ func ReadSnapshot(r io.Reader, o ReadOptions) (Snapshot, error) {
 	return snap, nil
 }
 
-func (o *ReadOptions) decode(dec *json.Decoder) (snap Snapshot, err error) {
-	tok, err := dec.Token()
-	if errors.Is(err, io.EOF) {
+func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
+	c, ok := s.next()
+	if !ok {
 		return snap, apperr.New(apperr.InvalidRequest, "the state must be a JSON object; the body is empty")
 	}
-	if err != nil {
-		return snap, o.jsonError(err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if c != '{' {
+		if c != '[' { // a string, number or literal: as encoding/json's Token read it
+			s.back()
+			if _, err := s.token(); err != nil {
+				return snap, o.jsonError(err)
+			}
+		}
 		return snap, apperr.New(apperr.InvalidRequest, "the state must be a JSON object")
 	}
-	for dec.More() {
-		tok, err := dec.Token()
+	for first := true; ; first = false {
+		c, ok := s.next()
+		if !ok {
+			return snap, o.jsonError(io.ErrUnexpectedEOF)
+		}
+		if c == '}' && first {
+			break
+		}
+		if !first {
+			if c == '}' {
+				break
+			}
+			if c != ',' {
+				return snap, o.jsonError(s.syntaxError(c, `{"":{}`))
+			}
+			if c, ok = s.next(); !ok {
+				return snap, o.jsonError(io.ErrUnexpectedEOF)
+			}
+		}
+		if c != '"' {
+			return snap, o.jsonError(s.syntaxError(c, `{"":{},`))
+		}
+		s.back()
+		key, err := s.key()
 		if err != nil {
 			return snap, o.jsonError(err)
 		}
-		key, _ := tok.(string)
+		if c, ok = s.next(); !ok {
+			return snap, o.jsonError(io.ErrUnexpectedEOF)
+		} else if c != ':' {
+			return snap, o.jsonError(s.syntaxError(c, `{""`))
+		}
 		switch {
 		case strings.EqualFold(key, "tokens"):
-			snap.Tokens, err = readArray[Token](o, dec, "tokens")
+			snap.Tokens, err = readArray[Token](o, s, "tokens")
 		case strings.EqualFold(key, "policy"):
-			err = o.decodeField(dec, "policy", &snap.Policy)
+			err = o.decodeField(s, "policy", &snap.Policy)
 		case strings.EqualFold(key, "cipher"):
-			err = o.decodeField(dec, "cipher", &snap.Cipher)
+			err = o.decodeField(s, "cipher", &snap.Cipher)
 		case strings.EqualFold(key, "projects"):
-			snap.Projects, err = readArray[Project](o, dec, "projects")
+			snap.Projects, err = readArray[Project](o, s, "projects")
 		case strings.EqualFold(key, "deployments"):
-			snap.Deployments, err = readArray[Deployment](o, dec, "deployments")
+			snap.Deployments, err = readArray[Deployment](o, s, "deployments")
 		case strings.EqualFold(key, "domains"):
-			snap.Domains, err = readArray[Domain](o, dec, "domains")
+			snap.Domains, err = readArray[Domain](o, s, "domains")
 		case strings.EqualFold(key, "files"):
-			snap.Files, err = readArray[string](o, dec, "files")
+			snap.Files, err = readArray[string](o, s, "files")
 		case strings.EqualFold(key, "detaching"):
-			snap.Detaching, err = readArray[Detachment](o, dec, "detaching")
+			snap.Detaching, err = readArray[Detachment](o, s, "detaching")
 		case strings.EqualFold(key, "uploads"):
-			snap.Uploads, err = readArray[Upload](o, dec, "uploads")
+			snap.Uploads, err = readArray[Upload](o, s, "uploads")
+		case o.Extra != nil:
+			var text []byte
+			if text, err = s.value(); err == nil {
+				var handled bool
+				if handled, err = o.Extra(key, text); err == nil && !handled {
+					err = s.check(text)
+				}
+			}
+			if err != nil {
+				err = o.jsonError(err)
+			}
 		default:
-			handled := false
-			if o.Extra != nil {
-				handled, err = o.Extra(key, dec)
-			}
-			if !handled && err == nil {
-				err = o.skipValue(dec)
-			}
+			err = o.skip(s, 0)
 		}
 		if err != nil {
 			return snap, err
 		}
 	}
-	if _, err := dec.Token(); err != nil { // the closing }
-		return snap, o.jsonError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, ok := s.next(); ok || s.readErr() != nil {
 		return snap, apperr.New(apperr.InvalidJSON, "the request body has data after the JSON value")
 	}
 	return snap, nil
 }
 
 // readArray decodes a JSON array (or null) one element at a time.
-func readArray[T any](o *ReadOptions, dec *json.Decoder, field string) ([]T, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, o.jsonError(err)
+func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
+	c, ok := s.next()
+	if !ok {
+		return nil, o.jsonError(io.ErrUnexpectedEOF)
 	}
-	if tok == nil {
-		return nil, nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
+	if c != '[' {
+		if c == '{' {
+			return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
+		}
+		s.back()
+		tok, err := s.token()
+		switch {
+		case err != nil:
+			return nil, o.jsonError(err)
+		case tok == nil:
+			return nil, nil
+		}
 		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
 	out := []T{}
-	for dec.More() {
+	for first := true; ; first = false {
+		c, ok := s.next()
+		if !ok {
+			return nil, o.jsonError(io.ErrUnexpectedEOF)
+		}
+		if c == ']' && first {
+			break
+		}
+		if !first {
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				return nil, o.jsonError(s.syntaxError(c, `[{}`))
+			}
+		} else {
+			s.back()
+		}
+		start := s.offset()
+		text, err := s.value()
+		if err != nil {
+			return nil, o.jsonError(err)
+		}
 		var v T
-		if err := dec.Decode(&v); err != nil {
-			return nil, o.fieldError(field, err)
+		if err := decodeElement(text, &v); err != nil {
+			return nil, o.fieldError(field, at(err, start))
 		}
 		if o.Charge != nil && !o.Charge(WeightOf(&v)+2*int64(unsafe.Sizeof(v))) { // 2×: the array's slack as it grows
 			return nil, ErrRefused
 		}
 		out = append(out, v)
 	}
-	if _, err := dec.Token(); err != nil { // the closing ]
-		return nil, o.jsonError(err)
-	}
 	return out, nil
 }
 
-func (o *ReadOptions) decodeField(dec *json.Decoder, field string, dst any) error {
-	if err := dec.Decode(dst); err != nil {
-		return o.fieldError(field, err)
+// decodeElement decodes one element's text as encoding/json does; a deployment by
+// decodeDeployment when it can.
+func decodeElement[T any](text []byte, v *T) error {
+	switch x := any(v).(type) {
+	case *Deployment:
+		if decodeDeployment(text, x) {
+			return nil
+		}
+		*x = Deployment{}
+	case *string: // the files' digests: as many as the deployments' files
+		p := dparser{b: text}
+		if str, ok := p.str(); ok && p.i == len(text) {
+			*x = str
+			return nil
+		}
+	}
+	return json.Unmarshal(text, v)
+}
+
+func (o *ReadOptions) decodeField(s *scanner, field string, dst any) error {
+	start := s.offset()
+	text, err := s.value()
+	if err != nil {
+		return o.jsonError(err)
+	}
+	if err := json.Unmarshal(text, dst); err != nil {
+		return o.fieldError(field, at(err, start))
 	}
 	return nil
 }
@@ -169,25 +257,438 @@ func (o *ReadOptions) fieldError(field string, err error) error {
 	return o.jsonError(err)
 }
 
-// skipValue reads past one value of an unknown field, token by token.
-func (o *ReadOptions) skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
+// maxDepth is how deep skip goes into an unknown value, as deep as encoding/json goes.
+const maxDepth = 10000
+
+// skip reads past one value of an unknown field, checking it, holding no more than one
+// of its strings or numbers at a time.
+func (o *ReadOptions) skip(s *scanner, depth int) error {
+	if depth > maxDepth {
+		return apperr.Errorf(apperr.InvalidJSON, "the request body is not valid JSON: nested more than %d deep (at byte %d)", maxDepth, s.offset())
+	}
+	c, ok := s.next()
+	if !ok {
+		return o.jsonError(io.ErrUnexpectedEOF)
+	}
+	open, end, sep := c, byte('}'), `{"":{}`
+	switch c {
+	case '[':
+		end, sep = ']', `[{}`
+	case '{':
+	default:
+		s.back()
+		start := s.offset()
+		text, err := s.value()
+		if err == nil {
+			err = at(s.check(text), start)
+		}
 		if err != nil {
 			return o.jsonError(err)
 		}
-		if d, ok := tok.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
+		return nil
+	}
+	for first := true; ; first = false {
+		c, ok := s.next()
+		if !ok {
+			return o.jsonError(io.ErrUnexpectedEOF)
 		}
-		if depth == 0 {
+		if c == end {
 			return nil
 		}
+		if !first {
+			if c != ',' {
+				return o.jsonError(s.syntaxError(c, sep))
+			}
+			if c, ok = s.next(); !ok {
+				return o.jsonError(io.ErrUnexpectedEOF)
+			}
+		}
+		if open == '{' {
+			if c != '"' {
+				return o.jsonError(s.syntaxError(c, `{"":{},`))
+			}
+			s.back()
+			if _, err := s.key(); err != nil {
+				return o.jsonError(err)
+			}
+			if c, ok = s.next(); !ok {
+				return o.jsonError(io.ErrUnexpectedEOF)
+			} else if c != ':' {
+				return o.jsonError(s.syntaxError(c, `{""`))
+			}
+		} else {
+			if c == end && first {
+				return nil
+			}
+			s.back()
+		}
+		if err := o.skip(s, depth+1); err != nil {
+			return err
+		}
 	}
+}
+
+// scanner reads JSON text from r: the bytes between values, and each value's text
+// whole, runs of whitespace outside strings squeezed to one space.
+type scanner struct {
+	r    io.Reader
+	buf  []byte
+	pos  int
+	end  int
+	base int64 // the offset in the stream of buf[0]
+	err  error // the read error that ended the stream (io.EOF at its end)
+	text []byte
+}
+
+// fill reads more into buf, from its start; false at the end of the stream.
+func (s *scanner) fill() bool {
+	if s.err != nil {
+		return false
+	}
+	s.base += int64(s.end)
+	s.pos, s.end = 0, 0
+	for range 100 {
+		n, err := s.r.Read(s.buf)
+		s.end = n
+		if err != nil {
+			s.err = err
+		}
+		if n > 0 {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+	s.err = io.ErrNoProgress
+	return false
+}
+
+// readErr is the read error that ended the stream, nil at its end.
+func (s *scanner) readErr() error {
+	if s.err == io.EOF {
+		return nil
+	}
+	return s.err
+}
+
+func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
+
+// next returns the next byte that is not whitespace, consumed.
+func (s *scanner) next() (byte, bool) {
+	for {
+		for s.pos < s.end {
+			c := s.buf[s.pos]
+			s.pos++
+			if !isSpace(c) {
+				return c, true
+			}
+		}
+		if !s.fill() {
+			return 0, false
+		}
+	}
+}
+
+// back gives back the byte next returned (still in buf).
+func (s *scanner) back() { s.pos-- }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// startsValue reports whether a JSON value may start with c.
+func startsValue(c byte) bool {
+	switch c {
+	case '{', '[', '"', '-', 't', 'f', 'n':
+		return true
+	}
+	return '0' <= c && c <= '9'
+}
+
+// value reads the next value's text (valid or not: its decoder checks it) and returns
+// it; the bytes are the scanner's, good until its next read.
+func (s *scanner) value() ([]byte, error) {
+	c, ok := s.next()
+	if !ok {
+		return nil, s.endErr()
+	}
+	if !startsValue(c) {
+		return nil, s.syntaxError(c, "")
+	}
+	if c != '{' && c != '[' && c != '"' {
+		s.text = append(s.text[:0], c)
+		return s.literal()
+	}
+	// The value's text is copied into s.text only once it has to be: when the buffer
+	// must be filled again, or a run of whitespace squeezed. Else (most elements of a
+	// document without whitespace) it is returned where it lies in buf.
+	s.text = s.text[:0]
+	copied := false
+	depth, inString, escaped, space := 0, c == '"', false, false
+	if !inString {
+		depth = 1
+	}
+	start := s.pos - 1
+	done := func(i int) []byte {
+		s.pos = i + 1
+		if !copied {
+			return s.buf[start : i+1]
+		}
+		s.text = append(s.text, s.buf[start:i+1]...)
+		return s.text
+	}
+	for {
+		i := s.pos
+		for ; i < s.end; i++ {
+			c := s.buf[i]
+			if inString {
+				switch {
+				case escaped:
+					escaped = false
+				case c == '\\':
+					escaped = true
+				case c == '"':
+					inString = false
+					if depth == 0 {
+						return done(i), nil
+					}
+				default:
+					// most of a string has no escapes: on to its closing quote,
+					// or its next backslash
+					q := bytes.IndexByte(s.buf[i:s.end], '"')
+					if q < 0 {
+						q = s.end - i
+					}
+					if b := bytes.IndexByte(s.buf[i:i+q], '\\'); b >= 0 {
+						q = b
+					}
+					i += q - 1 // the loop's i++ lands on it
+				}
+				continue
+			}
+			if isSpace(c) {
+				if !space {
+					space, copied = true, true
+					s.text = append(s.text, s.buf[start:i]...)
+					s.text = append(s.text, ' ')
+				}
+				start = i + 1
+				continue
+			}
+			space = false
+			switch c {
+			case '"':
+				inString = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return done(i), nil
+				}
+			}
+		}
+		s.text = append(s.text, s.buf[start:i]...)
+		copied = true
+		s.pos = i
+		if !s.fill() {
+			return nil, s.endErr()
+		}
+		start = 0
+	}
+}
+
+// literal reads the rest of a number or literal (its first byte in s.text), as
+// encoding/json's scanner does: it ends where the value can go no further, without
+// taking the byte that ends it; a byte that breaks it is a syntax error.
+func (s *scanner) literal() ([]byte, error) {
+	if rest := literalRest(s.text[0]); rest != "" {
+		for i := range len(rest) {
+			c, ok := s.peek()
+			if !ok {
+				return nil, s.endErr()
+			}
+			if c != rest[i] {
+				return nil, s.syntaxError(c, string(s.text))
+			}
+			s.text = append(s.text, c)
+			s.pos++
+		}
+		return s.text, nil
+	}
+	// a number: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+	const (
+		afterMinus = iota
+		afterZero
+		inInt
+		afterDot
+		inFrac
+		afterE
+		afterESign
+		inExp
+	)
+	state := inInt
+	switch s.text[0] {
+	case '-':
+		state = afterMinus
+	case '0':
+		state = afterZero
+	}
+	for {
+		c, ok := s.peek()
+		if !ok {
+			switch state {
+			case afterZero, inInt, inFrac, inExp:
+				if err := s.readErr(); err != nil {
+					return nil, err
+				}
+				return s.text, nil
+			}
+			return nil, s.endErr()
+		}
+		digit := '0' <= c && c <= '9'
+		next := -1
+		switch state {
+		case afterMinus:
+			switch {
+			case c == '0':
+				next = afterZero
+			case digit:
+				next = inInt
+			default:
+				return nil, s.syntaxError(c, string(s.text))
+			}
+		case afterZero, inInt:
+			switch {
+			case digit && state == inInt:
+				next = inInt
+			case c == '.':
+				next = afterDot
+			case c == 'e' || c == 'E':
+				next = afterE
+			}
+		case afterDot, inFrac:
+			switch {
+			case digit:
+				next = inFrac
+			case state == afterDot:
+				return nil, s.syntaxError(c, string(s.text))
+			case c == 'e' || c == 'E':
+				next = afterE
+			}
+		case afterE:
+			switch {
+			case c == '+' || c == '-':
+				next = afterESign
+			case digit:
+				next = inExp
+			default:
+				return nil, s.syntaxError(c, string(s.text))
+			}
+		case afterESign, inExp:
+			switch {
+			case digit:
+				next = inExp
+			case state == afterESign:
+				return nil, s.syntaxError(c, string(s.text))
+			}
+		}
+		if next < 0 {
+			return s.text, nil // the number ended before c
+		}
+		state = next
+		s.text = append(s.text, c)
+		s.pos++
+	}
+}
+
+// literalRest is what follows the first byte of true, false or null.
+func literalRest(c byte) string {
+	switch c {
+	case 't':
+		return "rue"
+	case 'f':
+		return "alse"
+	case 'n':
+		return "ull"
+	}
+	return ""
+}
+
+// peek returns the next byte, not consumed.
+func (s *scanner) peek() (byte, bool) {
+	if s.pos == s.end && !s.fill() {
+		return 0, false
+	}
+	return s.buf[s.pos], true
+}
+
+// token reads a string, number or literal as encoding/json's Decoder.Token reads it.
+func (s *scanner) token() (json.Token, error) {
+	start := s.offset()
+	text, err := s.value()
+	if err != nil {
+		return nil, err
+	}
+	tok, err := json.NewDecoder(bytes.NewReader(text)).Token()
+	return tok, at(err, start)
+}
+
+// endErr is the error of a stream that ended inside a value.
+func (s *scanner) endErr() error {
+	if err := s.readErr(); err != nil {
+		return err
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// key reads an object key (a string) and unquotes it.
+func (s *scanner) key() (string, error) {
+	start := s.offset()
+	text, err := s.value()
+	if err != nil {
+		return "", err
+	}
+	for _, c := range text[1 : len(text)-1] {
+		if c == '\\' || c < ' ' || c >= utf8.RuneSelf {
+			var k string
+			if err := json.Unmarshal(text, &k); err != nil {
+				return "", at(err, start)
+			}
+			return k, nil
+		}
+	}
+	return string(text[1 : len(text)-1]), nil
+}
+
+// check refuses text that is not one valid JSON value, with encoding/json's error.
+func (s *scanner) check(text []byte) error {
+	if json.Valid(text) {
+		return nil
+	}
+	var v any
+	return json.Unmarshal(text, &v)
+}
+
+// syntaxError is encoding/json's error for c coming where it does, at the scanner's
+// offset: what json.Unmarshal says of c after before ("" where a value starts,
+// `{"":{},` where a key does, `{""` after a key, `{"":{}` after a member, `[{}` after an element).
+func (s *scanner) syntaxError(c byte, before string) error {
+	err := json.Unmarshal(append([]byte(before), c), new(any))
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		syn.Offset = s.offset()
+		return syn
+	}
+	return apperr.Errorf(apperr.InvalidJSON, "the request body is not valid JSON (at byte %d)", s.offset())
+}
+
+// at moves a syntax error's offset in an element's text to the stream's.
+func at(err error, start int64) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		syn.Offset += start
+	}
+	return err
 }
 
 // capReader reads at most left bytes, then fails with ErrTooLarge; it keeps the
@@ -212,40 +713,4 @@ func (c *capReader) Read(p []byte) (int, error) {
 	}
 	c.err = err
 	return n, err
-}
-
-// squeezer turns every run of JSON whitespace outside strings into one space: the same
-// JSON, but a body of nothing but whitespace no longer fills the decoder's buffer.
-type squeezer struct {
-	r        io.Reader
-	inString bool
-	escaped  bool
-	space    bool // the last byte passed on outside a string was whitespace
-}
-
-func (s *squeezer) Read(p []byte) (int, error) {
-	for {
-		n, err := s.r.Read(p)
-		out := 0
-		for _, b := range p[:n] {
-			switch {
-			case s.inString:
-				s.inString = s.escaped || b != '"'
-				s.escaped = !s.escaped && b == '\\'
-			case b == ' ' || b == '\t' || b == '\n' || b == '\r':
-				if s.space {
-					continue
-				}
-				s.space, b = true, ' '
-			default:
-				s.space = false
-				s.inString = b == '"'
-			}
-			p[out] = b
-			out++
-		}
-		if out > 0 || err != nil || n == 0 {
-			return out, err
-		}
-	}
 }

@@ -1,0 +1,539 @@
+package state
+
+import (
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Reading a big state is mostly reading deployments (their build logs above all), and
+// encoding/json reads each through reflection, looking every key up among the fields
+// case-insensitively. decodeDeployment reads a deployment as hostemu writes it — any key
+// order, any whitespace, any escapes — in one pass, and gives up on anything else (a
+// key it does not know, or knows in another case or written with escapes, a key twice,
+// a null where a string goes, a number, anything malformed); encoding/json then reads
+// that deployment, or refuses it, exactly as it always has. What it does read, it reads
+// as encoding/json would: FuzzDecodeDeployment holds the two to the same result.
+
+// decodeDeployment decodes text into d, or says it gave up (d is then partly written).
+func decodeDeployment(text []byte, d *Deployment) bool {
+	p := dparser{b: text}
+	const (
+		seenID = 1 << iota
+		seenProject
+		seenURL
+		seenTarget
+		seenStatus
+		seenCreated
+		seenEnv
+		seenFiles
+		seenTimings
+		seenError
+		seenLogs
+	)
+	seen := 0
+	ok := p.object(func(key []byte) bool {
+		var bit int
+		var ok bool
+		switch string(key) {
+		case "id":
+			bit = seenID
+			d.ID, ok = p.str()
+		case "project_id":
+			bit = seenProject
+			d.ProjectID, ok = p.str()
+		case "url":
+			bit = seenURL
+			d.URL, ok = p.str()
+		case "target":
+			bit = seenTarget
+			d.Target, ok = p.str()
+		case "status":
+			bit = seenStatus
+			d.Status, ok = p.str()
+		case "created_at":
+			bit = seenCreated
+			ok = p.time(&d.CreatedAt)
+		case "env":
+			bit = seenEnv
+			d.Env, ok = p.stringMap()
+		case "files":
+			bit = seenFiles
+			d.Files, ok = p.stringMap()
+		case "timings":
+			bit = seenTimings
+			ok = p.timings(&d.Timings)
+		case "error":
+			bit = seenError
+			d.Error, ok = p.errorInfo()
+		case "logs":
+			bit = seenLogs
+			d.Logs, ok = p.logs()
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+	if !ok {
+		return false
+	}
+	p.ws()
+	return p.i == len(p.b)
+}
+
+// dparser reads JSON text from b at i.
+type dparser struct {
+	b []byte
+	i int
+}
+
+func (p *dparser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// is consumes c, after whitespace, when it comes next.
+func (p *dparser) is(c byte) bool {
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// null consumes a null literal when it comes next.
+func (p *dparser) null() bool {
+	p.ws()
+	if len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "null" {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+// object reads an object, calling field with each key (without quotes, never escaped)
+// positioned at its value; field reads the value or says no.
+func (p *dparser) object(field func(key []byte) bool) bool {
+	if !p.is('{') {
+		return false
+	}
+	if p.is('}') {
+		return true
+	}
+	for {
+		key, ok := p.rawKey()
+		if !ok || !p.is(':') || !field(key) {
+			return false
+		}
+		if p.is(',') {
+			continue
+		}
+		return p.is('}')
+	}
+}
+
+// rawKey reads a key with no escapes in it.
+func (p *dparser) rawKey() ([]byte, bool) {
+	if !p.is('"') {
+		return nil, false
+	}
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			p.i++
+			return p.b[start : p.i-1], true
+		}
+		if c == '\\' || c < ' ' || c >= utf8.RuneSelf {
+			return nil, false
+		}
+		p.i++
+	}
+	return nil, false
+}
+
+// str reads a string (not null).
+func (p *dparser) str() (string, bool) {
+	if !p.is('"') {
+		return "", false
+	}
+	start, ascii, escaped := p.i, true, false
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			s := p.b[start:p.i]
+			p.i++
+			switch {
+			case ascii && !escaped:
+				return internString(s), true
+			case !escaped && utf8.Valid(s):
+				return string(s), true
+			}
+			return unquoteJSON(s)
+		case c == '\\':
+			escaped = true
+			p.i++ // the escaped byte, a quote included
+			if p.i == len(p.b) {
+				return "", false
+			}
+		case c < ' ':
+			return "", false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+		p.i++
+	}
+	return "", false
+}
+
+// internString is string(s), without a copy for the values that most deployments
+// share.
+func internString(s []byte) string {
+	switch string(s) {
+	case TargetPreview:
+		return TargetPreview
+	case TargetProduction:
+		return TargetProduction
+	case StatusQueued:
+		return StatusQueued
+	case StatusBuilding:
+		return StatusBuilding
+	case StatusReady:
+		return StatusReady
+	case StatusError:
+		return StatusError
+	}
+	return string(s)
+}
+
+// unquoteJSON is the inside of a JSON string as encoding/json reads it: escapes
+// decoded (a lone or broken surrogate as U+FFFD), invalid UTF-8 as U+FFFD. It refuses
+// what encoding/json's scanner refuses: a control character, an unknown escape.
+func unquoteJSON(s []byte) (string, bool) {
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			case '"', '\\', '/':
+				b = append(b, s[r])
+				r++
+			case 'b':
+				b = append(b, '\b')
+				r++
+			case 'f':
+				b = append(b, '\f')
+				r++
+			case 'n':
+				b = append(b, '\n')
+				r++
+			case 'r':
+				b = append(b, '\r')
+				r++
+			case 't':
+				b = append(b, '\t')
+				r++
+			case 'u':
+				rr := getu4(s[r-1:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 5
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			default:
+				return "", false
+			}
+		case c == '"' || c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b), true
+}
+
+// getu4 decodes \uXXXX from the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// time reads a time string as time.Time's UnmarshalJSON does (not null: for a time
+// that is not a pointer, encoding/json leaves a null alone).
+func (p *dparser) time(t *time.Time) bool {
+	p.ws()
+	if p.i == len(p.b) || p.b[p.i] != '"' {
+		return false
+	}
+	start := p.i
+	p.i++
+	for p.i < len(p.b) {
+		switch c := p.b[p.i]; {
+		case c == '"':
+			p.i++
+			raw := p.b[start:p.i]
+			if parseTimestamp(raw[1:len(raw)-1], t) {
+				return true
+			}
+			return t.UnmarshalJSON(raw) == nil
+		case c == '\\' || c < ' ':
+			return false // as encoding/json would hand it to UnmarshalJSON: leave it to them
+		}
+		p.i++
+	}
+	return false
+}
+
+// parseTimestamp reads "YYYY-MM-DDTHH:MM:SS[.fraction]Z" as time.Time's UnmarshalJSON
+// reads it, or says no (for the UnmarshalJSON to read, or refuse).
+func parseTimestamp(s []byte, t *time.Time) bool {
+	if len(s) < len("2006-01-02T15:04:05Z") || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[len(s)-1] != 'Z' {
+		return false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		return false
+	}
+	nsec := 0
+	if frac := s[19 : len(s)-1]; len(frac) > 0 {
+		if len(frac) < 2 || len(frac) > 10 || frac[0] != '.' {
+			return false
+		}
+		n, ok := digits(frac[1:])
+		if !ok {
+			return false
+		}
+		for range 10 - len(frac) {
+			n *= 10
+		}
+		nsec = n
+	}
+	*t = time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	return true
+}
+
+// digits reads s as a decimal number, every byte a digit.
+func digits(s []byte) (int, bool) {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// timePtr reads a time or null.
+func (p *dparser) timePtr(dst **time.Time) bool {
+	if p.null() {
+		*dst = nil
+		return true
+	}
+	var t time.Time
+	if !p.time(&t) {
+		return false
+	}
+	*dst = &t
+	return true
+}
+
+// stringMap reads an object of strings, or null.
+func (p *dparser) stringMap() (map[string]string, bool) {
+	if p.null() {
+		return nil, true
+	}
+	if !p.is('{') {
+		return nil, false
+	}
+	if p.is('}') {
+		return map[string]string{}, true
+	}
+	// the pairs first, then a map of their number: no growing it on the way
+	var room [32]string
+	kv := room[:0]
+	for {
+		k, ok := p.str() // a map's keys may be anything
+		if !ok || !p.is(':') {
+			return nil, false
+		}
+		v, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		kv = append(kv, k, v)
+		if p.is(',') {
+			continue
+		}
+		if !p.is('}') {
+			return nil, false
+		}
+		m := make(map[string]string, len(kv)/2)
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m, true
+	}
+}
+
+func (p *dparser) timings(t *Timings) bool {
+	seen := 0
+	return p.object(func(key []byte) bool {
+		var bit int
+		var ok bool
+		switch string(key) {
+		case "queued_at":
+			bit, ok = 1, p.timePtr(&t.QueuedAt)
+		case "building_at":
+			bit, ok = 2, p.timePtr(&t.BuildingAt)
+		case "ready_at":
+			bit, ok = 4, p.timePtr(&t.ReadyAt)
+		case "error_at":
+			bit, ok = 8, p.timePtr(&t.ErrorAt)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (p *dparser) errorInfo() (*ErrorInfo, bool) {
+	if p.null() {
+		return nil, true
+	}
+	e := &ErrorInfo{}
+	seen := 0
+	ok := p.object(func(key []byte) bool {
+		var bit int
+		var ok bool
+		switch string(key) {
+		case "code":
+			bit = 1
+			e.Code, ok = p.str()
+		case "message":
+			bit = 2
+			e.Message, ok = p.str()
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+	return e, ok
+}
+
+func (p *dparser) logs() ([]LogLine, bool) {
+	if p.null() {
+		return nil, true
+	}
+	if !p.is('[') {
+		return nil, false
+	}
+	logs := []LogLine{}
+	if p.is(']') {
+		return logs, true
+	}
+	for {
+		var l LogLine
+		seen := 0
+		ok := p.object(func(key []byte) bool {
+			var bit int
+			var ok bool
+			switch string(key) {
+			case "text":
+				bit = 1
+				l.Text, ok = p.str()
+			case "created_at":
+				bit = 2
+				ok = p.time(&l.CreatedAt)
+			default:
+				return false
+			}
+			if seen&bit != 0 {
+				return false
+			}
+			seen |= bit
+			return ok
+		})
+		if !ok {
+			return nil, false
+		}
+		logs = append(logs, l)
+		if p.is(',') {
+			continue
+		}
+		return logs, p.is(']')
+	}
+}

@@ -1,0 +1,157 @@
+package state
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A deployment as hostemu writes it is read by decodeDeployment itself (not handed to
+// encoding/json), into what encoding/json reads.
+func TestDecodeDeploymentReadsWhatHostemuWrites(t *testing.T) {
+	for i, d := range sampleDeployments() {
+		text, _ := d.MarshalJSON()
+		indented, _ := json.MarshalIndent(json.RawMessage(text), "", "\t")
+		for _, form := range [][]byte{text, indented} {
+			var got, want Deployment
+			if !decodeDeployment(form, &got) {
+				t.Fatalf("deployment %d: gave up on %s", i, form)
+			}
+			if err := json.Unmarshal(form, &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("deployment %d:\n got %#v\nwant %#v", i, got, want)
+			}
+		}
+	}
+}
+
+// What decodeDeployment does not read as hostemu writes it, it gives up on, for
+// encoding/json to read or refuse.
+func TestDecodeDeploymentGivesUp(t *testing.T) {
+	for _, text := range []string{
+		`{"ID":"x"}`,                 // another case: encoding/json matches it
+		`{"id":"x","id":"y"}`,        // twice
+		`{"i\u0064":"x"}`,            // an escaped key
+		`{"id":null}`,                // null leaves a string alone
+		`{"id":1}`,                   // a number
+		`{"extra":1}`,                // unknown
+		`{"created_at":null}`,        // null leaves a time alone
+		`{"created_at":"yesterday"}`, // not a time
+		`{"timings":null}`,           // null leaves the struct alone
+		`{"logs":[null]}`,            // a null log line
+		`{"logs":[{"text":"a"},]}`,   // malformed
+		`{"env":{"a":"b",}}`,         // malformed
+		`{"id":"x"} x`,               // trailing
+		`{"id":"a` + "\n" + `b"}`,    // a control character
+		`{"id":"\x"}`,                // an unknown escape
+		`{"id":"\'"}`,                // an escape the scanner refuses
+		`[]`, `null`, `"x"`, ``, `{`, // not a deployment
+	} {
+		var d Deployment
+		if decodeDeployment([]byte(text), &d) {
+			t.Errorf("read %s as %#v", text, d)
+		}
+	}
+}
+
+func TestParseTimestamp(t *testing.T) {
+	for _, s := range []string{
+		"2026-01-02T03:04:05Z", "2026-01-02T03:04:05.1Z", "2026-01-02T03:04:05.123Z", "2026-01-02T03:04:05.123456789Z",
+		"2024-02-29T23:59:59.999Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "0000-01-01T00:00:00Z",
+	} {
+		var got, want time.Time
+		if !parseTimestamp([]byte(s), &got) {
+			t.Errorf("%s: gave up", s)
+			continue
+		}
+		if err := want.UnmarshalJSON([]byte(`"` + s + `"`)); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: got %v, want %v", s, got, want)
+		}
+	}
+	for _, s := range []string{
+		"2023-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-02T24:00:00Z", "2026-01-02T03:04:60Z",
+		"2026-01-02T03:04:05.Z", "2026-01-02T03:04:05.1234567890Z", "2026-01-02t03:04:05Z", "2026-01-02T03:04:05+01:00",
+		"2026-01-02T03:04:05z", "+026-01-02T03:04:05Z",
+	} {
+		var got time.Time
+		if parseTimestamp([]byte(s), &got) {
+			t.Errorf("%s: read as %v; should be left to time.Time", s, got)
+		}
+	}
+}
+
+// Whatever decodeDeployment reads, encoding/json reads the same way; what it gives up
+// on is encoding/json's to read.
+func FuzzDecodeDeployment(f *testing.F) {
+	for _, d := range sampleDeployments() {
+		text, _ := d.MarshalJSON()
+		f.Add(string(text))
+	}
+	f.Add(`{"id":"\ud83d\ude00\ud800x\udc00","env":{"\u00e9":"\u2028"},"logs":[]}`)
+	f.Add(`{"created_at":"2026-02-29T00:00:00Z","timings":{"ready_at":"2026-01-01T00:00:00.5Z"}}`)
+	f.Add("{\"id\":\"\xff\xed\xa0\x80\"}")
+	f.Fuzz(func(t *testing.T, text string) {
+		var got Deployment
+		if !decodeDeployment([]byte(text), &got) {
+			return
+		}
+		var want Deployment
+		if err := json.Unmarshal([]byte(text), &want); err != nil {
+			t.Fatalf("read %q, which encoding/json refuses: %v", text, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\n got %#v\nwant %#v", text, got, want)
+		}
+	})
+}
+
+func FuzzParseTimestamp(f *testing.F) {
+	f.Add("2026-01-02T03:04:05.678Z")
+	f.Add("2024-02-29T00:00:00Z")
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, `"\`) {
+			return
+		}
+		var got, want time.Time
+		if !parseTimestamp([]byte(s), &got) {
+			return
+		}
+		if err := want.UnmarshalJSON([]byte(`"` + s + `"`)); err != nil {
+			t.Fatalf("read %q, which time.Time refuses: %v", s, err)
+		}
+		if got != want {
+			t.Fatalf("%q: got %v, want %v", s, got, want)
+		}
+	})
+}
+
+func BenchmarkDecodeDeployment(b *testing.B) {
+	d := sampleDeployments()[2]
+	for i := range 20 {
+		d.Logs = append(d.Logs, LogLine{CreatedAt: time.Now(), Text: "Step " + string(rune('a'+i)) + ": running npm run build for the production bundle"})
+	}
+	text, _ := d.MarshalJSON()
+	b.Run("decodeDeployment", func(b *testing.B) {
+		for b.Loop() {
+			var d Deployment
+			if !decodeDeployment(text, &d) {
+				b.Fatal("gave up")
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		for b.Loop() {
+			var d Deployment
+			if err := json.Unmarshal(text, &d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
