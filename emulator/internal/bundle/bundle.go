@@ -169,7 +169,8 @@ func (e *Error) Error() string { return e.msg }
 func problem(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
 
 // Write writes b as a gzipped tar archive to w, member by member: state.json is encoded
-// once into a temporary file (its size goes first in the archive) rather than held whole.
+// once, compressed as it is, into a temporary file (its size goes first in the archive)
+// rather than held whole.
 // Manifest.Files is filled from b.Files and filesBound; a referenced file over the
 // bound is left out and listed.
 func Write(w io.Writer, b *Bundle, filesBound int64) error {
@@ -190,8 +191,16 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 	}
 	m.Files.Included = len(keep)
 
+	// The archive is three gzip members, which read as one stream: the first ends
+	// after state.json's tar header, the second is state.json's text, compressed as it
+	// is encoded (two goroutines) into a temporary file — its size must come first in
+	// the archive, and the text of a big world is not held in memory — and the third
+	// holds the rest. Under the tar writer, mid is where its bytes go: while the tar
+	// counts state.json's bytes through, they go nowhere, the second member being them.
+	mid := &switchWriter{}
 	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // a valid level
-	tw := tar.NewWriter(gz)
+	mid.w = gz
+	tw := tar.NewWriter(mid)
 	mod := m.CreatedAt
 	put := func(name string, data []byte) error {
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), ModTime: mod, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
@@ -207,33 +216,33 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 	if err := put(ManifestName, append(manifest, '\n')); err != nil {
 		return err
 	}
-	// state.json is encoded once, into a temporary file: a tar member's size comes
-	// before its bytes, and the text of a big world is not held in memory
-	tmp, err := os.CreateTemp("", "hostemu-bundle-state-*.json")
+	tmp, err := os.CreateTemp("", "hostemu-bundle-state-*.json.gz")
 	if err != nil {
 		return err
 	}
 	defer func() { tmp.Close(); os.Remove(tmp.Name()) }()
-	tbw := bufio.NewWriterSize(tmp, 256<<10)
-	if err := state.WriteSnapshot(tbw, &b.State, ""); err != nil {
-		return err
-	}
-	if err := tbw.Flush(); err != nil {
-		return err
-	}
-	size, err := tmp.Seek(0, io.SeekCurrent)
+	size, err := compressState(tmp, &b.State)
 	if err != nil {
-		return err
-	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	if err := tw.WriteHeader(&tar.Header{Name: StateName, Mode: 0o644, Size: size, ModTime: mod, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
 		return err
 	}
-	if _, err := io.CopyBuffer(tw, tmp, make([]byte, 256<<10)); err != nil {
+	if err := gz.Close(); err != nil { // the first member
 		return err
 	}
+	mid.w = io.Discard
+	if err := countThrough(tw, size); err != nil {
+		return err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.CopyBuffer(w, tmp, make([]byte, 256<<10)); err != nil { // the second
+		return err
+	}
+	gz.Reset(w) // the third: the tar's padding after state.json, and the rest
+	mid.w = gz
 	faults, err := json.MarshalIndent(b.Faults, "", "  ")
 	if err != nil {
 		return err
@@ -272,6 +281,47 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 		return err
 	}
 	return gz.Close()
+}
+
+// switchWriter writes to w, which its owner changes between writes.
+type switchWriter struct{ w io.Writer }
+
+func (s *switchWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+// compressState writes snap's JSON to f as a gzip member of its own, compressing on
+// one goroutine while encoding on another, and returns the JSON's length.
+func compressState(f *os.File, snap *state.Snapshot) (int64, error) {
+	fw := bufio.NewWriterSize(f, 256<<10)
+	gz, _ := gzip.NewWriterLevel(fw, gzip.BestSpeed) // a valid level
+	behind := newBehindWriter(gz)
+	err := state.WriteSnapshot(behind, snap, "")
+	if cerr := behind.Close(); err == nil || errors.Is(err, errBehind) {
+		err = cerr
+	}
+	if err == nil {
+		err = gz.Close()
+	}
+	if err == nil {
+		err = fw.Flush()
+	}
+	return behind.n, err
+}
+
+// countThrough writes n zero bytes to tw: the tar writer counts a member's bytes as
+// they pass, and these go nowhere (see Write).
+func countThrough(tw *tar.Writer, n int64) error {
+	zeros := make([]byte, 256<<10)
+	for n > 0 {
+		k := int64(len(zeros))
+		if n < k {
+			k = n
+		}
+		if _, err := tw.Write(zeros[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
 }
 
 func ndjson[T any](items []T) []byte {
@@ -324,9 +374,12 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 	if err != nil {
 		return nil, problem("not a failure bundle: the body is not gzip (%v); a bundle is what GET /_emulator/bundle answers", gzipErr(err))
 	}
-	gz.Multistream(false)
+	// decompressed on a goroutine of its own, beside the decoding of what it gives;
+	// stopped (and waited for) before Read returns, whoever owns r may then close it
+	unzipped := newAheadReader(gz)
+	defer unzipped.Stop()
 	left := opt.MaxBytes
-	tr := tar.NewReader(gz)
+	tr := tar.NewReader(unzipped)
 	b := &Bundle{Scenarios: map[string][]byte{}, Files: map[string][]byte{}}
 	seen := map[string]bool{}
 	members := 0
@@ -365,7 +418,7 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 		}
 	}
 	// the rest of the gzip stream: a bundle cut after the tar's end is still truncated
-	if _, err := io.Copy(io.Discard, io.LimitReader(gz, 1<<20)); err != nil {
+	if _, err := io.Copy(io.Discard, io.LimitReader(unzipped, 1<<20)); err != nil {
 		return nil, problem("the archive is truncated: %v", gzipErr(err))
 	}
 	if !seen[ManifestName] {

@@ -1,0 +1,134 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	stdgzip "compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// big is a bundle whose state.json is several of the goroutines' chunks long.
+func big(t testing.TB) (*Bundle, []byte) {
+	now := time.Date(2026, 1, 1, 0, 0, 6, 0, time.UTC)
+	snap := state.Snapshot{}
+	for i := range 3000 {
+		d := state.Deployment{ID: fmt.Sprintf("dpl_%d", i), ProjectID: "prj_1", Status: state.StatusReady, CreatedAt: now}
+		for j := range 20 {
+			d.Logs = append(d.Logs, state.LogLine{CreatedAt: now, Text: fmt.Sprintf("step %d of deployment %d: <building> \"the\" bundle", j, i)})
+		}
+		snap.Deployments = append(snap.Deployments, d)
+	}
+	b := &Bundle{
+		Manifest:  Manifest{CreatedAt: now, Scenario: "default", Clock: Clock{Mode: "manual", Now: now}, RateLimits: "on"},
+		State:     snap,
+		Faults:    fault.Saved{Faults: []fault.SavedFault{}, Scenario: []fault.SavedCount{}, Next: 1},
+		Scenarios: map[string][]byte{"default": []byte("name: default\n")},
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, b, DefaultFilesBytes); err != nil {
+		t.Fatal(err)
+	}
+	return b, buf.Bytes()
+}
+
+// The archive's gzip members read as one stream with any gzip reader (the standard
+// library's here, and tar's when the machine has it), state.json whole in it.
+func TestArchiveReadsAsOneStream(t *testing.T) {
+	b, tgz := big(t)
+	var want bytes.Buffer
+	if err := state.WriteSnapshot(&want, &b.State, ""); err != nil {
+		t.Fatal(err)
+	}
+	if want.Len() < 3*chunkSize {
+		t.Fatalf("state.json is %d bytes: not several chunks", want.Len())
+	}
+	gz, err := stdgzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var names []string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Name == StateName && !bytes.Equal(data, want.Bytes()) {
+			t.Fatalf("state.json: %d bytes, want %d", len(data), want.Len())
+		}
+	}
+	if got := strings.Join(names, " "); got != "manifest.json state.json faults.json lifecycles.json journal.ndjson events.ndjson scenarios/default.yaml" {
+		t.Fatalf("members: %s", got)
+	}
+	if _, err := exec.LookPath("tar"); err == nil {
+		cmd := exec.Command("tar", "-tzf", "-")
+		cmd.Stdin = bytes.NewReader(tgz)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "state.json") || !strings.Contains(string(out), "scenarios/default.yaml") {
+			t.Fatalf("tar -tzf: %v\n%s", err, out)
+		}
+	}
+	got, err := Read(iotest.HalfReader(bytes.NewReader(tgz)), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.State.Deployments) != len(b.State.Deployments) {
+		t.Fatalf("%d deployments read back", len(got.State.Deployments))
+	}
+}
+
+// A failing writer behind: Write fails soon after, and Close says why.
+func TestBehindWriterFails(t *testing.T) {
+	boom := errors.New("disk full")
+	w := newBehindWriter(failing{boom})
+	var err error
+	for i := 0; i < 100 && err == nil; i++ {
+		_, err = w.Write(make([]byte, chunkSize))
+	}
+	if !errors.Is(err, errBehind) {
+		t.Fatalf("Write kept going: %v", err)
+	}
+	if err := w.Close(); !errors.Is(err, boom) {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+type failing struct{ err error }
+
+func (f failing) Write(p []byte) (int, error) { return 0, f.err }
+
+// The reader ahead passes a cut stream's error on after its bytes, and stops when told
+// to, mid-stream, without waiting for the stream's end.
+func TestAheadReader(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), chunkSize)
+	a := newAheadReader(io.MultiReader(bytes.NewReader(data[:3*chunkSize+5]), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	got, err := io.ReadAll(a)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !bytes.Equal(got, data[:3*chunkSize+5]) {
+		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	a.Stop()
+	a = newAheadReader(bytes.NewReader(data))
+	if _, err := io.ReadFull(a, make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	a.Stop() // the goroutine is blocked handing on a chunk: it returns
+	a.Stop()
+}
