@@ -55,16 +55,18 @@ func (a *API) BundleOf(w *world.World) *bundle.Bundle {
 		}
 	}
 	scenarios[rec.Scenario.Name] = rec.Scenario.Raw // the version in force, even if its file is gone
-	referenced := map[string]bool{}
-	for _, d := range snap.Deployments {
-		for _, digest := range d.Files {
-			referenced[digest] = true
-		}
+	// the uploads some deployment references (a big world has many deployments and
+	// few uploads: each file of each deployment is looked up, none is added)
+	uploaded := make(map[string][]byte, len(snap.Uploads))
+	for _, u := range snap.Uploads {
+		uploaded[u.Digest] = u.Content
 	}
 	files := map[string][]byte{}
-	for _, u := range snap.Uploads {
-		if referenced[u.Digest] {
-			files[u.Digest] = u.Content
+	for i := 0; i < len(snap.Deployments) && len(files) < len(uploaded); i++ {
+		for _, digest := range snap.Deployments[i].Files {
+			if content, ok := uploaded[digest]; ok {
+				files[digest] = content
+			}
 		}
 	}
 	return &bundle.Bundle{Manifest: m, State: snap, Faults: rec.Faults, Lifecycles: rec.Lifecycles,

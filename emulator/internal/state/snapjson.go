@@ -41,6 +41,8 @@ type snapWriter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	err error
+	// scratch is reused for each deployment's text
+	scratch []byte
 }
 
 func (sw *snapWriter) raw(s string) {
@@ -51,6 +53,11 @@ func (sw *snapWriter) raw(s string) {
 
 func (sw *snapWriter) value(v any) {
 	if sw.err != nil {
+		return
+	}
+	if d, ok := v.(*Deployment); ok { // most of a big world: written into one buffer
+		sw.scratch = appendDeployment(sw.scratch[:0], d)
+		_, sw.err = sw.w.Write(sw.scratch)
 		return
 	}
 	// A type that writes itself (the state types, for their Timestamps) already writes

@@ -82,6 +82,9 @@ func (s *Store) Load(snap Snapshot) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reset()
+	s.deployments = make(map[string]*Deployment, len(snap.Deployments))
+	s.byLabel = make(map[string]string, len(snap.Deployments))
+	s.files = make(map[string]struct{}, len(snap.Files))
 	for _, t := range snap.Tokens {
 		s.tokens.add(t)
 	}
@@ -164,6 +167,9 @@ func (s *Store) exportLocked() Snapshot {
 		snap.Projects = append(snap.Projects, *s.projects[k.ID])
 		return true
 	})
+	if n := len(s.deployments); n > 0 {
+		snap.Deployments = make([]Deployment, 0, n)
+	}
 	s.allIdx.walk(Range{}, func(k Key) bool {
 		snap.Deployments = append(snap.Deployments, *s.deployments[k.ID])
 		return true
