@@ -4,17 +4,24 @@
 package npm_test
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator"
 )
 
 // The tools the test installs once into the user's cache directory (see npmTools).
@@ -54,6 +61,78 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	return stdout.String()
+}
+
+// failureBundles runs a suite of npm/e2e/failing, one passing and one failing test under
+// saveBundlesOnFailure, and checks that it failed and left exactly one bundle, want,
+// printed with its replay command, holding the deployment the failing test made.
+func failureBundles(t *testing.T, dir string, env []string, want string, name string, args ...string) {
+	t.Helper()
+	artifacts := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), env...), "HOSTEMU_ARTIFACTS="+artifacts)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("%s %s passed; its failing test should fail it:\n%s", name, strings.Join(args, " "), out)
+	}
+	entries, _ := os.ReadDir(artifacts)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || names[0] != want {
+		t.Fatalf("%s %s left %v in $HOSTEMU_ARTIFACTS, want [%s]:\n%s", name, strings.Join(args, " "), names, want, out)
+	}
+	file := filepath.Join(artifacts, want)
+	if !strings.Contains(string(out), "npx hostemu replay "+strconv.Quote(file)) {
+		t.Errorf("the output does not print the replay command for %s:\n%s", file, out)
+	}
+	id := regexp.MustCompile(`deployed (dpl_[a-z0-9]+)`).FindSubmatch(out)
+	if id == nil {
+		t.Fatalf("the failing test printed no deployment:\n%s", out)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := emulator.ReadBundle(f, 0, 0); err != nil {
+		t.Fatalf("%s: %v", want, err)
+	}
+	if state := bundleMember(t, file, "state.json"); !bytes.Contains(state, id[1]) {
+		t.Errorf("%s: its state.json does not hold the failing test's deployment %s", want, id[1])
+	}
+}
+
+// bundleMember is one member of a bundle (a gzipped tar).
+func bundleMember(t *testing.T, file, member string) []byte {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("%s: no %s (%v)", file, member, err)
+		}
+		if h.Name == member {
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+	}
 }
 
 // TestLauncher runs the launcher's and platform resolution's own tests, which need no
@@ -120,6 +199,9 @@ func TestPackages(t *testing.T) {
 		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs")
 		t.Log(lastLines(out, 8))
 	})
+	t.Run("node:test failure bundles", func(t *testing.T) {
+		failureBundles(t, proj, env, "a_failing_test.hostemu.tgz", "node", "--test", "failing/node.test.mjs")
+	})
 	t.Run("start() to healthy", func(t *testing.T) {
 		var r struct {
 			Runs   int     `json:"runs"`
@@ -139,6 +221,8 @@ func TestPackages(t *testing.T) {
 		out := run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "runners", "vitest.test.mjs")
 		t.Log(lastLines(out, 4))
 		run(t, proj, env, "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "runners", "jest.test.cjs")
+		failureBundles(t, proj, env, "bundles_a_failing_test.hostemu.tgz", "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "failing", "vitest.test.mjs")
+		failureBundles(t, proj, env, "bundles_a_failing_test.hostemu.tgz", "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "failing", "jest.test.cjs")
 
 		// docs/npm.md's Vitest recipes as they stand, with a stand-in for the client
 		// under test that they import.

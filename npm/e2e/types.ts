@@ -1,6 +1,11 @@
 // Type-checked by npm/npm_test.go with tsc --strict (module nodenext) against the
 // installed package: the testkit's types, and the OpenAPI types that come with it.
-import { start, connect, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths } from "hostemu/testkit";
+import { start, connect, saveBundlesOnFailure, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths } from "hostemu/testkit";
+
+// shaped as node:test's afterEach (a context and a done callback) and Jest's (a timeout)
+declare function runnerAfterEach(fn: (t: { passed: boolean }, done: (err?: unknown) => void) => unknown, timeout?: number): void;
+saveBundlesOnFailure({ afterEach: runnerAfterEach });
+saveBundlesOnFailure();
 
 export async function workflow(): Promise<string> {
   const emu: Emulator = await start({ seed: 1, clock: "manual", clockStart: new Date(0), tls: false, args: ["--rate-limits", "off"] });

@@ -240,6 +240,7 @@ class Emulator {
     this.cipherKey = creds.cipherKey;
     this.faults = new Faults(this);
     this._closing = null;
+    this._epoch = watching.epoch; // see saveBundlesOnFailure
   }
 
   /** The emulated time (RFC 3339). */
@@ -330,12 +331,9 @@ class Emulator {
     await this._r.call("PUT", "/_emulator/bundle", bytes, { headers: { "content-type": "application/gzip" } });
   }
 
-  /** Writes the bundle as $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz (default hostemu-artifacts/), prints its path and the replay command, and resolves with the path. Call it when a test failed. */
+  /** Writes the bundle as $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz (default hostemu-artifacts/), prints its path and the replay command, and resolves with the path. saveBundlesOnFailure calls it when a test failed. */
   async saveBundle(name) {
-    const dir = process.env.HOSTEMU_ARTIFACTS || "hostemu-artifacts";
-    const file = await this.bundle(path.join(dir, artifactName(name)));
-    process.stderr.write(`hostemu: this test's world is saved in ${file}; open it where it stood with:\n\tnpx hostemu replay ${JSON.stringify(file)}\n`);
-    return file;
+    return writeArtifact(name, await this.bundle());
   }
 
   /** Which parts of the API the world has seen (GET /_emulator/coverage); { namespaces: "all" } for the union over every namespace. */
@@ -355,10 +353,12 @@ class Emulator {
     return edgeFetch(this, input, init);
   }
 
-  /** Stops the process of start(), or deletes the namespace of connect(); again, it does nothing. */
+  /** Stops the process of start(), or deletes the namespace of connect(); again, it does nothing. Under saveBundlesOnFailure, it keeps the world's bundle first, for the test's afterEach. */
   close() {
     if (!this._closing) {
-      this._closing = this._close().finally(() => {
+      // a world closed in the test that made it is gone by the test's afterEach: keep its bundle
+      const keep = watching.on && this._epoch === watching.epoch ? this.bundle().then((bytes) => watching.closed.push(bytes), () => {}) : Promise.resolve();
+      this._closing = keep.then(() => this._close()).finally(() => {
         live.delete(this);
         this._r.agent.destroy();
       });
@@ -395,6 +395,82 @@ if (typeof Symbol.asyncDispose === "symbol") {
   Emulator.prototype[Symbol.asyncDispose] = function () {
     return this.close();
   };
+}
+
+// writeArtifact writes a bundle as $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz and prints
+// where, with the command that opens it.
+async function writeArtifact(name, bytes) {
+  const file = path.resolve(process.env.HOSTEMU_ARTIFACTS || "hostemu-artifacts", artifactName(name));
+  await fs.promises.mkdir(path.dirname(file), { recursive: true });
+  await fs.promises.writeFile(file, bytes, { mode: 0o600 });
+  process.stderr.write(`hostemu: this test's world is saved in ${file}; open it where it stood with:\n\tnpx hostemu replay ${JSON.stringify(file)}\n`);
+  return file;
+}
+
+// watching: whether saveBundlesOnFailure is on; epoch, how many tests' afterEach have
+// run (an emulator made since the last one is the running test's); and the bundles of
+// the running test's emulators it closed (close() keeps one: the world is gone after).
+const watching = { on: false, epoch: 0, closed: [], hooked: new WeakSet() };
+
+/**
+ * Saves the world of a failed test, as the Go testkit does: registers an afterEach hook
+ * with the test runner that, when the test failed, writes the bundle of every emulator
+ * still open and of every one closed during the test, as
+ * $HOSTEMU_ARTIFACTS/<test name>.hostemu.tgz (-2, -3… after the first), and prints each
+ * path with its replay command. A passing test writes nothing. Call it once at the top
+ * of a test file (or in a setup file) with the runner's afterEach: node:test's or
+ * Vitest's, or, without it, the global one (Jest, Vitest with globals).
+ */
+function saveBundlesOnFailure(hooks) {
+  const afterEach = (hooks && hooks.afterEach) || globalThis.afterEach;
+  if (typeof afterEach !== "function") {
+    throw new TypeError("saveBundlesOnFailure needs the test runner's afterEach: saveBundlesOnFailure({ afterEach }) with afterEach from node:test or vitest (Jest's is global)");
+  }
+  watching.on = true;
+  if (watching.hooked.has(afterEach)) return;
+  watching.hooked.add(afterEach);
+  // no declared parameter: Jest would take one for a done callback
+  afterEach(function hostemuSaveBundlesOnFailure(...args) {
+    return afterTest(args[0]);
+  });
+}
+
+async function afterTest(ctx) {
+  const closed = watching.closed;
+  watching.closed = [];
+  watching.epoch++;
+  const t = testOutcome(ctx);
+  if (!t.failed) return;
+  const worlds = [...closed, ...[...live].filter((e) => !e._closing)];
+  for (let i = 0; i < worlds.length; i++) {
+    const name = i === 0 ? t.name : `${t.name}-${i + 1}`;
+    try {
+      await (worlds[i] instanceof Emulator ? worlds[i].saveBundle(name) : writeArtifact(name, worlds[i]));
+    } catch (err) {
+      process.stderr.write(`hostemu: the world of the failed test ${JSON.stringify(t.name)} could not be saved: ${err.message}\n`);
+    }
+  }
+}
+
+// testOutcome tells whether the test an afterEach hook runs for failed, and its name:
+// Vitest hands the hook its context (task), node:test its TestContext (passed), and
+// Jest nothing, its circus state saying what the running test threw.
+function testOutcome(ctx) {
+  if (ctx && ctx.task && typeof ctx.task === "object") {
+    const names = [];
+    for (let task = ctx.task; task && task.name && task.type !== "file"; task = task.suite) names.unshift(task.name);
+    return { failed: !!(ctx.task.result && ctx.task.result.state === "fail"), name: names.join(" ") };
+  }
+  if (ctx && typeof ctx.passed === "boolean") {
+    return { failed: !ctx.passed, name: ctx.fullName || ctx.name };
+  }
+  const sym = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === "JEST_STATE_SYMBOL");
+  const test = sym && globalThis[sym] && globalThis[sym].currentlyRunningTest;
+  if (test) {
+    const state = typeof expect === "function" && typeof expect.getState === "function" ? expect.getState() : {};
+    return { failed: Array.isArray(test.errors) && test.errors.length > 0, name: state.currentTestName || test.name };
+  }
+  return { failed: false, name: "" };
 }
 
 // artifactName is a test's bundle file name, its name made safe for every file system,
@@ -590,4 +666,4 @@ async function connect(url, options) {
   return emu;
 }
 
-module.exports = { start, connect, HostemuError, defaultClockStart };
+module.exports = { start, connect, saveBundlesOnFailure, HostemuError, defaultClockStart };

@@ -7,6 +7,13 @@ export type * from "./api.js";
 export declare function start(options?: StartOptions): Promise<Emulator>;
 /** Drives the hostemu running at url (its base URL, without /v1) in a namespace of its own, deleted by close(). */
 export declare function connect(url: string, options?: ConnectOptions): Promise<Emulator>;
+/**
+ * Saves the world of a failed test: registers an afterEach hook that, when the test
+ * failed, writes the bundle of every emulator open or closed during it as
+ * $HOSTEMU_ARTIFACTS/<test name>.hostemu.tgz and prints the replay command. Pass the
+ * runner's afterEach (node:test, vitest); without it, the global one (Jest).
+ */
+export declare function saveBundlesOnFailure(hooks?: { afterEach: (fn: () => unknown) => unknown }): void;
 /** The manual clock's default start, 2026-01-01T00:00:00Z. */
 export declare const defaultClockStart: string;
 /** An error answer of hostemu's control API. */

@@ -1,0 +1,37 @@
+// saveBundlesOnFailure under node:test. npm/npm_test.go runs this file expecting it to
+// fail, and then finds exactly one bundle: the failing test's, whose deployment it holds.
+import { afterEach, test } from "node:test";
+import assert from "node:assert/strict";
+import { saveBundlesOnFailure, start } from "hostemu/testkit";
+
+saveBundlesOnFailure({ afterEach });
+
+async function deploy(emu) {
+  const res = await fetch(`${emu.url}/v1/deployments`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${emu.tokens.deploy}`, "content-type": "application/json" },
+    body: JSON.stringify({ project_id: "prj_demo", files: {} }),
+  });
+  assert.equal(res.status, 201);
+  return (await res.json()).id;
+}
+
+test("a passing test", async () => {
+  const emu = await start();
+  try {
+    await deploy(emu);
+  } finally {
+    await emu.close();
+  }
+});
+
+test("a failing test", async () => {
+  const emu = await start();
+  try {
+    const id = await deploy(emu);
+    console.log(`deployed ${id}`);
+    assert.equal((await emu.await({ deployment: id, status: "ready" })).status, "error"); // it is ready
+  } finally {
+    await emu.close();
+  }
+});

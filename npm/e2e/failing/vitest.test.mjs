@@ -1,0 +1,32 @@
+// saveBundlesOnFailure under Vitest: see node.test.mjs. The emulator is closed by
+// onTestFinished here, after the hook.
+import { afterEach, describe, expect, test } from "vitest";
+import { saveBundlesOnFailure, start } from "hostemu/testkit";
+
+saveBundlesOnFailure({ afterEach });
+
+async function deploy(emu) {
+  const res = await fetch(`${emu.url}/v1/deployments`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${emu.tokens.deploy}`, "content-type": "application/json" },
+    body: JSON.stringify({ project_id: "prj_demo", files: {} }),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()).id;
+}
+
+describe("bundles", () => {
+  test("a passing test", async ({ onTestFinished }) => {
+    const emu = await start();
+    onTestFinished(() => emu.close());
+    await deploy(emu);
+  });
+
+  test("a failing test", async ({ onTestFinished }) => {
+    const emu = await start();
+    onTestFinished(() => emu.close());
+    const id = await deploy(emu);
+    console.log(`deployed ${id}`);
+    expect((await emu.await({ deployment: id, status: "ready" })).status).toBe("error"); // it is ready
+  });
+});
