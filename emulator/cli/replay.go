@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/gctune"
 )
 
 const replayUsage = `Usage: hostemu replay FILE [serve flags]
@@ -34,6 +35,8 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 		return 2
 	}
 	file := args[0]
+	// the bundle is read before serving starts: the collector's room from now on
+	defer gctune.Start(gctune.DefaultHeadroom)()
 	b, err := readBundle(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostemu replay: %s: %v\n", file, err)

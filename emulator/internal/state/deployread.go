@@ -1,10 +1,12 @@
 package state
 
 import (
+	"slices"
 	"time"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Reading a big state is mostly reading deployments (their build logs above all), and
@@ -17,8 +19,9 @@ import (
 // as encoding/json would: FuzzDecodeDeployment holds the two to the same result.
 
 // decodeDeployment decodes text into d, or says it gave up (d is then partly written).
-func decodeDeployment(text []byte, d *Deployment) bool {
-	p := dparser{b: text}
+// Its strings are cut from a's blocks (nil: each allocated on its own).
+func decodeDeployment(text []byte, d *Deployment, a *arena) bool {
+	p := dparser{b: text, a: a}
 	const (
 		seenID = 1 << iota
 		seenProject
@@ -90,6 +93,29 @@ func decodeDeployment(text []byte, d *Deployment) bool {
 type dparser struct {
 	b []byte
 	i int
+	a *arena
+}
+
+// arena hands out strings cut from blocks of 64 KiB, one allocation for many strings,
+// and lends a scratch list of log lines. A block lives as long as any of its strings:
+// right for a state being read, whose strings live and die with the world they make
+// (deployments are never deleted one by one; a world is replaced whole).
+type arena struct {
+	block []byte
+	logs  []LogLine
+}
+
+// str is string(b), from the arena's block when it fits.
+func (a *arena) str(b []byte) string {
+	if a == nil || len(b) == 0 || len(b) > 4<<10 {
+		return string(b)
+	}
+	if cap(a.block)-len(a.block) < len(b) {
+		a.block = make([]byte, 0, 64<<10)
+	}
+	n := len(a.block)
+	a.block = append(a.block, b...)
+	return unsafe.String(&a.block[n], len(b)) // never written again: only appended after
 }
 
 func (p *dparser) ws() {
@@ -178,11 +204,14 @@ func (p *dparser) str() (string, bool) {
 			p.i++
 			switch {
 			case ascii && !escaped:
-				return internString(s), true
+				if v, ok := internString(s); ok {
+					return v, true
+				}
+				return p.a.str(s), true
 			case !escaped && utf8.Valid(s):
-				return string(s), true
+				return p.a.str(s), true
 			}
-			return unquoteJSON(s)
+			return unquoteJSON(s, p.a)
 		case c == '\\':
 			escaped = true
 			p.i++ // the escaped byte, a quote included
@@ -199,30 +228,30 @@ func (p *dparser) str() (string, bool) {
 	return "", false
 }
 
-// internString is string(s), without a copy for the values that most deployments
-// share.
-func internString(s []byte) string {
+// internString is string(s) without a copy, for the values that most deployments
+// share; false for any other.
+func internString(s []byte) (string, bool) {
 	switch string(s) {
 	case TargetPreview:
-		return TargetPreview
+		return TargetPreview, true
 	case TargetProduction:
-		return TargetProduction
+		return TargetProduction, true
 	case StatusQueued:
-		return StatusQueued
+		return StatusQueued, true
 	case StatusBuilding:
-		return StatusBuilding
+		return StatusBuilding, true
 	case StatusReady:
-		return StatusReady
+		return StatusReady, true
 	case StatusError:
-		return StatusError
+		return StatusError, true
 	}
-	return string(s)
+	return "", false
 }
 
 // unquoteJSON is the inside of a JSON string as encoding/json reads it: escapes
 // decoded (a lone or broken surrogate as U+FFFD), invalid UTF-8 as U+FFFD. It refuses
 // what encoding/json's scanner refuses: a control character, an unknown escape.
-func unquoteJSON(s []byte) (string, bool) {
+func unquoteJSON(s []byte, a *arena) (string, bool) {
 	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
 	for r := 0; r < len(s); {
 		c := s[r]
@@ -280,7 +309,7 @@ func unquoteJSON(s []byte) (string, bool) {
 			b = utf8.AppendRune(b, rr)
 		}
 	}
-	return string(b), true
+	return a.str(b), true
 }
 
 // getu4 decodes \uXXXX from the start of s, or returns -1.
@@ -501,9 +530,13 @@ func (p *dparser) logs() ([]LogLine, bool) {
 	if !p.is('[') {
 		return nil, false
 	}
-	logs := []LogLine{}
 	if p.is(']') {
-		return logs, true
+		return []LogLine{}, true
+	}
+	var logs []LogLine // gathered in the arena's scratch, then copied once
+	if p.a != nil {
+		logs = p.a.logs[:0]
+		defer func() { p.a.logs = logs[:0] }()
 	}
 	for {
 		var l LogLine
@@ -534,6 +567,12 @@ func (p *dparser) logs() ([]LogLine, bool) {
 		if p.is(',') {
 			continue
 		}
-		return logs, p.is(']')
+		if !p.is(']') {
+			return nil, false
+		}
+		if p.a == nil {
+			return logs, true
+		}
+		return slices.Clone(logs), true
 	}
 }

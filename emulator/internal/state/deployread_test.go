@@ -16,7 +16,7 @@ func TestDecodeDeploymentReadsWhatHostemuWrites(t *testing.T) {
 		indented, _ := json.MarshalIndent(json.RawMessage(text), "", "\t")
 		for _, form := range [][]byte{text, indented} {
 			var got, want Deployment
-			if !decodeDeployment(form, &got) {
+			if !decodeDeployment(form, &got, &arena{}) {
 				t.Fatalf("deployment %d: gave up on %s", i, form)
 			}
 			if err := json.Unmarshal(form, &want); err != nil {
@@ -52,7 +52,7 @@ func TestDecodeDeploymentGivesUp(t *testing.T) {
 		`[]`, `null`, `"x"`, ``, `{`, // not a deployment
 	} {
 		var d Deployment
-		if decodeDeployment([]byte(text), &d) {
+		if decodeDeployment([]byte(text), &d, nil) {
 			t.Errorf("read %s as %#v", text, d)
 		}
 	}
@@ -99,7 +99,7 @@ func FuzzDecodeDeployment(f *testing.F) {
 	f.Add("{\"id\":\"\xff\xed\xa0\x80\"}")
 	f.Fuzz(func(t *testing.T, text string) {
 		var got Deployment
-		if !decodeDeployment([]byte(text), &got) {
+		if !decodeDeployment([]byte(text), &got, &arena{}) {
 			return
 		}
 		var want Deployment
@@ -139,9 +139,10 @@ func BenchmarkDecodeDeployment(b *testing.B) {
 	}
 	text, _ := d.MarshalJSON()
 	b.Run("decodeDeployment", func(b *testing.B) {
+		var ar arena
 		for b.Loop() {
 			var d Deployment
-			if !decodeDeployment(text, &d) {
+			if !decodeDeployment(text, &d, &ar) {
 				b.Fatal("gave up")
 			}
 		}

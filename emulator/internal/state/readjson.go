@@ -178,6 +178,7 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
 	out := []T{}
+	var ar arena
 	for first := true; ; first = false {
 		c, ok := s.next()
 		if !ok {
@@ -202,7 +203,7 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 			return nil, o.jsonError(err)
 		}
 		var v T
-		if err := decodeElement(text, &v); err != nil {
+		if err := decodeElement(text, &v, &ar); err != nil {
 			return nil, o.fieldError(field, at(err, start))
 		}
 		if o.Charge != nil && !o.Charge(WeightOf(&v)+2*int64(unsafe.Sizeof(v))) { // 2×: the array's slack as it grows
@@ -215,15 +216,15 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 
 // decodeElement decodes one element's text as encoding/json does; a deployment by
 // decodeDeployment when it can.
-func decodeElement[T any](text []byte, v *T) error {
+func decodeElement[T any](text []byte, v *T, ar *arena) error {
 	switch x := any(v).(type) {
 	case *Deployment:
-		if decodeDeployment(text, x) {
+		if decodeDeployment(text, x, ar) {
 			return nil
 		}
 		*x = Deployment{}
 	case *string: // the files' digests: as many as the deployments' files
-		p := dparser{b: text}
+		p := dparser{b: text, a: ar}
 		if str, ok := p.str(); ok && p.i == len(text) {
 			*x = str
 			return nil
