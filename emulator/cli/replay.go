@@ -37,7 +37,14 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	file := args[0]
 	// the bundle is read before serving starts: the collector's room from now on
 	defer gctune.Start(gctune.DefaultHeadroom)()
-	b, err := readBundle(file)
+	// the flags after FILE bound what is read (--max-state-bytes, --journal-size); a flag
+	// that does not parse is serve's to report, after
+	var maxState int64
+	var journal int
+	if cfg, err := Load(args[1:], getenv); err == nil {
+		maxState, journal = cfg.Options.Limits.MaxStateBytes, cfg.Options.JournalSize
+	}
+	b, err := readBundle(file, maxState, journal)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostemu replay: %s: %v\n", file, err)
 		return 2
@@ -71,11 +78,14 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 // readBundle reads the bundle file whole, with the bounds a PUT has; the journal keeps
 // as many entries as any --journal-size could (the world's own journal then keeps its
 // newest).
-func readBundle(file string) (*emulator.Bundle, error) {
+// readBundle reads a bundle file, its state at most maxState bytes (the default bound
+// when 0) and the newest journal entries of it up to journal (the bundle reader's
+// default when 0).
+func readBundle(file string, maxState int64, journal int) (*emulator.Bundle, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return emulator.ReadBundle(f, 0, 0)
+	return emulator.ReadBundle(f, maxState, journal)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -106,5 +107,21 @@ func TestReplayRefusals(t *testing.T) {
 		if tc.code == 0 && !strings.Contains(stdout, "Usage: hostemu replay FILE") {
 			t.Errorf("replay --help: %s", stdout)
 		}
+	}
+}
+
+// The flags after FILE bound the reading of it: a state over --max-state-bytes is
+// refused before anything is served.
+func TestReplayReadsWithinTheFlagsBounds(t *testing.T) {
+	t.Parallel()
+	file, _, _ := bundleFile(t)
+	// were the bound ignored, the world would be served: the deadline ends it, and the
+	// exit code and message below fail the test
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, errOut := newLockedBuffer(), newLockedBuffer()
+	code := Run(ctx, []string{"replay", file, "--addr", "127.0.0.1:0", "--tls-addr", "", "--max-state-bytes", "100"}, env(nil), environ(nil), out, errOut)
+	if want := "over the bound of 100 (--max-state-bytes)"; code != 2 || !strings.Contains(errOut.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errOut, want)
 	}
 }
