@@ -283,6 +283,40 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 	return gz.Close()
 }
 
+// members reads an archive's gzip members one after the other as one stream (the
+// archive Write writes is three). What follows a member and is not one is
+// *afterMembers: refused inside the tar, let be after its end.
+type members struct {
+	br *bufio.Reader
+	gz *gzip.Reader
+}
+
+func (m *members) Read(p []byte) (int, error) {
+	for {
+		n, err := m.gz.Read(p)
+		if n > 0 || err != io.EOF {
+			if err == io.EOF {
+				err = nil // the member's end: the next Read looks for another
+			}
+			return n, err
+		}
+		if err := m.gz.Reset(m.br); err != nil {
+			if err == io.EOF {
+				return 0, io.EOF
+			}
+			return 0, &afterMembers{err}
+		}
+		m.gz.Multistream(false)
+	}
+}
+
+// afterMembers is what members says of bytes after a member that are not one.
+type afterMembers struct{ err error }
+
+func (e *afterMembers) Error() string {
+	return fmt.Sprintf("what follows a gzip member is not one (%v)", gzipErr(e.err))
+}
+
 // switchWriter writes to w, which its owner changes between writes.
 type switchWriter struct{ w io.Writer }
 
@@ -370,13 +404,15 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 	if opt.StateMax <= 0 {
 		opt.StateMax = opt.MaxBytes
 	}
-	gz, err := gzip.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	gz, err := gzip.NewReader(br)
 	if err != nil {
 		return nil, problem("not a failure bundle: the body is not gzip (%v); a bundle is what GET /_emulator/bundle answers", gzipErr(err))
 	}
+	gz.Multistream(false) // members reads them one by one
 	// decompressed on a goroutine of its own, beside the decoding of what it gives;
 	// stopped (and waited for) before Read returns, whoever owns r may then close it
-	unzipped := newAheadReader(gz)
+	unzipped := newAheadReader(&members{br: br, gz: gz})
 	defer unzipped.Stop()
 	left := opt.MaxBytes
 	tr := tar.NewReader(unzipped)
@@ -417,8 +453,10 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 			return nil, err
 		}
 	}
-	// the rest of the gzip stream: a bundle cut after the tar's end is still truncated
-	if _, err := io.Copy(io.Discard, io.LimitReader(unzipped, 1<<20)); err != nil {
+	// the rest of the gzip stream: a bundle cut after the tar's end is still truncated;
+	// bytes after the last member that are not gzip are let be, as gzip lets them be
+	var after *afterMembers
+	if _, err := io.Copy(io.Discard, io.LimitReader(unzipped, 1<<20)); err != nil && !errors.As(err, &after) {
 		return nil, problem("the archive is truncated: %v", gzipErr(err))
 	}
 	if !seen[ManifestName] {

@@ -108,7 +108,7 @@ func newAheadReader(r io.Reader) *aheadReader {
 			case <-a.quit:
 				return
 			}
-			n, err := fill(r, buf[:cap(buf)])
+			n, err := fill(r, buf[:cap(buf)], a.quit)
 			if n > 0 {
 				select {
 				case a.full <- buf[:n]:
@@ -129,11 +129,14 @@ func (a *aheadReader) Read(p []byte) (int, error) {
 	for a.off == len(a.cur) {
 		if a.cur != nil {
 			a.free <- a.cur
-			a.cur = nil
+			a.cur, a.off = nil, 0
 		}
 		chunk, ok := <-a.full
 		if !ok {
-			return 0, a.err // set before full closed
+			if a.err == nil { // stopped before the end
+				return 0, io.ErrClosedPipe
+			}
+			return 0, a.err // set before full closed; every read after says the same
 		}
 		a.cur, a.off = chunk, 0
 	}
@@ -142,15 +145,21 @@ func (a *aheadReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill reads into buf until it is full or r fails; r's error is returned as is (io.EOF
-// at the end, whatever a cut stream says when cut).
-func fill(r io.Reader, buf []byte) (int, error) {
+// fill reads into buf until it is full, r fails or quit is closed (then it returns what
+// it has); r's error is returned as is (io.EOF at the end, whatever a cut stream says
+// when cut).
+func fill(r io.Reader, buf []byte, quit <-chan struct{}) (int, error) {
 	n := 0
 	for n < len(buf) {
 		k, err := r.Read(buf[n:])
 		n += k
 		if err != nil {
 			return n, err
+		}
+		select {
+		case <-quit:
+			return n, nil
+		default:
 		}
 	}
 	return n, nil

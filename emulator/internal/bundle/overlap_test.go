@@ -132,3 +132,41 @@ func TestAheadReader(t *testing.T) {
 	a.Stop() // the goroutine is blocked handing on a chunk: it returns
 	a.Stop()
 }
+
+// An archive cut anywhere is refused, a cut between two gzip members included (the tar
+// then ends early, cleanly); what follows the last member and is not gzip is let be.
+func TestCutArchivesAreRefused(t *testing.T) {
+	_, large := big(t)
+	for i, tgz := range [][]byte{small(t), large} {
+		var cuts []int
+		for i := 0; i+2 < len(tgz); i++ {
+			if tgz[i] == 0x1f && tgz[i+1] == 0x8b && tgz[i+2] == 0x08 { // a member starts
+				cuts = append(cuts, i-1, i, i+1, i+10, i+11)
+			}
+		}
+		step := 1 // every cut of the small one, 20 of the large one
+		if i > 0 {
+			step = len(tgz) / 20
+		}
+		for n := 0; n < len(tgz); n += step {
+			cuts = append(cuts, n)
+		}
+		cuts = append(cuts, len(tgz)-1)
+		for _, n := range cuts {
+			if n < 0 || n >= len(tgz) {
+				continue
+			}
+			if _, err := Read(bytes.NewReader(tgz[:n]), ReadOptions{}); err == nil {
+				t.Fatalf("the archive cut at %d of %d bytes was read", n, len(tgz))
+			}
+		}
+	}
+	var empty bytes.Buffer
+	zw := stdgzip.NewWriter(&empty)
+	zw.Close()
+	for name, tail := range map[string][]byte{"a newline": []byte("\n"), "zeros": make([]byte, 600), "an empty gzip member": empty.Bytes(), "text": []byte("not gzip at all")} {
+		if _, err := Read(bytes.NewReader(append(small(t), tail...)), ReadOptions{}); err != nil {
+			t.Errorf("a bundle followed by %s: %v", name, err)
+		}
+	}
+}

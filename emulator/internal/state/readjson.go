@@ -145,7 +145,7 @@ func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
 				err = o.jsonError(err)
 			}
 		default:
-			err = o.skip(s, 0)
+			err = o.skip(s)
 		}
 		if err != nil {
 			return snap, err
@@ -258,75 +258,94 @@ func (o *ReadOptions) fieldError(field string, err error) error {
 	return o.jsonError(err)
 }
 
-// maxDepth is how deep skip goes into an unknown value, as deep as encoding/json goes.
-const maxDepth = 10000
-
 // skip reads past one value of an unknown field, checking it, holding no more than one
-// of its strings or numbers at a time.
-func (o *ReadOptions) skip(s *scanner, depth int) error {
-	if depth > maxDepth {
-		return apperr.Errorf(apperr.InvalidJSON, "the request body is not valid JSON: nested more than %d deep (at byte %d)", maxDepth, s.offset())
-	}
-	c, ok := s.next()
-	if !ok {
-		return o.jsonError(io.ErrUnexpectedEOF)
-	}
-	open, end, sep := c, byte('}'), `{"":{}`
-	switch c {
-	case '[':
-		end, sep = ']', `[{}`
-	case '{':
-	default:
-		s.back()
-		start := s.offset()
-		text, err := s.value()
-		if err == nil {
-			err = at(s.check(text), start)
-		}
-		if err != nil {
-			return o.jsonError(err)
-		}
-		return nil
-	}
-	for first := true; ; first = false {
+// of its strings or numbers at a time, and a byte for each array or object open in it
+// (as deep as they go, as encoding/json's Token went).
+func (o *ReadOptions) skip(s *scanner) error {
+	var open []byte // the closing bytes of the arrays and objects open, innermost last
+	for {
 		c, ok := s.next()
 		if !ok {
 			return o.jsonError(io.ErrUnexpectedEOF)
 		}
-		if c == end {
-			return nil
-		}
-		if !first {
-			if c != ',' {
-				return o.jsonError(s.syntaxError(c, sep))
+		switch c {
+		case '{', '[':
+			end := byte('}')
+			if c == '[' {
+				end = ']'
 			}
 			if c, ok = s.next(); !ok {
 				return o.jsonError(io.ErrUnexpectedEOF)
 			}
-		}
-		if open == '{' {
-			if c != '"' {
-				return o.jsonError(s.syntaxError(c, `{"":{},`))
+			if c != end { // not empty: on to its first member or element
+				s.back()
+				open = append(open, end)
+				if end == '}' {
+					if err := o.member(s); err != nil {
+						return err
+					}
+				}
+				continue
 			}
+		default:
 			s.back()
-			if _, err := s.key(); err != nil {
+			start := s.offset()
+			text, err := s.value()
+			if err == nil {
+				err = at(s.check(text), start)
+			}
+			if err != nil {
 				return o.jsonError(err)
 			}
-			if c, ok = s.next(); !ok {
-				return o.jsonError(io.ErrUnexpectedEOF)
-			} else if c != ':' {
-				return o.jsonError(s.syntaxError(c, `{""`))
-			}
-		} else {
-			if c == end && first {
+		}
+		// a value ended: close what it ends, or go on to the next member or element
+		for {
+			if len(open) == 0 {
 				return nil
 			}
-			s.back()
-		}
-		if err := o.skip(s, depth+1); err != nil {
-			return err
+			c, ok := s.next()
+			if !ok {
+				return o.jsonError(io.ErrUnexpectedEOF)
+			}
+			end := open[len(open)-1]
+			if c == end {
+				open = open[:len(open)-1]
+				continue
+			}
+			if end == '}' {
+				if c != ',' {
+					return o.jsonError(s.syntaxError(c, `{"":{}`))
+				}
+				if err := o.member(s); err != nil {
+					return err
+				}
+			} else if c != ',' {
+				return o.jsonError(s.syntaxError(c, `[{}`))
+			}
+			break
 		}
 	}
+}
+
+// member reads a member's key and colon, up to its value.
+func (o *ReadOptions) member(s *scanner) error {
+	c, ok := s.next()
+	if !ok {
+		return o.jsonError(io.ErrUnexpectedEOF)
+	}
+	if c != '"' {
+		return o.jsonError(s.syntaxError(c, `{"":{},`))
+	}
+	s.back()
+	if _, err := s.key(); err != nil {
+		return o.jsonError(err)
+	}
+	if c, ok = s.next(); !ok {
+		return o.jsonError(io.ErrUnexpectedEOF)
+	} else if c != ':' {
+		return o.jsonError(s.syntaxError(c, `{""`))
+	}
+	return nil
 }
 
 // scanner reads JSON text from r: the bytes between values, and each value's text

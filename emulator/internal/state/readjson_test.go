@@ -138,3 +138,21 @@ func (c *chunked) Read(p []byte) (int, error) {
 	c.s = c.s[k:]
 	return k, nil
 }
+
+// An unknown key's value is skipped at any depth, as the Decoder skipped it, holding a
+// byte per level; malformed, it is refused at any depth.
+func TestReadSnapshotSkipsAnyDepth(t *testing.T) {
+	const n = 20_000
+	for _, doc := range []string{
+		`{"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `,"tokens":[{"token":"t","scope":"read"}]}`,
+		`{"x":` + strings.Repeat(`{"a":[1,{"b":`, n) + "null" + strings.Repeat("}]}", n) + `,"tokens":[]}`,
+		`{"x":` + strings.Repeat("[", n) + strings.Repeat("]", n-1) + `}`,
+		`{"x":` + strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) + "]}",
+	} {
+		got, gerr := ReadSnapshot(strings.NewReader(doc), ReadOptions{})
+		want, werr := oracleReadSnapshot(strings.NewReader(doc), ReadOptions{})
+		if errorKind(gerr) != errorKind(werr) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%.40s…: %v (%s), the Decoder: %v (%s)", doc, gerr, errorKind(gerr), werr, errorKind(werr))
+		}
+	}
+}
