@@ -35,3 +35,14 @@ test("a failing test", async () => {
     await emu.close();
   }
 });
+
+// close() not awaited: the world is still this test's, not the next one's
+test("a passing test that does not await close", async () => {
+  const emu = await start();
+  await deploy(emu);
+  emu.close();
+});
+
+test("a failing test without an emulator", () => {
+  assert.fail("no world of its own to save");
+});

@@ -29,4 +29,14 @@ describe("bundles", () => {
     console.log(`deployed ${id}`);
     expect((await emu.await({ deployment: id, status: "ready" })).status).toBe("error"); // it is ready
   });
+
+  // fails once, passes when retried: it passed
+  let attempts = 0;
+  test("a flaky test", { retry: 1 }, async ({ onTestFinished }) => {
+    const emu = await start();
+    onTestFinished(() => emu.close());
+    await deploy(emu);
+    attempts++;
+    expect(attempts).toBe(2);
+  });
 });

@@ -357,7 +357,12 @@ class Emulator {
   close() {
     if (!this._closing) {
       // a world closed in the test that made it is gone by the test's afterEach: keep its bundle
-      const keep = watching.on && this._epoch === watching.epoch ? this.bundle().then((bytes) => watching.closed.push(bytes), () => {}) : Promise.resolve();
+      let keep = Promise.resolve();
+      if (watching.on && this._epoch === watching.epoch) {
+        // listed now, for this test's afterEach to wait for, even if close() is not awaited
+        keep = this.bundle().then((bytes) => bytes, () => null);
+        watching.closed.push(keep);
+      }
       this._closing = keep.then(() => this._close()).finally(() => {
         live.delete(this);
         this._r.agent.destroy();
@@ -410,7 +415,7 @@ async function writeArtifact(name, bytes) {
 // watching: whether saveBundlesOnFailure is on; epoch, how many tests' afterEach have
 // run (an emulator made since the last one is the running test's); and the bundles of
 // the running test's emulators it closed (close() keeps one: the world is gone after).
-const watching = { on: false, epoch: 0, closed: [], hooked: new WeakSet() };
+const watching = { on: false, epoch: 0, closed: [], done: new WeakMap(), warned: false };
 
 /**
  * Saves the world of a failed test, as the Go testkit does: registers an afterEach hook
@@ -427,21 +432,30 @@ function saveBundlesOnFailure(hooks) {
     throw new TypeError("saveBundlesOnFailure needs the test runner's afterEach: saveBundlesOnFailure({ afterEach }) with afterEach from node:test or vitest (Jest's is global)");
   }
   watching.on = true;
-  if (watching.hooked.has(afterEach)) return;
-  watching.hooked.add(afterEach);
-  // no declared parameter: Jest would take one for a done callback
+  // each call registers (a runner sharing this module between files has a hook per
+  // file to run); afterTest does each test once however many there are.
+  // No declared parameter: Jest would take one for a done callback.
   afterEach(function hostemuSaveBundlesOnFailure(...args) {
     return afterTest(args[0]);
   });
 }
 
 async function afterTest(ctx) {
+  // Vitest's task or node:test's context, and which attempt (Vitest retries); Jest gives
+  // none, but has one module, so one hook, per file
+  const key = ctx && typeof ctx === "object" ? ctx.task || ctx : null;
+  if (key) {
+    const attempt = (ctx.task && ctx.task.result && ctx.task.result.retryCount) || 0;
+    if (watching.done.get(key) === attempt) return;
+    watching.done.set(key, attempt);
+  }
   const closed = watching.closed;
   watching.closed = [];
   watching.epoch++;
   const t = testOutcome(ctx);
   if (!t.failed) return;
-  const worlds = [...closed, ...[...live].filter((e) => !e._closing)];
+  const kept = (await Promise.all(closed)).filter((bytes) => bytes !== null);
+  const worlds = [...kept, ...[...live].filter((e) => !e._closing)];
   for (let i = 0; i < worlds.length; i++) {
     const name = i === 0 ? t.name : `${t.name}-${i + 1}`;
     try {
@@ -457,12 +471,19 @@ async function afterTest(ctx) {
 // Jest nothing, its circus state saying what the running test threw.
 function testOutcome(ctx) {
   if (ctx && ctx.task && typeof ctx.task === "object") {
+    const task = ctx.task;
     const names = [];
-    for (let task = ctx.task; task && task.name && task.type !== "file"; task = task.suite) names.unshift(task.name);
-    return { failed: !!(ctx.task.result && ctx.task.result.state === "fail"), name: names.join(" ") };
+    for (let x = task; x && x.name && x.type !== "file"; x = x.suite) names.unshift(x.name);
+    // a failed attempt that Vitest retries is not the test failing
+    const last = !task.retry || !task.result || (task.result.retryCount || 0) >= task.retry;
+    return { failed: !!(task.result && task.result.state === "fail") && last, name: names.join(" ") };
   }
   if (ctx && typeof ctx.passed === "boolean") {
     return { failed: !ctx.passed, name: ctx.fullName || ctx.name };
+  }
+  if (ctx && typeof ctx.diagnostic === "function" && !watching.warned) {
+    watching.warned = true; // node:test before 20.12 / 21.7: no TestContext.passed
+    process.stderr.write("hostemu: saveBundlesOnFailure cannot tell a failed test under this Node (node:test's TestContext.passed came in Node 20.12 and 21.7): no bundle will be written\n");
   }
   const sym = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === "JEST_STATE_SYMBOL");
   const test = sym && globalThis[sym] && globalThis[sym].currentlyRunningTest;
