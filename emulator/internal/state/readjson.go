@@ -83,36 +83,16 @@ func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
 		return snap, apperr.New(apperr.InvalidRequest, "the state must be a JSON object")
 	}
 	for first := true; ; first = false {
-		c, ok := s.next()
-		if !ok {
-			return snap, o.jsonError(io.ErrUnexpectedEOF)
-		}
-		if c == '}' && first {
-			break
-		}
-		if !first {
-			if c == '}' {
-				break
-			}
-			if c != ',' {
-				return snap, o.jsonError(s.syntaxError(c, `{"":{}`))
-			}
-			if c, ok = s.next(); !ok {
-				return snap, o.jsonError(io.ErrUnexpectedEOF)
-			}
-		}
-		if c != '"' {
-			return snap, o.jsonError(s.syntaxError(c, `{"":{},`))
-		}
-		s.back()
-		key, err := s.key()
+		more, err := s.more('}', first)
 		if err != nil {
 			return snap, o.jsonError(err)
 		}
-		if c, ok = s.next(); !ok {
-			return snap, o.jsonError(io.ErrUnexpectedEOF)
-		} else if c != ':' {
-			return snap, o.jsonError(s.syntaxError(c, `{""`))
+		if !more {
+			break
+		}
+		key, err := s.memberKey()
+		if err != nil {
+			return snap, o.jsonError(err)
 		}
 		switch {
 		case strings.EqualFold(key, "tokens"):
@@ -180,22 +160,12 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 	out := []T{}
 	var ar arena
 	for first := true; ; first = false {
-		c, ok := s.next()
-		if !ok {
-			return nil, o.jsonError(io.ErrUnexpectedEOF)
+		more, err := s.more(']', first)
+		if err != nil {
+			return nil, o.jsonError(err)
 		}
-		if c == ']' && first {
+		if !more {
 			break
-		}
-		if !first {
-			if c == ']' {
-				break
-			}
-			if c != ',' {
-				return nil, o.jsonError(s.syntaxError(c, `[{}`))
-			}
-		} else {
-			s.back()
 		}
 		start := s.offset()
 		text, err := s.value()
@@ -263,30 +233,36 @@ func (o *ReadOptions) fieldError(field string, err error) error {
 // (as deep as they go, as encoding/json's Token went).
 func (o *ReadOptions) skip(s *scanner) error {
 	var open []byte // the closing bytes of the arrays and objects open, innermost last
+	first := false  // whether the value to read is the first of the innermost one
 	for {
+		if len(open) > 0 {
+			end := open[len(open)-1]
+			more, err := s.more(end, first)
+			if err != nil {
+				return o.jsonError(err)
+			}
+			if !more {
+				if open = open[:len(open)-1]; len(open) == 0 {
+					return nil
+				}
+				first = false
+				continue
+			}
+			if end == '}' {
+				if _, err := s.memberKey(); err != nil {
+					return o.jsonError(err)
+				}
+			}
+		}
 		c, ok := s.next()
 		if !ok {
 			return o.jsonError(io.ErrUnexpectedEOF)
 		}
 		switch c {
-		case '{', '[':
-			end := byte('}')
-			if c == '[' {
-				end = ']'
-			}
-			if c, ok = s.next(); !ok {
-				return o.jsonError(io.ErrUnexpectedEOF)
-			}
-			if c != end { // not empty: on to its first member or element
-				s.back()
-				open = append(open, end)
-				if end == '}' {
-					if err := o.member(s); err != nil {
-						return err
-					}
-				}
-				continue
-			}
+		case '{':
+			open, first = append(open, '}'), true
+		case '[':
+			open, first = append(open, ']'), true
 		default:
 			s.back()
 			start := s.offset()
@@ -297,55 +273,12 @@ func (o *ReadOptions) skip(s *scanner) error {
 			if err != nil {
 				return o.jsonError(err)
 			}
+			first = false
 		}
-		// a value ended: close what it ends, or go on to the next member or element
-		for {
-			if len(open) == 0 {
-				return nil
-			}
-			c, ok := s.next()
-			if !ok {
-				return o.jsonError(io.ErrUnexpectedEOF)
-			}
-			end := open[len(open)-1]
-			if c == end {
-				open = open[:len(open)-1]
-				continue
-			}
-			if end == '}' {
-				if c != ',' {
-					return o.jsonError(s.syntaxError(c, `{"":{}`))
-				}
-				if err := o.member(s); err != nil {
-					return err
-				}
-			} else if c != ',' {
-				return o.jsonError(s.syntaxError(c, `[{}`))
-			}
-			break
+		if len(open) == 0 {
+			return nil
 		}
 	}
-}
-
-// member reads a member's key and colon, up to its value.
-func (o *ReadOptions) member(s *scanner) error {
-	c, ok := s.next()
-	if !ok {
-		return o.jsonError(io.ErrUnexpectedEOF)
-	}
-	if c != '"' {
-		return o.jsonError(s.syntaxError(c, `{"":{},`))
-	}
-	s.back()
-	if _, err := s.key(); err != nil {
-		return o.jsonError(err)
-	}
-	if c, ok = s.next(); !ok {
-		return o.jsonError(io.ErrUnexpectedEOF)
-	} else if c != ':' {
-		return o.jsonError(s.syntaxError(c, `{""`))
-	}
-	return nil
 }
 
 // scanner reads JSON text from r: the bytes between values, and each value's text
@@ -408,6 +341,49 @@ func (s *scanner) next() (byte, bool) {
 			return 0, false
 		}
 	}
+}
+
+// more reads what comes before an object's next member or an array's next element: false
+// at the object's or array's end (end consumed), true when one follows (first: it would
+// be the first).
+func (s *scanner) more(end byte, first bool) (bool, error) {
+	c, ok := s.next()
+	if !ok {
+		return false, io.ErrUnexpectedEOF
+	}
+	switch {
+	case c == end:
+		return false, nil
+	case first:
+		s.back()
+	case c != ',' && end == '}':
+		return false, s.syntaxError(c, `{"":{}`)
+	case c != ',':
+		return false, s.syntaxError(c, `[{}`)
+	}
+	return true, nil
+}
+
+// memberKey reads a member's key and its colon.
+func (s *scanner) memberKey() (string, error) {
+	c, ok := s.next()
+	if !ok {
+		return "", io.ErrUnexpectedEOF
+	}
+	if c != '"' {
+		return "", s.syntaxError(c, `{"":{},`)
+	}
+	s.back()
+	key, err := s.key()
+	if err != nil {
+		return "", err
+	}
+	if c, ok = s.next(); !ok {
+		return "", io.ErrUnexpectedEOF
+	} else if c != ':' {
+		return "", s.syntaxError(c, `{""`)
+	}
+	return key, nil
 }
 
 // back gives back the byte next returned (still in buf).

@@ -1,17 +1,8 @@
 // saveBundlesOnFailure under Jest (its afterEach is global): see node.test.mjs.
 const { saveBundlesOnFailure, start } = require("hostemu/testkit");
+const deploy = require("./deploy.cjs");
 
 saveBundlesOnFailure();
-
-async function deploy(emu) {
-  const res = await fetch(`${emu.url}/v1/deployments`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${emu.tokens.deploy}`, "content-type": "application/json" },
-    body: JSON.stringify({ project_id: "prj_demo", files: {} }),
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()).id;
-}
 
 describe("bundles", () => {
   test("a passing test", async () => {

@@ -3,18 +3,9 @@
 import { afterEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { saveBundlesOnFailure, start } from "hostemu/testkit";
+import deploy from "./deploy.cjs";
 
 saveBundlesOnFailure({ afterEach });
-
-async function deploy(emu) {
-  const res = await fetch(`${emu.url}/v1/deployments`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${emu.tokens.deploy}`, "content-type": "application/json" },
-    body: JSON.stringify({ project_id: "prj_demo", files: {} }),
-  });
-  assert.equal(res.status, 201);
-  return (await res.json()).id;
-}
 
 test("a passing test", async () => {
   const emu = await start();

@@ -2,18 +2,9 @@
 // onTestFinished here, after the hook.
 import { afterEach, describe, expect, test } from "vitest";
 import { saveBundlesOnFailure, start } from "hostemu/testkit";
+import deploy from "./deploy.cjs";
 
 saveBundlesOnFailure({ afterEach });
-
-async function deploy(emu) {
-  const res = await fetch(`${emu.url}/v1/deployments`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${emu.tokens.deploy}`, "content-type": "application/json" },
-    body: JSON.stringify({ project_id: "prj_demo", files: {} }),
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()).id;
-}
 
 describe("bundles", () => {
   test("a passing test", async ({ onTestFinished }) => {
