@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -170,3 +171,33 @@ func TestCutArchivesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// Writing a bundle never holds its state's text: all it allocates, the compressor and
+// the chunks between the two goroutines included, is a fraction of that text. (Not
+// parallel: the count is the process's.)
+func TestWriteAllocatesLessThanTheStatesText(t *testing.T) {
+	b, _ := big(t)
+	for range 3 { // 9,000 deployments
+		b.State.Deployments = append(b.State.Deployments, b.State.Deployments...)
+	}
+	var text countingWriter
+	if err := state.WriteSnapshot(&text, &b.State, ""); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var archive countingWriter
+	if err := Write(&archive, b, DefaultFilesBytes); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	allocated := int64(after.TotalAlloc - before.TotalAlloc)
+	t.Logf("state.json %d MB, archive %d MB, allocated while writing %d MB", text.n>>20, archive.n>>20, allocated>>20)
+	if allocated > text.n/2 {
+		t.Fatalf("writing allocated %d bytes for a state of %d bytes of text", allocated, text.n)
+	}
+}
+
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
