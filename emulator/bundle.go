@@ -3,6 +3,8 @@ package emulator
 import (
 	"fmt"
 	"io"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/bundle"
@@ -44,4 +46,19 @@ func (e *Emulator) Replay(b *Bundle) error {
 	e.log.Info("replaying a failure bundle", "created_at", m.CreatedAt.Format(time.RFC3339), "hostemu_version", m.HostemuVersion,
 		"namespace", m.Namespace, "now", m.Clock.Now.Format(time.RFC3339Nano), "scenario", m.Scenario, "journal_entries", len(b.b.Journal))
 	return nil
+}
+
+// EdgePort is the port the bundle's deployment URLs carry, when they are https URLs with
+// one (0 otherwise, or when the world has no deployment): where the edge listened in the
+// world the bundle was taken from.
+func (b *Bundle) EdgePort() int {
+	for _, d := range b.b.State.Deployments {
+		u, err := url.Parse(d.URL)
+		if err != nil || u.Scheme != "https" {
+			return 0
+		}
+		port, _ := strconv.Atoi(u.Port())
+		return port
+	}
+	return 0
 }

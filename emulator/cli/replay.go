@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -63,12 +64,29 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	if len(m.CORSOrigins) > 0 {
 		flags = append(flags, "--cors-origins", strings.Join(m.CORSOrigins, ","))
 	}
+	// The deployment URLs carry the port the edge had where the bundle was taken (a
+	// test's is often a free port of the moment): HTTPS listens there again, so that
+	// they open as given, unless --tls-addr says otherwise or the port is taken here.
+	edgeNote := ""
+	if port := b.EdgePort(); port != 0 && strconv.Itoa(port) != defaultTLSPort && !flagGiven(args[1:], "tls-addr") && getenv("HOSTEMU_TLS_ADDR") == "" {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		if ln, err := net.Listen("tcp", addr); err == nil {
+			ln.Close()
+			flags = append(flags, "--tls-addr", addr)
+			edgeNote = fmt.Sprintf("HTTPS on %s, the port its deployment URLs carry", addr)
+		} else {
+			edgeNote = fmt.Sprintf("its deployment URLs carry port %d, which is taken here: HTTPS is on another port (free %d, or pass --tls-addr)", port, port)
+		}
+	}
 	where := "the default world"
 	if m.Namespace != "" {
 		where = "namespace " + m.Namespace
 	}
 	fmt.Fprintf(stdout, "replaying %s: %s at %s, scenario %s, taken %s by hostemu %s\n",
 		file, where, m.Clock.Now.Format(time.RFC3339Nano), m.Scenario, m.CreatedAt.Format(time.RFC3339), m.HostemuVersion)
+	if edgeNote != "" {
+		fmt.Fprintf(stdout, "replaying %s: %s\n", file, edgeNote)
+	}
 	// read once: the manifest chooses the flags, the rest goes into the world
 	return serveWith(ctx, append(flags, args[1:]...), getenv, environ, stdout, stderr, func(srv *emulator.Server) error {
 		return srv.Emulator().Replay(b)
@@ -78,6 +96,23 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 // readBundle reads the bundle file whole, with the bounds a PUT has; the journal keeps
 // as many entries as any --journal-size could (the world's own journal then keeps its
 // newest).
+// defaultTLSPort is --tls-addr's default port.
+var defaultTLSPort = defaultTLSAddr[strings.LastIndexByte(defaultTLSAddr, ':')+1:]
+
+// flagGiven reports whether args set the flag name (-name, --name, with = or not).
+func flagGiven(args []string, name string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			continue // a value
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
 // readBundle reads a bundle file, its state at most maxState bytes (the default bound
 // when 0) and the newest journal entries of it up to journal (the bundle reader's
 // default when 0).

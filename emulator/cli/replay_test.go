@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -123,5 +125,63 @@ func TestReplayReadsWithinTheFlagsBounds(t *testing.T) {
 	code := Run(ctx, []string{"replay", file, "--addr", "127.0.0.1:0", "--tls-addr", "", "--max-state-bytes", "100"}, env(nil), environ(nil), out, errOut)
 	if want := "over the bound of 100 (--max-state-bytes)"; code != 2 || !strings.Contains(errOut.String(), want) {
 		t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+}
+
+// A bundle taken where the edge had another port (a test's free port): the replay's
+// HTTPS listens on that port, so that the deployment URLs open as given; when the port
+// is taken here, it says so and serves on another.
+func TestReplayServesTheEdgeWhereTheURLsSay(t *testing.T) {
+	t.Parallel()
+	free := func() (int, net.Listener) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ln.Addr().(*net.TCPAddr).Port, ln
+	}
+	tgz := func(port int) string {
+		e, err := emulator.New(emulator.Options{ClockMode: emulator.ClockManual, ClockStart: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), EdgeURLPort: port})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(e.Handler())
+		defer func() { srv.Close(); e.Close() }()
+		_, body := httpCall(t, srv.URL, "POST", "/v1/deployments", "hostemu-deploy", `{"project_id":"prj_demo","files":{}}`)
+		if want := fmt.Sprintf(`.hostemu.localhost:%d"`, port); !strings.Contains(string(body), want) {
+			t.Fatalf("the deployment's url does not carry the port: %s", body)
+		}
+		_, b := httpCall(t, srv.URL, "GET", "/_emulator/bundle", "", "")
+		file := filepath.Join(t.TempDir(), "b.hostemu.tgz")
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	unset := map[string]string{"HOSTEMU_TLS_ADDR": ""} // as on a laptop: the default
+
+	port, ln := free()
+	ln.Close()
+	s := startCmd(t, unset, "replay", tgz(port), "--addr", "127.0.0.1:0")
+	if want := fmt.Sprintf("HTTPS on 127.0.0.1:%d, the port its deployment URLs carry", port); !strings.Contains(s.stdout.String(), want) {
+		t.Errorf("stdout does not say %q:\n%s", want, s.stdout)
+	}
+	if want := fmt.Sprintf("https://127.0.0.1:%d", port); !strings.Contains(s.stdout.String(), want) {
+		t.Errorf("the banner has no %s:\n%s", want, s.stdout)
+	}
+
+	taken, hold := free()
+	defer hold.Close()
+	s = startCmd(t, unset, "replay", tgz(taken), "--addr", "127.0.0.1:0")
+	if want := fmt.Sprintf("carry port %d, which is taken here", taken); !strings.Contains(s.stdout.String(), want) {
+		t.Errorf("stdout does not say %q:\n%s", want, s.stdout)
+	}
+
+	// --tls-addr after FILE wins
+	port, ln = free()
+	ln.Close()
+	s = startCmd(t, unset, "replay", tgz(port), "--addr", "127.0.0.1:0", "--tls-addr", "127.0.0.1:0")
+	if strings.Contains(s.stdout.String(), "the port its deployment URLs carry") {
+		t.Errorf("--tls-addr given, yet:\n%s", s.stdout)
 	}
 }
