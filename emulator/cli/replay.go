@@ -22,7 +22,10 @@ with their hits, and journal (entries marked "replayed": true), with a manual cl
 the moment the bundle was taken. Advance the clock to see what happened next.
 
 The bundle's seed, edge domain, CORS origins and rate-limit setting are used unless a
-flag given after FILE says otherwise; every other serve flag works as for hostemu serve.`
+flag given after FILE says otherwise, and HTTPS listens on the port the bundle's
+deployment URLs carry when it is free here and --tls-addr is not given; the file is
+read within --max-state-bytes and --journal-size. Every other serve flag works as for
+hostemu serve.`
 
 // replay serves the world of a failure bundle: 0 on a clean stop, 1 when it cannot
 // listen, 2 for a bad argument or a bundle that is refused.
