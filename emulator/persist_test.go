@@ -186,3 +186,41 @@ func TestStateFilesArePrivate(t *testing.T) {
 		}
 	}
 }
+
+// A --state world started again where its edge has another port (the default's
+// fallback when 4743 is taken, or another --tls-addr): its deployment URLs carry the
+// port this process's edge has, so that they open as given.
+func TestPersistedURLsMoveToThisEdge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	open := func(port int) *Emulator {
+		e, err := New(Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, StateFile: path, RateLimitsOff: true, EdgeURLPort: port})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	url := func(e *Emulator, id string) string {
+		d, _, _, err := e.world.Deployment(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.URL
+	}
+	e := open(41873)
+	id := createDeployment(t, e)
+	if u := url(e, id); !strings.HasSuffix(u, ".hostemu.localhost:41873") {
+		t.Fatalf("url %s", u)
+	}
+	e.Close()
+	e = open(4743)
+	if u := url(e, id); !strings.HasSuffix(u, ".hostemu.localhost:4743") {
+		t.Fatalf("after a start on another port, the url is %s", u)
+	}
+	// and again wherever the next start's edge is
+	e.Close()
+	e = open(0) // an emulator with no listener of its own: https, no port
+	defer e.Close()
+	if u := url(e, id); !strings.HasSuffix(u, ".hostemu.localhost") {
+		t.Fatalf("after a second start, the url is %s", u)
+	}
+}

@@ -96,7 +96,13 @@ func Open(path string, w *world.World, log *slog.Logger, compactMin int64) (*Per
 		log.Warn("a change log without its state file: ignored", "file", p.logPath)
 		lc = logContents{}
 	case exists:
-		if err := w.Import(state.Replay(sf.Snapshot, lc.changes)); err != nil {
+		snap := state.Replay(sf.Snapshot, lc.changes)
+		// the URLs where this process's edge is: the one that wrote them may have had
+		// another port (the default's fallback when 4743 was taken, or another --tls-addr)
+		if n := state.RehomeURLs(&snap, w.EdgeDomain(), w.URLForm()); n > 0 {
+			log.Info("deployment URLs moved to this process's edge", "deployments", n, "form", w.URLForm().String())
+		}
+		if err := w.Import(snap); err != nil {
 			return nil, fmt.Errorf("--state %s: %w", path, err)
 		}
 		log.Info("state loaded", "file", path, "replayed_changes", len(lc.changes), "torn_tail_bytes", int64(len(logBytes))-lc.good)

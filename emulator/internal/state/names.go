@@ -3,6 +3,7 @@ package state
 import (
 	"crypto/sha256"
 	"encoding/base32"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -83,6 +84,33 @@ func DeploymentURL(projectName, deploymentID, edgeDomain string, form URLForm) s
 		edgeDomain = DefaultEdgeDomain
 	}
 	return form.URL(DeploymentLabel(projectName, deploymentID) + "." + edgeDomain)
+}
+
+// RehomeURLs gives the deployment URLs of snap on edgeDomain ("" is DefaultEdgeDomain)
+// the scheme and port of form, and says how many it changed: a state written by one
+// hostemu process and read by another (--state) has its edge where this one listens.
+// A URL on another domain is left as it is.
+func RehomeURLs(snap *Snapshot, edgeDomain string, form URLForm) int {
+	if edgeDomain == "" {
+		edgeDomain = DefaultEdgeDomain
+	}
+	n := 0
+	for i := range snap.Deployments {
+		d := &snap.Deployments[i]
+		u, err := url.Parse(d.URL)
+		if err != nil {
+			continue
+		}
+		host := u.Hostname()
+		if !strings.HasSuffix(host, "."+edgeDomain) {
+			continue
+		}
+		if moved := form.URL(host); moved != d.URL {
+			d.URL = moved
+			n++
+		}
+	}
+	return n
 }
 
 // DeploymentLabel is the first label of a deployment's host: "<project-name

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,28 @@ func TestDeploymentURLForm(t *testing.T) {
 	}
 	if got := (URLForm{Port: 4743}).String(); got != "https://<host>:4743" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+func TestRehomeURLs(t *testing.T) {
+	snap := Snapshot{Deployments: []Deployment{
+		{URL: "https://shop-a.hostemu.localhost:41873"},
+		{URL: "https://shop-b.hostemu.localhost"},
+		{URL: "http://shop-c.hostemu.localhost:4700"},
+		{URL: "https://shop-d.other.test:41873"}, // another edge's: left
+		{URL: "https://shop-e.hostemu.localhost:4743"},
+		{URL: "::not a url"},
+	}}
+	if n := RehomeURLs(&snap, "", URLForm{Scheme: "https", Port: 4743}); n != 3 {
+		t.Errorf("moved %d URLs, want 3", n)
+	}
+	var got []string
+	for _, d := range snap.Deployments {
+		got = append(got, d.URL)
+	}
+	want := []string{"https://shop-a.hostemu.localhost:4743", "https://shop-b.hostemu.localhost:4743", "https://shop-c.hostemu.localhost:4743",
+		"https://shop-d.other.test:41873", "https://shop-e.hostemu.localhost:4743", "::not a url"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
