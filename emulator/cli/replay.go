@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -23,9 +24,9 @@ the moment the bundle was taken. Advance the clock to see what happened next.
 
 The bundle's seed, edge domain, CORS origins and rate-limit setting are used unless a
 flag given after FILE says otherwise, and HTTPS listens on the port the bundle's
-deployment URLs carry when it is free here and --tls-addr is not given; the file is
-read within --max-state-bytes and --journal-size. Every other serve flag works as for
-hostemu serve.`
+deployment URLs carry when it can (free here, and neither --tls-addr nor
+HOSTEMU_TLS_ADDR given); the file is read within --max-state-bytes and --journal-size.
+Every other serve flag works as for hostemu serve.`
 
 // replay serves the world of a failure bundle: 0 on a clean stop, 1 when it cannot
 // listen, 2 for a bad argument or a bundle that is refused.
@@ -67,53 +68,62 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	if len(m.CORSOrigins) > 0 {
 		flags = append(flags, "--cors-origins", strings.Join(m.CORSOrigins, ","))
 	}
-	// The deployment URLs carry the port the edge had where the bundle was taken (a
-	// test's is often a free port of the moment): HTTPS listens there again, so that
-	// they open as given, unless --tls-addr says otherwise or the port is taken here.
-	edgeNote := ""
-	if port := b.EdgePort(); port != 0 && strconv.Itoa(port) != defaultTLSPort && !flagGiven(args[1:], "tls-addr") && getenv("HOSTEMU_TLS_ADDR") == "" {
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if ln, err := net.Listen("tcp", addr); err == nil {
-			ln.Close()
-			flags = append(flags, "--tls-addr", addr)
-			edgeNote = fmt.Sprintf("HTTPS on %s, the port its deployment URLs carry", addr)
-		} else {
-			edgeNote = fmt.Sprintf("its deployment URLs carry port %d, which is taken here: HTTPS is on another port (free %d, or pass --tls-addr)", port, port)
-		}
-	}
 	where := "the default world"
 	if m.Namespace != "" {
 		where = "namespace " + m.Namespace
 	}
 	fmt.Fprintf(stdout, "replaying %s: %s at %s, scenario %s, taken %s by hostemu %s\n",
 		file, where, m.Clock.Now.Format(time.RFC3339Nano), m.Scenario, m.CreatedAt.Format(time.RFC3339), m.HostemuVersion)
-	if edgeNote != "" {
-		fmt.Fprintf(stdout, "replaying %s: %s\n", file, edgeNote)
+	// The deployment URLs carry the port the edge had where the bundle was taken (a
+	// test's is often a free port of the moment): HTTPS listens there again, so that
+	// they open as given, when --tls-addr is left to its default.
+	port := b.EdgePort()
+	edge := func(c *Config) {
+		if why := edgePortUnusable(c, port); why != "" {
+			if port != 0 && why != "default" {
+				fmt.Fprintf(stdout, "replaying %s: its deployment URLs carry port %d; %s: open them at HTTPS's port\n", file, port, why)
+			}
+			port = 0
+			return
+		}
+		host, _, _ := net.SplitHostPort(c.Options.TLSAddr)
+		c.Options.TLSAddr = net.JoinHostPort(host, strconv.Itoa(port)) // a free port if taken, as the default
 	}
 	// read once: the manifest chooses the flags, the rest goes into the world
-	return serveWith(ctx, append(flags, args[1:]...), getenv, environ, stdout, stderr, func(srv *emulator.Server) error {
+	return serveWith(ctx, append(flags, args[1:]...), getenv, environ, stdout, stderr, edge, func(srv *emulator.Server) error {
+		if port != 0 {
+			if u, err := url.Parse(srv.TLSURL()); err == nil && u.Port() == strconv.Itoa(port) {
+				fmt.Fprintf(stdout, "replaying %s: HTTPS on %s, the port its deployment URLs carry\n", file, u.Host)
+			} else {
+				fmt.Fprintf(stdout, "replaying %s: its deployment URLs carry port %d, which is taken here: open them at HTTPS's port\n", file, port)
+			}
+		}
 		return srv.Emulator().Replay(b)
 	})
 }
 
-// readBundle reads the bundle file whole, with the bounds a PUT has; the journal keeps
-// as many entries as any --journal-size could (the world's own journal then keeps its
-// newest).
-// defaultTLSPort is --tls-addr's default port.
-var defaultTLSPort = defaultTLSAddr[strings.LastIndexByte(defaultTLSAddr, ':')+1:]
-
-// flagGiven reports whether args set the flag name (-name, --name, with = or not).
-func flagGiven(args []string, name string) bool {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			continue // a value
-		}
-		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if a == name || strings.HasPrefix(a, name+"=") {
-			return true
+// edgePortUnusable says why HTTPS cannot take port, the one a bundle's deployment URLs
+// carry: "" when it can; "default" when there is nothing to do (no port, or the
+// default's own); else why, for the user.
+func edgePortUnusable(c *Config, port int) string {
+	p := strconv.Itoa(port)
+	_, def, _ := net.SplitHostPort(c.Options.TLSAddr)
+	switch {
+	case port == 0 || !c.Options.TLSAddrFallback && c.Options.TLSAddr != "":
+		return "default" // none, or --tls-addr (or HOSTEMU_TLS_ADDR) chose: theirs
+	case c.Options.TLSAddr == "":
+		return "HTTPS is off (--tls-addr off)"
+	case p == def:
+		return "default"
+	case port < 1024:
+		return "a port below 1024 needs privileges"
+	}
+	for _, a := range []string{c.Options.Addr, c.Options.ControlAddr, c.Options.CipherAddr} {
+		if _, ap, err := net.SplitHostPort(a); err == nil && ap == p {
+			return "--addr, --control-addr or --cipher-addr has it"
 		}
 	}
-	return false
+	return ""
 }
 
 // readBundle reads a bundle file, its state at most maxState bytes (the default bound

@@ -177,11 +177,27 @@ func TestReplayServesTheEdgeWhereTheURLsSay(t *testing.T) {
 		t.Errorf("stdout does not say %q:\n%s", want, s.stdout)
 	}
 
-	// --tls-addr after FILE wins
+	// the port --addr asks for: HTTPS leaves it to the APIs, and the replay starts
 	port, ln = free()
 	ln.Close()
-	s = startCmd(t, unset, "replay", tgz(port), "--addr", "127.0.0.1:0", "--tls-addr", "127.0.0.1:0")
-	if strings.Contains(s.stdout.String(), "the port its deployment URLs carry") {
-		t.Errorf("--tls-addr given, yet:\n%s", s.stdout)
+	s = startCmd(t, unset, "replay", tgz(port), "--addr", fmt.Sprintf("127.0.0.1:%d", port))
+	if want := fmt.Sprintf("carry port %d; --addr, --control-addr or --cipher-addr has it", port); !strings.Contains(s.stdout.String(), want) {
+		t.Errorf("stdout does not say %q:\n%s", want, s.stdout)
+	}
+
+	// --tls-addr after FILE, or HOSTEMU_TLS_ADDR, wins
+	for _, c := range []struct {
+		vars map[string]string
+		args []string
+	}{
+		{unset, []string{"--tls-addr", "127.0.0.1:0"}},
+		{map[string]string{"HOSTEMU_TLS_ADDR": "127.0.0.1:0"}, nil},
+	} {
+		port, ln = free()
+		ln.Close()
+		s = startCmd(t, c.vars, "replay", append([]string{tgz(port), "--addr", "127.0.0.1:0"}, c.args...)...)
+		if strings.Contains(s.stdout.String(), "deployment URLs carry") {
+			t.Errorf("%v %v: HTTPS's address was given, yet:\n%s", c.vars, c.args, s.stdout)
+		}
 	}
 }

@@ -24,13 +24,18 @@ var shutdownTimeout = 5 * time.Second
 // it cannot listen or stop cleanly, 2 for a bad flag or variable or for fixtures,
 // scenario or state that the flags name and that do not load.
 func serve(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer) int {
-	return serveWith(ctx, args, getenv, environ, stdout, stderr, nil)
+	return serveWith(ctx, args, getenv, environ, stdout, stderr, nil, nil)
 }
 
-// serveWith is serve; prepare, when set, runs on the emulator once it listens and
-// before it serves (a replay loads its bundle there): an error stops the start, exit 2.
-func serveWith(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer, prepare func(*emulator.Server) error) int {
+// serveWith is serve; configure, when set, adjusts the configuration the flags made
+// before anything listens (a replay's HTTPS port), and prepare runs on the emulator once
+// it listens and before it serves (a replay loads its bundle there): an error stops the
+// start, exit 2.
+func serveWith(ctx context.Context, args []string, getenv func(string) string, environ []string, stdout, stderr io.Writer, configure func(*Config), prepare func(*emulator.Server) error) int {
 	cfg, err := Load(args, getenv)
+	if err == nil && configure != nil {
+		configure(&cfg)
+	}
 	if errors.Is(err, errHelp) {
 		serveUsage(stdout)
 		return 0

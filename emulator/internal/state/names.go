@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -106,11 +107,31 @@ func RehomeURLs(snap *Snapshot, edgeDomain string, form URLForm) int {
 			continue
 		}
 		if moved := form.URL(host); moved != d.URL {
+			d.Logs = rehomeLogs(d.Logs, d.URL, moved) // "… deployment ready at <url>"
 			d.URL = moved
 			n++
 		}
 	}
 	return n
+}
+
+// rehomeLogs is logs with from replaced by to in each line, a copy when any changes
+// (log arrays may be shared).
+func rehomeLogs(logs []LogLine, from, to string) []LogLine {
+	var out []LogLine
+	for i, l := range logs {
+		if !strings.Contains(l.Text, from) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(logs)
+		}
+		out[i].Text = strings.ReplaceAll(l.Text, from, to)
+	}
+	if out == nil {
+		return logs
+	}
+	return out
 }
 
 // DeploymentLabel is the first label of a deployment's host: "<project-name

@@ -64,7 +64,7 @@ func TestDeploymentURLForm(t *testing.T) {
 
 func TestRehomeURLs(t *testing.T) {
 	snap := Snapshot{Deployments: []Deployment{
-		{URL: "https://shop-a.hostemu.localhost:41873"},
+		{URL: "https://shop-a.hostemu.localhost:41873", Logs: []LogLine{{Text: "Cloning"}, {Text: "Build completed; deployment ready at https://shop-a.hostemu.localhost:41873"}}},
 		{URL: "https://shop-b.hostemu.localhost"},
 		{URL: "http://shop-c.hostemu.localhost:4700"},
 		{URL: "https://shop-d.other.test:41873"}, // another edge's: left
@@ -82,5 +82,8 @@ func TestRehomeURLs(t *testing.T) {
 		"https://shop-d.other.test:41873", "https://shop-e.hostemu.localhost:4743", "::not a url"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if l := snap.Deployments[0].Logs; l[0].Text != "Cloning" || l[1].Text != "Build completed; deployment ready at https://shop-a.hostemu.localhost:4743" {
+		t.Errorf("logs: %q", l)
 	}
 }
