@@ -12,6 +12,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -33,7 +34,7 @@ func FuzzUnknownKeys(f *testing.F) {
 			return
 		}
 		for _, typ := range types {
-			err := unknownKeys(v, typ, "")
+			err := strictjson.UnknownKeys(v, typ, "")
 			dec := json.NewDecoder(bytes.NewReader(b))
 			dec.DisallowUnknownFields()
 			dst := reflect.New(typ.Elem()).Interface()

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // ErrTooLarge is ReadSnapshot's error for a document over ReadOptions.Max.
@@ -27,8 +29,8 @@ type ReadOptions struct {
 	Charge func(int64) bool
 	// Extra, when set, is offered every top-level key a Snapshot does not have, with
 	// the value's JSON text (valid or not: Extra checks what it takes): it decodes the
-	// value and says so, or leaves it (false), and it is skipped. The --state file's
-	// log_seq is read this way.
+	// value and says so, or leaves it (false), and the key is refused as unknown. The
+	// --state file's log_seq is read this way.
 	Extra func(key string, value []byte) (bool, error)
 	// JSONError, when set, words a decoding error (a *json.SyntaxError, a
 	// *json.UnmarshalTypeError naming the field, an unexpected end) for the caller.
@@ -36,17 +38,24 @@ type ReadOptions struct {
 }
 
 func (o *ReadOptions) jsonError(err error) error {
+	if _, coded := apperr.As(err); coded {
+		return err // worded already (an unknown key)
+	}
 	if o.JSONError != nil {
 		return o.JSONError(err)
 	}
 	return err
 }
 
+// snapshotKeys are a state document's keys, for "did you mean".
+var snapshotKeys = []string{"tokens", "policy", "cipher", "projects", "deployments", "domains", "files", "detaching", "uploads"}
+
 // ReadSnapshot decodes a state document (as GET /_emulator/state and --state write
 // it) from r as a stream: one element of an array at a time, so that memory holds the
 // decoded state and one element's text, never the whole document (runs of whitespace
-// outside strings count as one byte). It refuses anything but one JSON object, and
-// skips unknown keys (see ReadOptions.Extra). A read error is returned as is;
+// outside strings count as one byte). It refuses anything but one JSON object, and a key
+// the state does not have, at any depth, with 400 invalid_request naming it and the
+// closest known one (see ReadOptions.Extra). A read error is returned as is;
 // ErrTooLarge and ErrRefused as themselves.
 //
 // It reads as encoding/json's Decoder read it before (FuzzReadSnapshot holds the two
@@ -113,19 +122,20 @@ func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
 			snap.Detaching, err = readArray[Detachment](o, s, "detaching")
 		case strings.EqualFold(key, "uploads"):
 			snap.Uploads, err = readArray[Upload](o, s, "uploads")
-		case o.Extra != nil:
-			var text []byte
-			if text, err = s.value(); err == nil {
-				var handled bool
-				if handled, err = o.Extra(key, text); err == nil && !handled {
-					err = s.check(text)
+		default:
+			handled := false
+			if o.Extra != nil {
+				var text []byte
+				if text, err = s.value(); err != nil {
+					return snap, o.jsonError(err)
+				}
+				if handled, err = o.Extra(key, text); err != nil {
+					return snap, o.jsonError(err)
 				}
 			}
-			if err != nil {
-				err = o.jsonError(err)
+			if !handled {
+				return snap, apperr.Errorf(apperr.InvalidRequest, "unknown key %q in the state%s", key, yamlcheck.Suggest(key, snapshotKeys))
 			}
-		default:
-			err = o.skip(s)
 		}
 		if err != nil {
 			return snap, err
@@ -173,7 +183,7 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 			return nil, o.jsonError(err)
 		}
 		var v T
-		if err := decodeElement(text, &v, &ar); err != nil {
+		if err := decodeElement(text, &v, &ar, field); err != nil {
 			return nil, o.fieldError(field, at(err, start))
 		}
 		if o.Charge != nil && !o.Charge(WeightOf(&v)+2*int64(unsafe.Sizeof(v))) { // 2×: the array's slack as it grows
@@ -184,9 +194,10 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 	return out, nil
 }
 
-// decodeElement decodes one element's text as encoding/json does; a deployment by
-// decodeDeployment when it can.
-func decodeElement[T any](text []byte, v *T, ar *arena) error {
+// decodeElement decodes one element of field's array as encoding/json does, refusing
+// keys its type does not have (strictjson); a deployment by decodeDeployment when it
+// can (it gives up on any key it does not know).
+func decodeElement[T any](text []byte, v *T, ar *arena, field string) error {
 	switch x := any(v).(type) {
 	case *Deployment:
 		if decodeDeployment(text, x, ar) {
@@ -200,7 +211,7 @@ func decodeElement[T any](text []byte, v *T, ar *arena) error {
 			return nil
 		}
 	}
-	return json.Unmarshal(text, v)
+	return strictjson.Decode(text, v, field)
 }
 
 func (o *ReadOptions) decodeField(s *scanner, field string, dst any) error {
@@ -209,7 +220,7 @@ func (o *ReadOptions) decodeField(s *scanner, field string, dst any) error {
 	if err != nil {
 		return o.jsonError(err)
 	}
-	if err := json.Unmarshal(text, dst); err != nil {
+	if err := strictjson.Decode(text, dst, field); err != nil {
 		return o.fieldError(field, at(err, start))
 	}
 	return nil
@@ -226,59 +237,6 @@ func (o *ReadOptions) fieldError(field string, err error) error {
 		}
 	}
 	return o.jsonError(err)
-}
-
-// skip reads past one value of an unknown field, checking it, holding no more than one
-// of its strings or numbers at a time, and a byte for each array or object open in it
-// (as deep as they go, as encoding/json's Token went).
-func (o *ReadOptions) skip(s *scanner) error {
-	var open []byte // the closing bytes of the arrays and objects open, innermost last
-	first := false  // whether the value to read is the first of the innermost one
-	for {
-		if len(open) > 0 {
-			end := open[len(open)-1]
-			more, err := s.more(end, first)
-			if err != nil {
-				return o.jsonError(err)
-			}
-			if !more {
-				if open = open[:len(open)-1]; len(open) == 0 {
-					return nil
-				}
-				first = false
-				continue
-			}
-			if end == '}' {
-				if _, err := s.memberKey(); err != nil {
-					return o.jsonError(err)
-				}
-			}
-		}
-		c, ok := s.next()
-		if !ok {
-			return o.jsonError(io.ErrUnexpectedEOF)
-		}
-		switch c {
-		case '{':
-			open, first = append(open, '}'), true
-		case '[':
-			open, first = append(open, ']'), true
-		default:
-			s.back()
-			start := s.offset()
-			text, err := s.value()
-			if err == nil {
-				err = at(s.check(text), start)
-			}
-			if err != nil {
-				return o.jsonError(err)
-			}
-			first = false
-		}
-		if len(open) == 0 {
-			return nil
-		}
-	}
 }
 
 // scanner reads JSON text from r: the bytes between values, and each value's text
@@ -654,15 +612,6 @@ func (s *scanner) key() (string, error) {
 		}
 	}
 	return string(text[1 : len(text)-1]), nil
-}
-
-// check refuses text that is not one valid JSON value, with encoding/json's error.
-func (s *scanner) check(text []byte) error {
-	if json.Valid(text) {
-		return nil
-	}
-	var v any
-	return json.Unmarshal(text, &v)
 }
 
 // syntaxError is encoding/json's error for c coming where it does, at the scanner's

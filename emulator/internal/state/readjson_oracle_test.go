@@ -1,7 +1,8 @@
 package state
 
 // The state reader as it was before it read deployments itself, through
-// encoding/json's Decoder: FuzzReadSnapshot holds ReadSnapshot to the same results.
+// encoding/json's Decoder, made strict as ReadSnapshot now is (an unknown key refused):
+// FuzzReadSnapshot holds ReadSnapshot to the same results.
 
 import (
 	"encoding/json"
@@ -19,7 +20,9 @@ func oracleReadSnapshot(r io.Reader, o ReadOptions) (Snapshot, error) {
 		max = 1<<63 - 2
 	}
 	src := &capReader{r: r, left: max}
-	snap, err := oracleDecode(&o, json.NewDecoder(&squeezer{r: src}))
+	dec := json.NewDecoder(&squeezer{r: src})
+	dec.DisallowUnknownFields()
+	snap, err := oracleDecode(&o, dec)
 	if err != nil {
 		if src.err != nil && src.err != io.EOF {
 			return Snapshot{}, src.err
@@ -66,7 +69,7 @@ func oracleDecode(o *ReadOptions, dec *json.Decoder) (snap Snapshot, err error) 
 		case strings.EqualFold(key, "uploads"):
 			snap.Uploads, err = oracleArray[Upload](o, dec, "uploads")
 		default:
-			err = oracleSkip(o, dec)
+			err = apperr.Errorf(apperr.InvalidRequest, "unknown key %q", key)
 		}
 		if err != nil {
 			return snap, err
@@ -119,6 +122,9 @@ func oracleField(o *ReadOptions, dec *json.Decoder, field string, dst any) error
 
 // fieldError maps a decoding error inside field to the catalogue, naming the field.
 func oracleFieldError(o *ReadOptions, field string, err error) error {
+	if strings.HasPrefix(err.Error(), "json: unknown field ") {
+		return apperr.New(apperr.InvalidRequest, err.Error())
+	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
 		if typ.Field == "" {
@@ -128,27 +134,6 @@ func oracleFieldError(o *ReadOptions, field string, err error) error {
 		}
 	}
 	return o.jsonError(err)
-}
-
-// skipValue reads past one value of an unknown field, token by token.
-func oracleSkip(o *ReadOptions, dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return o.jsonError(err)
-		}
-		if d, ok := tok.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
 }
 
 // squeezer turns every run of JSON whitespace outside strings into one space: the same

@@ -1,0 +1,144 @@
+// Package strictjson refuses JSON keys that the Go type a document decodes into has no
+// field for: 400 invalid_request naming the key, where it is and the closest known one.
+// The control API's bodies and the state documents (PUT /_emulator/state, a bundle's
+// state.json, --state files) are read this way: a typo must fail loudly, never pass with
+// the key ignored.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
+)
+
+// Decode decodes text (one JSON value) into dst as json.Unmarshal does, refusing a key
+// dst's type has no field for, at any depth, with UnknownKeys' error (where names the
+// place: "deployments", "match"); any other error is encoding/json's.
+func Decode(text []byte, dst any, where string) error {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err != nil && strings.HasPrefix(err.Error(), "json: unknown field ") {
+		var v any
+		if json.Unmarshal(text, &v) == nil {
+			if kerr := UnknownKeys(v, reflect.TypeOf(dst), where); kerr != nil {
+				return kerr
+			}
+		}
+	}
+	return err
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	rawMessage      = reflect.TypeFor[json.RawMessage]()
+)
+
+// UnknownKeys reports the first key of v (decoded JSON) that type t has no field for,
+// where names the place ("match", "requests"); it stops at types that decode
+// themselves.
+func UnknownKeys(v any, t reflect.Type, where string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessage || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil // a type error: unmarshalStrict names it
+		}
+		fields := jsonFields(t)
+		names := make([]string, 0, len(fields))
+		for name := range fields {
+			names = append(names, name)
+		}
+		for key, val := range obj {
+			ft, ok := fieldFor(fields, key)
+			if !ok {
+				in := ""
+				if where != "" {
+					in = " in " + where
+				}
+				return apperr.Errorf(apperr.InvalidRequest, "unknown key %q%s%s", key, in, yamlcheck.Suggest(key, sortedNames(names)))
+			}
+			if err := UnknownKeys(val, ft, join(where, key)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if obj, ok := v.(map[string]any); ok {
+			for key, val := range obj {
+				if err := UnknownKeys(val, t.Elem(), join(where, key)); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if arr, ok := v.([]any); ok {
+			for _, val := range arr {
+				if err := UnknownKeys(val, t.Elem(), where); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// jsonFields are the JSON names of a struct's fields (embedded structs' included).
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			for n, ft := range jsonFields(f.Type) {
+				out[n] = ft
+			}
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// fieldFor finds the field of a key as encoding/json does: exactly, else ignoring case.
+func fieldFor(fields map[string]reflect.Type, key string) (reflect.Type, bool) {
+	if t, ok := fields[key]; ok {
+		return t, true
+	}
+	for name, t := range fields {
+		if strings.EqualFold(name, key) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+func sortedNames(names []string) []string {
+	slices.Sort(names)
+	return names
+}
+
+func join(where, key string) string {
+	if where == "" {
+		return key
+	}
+	return where + "." + key
+}
