@@ -2,7 +2,7 @@
 // response bodies come from hostemu's OpenAPI descriptions (openapi/*.d.ts, generated
 // by gen-types.sh); the rest is the testkit's own.
 
-import type { components as ControlComponents, paths as ControlPaths } from "../openapi/control.js";
+import type { components as ControlComponents, operations as ControlOperations, paths as ControlPaths } from "../openapi/control.js";
 import type { components as HostingComponents, paths as HostingPaths } from "../openapi/hosting.js";
 
 type C = ControlComponents["schemas"];
@@ -39,23 +39,8 @@ export type AwaitCondition = Omit<C["AwaitRequest"], "timeout"> & {
   timeout?: Duration;
 };
 
-/** Selects journaled requests, as GET /_emulator/requests' query does. */
-export interface RequestFilter {
-  method?: string;
-  /** `*` wildcards. */
-  path?: string;
-  /** The status answered; 0 for a request a fault dropped. */
-  status?: number;
-  service?: "hosting" | "cipher" | "edge";
-  scope?: "read" | "deploy" | "admin" | "api_key";
-  /** The error code answered. */
-  code?: string;
-  /** Only the entries whose seq is greater. */
-  since?: number;
-  limit?: number;
-  /** A JSON-path match on the request body: "target=production", or a path alone. */
-  body?: string;
-}
+/** Selects journaled requests, as GET /_emulator/requests' query does (its parameters, from control.yaml). */
+export type RequestFilter = NonNullable<ControlOperations["listRequests"]["parameters"]["query"]>;
 
 /** The hosting tokens of a world, one per scope. */
 export interface Tokens {
