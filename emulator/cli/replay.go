@@ -79,15 +79,15 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	// they open as given, when --tls-addr is left to its default.
 	port := b.EdgePort()
 	edge := func(c *Config) {
-		if why := edgePortUnusable(c, port); why != "" {
-			if port != 0 && why != "default" {
-				fmt.Fprintf(stdout, "replaying %s: its deployment URLs carry port %d; %s: open them at HTTPS's port\n", file, port, why)
-			}
-			port = 0
+		addr, why := edgeAddr(c, port)
+		if why != "" {
+			fmt.Fprintf(stdout, "replaying %s: its deployment URLs carry port %d; %s: open them at HTTPS's port\n", file, port, why)
+		}
+		if addr == "" {
+			port = 0 // nothing to say once HTTPS listens
 			return
 		}
-		host, _, _ := net.SplitHostPort(c.Options.TLSAddr)
-		c.Options.TLSAddr = net.JoinHostPort(host, strconv.Itoa(port)) // a free port if taken, as the default
+		c.Options.TLSAddr = addr // a free port if it is taken, as the default does
 	}
 	// read once: the manifest chooses the flags, the rest goes into the world
 	return serveWith(ctx, append(flags, args[1:]...), getenv, environ, stdout, stderr, edge, func(srv *emulator.Server) error {
@@ -102,28 +102,28 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	})
 }
 
-// edgePortUnusable says why HTTPS cannot take port, the one a bundle's deployment URLs
-// carry: "" when it can; "default" when there is nothing to do (no port, or the
-// default's own); else why, for the user.
-func edgePortUnusable(c *Config, port int) string {
+// edgeAddr is the address HTTPS takes for a bundle whose deployment URLs carry port:
+// the default's host on that port, or "" and why not (why is "" when there is nothing
+// to say: no port, the default's own, or HTTPS's address given by --tls-addr or
+// HOSTEMU_TLS_ADDR).
+func edgeAddr(c *Config, port int) (addr, why string) {
+	if port == 0 || !c.Options.TLSAddrFallback { // the fallback is the default's alone
+		return "", ""
+	}
 	p := strconv.Itoa(port)
-	_, def, _ := net.SplitHostPort(c.Options.TLSAddr)
+	host, def, _ := net.SplitHostPort(c.Options.TLSAddr)
 	switch {
-	case port == 0 || !c.Options.TLSAddrFallback && c.Options.TLSAddr != "":
-		return "default" // none, or --tls-addr (or HOSTEMU_TLS_ADDR) chose: theirs
-	case c.Options.TLSAddr == "":
-		return "HTTPS is off (--tls-addr off)"
 	case p == def:
-		return "default"
+		return "", ""
 	case port < 1024:
-		return "a port below 1024 needs privileges"
+		return "", "a port below 1024 needs privileges"
 	}
 	for _, a := range []string{c.Options.Addr, c.Options.ControlAddr, c.Options.CipherAddr} {
 		if _, ap, err := net.SplitHostPort(a); err == nil && ap == p {
-			return "--addr, --control-addr or --cipher-addr has it"
+			return "", "--addr, --control-addr or --cipher-addr has it"
 		}
 	}
-	return ""
+	return net.JoinHostPort(host, p), ""
 }
 
 // readBundle reads a bundle file, its state at most maxState bytes (the default bound
