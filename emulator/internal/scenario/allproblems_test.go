@@ -51,6 +51,10 @@ deployments:
   rules:
     - when: {projct_id: p, target: staging}
       lifecycle: [{status: queued}, {status: ready, after: 1s}]
+domains:
+  rules:
+    - when: {hostname: "[bad", probability: 2}
+      lifecycle: [{status: pending}, {status: error, after: 30s}]
 `
 	_, problems := Parse("s.yaml", []byte(src))
 	var all []string
@@ -58,7 +62,7 @@ deployments:
 		all = append(all, p.String())
 	}
 	text := strings.Join(all, "\n")
-	for _, want := range []string{`unknown key "isuer"`, `certificates.valid_for`, `unknown key "enabld"`, `rate_limits.burst`, `unknown key "projct_id"`, `target: "staging"`} {
+	for _, want := range []string{`unknown key "isuer"`, `certificates.valid_for`, `unknown key "enabld"`, `rate_limits.burst`, `unknown key "projct_id"`, `target: "staging"`, `probability: 2 is out of range`, `"[bad" is not a valid glob`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
 		}

@@ -89,14 +89,9 @@ func (d *decoder) deploymentWhen(n *yaml.Node, at string) (DeploymentRule, bool)
 		return r, false
 	}
 	var ok bool
-	if v, has := f["probability"]; has {
-		p, ok := d.Number(v.Value, at+".probability")
-		if ok && !(p > 0 && p <= 1) {
-			d.Addf(v.Value, "%s.probability: %v is out of range: want a number more than 0 and at most 1", at, p)
-			ok = false
-		}
+	if p, has, pok := d.probability(f, at); has {
 		r.Probability = p
-		good = good && ok
+		good = good && pok
 	}
 	if v, has := f["project_id"]; has {
 		r.ProjectID, ok = d.Word(v.Value, at+".project_id")
@@ -209,20 +204,28 @@ func (d *decoder) domainWhen(n *yaml.Node, at string) (domainCond, bool) {
 		return domainCond{}, false
 	}
 	var c domainCond
-	if v, has := f["probability"]; has {
-		p, ok := d.Number(v.Value, at+".probability")
-		if ok && !(p > 0 && p <= 1) {
-			d.Addf(v.Value, "%s.probability: %v is out of range: want a number more than 0 and at most 1", at, p)
-			return domainCond{}, false
-		}
-		if !ok {
-			return domainCond{}, false
-		}
+	p, has, pok := d.probability(f, at)
+	if has {
 		c.probability = p
 	}
-	glob, ok := d.domainGlob(f, at)
+	glob, ok := d.domainGlob(f, at) // checked as well: every problem of a when is told
 	c.glob = glob
-	return c, ok && known
+	return c, ok && known && pok
+}
+
+// probability reads a when's probability (has: whether it gives one); ok is false, the
+// problem told, for anything but a number more than 0 and at most 1.
+func (d *decoder) probability(f map[string]yamlcheck.Field, at string) (p float64, has, ok bool) {
+	v, has := f["probability"]
+	if !has {
+		return 0, false, true
+	}
+	p, ok = d.Number(v.Value, at+".probability")
+	if ok && !(p > 0 && p <= 1) {
+		d.Addf(v.Value, "%s.probability: %v is out of range: want a number more than 0 and at most 1", at, p)
+		ok = false
+	}
+	return p, true, ok
 }
 
 // domainGlob reads a domain rule's hostname glob ("*" when there is none).
