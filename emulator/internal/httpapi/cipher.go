@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
 type encryptRequest struct {
@@ -47,6 +49,6 @@ func (a *API) decrypt(c *gin.Context) (any, error) {
 	}
 	b := make([]byte, 0, len(payload)+16)
 	b = append(b, `{"payload":`...)
-	b = appendJSONString(b, string(payload))
+	b = state.AppendJSONString(b, string(payload))
 	return json.RawMessage(append(b, '}')), nil
 }

@@ -144,7 +144,7 @@ func (a *API) listDeployments(c *gin.Context) (any, error) {
 	}
 	b = append(b, `],"next_cursor":`...)
 	if cur := a.encodeCursor(scope, next); cur != nil {
-		b = appendJSONString(b, *cur)
+		b = state.AppendJSONString(b, *cur)
 	} else {
 		b = append(b, "null"...)
 	}

@@ -13,14 +13,6 @@ import (
 // (jsonenc_test.go checks that), without reflection, without the merged env map and
 // without the link strings.
 
-// appendJSONString appends s as a JSON string, escaped as encoding/json escapes it
-// (state.AppendJSONString: the state exports write their strings the same way).
-func appendJSONString(b []byte, s string) []byte { return state.AppendJSONString(b, s) }
-
-// appendEscaped appends the inside of a JSON string: escaping is per character, so
-// pieces escaped one after another read as one string.
-func appendEscaped(b []byte, s string) []byte { return state.AppendJSONEscaped(b, s) }
-
 // appendTime appends t as a JSON string, as state.Timestamp writes it.
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
@@ -50,9 +42,9 @@ func appendMergedMap(b []byte, base, over map[string]string) []byte {
 		if !ok {
 			v = base[k]
 		}
-		b = appendJSONString(b, k)
+		b = state.AppendJSONString(b, k)
 		b = append(b, ':')
-		b = appendJSONString(b, v)
+		b = state.AppendJSONString(b, v)
 	}
 	return append(b, '}')
 }
@@ -61,26 +53,26 @@ func appendMergedMap(b []byte, base, over map[string]string) []byte {
 // a deployment, env merged over the project's, files as sent, build_logs_url under base.
 func appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map[string]string, production bool) []byte {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, d.ID)
+	b = state.AppendJSONString(b, d.ID)
 	b = append(b, `,"url":`...)
-	b = appendJSONString(b, d.URL)
+	b = state.AppendJSONString(b, d.URL)
 	b = append(b, `,"status":`...)
-	b = appendJSONString(b, d.Status)
+	b = state.AppendJSONString(b, d.Status)
 	b = append(b, `,"created_at":`...)
 	b = appendTime(b, d.CreatedAt)
 	b = append(b, `,"project_id":`...)
-	b = appendJSONString(b, d.ProjectID)
+	b = state.AppendJSONString(b, d.ProjectID)
 	b = append(b, `,"target":`...)
-	b = appendJSONString(b, d.Target)
+	b = state.AppendJSONString(b, d.Target)
 	b = append(b, `,"env":`...)
 	b = appendMergedMap(b, projectEnv, d.Env)
 	b = append(b, `,"files":`...)
 	b = appendMergedMap(b, nil, d.Files)
 	b = append(b, `,"build_logs_url":`...)
 	b = append(b, '"')
-	b = appendEscaped(b, base)
+	b = state.AppendJSONEscaped(b, base)
 	b = append(b, "/v1/deployments/"...)
-	b = appendEscaped(b, d.ID)
+	b = state.AppendJSONEscaped(b, d.ID)
 	b = append(b, `/logs"`...)
 	b = append(b, `,"timings":`...)
 	b = state.AppendTimings(b, &d.Timings)
