@@ -26,6 +26,32 @@ func (e *APIError) Error() string {
 // token when there is one, and a 2xx answer is decoded into out (nil to ignore it).
 // A call without a deadline in ctx gets clientTimeout.
 func (r *remote) do(ctx context.Context, method, path string, body, out any) error {
+	var raw []byte
+	header := http.Header{}
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		raw = b
+		header.Set("Content-Type", "application/json")
+	}
+	if r.controlToken != "" {
+		header.Set("Authorization", "Bearer "+r.controlToken)
+	}
+	start := time.Now()
+	status, err := exchange(ctx, r.control, method, r.url+r.controlPath(path), raw, header, 0, out)
+	if status != 0 {
+		r.log.Debug("testkit control call", "method", method, "path", path, "status", status, "took", time.Since(start))
+	}
+	return err
+}
+
+// exchange sends one request to url (body nil for none) and decodes a 2xx answer into
+// out: nil to ignore it, a *[]byte for the body as it is (ca.pem), else JSON. Any other
+// answer is an *APIError. An answer over limit bytes (0: no limit) is cut there; a ctx
+// without a deadline gets clientTimeout. status is the answer's, 0 when there was none.
+func exchange(ctx context.Context, client *http.Client, method, url string, body []byte, header http.Header, limit int64, out any) (status int, err error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, clientTimeout)
@@ -33,47 +59,40 @@ func (r *remote) do(ctx context.Context, method, path string, body, out any) err
 	}
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
+		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, r.url+r.controlPath(path), rd)
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if r.controlToken != "" {
-		req.Header.Set("Authorization", "Bearer "+r.controlToken)
-	}
-	start := time.Now()
-	resp, err := r.control.Do(req)
+	req.Header = header
+	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
-	r.log.Debug("testkit control call", "method", method, "path", path, "status", resp.StatusCode, "took", time.Since(start))
-	raw, err := io.ReadAll(resp.Body)
+	var src io.Reader = resp.Body
+	if limit > 0 {
+		src = io.LimitReader(resp.Body, limit)
+	}
+	raw, err := io.ReadAll(src)
 	if err != nil {
-		return fmt.Errorf("reading the answer: %w", err)
+		return resp.StatusCode, fmt.Errorf("reading the answer: %w", err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return decodeError(resp.StatusCode, raw)
+		return resp.StatusCode, decodeError(resp.StatusCode, raw)
 	}
 	if out == nil {
-		return nil
+		return resp.StatusCode, nil
 	}
-	if b, ok := out.(*[]byte); ok { // a body that is not JSON (ca.pem)
+	if b, ok := out.(*[]byte); ok {
 		*b = raw
-		return nil
+		return resp.StatusCode, nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("the answer is not the JSON expected: %v: %.200s", err, raw)
+		return resp.StatusCode, fmt.Errorf("the answer is not the JSON expected: %v: %.200s", err, raw)
 	}
-	return nil
+	return resp.StatusCode, nil
 }
 
 func decodeError(status int, raw []byte) error {

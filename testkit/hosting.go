@@ -1,12 +1,10 @@
 package testkit
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 
@@ -101,7 +99,7 @@ func (h *Hosting) UploadFile(content []byte) string {
 	h.e.tb.Helper()
 	sum := sha256.Sum256(content)
 	digest := hex.EncodeToString(sum[:])
-	h.do(http.MethodPost, "/v1/files", content, map[string]string{"X-File-Digest": digest, "Content-Type": "application/octet-stream"}, nil)
+	h.do(http.MethodPost, "/v1/files", content, http.Header{"X-File-Digest": {digest}, "Content-Type": {"application/octet-stream"}}, nil)
 	return digest
 }
 
@@ -148,22 +146,20 @@ func withQuery(path string, q url.Values) string {
 func (h *Hosting) call(method, path string, body, out any) {
 	h.e.tb.Helper()
 	var raw []byte
+	var header http.Header
 	if body != nil {
 		raw, _ = json.Marshal(body) // plain data: always encodes
+		header = http.Header{"Content-Type": {"application/json"}}
 	}
-	var headers map[string]string
-	if body != nil {
-		headers = map[string]string{"Content-Type": "application/json"}
-	}
-	h.do(method, path, raw, headers, out)
+	h.do(method, path, raw, header, out)
 }
 
-func (h *Hosting) do(method, path string, body []byte, headers map[string]string, out any) {
+func (h *Hosting) do(method, path string, body []byte, header http.Header, out any) {
 	h.e.tb.Helper()
 	if h.try && *h.err != nil {
 		return // a Try stops at its first error
 	}
-	err := h.send(method, path, body, headers, out)
+	err := h.send(method, path, body, header, out)
 	switch {
 	case err == nil:
 	case h.try:
@@ -173,37 +169,13 @@ func (h *Hosting) do(method, path string, body []byte, headers map[string]string
 	}
 }
 
-func (h *Hosting) send(method, path string, body []byte, headers map[string]string, out any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
-	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, h.e.r.url+path, rd)
-	if err != nil {
-		return err
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
+func (h *Hosting) send(method, path string, body []byte, header http.Header, out any) error {
+	if header == nil {
+		header = http.Header{}
 	}
 	if h.token != "" {
-		req.Header.Set("Authorization", "Bearer "+h.token)
+		header.Set("Authorization", "Bearer "+h.token)
 	}
-	resp, err := h.e.r.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return decodeError(resp.StatusCode, raw) // an *APIError
-	}
-	if out == nil {
-		return nil
-	}
-	return json.Unmarshal(raw, out)
+	_, err := exchange(context.Background(), h.e.r.client, method, h.e.r.url+path, body, header, 64<<20, out)
+	return err
 }
