@@ -92,13 +92,13 @@ func New(opts Options) (*Emulator, error) {
 		return nil, &ConfigError{err}
 	}
 	clockStart := start
-	if opts.ClockStart.IsZero() && opts.ClockMode != ClockManual {
-		clockStart = time.Time{} // a real clock with no start is the wall clock, sub-second part included
+	if opts.ClockStart.IsZero() && !opts.ClockMode.Stands() {
+		clockStart = time.Time{} // a real or scaled clock with no start is the wall clock, sub-second part included
 	}
 	e.reg = reg
 	e.worlds = &namespace.Worlds{
 		Base: world.Config{
-			Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart,
+			Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, AutoIdle: opts.AutoIdle,
 			Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
 			RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
 			EdgeDomain: opts.EdgeDomain, URLForm: opts.edgeURLForm(), FileStoreSize: opts.FileStoreSize, FileBudget: e.files,

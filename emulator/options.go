@@ -50,8 +50,11 @@ type Options struct {
 	Fixtures string
 	// Seed seeds every random choice of the world (1 when zero).
 	Seed int64
-	// ClockMode is real (default) or manual.
+	// ClockMode is real (default), manual, auto, or scaled (ClockScaled(N)).
 	ClockMode clock.Mode
+	// AutoIdle is how long an auto clock's world must be idle before its clock jumps to
+	// the next in-flight transition (20 ms when zero).
+	AutoIdle time.Duration
 	// ClockStart is the emulated time at start. Zero: a manual clock starts at the real
 	// time to the second; a real clock is the wall clock itself. A real clock given a
 	// start keeps the offset start minus the wall time at start.

@@ -12,7 +12,8 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
-// ClockMode says how the emulator's clock moves: ClockReal or ClockManual.
+// ClockMode says how the emulator's clock moves: ClockReal, ClockManual, ClockAuto or
+// ClockScaled(N).
 type ClockMode = clock.Mode
 
 // The clock modes.
@@ -21,7 +22,15 @@ const (
 	ClockReal = clock.Real
 	// ClockManual moves only when told (POST /_emulator/clock/advance, await).
 	ClockManual = clock.Manual
+	// ClockAuto is a manual clock that jumps to the next in-flight transition (a
+	// deployment building, a domain verifying, a certificate being issued) whenever its
+	// world has been idle for Options.AutoIdle.
+	ClockAuto = clock.Auto
 )
+
+// ClockScaled is the mode of a clock that runs rate times as fast as the wall
+// (1 ≤ rate ≤ 10,000): a 6 s build is ready after 6/rate s.
+func ClockScaled(rate float64) ClockMode { return clock.ScaledMode(rate) }
 
 // FaultSpec is one fault as POST /_emulator/faults and scenarios take it.
 type FaultSpec = fault.Spec

@@ -86,10 +86,18 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"clock", "real", "clock `mode`: real or manual", func(c *Config, v string) (err error) {
+	{"clock", "real", "clock `mode`: real, manual, auto, or scaled:N (emulated time N times as fast as the wall, 1 to 10000)", func(c *Config, v string) (err error) {
 		if c.Options.ClockMode, err = clock.ParseMode(v); err != nil {
-			return errors.New("want real or manual")
+			return errors.New("want " + clock.Modes)
 		}
+		return nil
+	}},
+	{"auto-idle", "20ms", "how long an auto clock's world must go without a request before the clock jumps to its next in-flight transition (`DURATION`, 1ms to 10s)", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Millisecond || d > 10*time.Second {
+			return errors.New("want a duration from 1ms to 10s")
+		}
+		c.Options.AutoIdle = d
 		return nil
 	}},
 	{"clock-start", "", "emulated `RFC3339` time at start (empty: now, to the second)", func(c *Config, v string) (err error) {

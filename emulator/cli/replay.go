@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/gctune"
 )
 
@@ -59,7 +60,7 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	// given counts)
 	flags := []string{
 		"--seed", strconv.FormatInt(m.Seed, 10),
-		"--clock", "manual", "--clock-start", m.Clock.Now.Format(time.RFC3339Nano),
+		"--clock", replayClock(m.Clock.Mode), "--clock-start", m.Clock.Now.Format(time.RFC3339Nano),
 		"--rate-limits", m.RateLimits,
 	}
 	if m.EdgeDomain != "" {
@@ -136,4 +137,13 @@ func readBundle(file string, maxState int64, journal int) (*emulator.Bundle, err
 	}
 	defer f.Close()
 	return emulator.ReadBundle(f, maxState, journal)
+}
+
+// replayClock is the mode a bundle's world replays in: standing where the bundle's world
+// stood (manual), or auto if it ran auto, so that it moves on as it did.
+func replayClock(mode string) string {
+	if mode == string(clock.Auto) {
+		return string(clock.Auto)
+	}
+	return string(clock.Manual)
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/events"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -605,8 +606,8 @@ func (b *Bundle) manifest(data []byte, version string) error {
 	switch {
 	case m.Scenario == "":
 		return problem("manifest.json: scenario is empty")
-	case m.Clock.Mode != "real" && m.Clock.Mode != "manual":
-		return problem("manifest.json: clock.mode %q: want real or manual", m.Clock.Mode)
+	case !validClockMode(m.Clock.Mode):
+		return problem("manifest.json: clock.mode %q: want %s", m.Clock.Mode, clock.Modes)
 	case m.Clock.Now.IsZero():
 		return problem("manifest.json: clock.now is missing")
 	case m.RateLimits != "on" && m.RateLimits != "off":
@@ -755,4 +756,11 @@ func (r *newest[T]) list() []T {
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// validClockMode reports whether a manifest's clock.mode is a mode a clock can have
+// (real, manual, auto, scaled:N).
+func validClockMode(s string) bool {
+	m, err := clock.ParseMode(s)
+	return err == nil && string(m) == s
 }

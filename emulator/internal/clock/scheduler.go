@@ -9,16 +9,32 @@ import (
 )
 
 // Scheduler fires functions at emulated instants, in time order (ties in the order they
-// were scheduled). On a real clock a goroutine fires them as they fall due; on a manual
-// clock only Advance, Step and FireDue do. Firing is serialised: one function at a time.
+// were scheduled). On a real or scaled clock a goroutine fires them as they fall due; on
+// a manual clock only Advance, Step and FireDue do; on an auto clock the goroutine also
+// moves the clock to the next in-flight event (one scheduled with AtInFlight) once no
+// FireDue has been called for AutoIdle. Firing is serialised: one function at a time.
 type Scheduler struct {
 	clock *Clock
 	// OnPanic, when set before Start, hears of an event that panicked.
 	OnPanic func(any)
+	// AutoIdle, set before Start, is how long an auto clock's world must be idle (no
+	// FireDue) before the clock jumps to its next in-flight event; DefaultAutoIdle
+	// when zero.
+	AutoIdle time.Duration
+	// AutoAdvance, set before Start, moves an auto clock to an instant on the
+	// scheduler's behalf (the world wraps AdvanceTo in its own clock lock and tells
+	// its watchers); AdvanceTo when nil.
+	AutoAdvance func(to time.Time)
 
-	mu     sync.Mutex // guards events and seq
+	mu     sync.Mutex // guards events, inFlight and seq
 	events eventHeap
-	seq    uint64
+	// inFlight holds the events of events that AtInFlight scheduled (the same at and
+	// seq, no fn): its top is the next instant an auto clock may jump to.
+	inFlight eventHeap
+	seq      uint64
+	// active is the wall time of the last FireDue on an auto clock, in Unix
+	// nanoseconds: every read and write of a world calls FireDue first.
+	active atomic.Int64
 	// next is the instant of the earliest event in Unix nanoseconds (noEvent when
 	// none), stored under mu at every change of events: requests read it on every
 	// FireDue without taking mu.
@@ -34,10 +50,14 @@ type Scheduler struct {
 }
 
 type event struct {
-	at  int64 // Unix nanoseconds: compared far more often than read
-	seq uint64
-	fn  func(at time.Time)
+	at       int64 // Unix nanoseconds: compared far more often than read
+	seq      uint64
+	fn       func(at time.Time)
+	inFlight bool // a step of a lifecycle under way, which an auto clock jumps to
 }
+
+// DefaultAutoIdle is how long an auto clock's world must be idle before it jumps.
+const DefaultAutoIdle = 20 * time.Millisecond
 
 func (e *event) less(o *event) bool {
 	if e.at != o.at {
@@ -106,7 +126,15 @@ var (
 )
 
 // At schedules fn at t (clamped to 1970–2262). fn receives the instant it fires for.
-func (s *Scheduler) At(t time.Time, fn func(at time.Time)) {
+// An auto clock never jumps to such an event on its own: periodic events (renewals,
+// detachments) wait until something else moves the clock past them.
+func (s *Scheduler) At(t time.Time, fn func(at time.Time)) { s.at(t, fn, false) }
+
+// AtInFlight is At for a step of a lifecycle under way (a deployment building, a domain
+// verifying, a certificate being issued): an auto clock jumps to it when idle.
+func (s *Scheduler) AtInFlight(t time.Time, fn func(at time.Time)) { s.at(t, fn, true) }
+
+func (s *Scheduler) at(t time.Time, fn func(at time.Time), inFlight bool) {
 	if t.Before(earliest) {
 		t = earliest
 	} else if t.After(latest) {
@@ -114,8 +142,12 @@ func (s *Scheduler) At(t time.Time, fn func(at time.Time)) {
 	}
 	s.mu.Lock()
 	s.seq++
-	s.events.push(event{at: t.UnixNano(), seq: s.seq, fn: fn})
-	first := s.events[0].seq == s.seq
+	e := event{at: t.UnixNano(), seq: s.seq, fn: fn, inFlight: inFlight}
+	s.events.push(e)
+	if inFlight {
+		s.inFlight.push(event{at: e.at, seq: e.seq})
+	}
+	first := s.events[0].seq == s.seq || (inFlight && s.inFlight[0].seq == s.seq)
 	s.changedLocked()
 	s.mu.Unlock()
 	if first {
@@ -140,10 +172,20 @@ func (s *Scheduler) NextAt() (time.Time, bool) {
 	return time.Unix(0, s.events[0].at).UTC(), true
 }
 
+// NextInFlight is the time of the earliest pending in-flight event.
+func (s *Scheduler) NextInFlight() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.inFlight) == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, s.inFlight[0].at).UTC(), true
+}
+
 // Clear drops every pending event.
 func (s *Scheduler) Clear() {
 	s.mu.Lock()
-	s.events = nil
+	s.events, s.inFlight = nil, nil
 	s.changedLocked()
 	s.mu.Unlock()
 }
@@ -170,6 +212,9 @@ func (s *Scheduler) popDue(limit time.Time) (event, bool) {
 		return event{}, false
 	}
 	e := s.events.pop()
+	if e.inFlight { // the earliest event of all is the earliest in-flight one too
+		s.inFlight.pop()
+	}
 	s.changedLocked()
 	return e, true
 }
@@ -196,6 +241,9 @@ func (s *Scheduler) Exclusive(fn func()) {
 // FireDue fires every event due at or before the clock's present, in order. Requests call
 // it first, so what they read is exact whatever the background goroutine's latency.
 func (s *Scheduler) FireDue() {
+	if s.clock.st.Load().mode == Auto {
+		s.active.Store(s.clock.wallNow().UnixNano())
+	}
 	if next := s.next.Load(); next == noEvent || next > s.clock.Now().UnixNano() {
 		return
 	}
@@ -210,16 +258,17 @@ func (s *Scheduler) FireDue() {
 	}
 }
 
-// ErrNotManual is returned by operations that only a manual clock allows.
+// ErrNotManual is returned by operations that only a clock that stands (manual, auto)
+// allows.
 var ErrNotManual = errors.New("the clock is not in manual mode")
 
-// Advance moves a manual clock forward by d, firing every event due by the new time in
+// Advance moves a manual or auto clock forward by d, firing every event due by the new time in
 // time order, with the clock standing at each event's instant while it fires.
 func (s *Scheduler) Advance(d time.Duration) (time.Time, error) {
 	if d < 0 {
 		return time.Time{}, ErrBackwards
 	}
-	if s.clock.Mode() != Manual {
+	if !s.clock.Mode().Stands() {
 		return time.Time{}, ErrNotManual
 	}
 	now := s.clock.Now()
@@ -233,7 +282,7 @@ func (s *Scheduler) Advance(d time.Duration) (time.Time, error) {
 func (s *Scheduler) AdvanceTo(target time.Time) (time.Time, error) {
 	s.fireMu.Lock()
 	defer s.fireMu.Unlock()
-	if s.clock.Mode() != Manual {
+	if !s.clock.Mode().Stands() {
 		return time.Time{}, ErrNotManual
 	}
 	if target.Before(s.clock.Now()) {
@@ -282,7 +331,8 @@ func (s *Scheduler) Wake() {
 	}
 }
 
-// Start runs the goroutine that fires events on a real clock. It returns at once.
+// Start runs the goroutine that fires events on a real or scaled clock and moves an
+// auto clock. It returns at once.
 func (s *Scheduler) Start() {
 	if s.started.CompareAndSwap(false, true) {
 		go s.loop()
@@ -295,11 +345,14 @@ func (s *Scheduler) loop() {
 	defer timer.Stop()
 	for {
 		wait := time.Hour
-		if s.clock.Mode() == Real {
+		switch s.clock.Mode().Kind() {
+		case Real, Scaled:
 			s.FireDue()
 			if next, ok := s.NextAt(); ok {
-				wait = max(next.Sub(s.clock.Now()), 0)
+				wait = max(s.clock.WallFor(next.Sub(s.clock.Now())), 0)
 			}
+		case Auto:
+			wait = s.autoStep()
 		}
 		timer.Reset(wait)
 		select {
@@ -309,6 +362,35 @@ func (s *Scheduler) loop() {
 			return
 		}
 	}
+}
+
+// autoStep moves an auto clock to its next in-flight event if its world has been idle
+// for AutoIdle, and says how long to wait before looking again.
+func (s *Scheduler) autoStep() time.Duration {
+	next, ok := s.NextInFlight()
+	if !ok {
+		return time.Hour // At wakes the loop when an in-flight event is added
+	}
+	idle := s.AutoIdle
+	if idle <= 0 {
+		idle = DefaultAutoIdle
+	}
+	wall := s.clock.wallNow().UnixNano()
+	if until := s.active.Load() + int64(idle) - wall; until > 0 {
+		return time.Duration(until)
+	}
+	if now := s.clock.Now(); next.Before(now) {
+		next = now
+	}
+	if s.AutoAdvance != nil {
+		s.AutoAdvance(next)
+	} else {
+		s.AdvanceTo(next) //nolint:errcheck // a mode switched meanwhile: nothing to do
+	}
+	// a jump is a change the world's watchers may want to see before the next one:
+	// wait a whole idle again
+	s.active.Store(s.clock.wallNow().UnixNano())
+	return idle
 }
 
 // Close stops the goroutine started by Start and waits for it.

@@ -18,6 +18,12 @@ import (
 // MaxTimeoutSeconds bounds how long a timeout fault holds a request.
 const MaxTimeoutSeconds = 60
 
+// The clocks a fault's delay may run on (Spec.DelayClock).
+const (
+	DelayWall     = "wall"
+	DelayEmulated = "emulated"
+)
+
 // MaxRetryAfterSeconds bounds a rate_limit fault's retry_after (a day).
 const MaxRetryAfterSeconds = 86400
 
@@ -143,6 +149,13 @@ func (s *Spec) Validate() error {
 	}
 	if n > 1 {
 		problems = append(problems, "status, drop, rate_limit and timeout exclude each other")
+	}
+	switch {
+	case s.DelayClock == "" || s.DelayClock == DelayWall:
+	case s.DelayClock != DelayEmulated:
+		problems = append(problems, fmt.Sprintf("delay_clock %q: want wall or emulated%s", s.DelayClock, yamlcheck.Suggest(s.DelayClock, []string{DelayWall, DelayEmulated})))
+	case s.Delay == nil:
+		problems = append(problems, "delay_clock goes with delay")
 	}
 	if s.RetryAfter != 0 && !s.RateLimit {
 		problems = append(problems, "retry_after goes with rate_limit")

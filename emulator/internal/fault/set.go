@@ -59,6 +59,9 @@ type Action struct {
 	Message string
 	// Delay is drawn uniformly from the spec's range.
 	Delay time.Duration
+	// DelayEmulated says the delay is emulated time (delay_clock: emulated), not wall
+	// time.
+	DelayEmulated bool
 	// Drop closes the connection without a response.
 	Drop bool
 	// RateLimit answers 429 as if the caller's limit were exhausted.
@@ -273,6 +276,7 @@ func (s *Set) action(f *Fault) Action {
 	}
 	if d := sp.Delay; d != nil {
 		a.Delay = s.draw(d.Min, d.Max)
+		a.DelayEmulated = sp.DelayClock == DelayEmulated
 	}
 	return a
 }

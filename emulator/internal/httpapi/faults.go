@@ -14,7 +14,11 @@ import (
 // applyFault carries out an injected fault, for the APIs and the edge alike. It
 // reports whether the request goes on to be served.
 func (a *API) applyFault(ex *exchange, r *http.Request, act fault.Action) bool {
-	a.wait(r.Context(), act.Delay)
+	if act.DelayEmulated {
+		ex.w.Sleep(r.Context(), act.Delay, a.release)
+	} else {
+		a.wait(r.Context(), act.Delay)
+	}
 	switch {
 	case act.Status != 0:
 		code, msg := injected(act)

@@ -78,7 +78,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if spec.Clock != nil {
 		m, err := clock.ParseMode(*spec.Clock)
 		if err != nil {
-			return nil, apperr.New(apperr.InvalidRequest, `field "clock" must be "real" or "manual"`)
+			return nil, apperr.New(apperr.InvalidRequest, `field "clock": `+err.Error())
 		}
 		cfg.ClockMode = m
 	}
@@ -90,7 +90,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		}
 		start, cfg.ClockStart = t.UTC(), t.UTC()
 	}
-	if cfg.ClockMode == clock.Manual && cfg.ClockStart.IsZero() {
+	if cfg.ClockMode.Stands() && cfg.ClockStart.IsZero() {
 		cfg.ClockStart = start
 	}
 	if len(spec.Scenarios) > MaxScenarios {

@@ -10,7 +10,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
-var faultKeys = []string{"match", "status", "code", "message", "delay", "drop", "rate_limit", "retry_after", "timeout", "times", "probability", "after", "from", "until", "for"}
+var faultKeys = []string{"match", "status", "code", "message", "delay", "delay_clock", "drop", "rate_limit", "retry_after", "timeout", "times", "probability", "after", "from", "until", "for"}
 
 // faults reads the faults section: the control API's fault objects.
 func (d *decoder) faults(n *yaml.Node) ([]fault.Spec, bool) {
@@ -81,6 +81,7 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 		s.Delay = delay
 		good = good && ok
 	}
+	str("delay_clock", &s.DelayClock)
 	boolean("drop", &s.Drop)
 	boolean("rate_limit", &s.RateLimit)
 	boolean("timeout", &s.Timeout)

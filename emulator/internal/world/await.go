@@ -87,10 +87,16 @@ type AwaitResult struct {
 // clock it waits. Requests arrive from clients, so a wait for journal entries is always
 // in real time.
 func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error) {
-	manual := w.clock.Mode() == clock.Manual
+	mode := w.clock.Mode()
+	manual := mode.Stands()
 	timeout := defaultAwaitReal
-	if manual {
+	switch {
+	case manual:
 		timeout = defaultAwaitManual
+	case mode.Kind() == clock.Scaled:
+		// the same wall time as on a real clock: a scaled clock's timeouts are
+		// emulated time, which passes rate times as fast
+		timeout = time.Duration(float64(defaultAwaitReal) * mode.Rate())
 	}
 	if req.Timeout != nil {
 		d, err := clock.ParseDuration(*req.Timeout)
@@ -236,7 +242,7 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 func (w *World) awaitManual(timeout time.Duration, cond func() bool) (ok, manual bool, err error) {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
-	if w.clock.Mode() != clock.Manual {
+	if !w.clock.Mode().Stands() {
 		return false, false, nil
 	}
 	w.fireDue()
@@ -260,7 +266,7 @@ func (w *World) awaitManual(timeout time.Duration, cond func() bool) (ok, manual
 }
 
 func (w *World) awaitReal(ctx context.Context, timeout time.Duration, cond func() bool) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, w.clock.WallFor(timeout))
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()

@@ -21,7 +21,7 @@ type Recording struct {
 	Seed       int64
 	ClockMode  clock.Mode
 	Now        time.Time
-	ClockStart time.Time // a manual clock's start; zero for a real one
+	ClockStart time.Time // a manual or auto clock's start; zero for a running one
 	Scenario   *scenario.Scenario
 	Faults     fault.Saved
 	Journal    []journal.Entry
@@ -67,7 +67,7 @@ func (w *World) Capture() (state.Snapshot, Recording) {
 		snap.Uploads = w.uploads()
 		rec.Now = w.clock.Now()
 		rec.ClockMode = w.clock.Mode()
-		if mode, start := w.clock.Start(); mode == clock.Manual {
+		if mode, start := w.clock.Start(); mode.Stands() {
 			rec.ClockStart = start
 		}
 		rec.Faults = w.faults.Save()
@@ -133,7 +133,7 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 		w.seed = rec.Seed
 		w.mu.Unlock()
 		w.setScenario(rec.Scenario)
-		w.clock.Jump(rec.Now) // in range: CheckRecording
+		w.clock.Jump(rec.Now, rec.ClockMode) // in range: CheckRecording; an auto world stays auto
 	})
 	if err != nil {
 		return apperr.New(apperr.InvalidRequest, "state.json is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))

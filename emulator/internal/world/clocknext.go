@@ -14,7 +14,7 @@ type ClockStep struct {
 func (w *World) AdvanceToNext() (ClockStep, error) {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
-	if w.clock.Mode() != clock.Manual {
+	if !w.clock.Mode().Stands() {
 		return ClockStep{}, clockError(clock.ErrNotManual)
 	}
 	fired, err := w.sched.Step(clock.Limit)

@@ -65,13 +65,21 @@ func (w *World) end(key string) {
 
 // scheduleSteps schedules steps[from:] of a lifecycle, each After the previous one,
 // counting from since.
-func (w *World) scheduleSteps(key string, steps []scenario.Step, from int, since time.Time, apply func(scenario.Step, time.Time)) {
+//
+// The steps are in flight (an auto clock jumps to them when its world is idle) unless
+// periodic says they are a periodic event, such as a renewal, that must never pull the
+// clock forward on its own.
+func (w *World) scheduleSteps(key string, steps []scenario.Step, from int, since time.Time, periodic bool, apply func(scenario.Step, time.Time)) {
 	gen := w.begin(key, since)
 	at := since
+	schedule := w.sched.AtInFlight
+	if periodic {
+		schedule = w.sched.At
+	}
 	for i, st := range steps[from:] {
 		at = at.Add(st.After)
 		last, stepAt := from+i == len(steps)-1, at
-		w.sched.At(at, func(t time.Time) {
+		schedule(at, func(t time.Time) {
 			if w.anchor(key, gen, stepAt) {
 				apply(st, t)
 				if last {
@@ -103,7 +111,7 @@ func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, si
 	if i < 0 || i == len(steps)-1 {
 		return
 	}
-	w.scheduleSteps(deploymentKey(id), steps, i+1, since, func(st scenario.Step, t time.Time) {
+	w.scheduleSteps(deploymentKey(id), steps, i+1, since, false, func(st scenario.Step, t time.Time) {
 		var from string
 		d, err := w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
 			from = d.Status
@@ -122,7 +130,7 @@ func (w *World) scheduleDomain(host, current string, steps []scenario.Step, cert
 	if i < 0 || i == len(steps)-1 {
 		return
 	}
-	w.scheduleSteps(domainKey(host), steps, i+1, since, func(st scenario.Step, t time.Time) {
+	w.scheduleSteps(domainKey(host), steps, i+1, since, false, func(st scenario.Step, t time.Time) {
 		var from state.Domain
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
 			from = *d
@@ -144,7 +152,7 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 	if certs.ValidFor <= 0 || certs.RenewBefore >= certs.ValidFor {
 		return
 	}
-	w.scheduleSteps(certKey(host), []scenario.Step{{}}, 0, expires.Add(-certs.RenewBefore), func(_ scenario.Step, t time.Time) {
+	w.scheduleSteps(certKey(host), []scenario.Step{{}}, 0, expires.Add(-certs.RenewBefore), true, func(_ scenario.Step, t time.Time) {
 		var before string
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
 			before = d.TLS.Status

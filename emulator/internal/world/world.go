@@ -31,6 +31,9 @@ type Config struct {
 	Seed       int64
 	ClockMode  clock.Mode
 	ClockStart time.Time // zero: a real clock is the wall clock; a manual one starts now, to the second
+	// AutoIdle is how long an auto clock's world must be idle before the clock jumps to
+	// its next in-flight transition (clock.DefaultAutoIdle when 0).
+	AutoIdle time.Duration
 	// Fixtures builds the start-up state; Reset calls it again rather than keeping a
 	// copy of a world that may hold 100,000 deployments. Each call must return a fresh
 	// snapshot: loading takes its slices over.
@@ -158,6 +161,8 @@ func New(cfg Config) (*World, error) {
 		startScenario: cfg.Scenario,
 	}
 	w.sched.OnPanic = func(r any) { w.log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
+	w.sched.AutoIdle = cfg.AutoIdle
+	w.sched.AutoAdvance = w.autoAdvance
 	w.faults = fault.NewSetWithDice(w.faultDice())
 	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
 	sc, ok := w.scenarios.Get(cfg.Scenario)
@@ -177,7 +182,8 @@ func New(cfg Config) (*World, error) {
 	return w, nil
 }
 
-// Start runs the scheduler's goroutine (it only fires on a real clock).
+// Start runs the scheduler's goroutine (it fires on a real or scaled clock, and moves an
+// auto one).
 func (w *World) Start() { w.sched.Start() }
 
 // Close stops the scheduler.
