@@ -25,18 +25,18 @@ type Delay struct {
 
 // Spec is one fault as users write it. Exactly the fields of the fault object in docs/control-api.md.
 type Spec struct {
-	Match     Match  `json:"match"`
-	Status    int    `json:"status,omitempty"`
-	Code      string `json:"code,omitempty"`
-	Message   string `json:"message,omitempty"`
-	Delay     *Delay `json:"delay,omitempty"`
+	Match   Match  `json:"match"`
+	Status  int    `json:"status,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	Delay   *Delay `json:"delay,omitempty"`
 	// DelayClock says which clock the delay runs on: "wall" (the default: a delay is
 	// the network's, so it takes wall time whatever the emulated clock does) or
 	// "emulated" (it takes delay of emulated time: delay/N on a scaled:N clock, and on
 	// a manual or auto clock it lasts until the clock has moved that far).
 	DelayClock string `json:"delay_clock,omitempty"`
-	Drop      bool   `json:"drop,omitempty"`
-	RateLimit bool   `json:"rate_limit,omitempty"`
+	Drop       bool   `json:"drop,omitempty"`
+	RateLimit  bool   `json:"rate_limit,omitempty"`
 	// RetryAfter is the Retry-After, in seconds, of a rate_limit fault's 429 (0: the
 	// limiter's own figure).
 	RetryAfter  int      `json:"retry_after,omitempty"`
