@@ -45,6 +45,7 @@ func defaultConfig() Config {
 			FileStoreSize: 256 << 20,
 			NamespaceTTL:  30 * time.Minute,
 			MaxNamespaces: 1000,
+			AutoIdle:      20 * time.Millisecond,
 			MaxWorldBytes: 1 << 30,
 			Limits: emulator.Limits{
 				IdleTimeout: emulator.DefaultIdleTimeout, ReadHeaderTimeout: emulator.DefaultReadHeaderTimeout,
@@ -146,6 +147,15 @@ var valid = map[string][]struct {
 	"clock": {
 		{"manual", func(c *Config) { c.Options.ClockMode = emulator.ClockManual }},
 		{"real", func(c *Config) {}},
+		{"auto", func(c *Config) { c.Options.ClockMode = emulator.ClockAuto }},
+		{"scaled:100", func(c *Config) { c.Options.ClockMode = emulator.ClockScaled(100) }},
+		{"scaled:2.50", func(c *Config) { c.Options.ClockMode = emulator.ClockScaled(2.5) }},
+		{"scaled:10000", func(c *Config) { c.Options.ClockMode = emulator.ClockScaled(10000) }},
+	},
+	"auto-idle": {
+		{"20ms", func(c *Config) { c.Options.AutoIdle = 20 * time.Millisecond }},
+		{"1ms", func(c *Config) { c.Options.AutoIdle = time.Millisecond }},
+		{"10s", func(c *Config) { c.Options.AutoIdle = 10 * time.Second }},
 	},
 	"clock-start": {
 		{"2026-01-02T03:04:05+02:00", func(c *Config) { c.Options.ClockStart = time.Date(2026, 1, 2, 1, 4, 5, 0, time.UTC) }},
@@ -278,7 +288,8 @@ var invalid = map[string][]string{
 	"edge-url-port":            {"0", "65536", "-1", "https", "4743x"},
 	"public-url":               {"emu.test", "ftp://emu.test", "/relative", "http://", "https://emu.test/?q=1", "https://emu.test/#x", "http://u:p@emu.test"},
 	"seed":                     {"abc", "1.5", "9223372036854775808", "0x10"},
-	"clock":                    {"fake", "Manual"},
+	"clock":                    {"fake", "Manual", "scaled", "scaled:0", "scaled:0.5", "scaled:10001", "scaled:fast", "scaled:NaN", "auto:2"},
+	"auto-idle":                {"0", "500us", "11s", "-1ms", "20", "soon"},
 	"clock-start":              {"2026-01-02", "yesterday", "1700000000", "2026-01-02 03:04:05Z"},
 	"rate-limits":              {"maybe", "1"},
 	"trusted-proxies":          {"10.0.0.0/33", "not-an-ip", "10.0.0.0/8;192.168.0.1", "fe80::1%eth0", "300.1.1.1"},
@@ -307,7 +318,7 @@ var invalid = map[string][]string{
 }
 
 // Settings whose only bad value is the empty one given explicitly.
-var invalidWhenEmpty = []string{"addr", "scenario", "seed", "clock", "rate-limits", "cors-origins", "journal-size", "log-format", "log-level",
+var invalidWhenEmpty = []string{"addr", "scenario", "seed", "clock", "auto-idle", "rate-limits", "cors-origins", "journal-size", "log-format", "log-level",
 	"idle-timeout", "read-header-timeout", "body-read-timeout", "min-body-rate", "max-connections", "max-body-bytes-in-flight", "max-state-bytes",
 	"namespace-ttl", "max-namespaces"}
 
