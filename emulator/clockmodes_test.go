@@ -342,3 +342,30 @@ func TestAutoBundleReplaysAuto(t *testing.T) {
 		t.Errorf("replayed clock %+v, want auto", c)
 	}
 }
+
+// TestAutoClockWaitsOutRetryAfter: a 429's Retry-After is in flight on an auto clock:
+// once the world is idle the clock jumps to it, so that the client's retry, whenever it
+// comes, finds its window open; the header still says the emulated seconds.
+func TestAutoClockWaitsOutRetryAfter(t *testing.T) {
+	t.Parallel()
+	e := clockEnv(t, emulator.ClockAuto)
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{
+		"match": map[string]string{"method": "GET", "path": "/v1/projects"}, "rate_limit": true, "retry_after": 30, "times": 1,
+	}), 201)
+	r := e.get("/v1/projects", "t-read")
+	if r.Status != 429 || r.Header.Get("Retry-After") != "30" {
+		t.Fatalf("%d Retry-After %q; want 429 and 30", r.Status, r.Header.Get("Retry-After"))
+	}
+	began := time.Now()
+	for {
+		now := time.Time(decode[emulator.ClockView](t, e.get("/_emulator/clock", "")).Now)
+		if !now.Before(testStart.Add(30 * time.Second)) {
+			break
+		}
+		if time.Since(began) > 30*time.Second {
+			t.Fatalf("the auto clock stands at %v, short of the Retry-After instant", now)
+		}
+		time.Sleep(5 * time.Millisecond) // a client's wait, shorter than the header says
+	}
+	mustStatus(t, e.get("/v1/projects", "t-read"), 200)
+}

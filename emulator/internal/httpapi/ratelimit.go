@@ -61,8 +61,10 @@ func resetItoa(n int64) string {
 }
 
 func (a *API) tooMany(ex *exchange, r *http.Request, d ratelimit.Decision) {
-	secs := itoa(max(int64(math.Ceil(d.RetryAfter.Seconds())), 1))
+	wait := max(int64(math.Ceil(d.RetryAfter.Seconds())), 1)
+	secs := itoa(wait)
 	ex.Header().Set("Retry-After", secs)
+	ex.w.WaitedOn(time.Duration(wait) * time.Second)
 	a.fail(ex, r, apperr.New(apperr.RateLimited, "rate limit exceeded; retry after "+secs+" s"))
 }
 

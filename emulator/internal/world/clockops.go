@@ -214,3 +214,25 @@ func (w *World) Sleep(ctx context.Context, d time.Duration, stop <-chan struct{}
 	case <-stop:
 	}
 }
+
+// WaitedOn tells the world that a client was told to come back after d (a 429's
+// Retry-After): on an auto clock that instant is in flight, as a lifecycle's next step
+// is, so the clock jumps there once the world is idle and the client's retry, whenever
+// it comes, finds its window open. On other clocks it does nothing. One instant is kept
+// per later instant, so a storm of 429s schedules no more than the clock has seconds.
+func (w *World) WaitedOn(d time.Duration) {
+	if w.clock.Mode() != clock.Auto {
+		return
+	}
+	at := w.clock.Now().Add(d)
+	for {
+		last := w.waitedUntil.Load()
+		if at.UnixNano() <= last {
+			return
+		}
+		if w.waitedUntil.CompareAndSwap(last, at.UnixNano()) {
+			break
+		}
+	}
+	w.sched.AtInFlight(at, func(time.Time) {})
+}

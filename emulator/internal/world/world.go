@@ -96,6 +96,9 @@ type World struct {
 	// await, reset, import), so overlapping control calls never fail or lose a
 	// transition.
 	clockMu sync.Mutex
+	// waitedUntil is the latest Retry-After instant an auto clock was told to jump to
+	// (Unix nanoseconds; WaitedOn).
+	waitedUntil atomic.Int64
 
 	scenarios     *scenario.Registry
 	active        atomic.Pointer[scenario.Scenario]
@@ -304,6 +307,7 @@ func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time, 
 			then()
 		}
 		w.sched.Clear()
+		w.waitedUntil.Store(0)
 		w.mu.Lock()
 		w.gens, w.anchors = map[string]uint64{}, anchors
 		w.mu.Unlock()
