@@ -102,7 +102,7 @@ func (e *Emulator) WaitForRequestsWithin(filter RequestFilter, n int, timeout ti
 func (e *Emulator) await(body map[string]any, timeout time.Duration) {
 	e.tb.Helper()
 	ctx := context.Background()
-	if c := e.clock(); c.Mode != ClockManual {
+	if c := e.clock(); !c.Mode.Stands() { // real or scaled: the server waits, in wall time
 		if timeout == defaultWait {
 			timeout = waitReal
 		}

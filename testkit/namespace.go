@@ -20,7 +20,7 @@ func (r *remote) createNamespace(cfg *config) error {
 		body["clock"] = string(cfg.clockMode)
 	}
 	start := cfg.clockStart
-	if start.IsZero() && body["clock"] == string(ClockManual) {
+	if start.IsZero() && ClockMode(body["clock"].(string)).Stands() {
 		start = defaultClockStart
 	}
 	if !start.IsZero() {

@@ -120,7 +120,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 	if o.ClockMode == "" {
 		o.ClockMode = ClockManual
 	}
-	if o.ClockStart.IsZero() && o.ClockMode == ClockManual {
+	if o.ClockStart.IsZero() && o.ClockMode.Stands() {
 		o.ClockStart = defaultClockStart
 	}
 	srv, err := emulator.Listen(o)

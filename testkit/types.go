@@ -7,7 +7,8 @@ import (
 	"github.com/hostemu/hostemu/emulator"
 )
 
-// ClockMode says how an emulator's clock moves: ClockReal or ClockManual.
+// ClockMode says how an emulator's clock moves: ClockReal, ClockManual, ClockAuto or
+// ClockScaled(N).
 type ClockMode = emulator.ClockMode
 
 // The clock modes, for WithClock.
@@ -17,7 +18,18 @@ const (
 	// ClockManual moves only when a test advances it (Advance, Await…), which makes
 	// lifecycles exact and instant.
 	ClockManual = emulator.ClockManual
+	// ClockAuto is for apps that were not written for tests (they poll with sleeps and
+	// never call Advance): a manual clock that jumps to the next step of a lifecycle in
+	// flight whenever the world has had no request for a moment (20 ms), so an app
+	// polling every second sees each step after about one poll, with the same
+	// timestamps on every run. The WaitFor methods and Advance work as on a manual clock.
+	ClockAuto = emulator.ClockAuto
 )
+
+// ClockScaled is the mode of a clock that runs rate times as fast as the wall
+// (1 ≤ rate ≤ 10,000): on ClockScaled(100) a 6 s build is ready after 60 ms. Timeouts of
+// the WaitFor methods are emulated time.
+func ClockScaled(rate float64) ClockMode { return emulator.ClockScaled(rate) }
 
 // FaultSpec is one fault, as InjectFault and POST /_emulator/faults take it.
 type FaultSpec = emulator.FaultSpec
