@@ -340,6 +340,25 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.screenshot("dashboard", "")
 	})
 
+	t.Run("dashboard: the clock card switches to scaled and auto", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.until("the clock", `document.querySelector("#clock-mode").textContent === "manual"`)
+		tb.do(chromedp.SetValue(chromedp.CSS("#clock-mode-select"), "scaled"),
+			chromedp.SetValue(chromedp.CSS("#clock-rate"), "250"),
+			chromedp.Click(chromedp.CSS(`#clock-mode-form button[type="submit"]`)))
+		tb.until("scaled", `document.querySelector("#clock-mode").textContent === "scaled ×250"`)
+		if _, body := api(t, s, "GET", "/_emulator/clock", "", ""); !strings.Contains(string(body), `"mode":"scaled","rate":250`) {
+			t.Errorf("the API says %s", body)
+		}
+		tb.until("advance is off on a clock that runs", `document.querySelector("#clock-next").disabled`)
+		tb.do(chromedp.SetValue(chromedp.CSS("#clock-mode-select"), "auto"),
+			chromedp.Click(chromedp.CSS(`#clock-mode-form button[type="submit"]`)))
+		tb.until("auto", `document.querySelector("#clock-mode").textContent === "auto"`)
+		tb.until("advance is on again", `!document.querySelector("#clock-next").disabled`)
+	})
+
 	t.Run("dashboard: the coverage matrix goes live", func(t *testing.T) {
 		s := server(t)
 		tb := openTab(t, b, s)

@@ -17,12 +17,14 @@ function coalesced(fn) {
 // ---- clock ----
 
 function showClock(c) {
-  $("clock-mode").textContent = c.mode;
+  $("clock-mode").textContent = c.mode === "scaled" ? `scaled ×${c.rate}` : c.mode;
   $("clock-now").textContent = fmtTime(c.now);
   $("clock-mode-select").value = c.mode;
-  const manual = c.mode === "manual";
-  for (const b of document.querySelectorAll("#advance button")) b.disabled = !manual;
+  if (c.mode === "scaled") $("clock-rate").value = c.rate;
+  const stands = c.mode === "manual" || c.mode === "auto";
+  for (const b of document.querySelectorAll("#advance button")) b.disabled = !stands;
 }
+
 const loadClock = coalesced(async () => { const c = await guard(() => call("GET", "/_emulator/clock")); if (c) showClock(c); });
 
 $("advance").addEventListener("submit", async (ev) => {
@@ -36,8 +38,10 @@ $("clock-next").addEventListener("click", async () => {
 });
 $("clock-mode-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const c = await guard(() => call("PUT", "/_emulator/clock", { mode: $("clock-mode-select").value }));
-  if (c) { showClock(c); notify(`Clock is ${c.mode}.`); }
+  const mode = $("clock-mode-select").value;
+  const body = mode === "scaled" ? { mode, rate: Number($("clock-rate").value) } : { mode };
+  const c = await guard(() => call("PUT", "/_emulator/clock", body));
+  if (c) { showClock(c); notify(c.mode === "scaled" ? `Clock runs ${c.rate} times as fast as the wall.` : `Clock is ${c.mode}.`); }
 });
 
 // ---- scenarios ----
