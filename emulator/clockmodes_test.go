@@ -369,3 +369,23 @@ func TestAutoClockWaitsOutRetryAfter(t *testing.T) {
 	}
 	mustStatus(t, e.get("/v1/projects", "t-read"), 200)
 }
+
+// BenchmarkPollingApp times the unmodified polling app (300 ms between polls, as an app
+// written with sleeps does) through the whole happy path on each clock that moves by
+// itself, with the default --auto-idle. Run it with -benchtime 1x: on the real clock
+// one run takes the lifecycles' 18 s and more. docs/performance.md has the figures.
+func BenchmarkPollingApp(b *testing.B) {
+	for _, mode := range []emulator.ClockMode{emulator.ClockReal, emulator.ClockScaled(100), emulator.ClockAuto} {
+		b.Run(string(mode), func(b *testing.B) {
+			for range b.N {
+				e := newEnv(b, func(o *emulator.Options) { o.ClockMode = mode })
+				app := pollingApp{base: e.url, token: "t-admin", every: 300 * time.Millisecond, limit: time.Minute}
+				res, err := app.run("app.shop.test")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(res.polls), "polls/op")
+			}
+		})
+	}
+}
