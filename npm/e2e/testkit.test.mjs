@@ -317,3 +317,30 @@ describe("emu.fetch opens a deployment's url as given", { concurrency: 4 }, () =
     assert.equal(await res.text(), "<h1>Hello namespace</h1>");
   });
 });
+
+// An app with no clock hook polls with sleeps: on an auto or scaled clock its deployment
+// gets ready with nobody calling advance(), in a process of its own and in a namespace.
+describe("clocks for apps without a hook", () => {
+  for (const clock of ["auto", "scaled:1000"]) {
+    test(clock, async (t) => {
+      const emu = await start({ clock });
+      t.after(() => emu.close());
+      const ns = await connect(emu.url, { clock });
+      t.after(() => ns.close());
+      for (const world of [emu, ns]) {
+        const created = await fetch(`${world.url}/v1/deployments`, {
+          method: "POST", headers: json(world.tokens.deploy), body: JSON.stringify({ project_id: "prj_demo", files: {} }),
+        });
+        assert.equal(created.status, 201);
+        const { id } = await created.json();
+        const began = Date.now();
+        for (;;) {
+          const d = await (await fetch(`${world.url}/v1/deployments/${id}`, { headers: json(world.tokens.read) })).json();
+          if (d.status === "ready") break;
+          assert.ok(Date.now() - began < 30000, `${clock}: still ${d.status} after 30 s of polling`);
+          await new Promise((r) => setTimeout(r, 10)); // the app's own poll interval
+        }
+      }
+    });
+  }
+});

@@ -61,7 +61,13 @@ export type Coverage = C["Coverage"];
 /** What a PUT of a failure bundle answers: where it came from, and the world now. */
 export type BundleReplayed = C["BundleReplayed"];
 
-export type ClockMode = "manual" | "real";
+/**
+ * How the clock moves: "manual" (only on advance() and await()), "real" (the wall's),
+ * "auto" (a manual clock that jumps to the next step of a lifecycle in flight once the
+ * world has been idle 20 ms: for apps that poll with sleeps), or "scaled:N" (emulated
+ * time N times as fast as the wall, 1 ≤ N ≤ 10000). See docs/clocks.md.
+ */
+export type ClockMode = "manual" | "real" | "auto" | `scaled:${number}`;
 
 /** Options of start() and connect(). */
 export interface WorldOptions {
@@ -71,7 +77,7 @@ export interface WorldOptions {
   seed?: number;
   /** "manual" by default: time moves only on advance() and await(). */
   clock?: ClockMode;
-  /** Where the clock starts (manual default: 2026-01-01T00:00:00Z). */
+  /** Where the clock starts (manual and auto default: 2026-01-01T00:00:00Z). */
   clockStart?: string | Date;
   /** The control token: start() sets it (--control-token), connect() sends it. */
   controlToken?: string;

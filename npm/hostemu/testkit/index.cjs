@@ -516,7 +516,7 @@ function startArgs(o) {
   const clock = o.clock || "manual";
   args.push("--clock", clock);
   if (o.clockStart !== undefined) args.push("--clock-start", rfc3339(o.clockStart));
-  else if (clock === "manual") args.push("--clock-start", defaultClockStart);
+  else if (clock === "manual" || clock === "auto") args.push("--clock-start", defaultClockStart);
   args.push("--tls-addr", o.tls ? "127.0.0.1:0" : "");
   if (o.scenario) args.push("--scenario", o.scenario);
   if (o.scenariosDir) args.push("--scenarios", o.scenariosDir);
@@ -640,7 +640,7 @@ async function health(r, limitMs) {
 function namespaceSpec(o) {
   const body = { clock: o.clock || "manual" };
   if (o.clockStart !== undefined) body.clock_start = rfc3339(o.clockStart);
-  else if (body.clock === "manual") body.clock_start = defaultClockStart;
+  else if (body.clock === "manual" || body.clock === "auto") body.clock_start = defaultClockStart;
   if (o.seed !== undefined) body.seed = o.seed;
   if (o.scenario) body.scenario = o.scenario;
   if (o.scenarios !== undefined) {
