@@ -191,3 +191,24 @@ func TestInFlightHeapFollowsTheEvents(t *testing.T) {
 		t.Fatal("Clear kept an in-flight event")
 	}
 }
+
+// FuzzParseMode: whatever a flag, a namespace or a bundle says, ParseMode either refuses
+// it or gives a canonical mode that reads back as itself, with a rate in its bounds.
+func FuzzParseMode(f *testing.F) {
+	for _, s := range []string{"real", "manual", "auto", "scaled:100", "scaled:2.5", "scaled:1e3", "scaled:0x10", "scaled:+5", "scaled: 5", "scaled:5 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMode(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseMode(string(m))
+		if err != nil || again != m {
+			t.Fatalf("%q → %q, which reads back as %q, %v", s, m, again, err)
+		}
+		if m.Kind() == Scaled && !(m.Rate() >= MinRate && m.Rate() <= MaxRate) {
+			t.Fatalf("%q → rate %v", s, m.Rate())
+		}
+	})
+}
