@@ -84,3 +84,42 @@ func TestStateExportsShareOneEncoding(t *testing.T) {
 		t.Errorf("a later export differs from the import's answer")
 	}
 }
+
+// Encodings of different versions are bounded: with four held by readers that never
+// read (a change between each), a fifth version waits its turn, then is 503 with
+// Retry-After; once one is let go, exports are served again.
+func TestStateExportsOfDifferentVersionsAreBounded(t *testing.T) {
+	e := newEnv(t, func(o *emulator.Options) { emulator.SetImportWait(o, 200*time.Millisecond) })
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/state", Body: statetest.BigJSON(2000)}), 200) // 9 MB of JSON
+	host := strings.TrimPrefix(e.url, "http://")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range 4 {
+		c, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		fmt.Fprintf(c, "GET /_emulator/state HTTP/1.1\r\nHost: %s\r\n\r\n", host) // and never read
+		if _, _, err := emulator.WaitStateExports(ctx, e.emu, func(n int, _ int64) bool { return n == i+1 }); err != nil {
+			t.Fatalf("reader %d not served: %v", i+1, err)
+		}
+		mustStatus(t, e.post("/_emulator/tokens", "", map[string]string{"scope": "read"}), 201) // a new version
+	}
+	r := e.get("/_emulator/state", "")
+	if r.Status != 503 || r.Code() != "service_unavailable" || r.Header.Get("Retry-After") == "" || !strings.Contains(r.Err(t).Message, "state exports") {
+		t.Fatalf("a fifth version: %d %v %.300s, want 503 with Retry-After", r.Status, r.Header, r.Body)
+	}
+	conns[0].Close()
+	if _, _, err := emulator.WaitStateExports(ctx, e.emu, func(n int, _ int64) bool { return n == 3 }); err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, e.get("/_emulator/state", ""), 200)
+}
