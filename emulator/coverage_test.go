@@ -219,3 +219,37 @@ func TestCoverageRefusesBadQueries(t *testing.T) {
 		t.Errorf("unknown namespace: %d %s", r.Status, r.Body)
 	}
 }
+
+// A promote is counted as one when the promoted deployment is newer than the production
+// one it replaces, and as a rollback when it is older; in the default world and in a
+// namespace alike. (The fixtures' production is dpl_first; dpl_second is a day newer.)
+func TestCoverageTellsAPromoteFromARollback(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	n := e.newNamespace(t, nil)
+	worlds := []struct{ name, token, coverage string }{
+		{"default world", "t-deploy", "/_emulator/coverage"},
+		{"namespace", n.Tokens.Deploy, n.control("/coverage")},
+	}
+	steps := []struct{ promote, via string }{
+		{"dpl_second", "promote"}, // newer than dpl_first
+		{"dpl_first", "rollback"}, // older than dpl_second
+		{"dpl_second", "promote"}, // newer again
+		{"dpl_second", "promote"}, // already production: no older one replaced
+	}
+	for _, w := range worlds {
+		t.Run(w.name, func(t *testing.T) {
+			want := map[string]int64{"promote": 0, "rollback": 0}
+			for i, s := range steps {
+				mustStatus(t, e.post("/v1/deployments/"+s.promote+"/promote", w.token, nil), 200)
+				want[s.via]++
+				x := e.coverage(t, w.coverage)
+				for via, n := range want {
+					if got := x.trans["deployment ready>production "+via]; got != n {
+						t.Errorf("step %d (promote %s): %s seen %d, want %d", i+1, s.promote, via, got, n)
+					}
+				}
+			}
+		})
+	}
+}

@@ -34,3 +34,9 @@ func NamespaceWeight(e *Emulator) int64 { return e.ns.Weight() }
 
 // World is e's default world, for tests that reach past HTTP.
 func World(e *Emulator) *world.World { return e.world }
+
+// WaitStateExports blocks until cond holds of e's state exports under way and the bytes
+// their shared encodings hold.
+func WaitStateExports(ctx context.Context, e *Emulator, cond func(readers int, bytes int64) bool) (int, int64, error) {
+	return e.api.WaitStateExports(ctx, cond)
+}

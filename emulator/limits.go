@@ -35,10 +35,10 @@ type Limits struct {
 	MinBodyRate int64
 	// MaxConnections caps the open connections across all listeners (at most the
 	// file-descriptor limit less a reserve), CONNECT tunnels included. At the cap, the
-	// connection idle the longest (between requests, a tunnel's included) is closed to
-	// make room, else the one whose client has stopped reading the longest (a write
-	// blocked for a tenth of WriteStallTimeout); with none of those, new clients wait for
-	// a free slot.
+	// connection whose client has stopped reading the longest (a write blocked for a
+	// tenth of WriteStallTimeout) is closed to make room, however many there are, else
+	// the one idle the longest (between requests, a tunnel's included); with none of
+	// those, new clients wait for a free slot or for a write to count as stalled.
 	MaxConnections int
 	// WriteStallTimeout bounds one write to a client: a connection whose client has not
 	// taken a single write's bytes for this long (it stopped reading) is closed, whatever

@@ -260,3 +260,47 @@ func TestDeletedActiveScenario(t *testing.T) {
 		t.Errorf("PUT active mine: %d %s %s", r.Status, r.Code(), r.Body)
 	}
 }
+
+// A scenario whose file is broken now cannot be chosen: a new namespace naming it and
+// PUT /_emulator/scenarios/active are refused with that file's problems (file, line and
+// column), rather than given the last version that parsed (issue 33 item 4). Fixed, the
+// file is usable again.
+func TestBrokenScenarioFileCannotBeChosen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "flaky.yaml")
+	good := "name: flaky\ndeployments:\n  lifecycle: [{status: queued}, {status: building, after: 1s}, {status: ready, after: 1s}]\n"
+	writeFile(t, path, good)
+	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir })
+	reloaded := waitReload(t, e)
+	writeFile(t, path, "name: flaky\ndeployments:\n  lifecycle: [{status: queued}, {status: shipped}]\n")
+	reloaded()
+	want := path + ":3:"
+	for _, tc := range []struct {
+		name string
+		r    req
+	}{
+		{"namespace", req{Method: "POST", Path: "/_emulator/namespaces", Body: map[string]any{"scenario": "flaky"}}},
+		{"active", req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "flaky"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do(tc.r)
+			if r.Status != 400 || r.Code() != "invalid_request" {
+				t.Fatalf("%d %s, want 400 invalid_request", r.Status, r.Body)
+			}
+			if msg := r.Err(t).Message; !strings.Contains(msg, want) || !strings.Contains(msg, "shipped") || !strings.Contains(msg, `"flaky"`) {
+				t.Errorf("message %q, want the scenario, %s…, and the problem", msg, want)
+			}
+		})
+	}
+	if h := decode[map[string]any](t, e.get("/_emulator/health", "")); h["scenario"] != "default" {
+		t.Errorf("a refused PUT changed the active scenario: %v", h["scenario"])
+	}
+	// a namespace whose own document overrides the name is not stale
+	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{"scenario": "flaky", "scenarios": []string{good}}), 201)
+	// fixed, it can be chosen again
+	writeFile(t, path, good)
+	reloaded()
+	e.newNamespace(t, map[string]any{"scenario": "flaky"})
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "flaky"}}), 200)
+}

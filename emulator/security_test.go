@@ -167,6 +167,42 @@ func TestPublicCORS(t *testing.T) {
 	}
 }
 
+// Every public answer that echoes an origin says it varies by Origin, whether or not it
+// is compressed, so a shared cache never serves one origin's answer to another; it
+// keeps varying by Accept-Encoding too.
+func TestPublicCORSVariesByOrigin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const origin = "http://localhost:5173"
+	for _, tc := range []struct {
+		name, path, token, encoding string
+		status                      int
+	}{
+		{"200 uncompressed", "/v1/projects", "t-read", "identity", 200},
+		{"200 gzip accepted", "/v1/projects", "t-read", "gzip", 200},
+		{"401 uncompressed", "/v1/projects", "", "identity", 401},
+		{"404 uncompressed", "/v1/deployments/dpl_nope", "t-read", "identity", 404},
+		{"404 gzip accepted", "/v1/deployments/dpl_nope", "t-read", "gzip", 404},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do(req{Method: "GET", Path: tc.path, Token: tc.token, Headers: map[string]string{"Origin": origin, "Accept-Encoding": tc.encoding}})
+			mustStatus(t, r, tc.status)
+			if r.Header.Get("Access-Control-Allow-Origin") != origin {
+				t.Fatalf("origin not echoed: %v", r.Header)
+			}
+			var vary []string
+			for _, v := range r.Header.Values("Vary") {
+				for _, f := range strings.Split(v, ",") {
+					vary = append(vary, strings.TrimSpace(f))
+				}
+			}
+			if !slices.Contains(vary, "Origin") || !slices.Contains(vary, "Accept-Encoding") {
+				t.Errorf("Vary %q, want Origin and Accept-Encoding", r.Header.Values("Vary"))
+			}
+		})
+	}
+}
+
 // The journal never holds an /v1/encrypt payload in clear: not when it is encrypted,
 // not when the request is refused before its body is read, not in a malformed body.
 func TestJournalRedactsEncryptPayloads(t *testing.T) {

@@ -42,7 +42,12 @@ func Responses(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !acceptsGzip(r.Header["Accept-Encoding"]) {
 			// nothing to compress for this client: spare it the wrapper, keep the Vary
-			w.Header()["Vary"] = varyAcceptEncoding
+			// (added to, not replacing, the Vary: Origin of a CORS answer)
+			if h := w.Header(); len(h["Vary"]) == 0 {
+				h["Vary"] = varyAcceptEncoding
+			} else {
+				h.Add("Vary", "Accept-Encoding")
+			}
 			h.ServeHTTP(w, r)
 			return
 		}

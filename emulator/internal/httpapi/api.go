@@ -94,6 +94,7 @@ type API struct {
 	subscribers  atomic.Int64  // event streams open
 	imports      chan struct{} // holds the one state import under way
 	bundles      chan struct{} // holds the bundle exports under way (maxBundleExports)
+	exports      *stateExports // the state exports' shared encodings
 
 	release     chan struct{} // closed by Release
 	releaseOnce sync.Once
@@ -123,6 +124,7 @@ func New(w *world.World, cfg Config) *API {
 	a.rendered = newRenderCache()
 	a.imports = make(chan struct{}, 1)
 	a.bundles = make(chan struct{}, maxBundleExports)
+	a.exports = newStateExports()
 	a.publicHost, a.publicOrigin = publicHostOf(cfg.PublicURL), publicOriginOf(cfg.PublicURL)
 	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase, RedirectForm: a.redirectForm})
 	a.engine = a.newEngine()

@@ -58,7 +58,7 @@ func (a *API) reset(c *gin.Context) (any, error) {
 	return a.world(c).Clock(), nil
 }
 
-func (a *API) exportState(c *gin.Context) (any, error) { return a.streamState(a.world(c)), nil }
+func (a *API) exportState(c *gin.Context) (any, error) { return a.streamState(c, a.world(c)) }
 
 func (a *API) importState(c *gin.Context) (any, error) {
 	// one import at a time, every world together: each holds a whole decoded state until
@@ -84,7 +84,7 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	if err := w.Import(snap); err != nil {
 		return nil, err
 	}
-	return a.streamState(w), nil
+	return a.streamState(c, w)
 }
 
 // DefaultImportWait bounds how long a state import waits for the one under way.

@@ -51,7 +51,14 @@ func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 			}
 		}
 		if err != nil {
+			if s, ok := v.(*stateStream); ok {
+				s.release() // never written
+			}
 			a.renderError(c, err)
+			return
+		}
+		if s, ok := v.(*stateStream); ok {
+			a.writeStreamed(c, s.write)
 			return
 		}
 		if s, ok := v.(streamed); ok {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
-	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // DefaultMaxStateBytes bounds PUT /_emulator/state when Limits.StateBytes is 0.
@@ -68,10 +67,4 @@ func readSnapshot(r io.Reader, max int64, charge func(int64) bool) (state.Snapsh
 		return snap, errBodyBudget
 	}
 	return snap, err
-}
-
-// streamState is the world's state, exported now and written as it is encoded.
-func (a *API) streamState(w *world.World) streamed {
-	snap := w.Export()
-	return func(w io.Writer) error { return state.WriteSnapshot(w, &snap, "") }
 }

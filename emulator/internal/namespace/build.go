@@ -105,6 +105,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 			return nil, apperr.Errorf(apperr.InvalidRequest, `field "scenarios" holds over %d bytes of documents`, MaxScenariosBytes)
 		}
 	}
+	base := cfg.Scenarios
 	if len(spec.Scenarios) > 0 {
 		reg, problems := cfg.Scenarios.Derive("scenarios", spec.Scenarios)
 		if len(problems) > 0 {
@@ -122,8 +123,16 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if cfg.Scenario == "" {
 		cfg.Scenario = "default"
 	}
-	if _, ok := cfg.Scenarios.Get(cfg.Scenario); !ok {
+	sc, ok := cfg.Scenarios.Get(cfg.Scenario)
+	if !ok {
 		return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(cfg.Scenario))
+	}
+	// a new world never starts on the last good version of a file broken now (one of
+	// the namespace's own documents overrides the file's scenario, and is not stale)
+	if fromBase, _ := base.Get(cfg.Scenario); fromBase == sc {
+		if msg := base.BrokenMessage(cfg.Scenario); msg != "" {
+			return nil, apperr.New(apperr.InvalidRequest, msg)
+		}
 	}
 	files := b.Files
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {

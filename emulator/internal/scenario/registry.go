@@ -145,6 +145,42 @@ func (r *Registry) Problems() []Problem {
 	return append([]Problem(nil), r.snap.Load().problems...)
 }
 
+// Broken is the problems of the file the scenario named name comes from, when that file
+// is broken now and its last good version is what the registry holds; nil otherwise (a
+// built-in, an inline scenario, a file that parses). Whoever chooses a scenario (a new
+// namespace, PUT /_emulator/scenarios/active) refuses a broken one with these, rather
+// than run a version the file no longer says.
+func (r *Registry) Broken(name string) []Problem {
+	snap := r.snap.Load()
+	s, ok := snap.scenarios[name]
+	if _, fromFile := snap.lastGood[s.Source]; !ok || !fromFile {
+		return nil // not from a file of the directory
+	}
+	var out []Problem
+	for _, p := range snap.problems {
+		if p.File == s.Source {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// BrokenMessage words the refusal of a scenario whose file is broken (Broken): its
+// name and every problem of the file, "file:line:column: message" each; "" when the
+// scenario is not broken.
+func (r *Registry) BrokenMessage(name string) string {
+	ps := r.Broken(name)
+	if len(ps) == 0 {
+		return ""
+	}
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.String()
+	}
+	return fmt.Sprintf("scenario %q cannot be chosen: its file is broken (the last version that parsed stays in force only where it is already active); fix %s: %s",
+		name, ps[0].File, strings.Join(msgs, "; "))
+}
+
 // Version counts the registry's changes: it grows whenever a reload changes a scenario
 // or the problems.
 func (r *Registry) Version() uint64 {

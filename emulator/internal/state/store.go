@@ -420,7 +420,9 @@ func (s *Store) Promote(id string) (projectID, previous string, rollback bool, e
 	p := s.projects[d.ProjectID]
 	previous, p.ProductionDeploymentID = p.ProductionDeploymentID, id
 	if prev, ok := s.deployments[previous]; ok && previous != id {
-		rollback = keyOf(d.CreatedAt, d.ID).before(keyOf(prev.CreatedAt, prev.ID))
+		// before means newer (indexes list newest first): a roll back is to a
+		// deployment older than the production one it replaces
+		rollback = keyOf(prev.CreatedAt, prev.ID).before(keyOf(d.CreatedAt, d.ID))
 	}
 	pc := *p
 	s.changed(Change{Project: &pc})

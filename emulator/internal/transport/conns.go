@@ -11,13 +11,15 @@ import (
 )
 
 // Conns caps the connections open across the listeners it wraps. A listener
-// takes a slot before it accepts; at the cap it closes the connection idle the longest
-// (between requests) to make room, and with none to close waits for a slot to free
-// (a connection that sends nothing is cut by the header timeout). New connections are
+// takes a slot before it accepts; at the cap it closes, to make room, the connection
+// whose write has been blocked the longest (its client stopped reading) once blocked
+// for a tenth of the stall timeout, else the one idle the longest (between requests),
+// and with none to close waits for a slot to free or a write to count as stalled (a
+// connection that sends nothing is cut by the header timeout). New connections are
 // never closed to make room: under load a real client's first request may be slow to
-// be read. Idle connections are what an
-// attacker can open by the thousand at no cost, and what a client loses least by losing
-// (it reconnects), so a normal client is still served at the cap.
+// be read. Stalled and idle connections are what an attacker can open by the thousand
+// at little cost, and what a client loses least by losing (it reconnects, or it was
+// not reading), so a normal client is still served at the cap.
 type Conns struct {
 	max int
 	// stall is how long a write may block before the janitor closes its connection;
@@ -124,8 +126,18 @@ func (l *Conns) Listener(ln net.Listener) net.Listener {
 	return &limitedListener{Listener: ln, l: l, done: make(chan struct{})}
 }
 
-// acquire takes a slot, closing idle connections to make room, until done is closed.
+// acquire takes a slot, closing a stalled writer or an idle connection to make room,
+// until done is closed. With none to close it waits for a slot to free, or for the
+// oldest write under way to have been blocked long enough to count as stalled: nothing
+// else would wake it then, and every slot held by a client that stopped reading would
+// keep the others waiting for the janitor's whole stall timeout.
 func (l *Conns) acquire(done <-chan struct{}) bool {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		freed := l.freed.Next()
 		l.mu.Lock()
@@ -134,26 +146,38 @@ func (l *Conns) acquire(done <-chan struct{}) bool {
 			l.mu.Unlock()
 			return true
 		}
-		victim := l.oldestIdleLocked()
+		victim, wait := l.victimLocked()
 		l.mu.Unlock()
 		if victim != nil {
 			l.evicted.Add(1)
 			victim.Close()
 			continue
 		}
+		var stalls <-chan time.Time
+		if wait > 0 {
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			stalls = timer.C
+		}
 		select {
 		case <-freed:
+		case <-stalls:
 		case <-done:
 			return false
 		}
 	}
 }
 
-// oldestIdleLocked is the connection to close to make room, or nil: the one idle the
-// longest (between requests, a tunnel's included), else the one whose write has been
-// blocked the longest, if for at least a tenth of the stall timeout (its client stopped
-// reading: it holds a slot and serves nobody); l.mu is held.
-func (l *Conns) oldestIdleLocked() *limitedConn {
+// victimLocked is the connection to close to make room, or nil: first the one whose
+// write has been blocked the longest, if for at least stalledAfter (its client stopped
+// reading: it holds a slot and serves nobody); else the one idle the longest (between
+// requests, a tunnel's included: its client reconnects). With neither, wait is how long
+// until the oldest write under way would count as stalled (0: no write under way).
+// l.mu is held.
+func (l *Conns) victimLocked() (victim *limitedConn, wait time.Duration) {
 	var idle, stalled *limitedConn
 	var idleSince, stalledSince int64
 	for c := range l.open {
@@ -165,14 +189,24 @@ func (l *Conns) oldestIdleLocked() *limitedConn {
 			stalled, stalledSince = c, w
 		}
 	}
+	// the real clock, not the coarse one, which lags by up to a tick: a write's coarse
+	// start is at most its real one, so it counts as stalled on time, never late
+	now, after := time.Now().UnixNano(), int64(l.stalledAfter())
+	if stalled != nil && now-stalledSince >= after {
+		return stalled, 0
+	}
 	if idle != nil {
-		return idle
+		return idle, 0
 	}
-	if stalled != nil && l.now.Load()-stalledSince >= int64(l.stall/10) {
-		return stalled
+	if stalled != nil {
+		return nil, time.Duration(stalledSince + after - now)
 	}
-	return nil
+	return nil, 0
 }
+
+// stalledAfter is how long a write must have been blocked for its connection to be
+// closed at the cap: a tenth of the stall timeout.
+func (l *Conns) stalledAfter() time.Duration { return l.stall / 10 }
 
 // release gives a slot back.
 func (l *Conns) release(c *limitedConn) {

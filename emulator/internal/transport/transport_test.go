@@ -2,11 +2,14 @@ package transport
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -184,5 +187,102 @@ func TestJanitorIdleTimeout(t *testing.T) {
 	waitClosed(t, c)
 	if n := conns.TimedOut(); n != 1 {
 		t.Fatalf("%d connections timed out, want 1", n)
+	}
+}
+
+// Clients that stop reading a large answer, more of them than the cap, and each back as
+// soon as it is cut, do not keep a normal client waiting for the janitor's stall
+// timeout: at the cap the writer blocked the longest is closed as soon as it counts as
+// stalled (a tenth of the stall timeout), however many there are, so no slot waits for
+// the janitor (issue 32 item 6:
+// --max-connections 16 and 40 such clients had a normal GET wait up to 26.5 s). The
+// load is bounded: it stops with the last normal request.
+func TestConnsEvictStalledWritersAtTheCap(t *testing.T) {
+	const (
+		capacity  = 16
+		attackers = 40
+		requests  = 6
+		stall     = 10 * time.Second // the default: a write counts as stalled after 1 s
+	)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := Limits{ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, BodyReadTimeout: 10 * time.Second, MinBodyRate: 1 << 10, WriteStallTimeout: stall}
+	conns := newConns(capacity, lim)
+	cut := make([]chan struct{}, attackers) // attacker i's answer was cut: it comes back
+	for i := range cut {
+		cut[i] = make(chan struct{}, 1)
+	}
+	chunk := make([]byte, 32<<10)
+	srv := HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/big" {
+			io.WriteString(w, "ok")
+			return
+		}
+		var i int
+		fmt.Sscan(r.URL.Query().Get("i"), &i)
+		for range 2048 { // 64 MiB: far more than the sockets' buffers take
+			if _, err := w.Write(chunk); err != nil {
+				break
+			}
+		}
+		select {
+		case cut[i] <- struct{}{}:
+		default:
+		}
+	}), lim, conns, slog.New(slog.DiscardHandler))
+	done := make(chan struct{})
+	go conns.Run(done)
+	go srv.Serve(conns.Listener(ln))
+	defer func() { close(done); srv.Close() }()
+	addr := ln.Addr().String()
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range attackers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					return
+				}
+				c.(*net.TCPConn).SetReadBuffer(4 << 10)
+				fmt.Fprintf(c, "GET /big?i=%d HTTP/1.1\r\nHost: x\r\n\r\n", i) // and never read
+				select {
+				case <-cut[i]:
+					c.Close()
+				case <-stop:
+					c.Close()
+					return
+				}
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+
+	// a normal client: a new connection a request; the timeout only ends a failed run
+	// (the assertion is on what made room, below, not on time)
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+	var took []time.Duration
+	for range requests {
+		start := time.Now()
+		res, err := client.Get("http://" + addr + "/")
+		if err != nil {
+			t.Fatalf("a normal GET among %d stalled readers at a cap of %d: %v (after %d answered)", attackers, capacity, err, len(took))
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	t.Logf("%d normal GETs among %d stalled readers, cap %d, stall timeout %s: p50 %s, max %s; %d evicted, %d closed by the stall timeout",
+		requests, attackers, capacity, stall, took[len(took)/2].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), conns.Evicted(), conns.StallClosed())
+	// room was made by evicting stalled writers at a tenth of the stall timeout, never by
+	// waiting for the janitor to close one at the whole of it
+	if conns.Evicted() == 0 || conns.StallClosed() != 0 {
+		t.Errorf("%d stalled writers evicted, %d closed by the stall timeout: want room made by eviction only", conns.Evicted(), conns.StallClosed())
 	}
 }

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // pollEvery is how often a wait on a real clock looks at the condition again even
@@ -191,7 +193,7 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 	switch {
 	case req.Deployment != nil:
 		if req.Status == nil || !state.ValidDeploymentStatus(*req.Status) {
-			return nil, false, apperr.New(apperr.InvalidRequest, `field "status" must be a deployment status: queued, building, ready or error`)
+			return nil, false, statusProblem("deployment", req.Status, state.StatusQueued, state.StatusBuilding, state.StatusReady, state.StatusError)
 		}
 		id, want := *req.Deployment, *req.Status
 		if _, _, err := w.store.Deployment(id); err != nil {
@@ -204,7 +206,7 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 		}, false, nil
 	case req.Domain != nil:
 		if req.Status == nil || !state.ValidDomainStatus(*req.Status) {
-			return nil, false, apperr.New(apperr.InvalidRequest, `field "status" must be a domain status: pending, verifying, active or error`)
+			return nil, false, statusProblem("domain", req.Status, state.StatusPending, state.StatusVerifying, state.StatusActive, state.StatusError)
 		}
 		host, err := domainHost(*req.Domain)
 		if err != nil {
@@ -235,6 +237,21 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 		out.Count = w.journal.Count(f)
 		return out.Count >= n
 	}, true, nil
+}
+
+// statusProblem refuses an awaited status that is missing or not one of known (a
+// resource's statuses): it names the value given and the closest known one, as every
+// refused enum value does.
+func statusProblem(resource string, got *string, known ...string) error {
+	list := strings.Join(known[:len(known)-1], ", ") + " or " + known[len(known)-1]
+	if got == nil {
+		return apperr.Errorf(apperr.InvalidRequest, `field "status" is required: a %s status, one of %s`, resource, list)
+	}
+	hint := ""
+	if best := yamlcheck.Closest(*got, known); best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return apperr.Errorf(apperr.InvalidRequest, `field "status": %q is not a %s status%s; it is one of %s`, *got, resource, hint, list)
 }
 
 // awaitManual steps a manual clock until cond holds or timeout has passed; manual is

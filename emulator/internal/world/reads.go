@@ -71,6 +71,13 @@ func domainHost(hostname string) (string, error) {
 	return host, nil
 }
 
+// ChangesNow runs the transitions due and counts the state's changes: an export taken
+// at this count is the state now, so exports at one count may share one encoding.
+func (w *World) ChangesNow() uint64 {
+	w.fireDue()
+	return w.store.Changes()
+}
+
 // Export returns the whole state, uploaded file contents included.
 func (w *World) Export() state.Snapshot {
 	w.fireDue()

@@ -218,6 +218,9 @@ func (w *World) UseScenario(name *string) error {
 	if !ok {
 		return apperr.New(apperr.ScenarioNotFound, w.scenarios.NotFound(*name))
 	}
+	if msg := w.scenarios.BrokenMessage(*name); msg != "" {
+		return apperr.New(apperr.InvalidRequest, msg)
+	}
 	w.setScenario(sc)
 	w.emitScenario("switched")
 	return nil

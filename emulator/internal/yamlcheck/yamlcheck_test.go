@@ -174,3 +174,40 @@ func TestColumns(t *testing.T) {
 		t.Errorf("problems\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A syntax error points at a line and a column, and says what a user would look for: a
+// tab is named a tab, and a block yaml.v3 reports left open at its start is pointed at
+// the line whose indentation lines up with nothing above it (issue 33 item 6).
+func TestSyntaxErrorColumnsAndWords(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, yaml string
+		line, col  int
+		want       []string
+	}{
+		{"tab that starts no token", "a:\n\tb: 1\n", 2, 1, []string{"tab"}},
+		{"tab after spaces", "a:\n  b:\n  \tc: 1\n", 3, 3, []string{"tab"}},
+		{"tab that violates indentation", "a: 1\n\tb: 2\n", 2, 1, []string{"tab"}},
+		{"key between two levels", "a:\n  b:\n    c: 1\n   d: 2\n", 4, 4, []string{"did not find expected key", "indented by 3 spaces", "0, 2, 4"}},
+		{"key short of its siblings", "a:\n  b: 1\n c: 2\n", 3, 2, []string{"indented by 1 space,"}},
+		{"under a line that opens nothing", "name: x\ndeployments:\n  lifecycle: []\n    extra: 1\n", 4, 5, []string{"indented by 4 spaces"}},
+		{"after a list item", "name: x\ndeployments:\n  lifecycle:\n    - {status: queued}\n   building: 2\n", 5, 4, []string{"indented by 3 spaces", "0, 2, 4, 6"}},
+		{"a stray item: its first column", "a: 1\nb: 2\n- c\n", 3, 1, []string{"did not find expected key"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := yamlcheck.New("f.yaml", []byte(tt.yaml))
+			if root, ok := c.Document([]byte(tt.yaml), "file", nil); root != nil || ok {
+				t.Fatalf("%q parsed", tt.yaml)
+			}
+			ps := c.Problems()
+			if len(ps) != 1 || ps[0].Line != tt.line || ps[0].Column != tt.col {
+				t.Fatalf("%q: %v, want one problem at %d:%d", tt.yaml, ps, tt.line, tt.col)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(ps[0].Message, w) {
+					t.Errorf("%q: %q does not say %q", tt.yaml, ps[0].Message, w)
+				}
+			}
+		})
+	}
+}
