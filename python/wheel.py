@@ -13,7 +13,7 @@ entry_points.txt, RECORD).
 Reproducible: the same inputs give the same bytes. Members are sorted (the .dist-info
 last, RECORD last of all, as the wheel spec recommends), every timestamp is
 SOURCE_DATE_EPOCH (python/build.sh sets it to the commit's time), modes are 0644 and
-0755 for the binary, compression is deflate at level 9.
+0755 for the binary, compression is deflate at level 6.
 """
 
 import base64
@@ -180,7 +180,7 @@ def main() -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # Unix, so that the mode below is read
             info.external_attr = (0o100000 | mode) << 16
-            z.writestr(info, d, compress_type=zipfile.ZIP_DEFLATED, compresslevel=9)
+            z.writestr(info, d, compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
     os.replace(tmp, path)
     print(path)
 

@@ -3,7 +3,7 @@
 import json
 import urllib.error
 import urllib.request
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple, cast
 
 import pytest
 
@@ -32,7 +32,7 @@ class Client:
     def deploy(self, project: str = "prj_demo", **extra: Any) -> Dict[str, Any]:
         status, d = self.call("POST", "/deployments", {"project_id": project, "files": {}, **extra})
         assert status == 201, d
-        return d
+        return cast(Dict[str, Any], d)
 
 
 @pytest.fixture
