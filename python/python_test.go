@@ -220,6 +220,13 @@ func TestWheels(t *testing.T) {
 			t.Errorf("--hostemu-coverage-min 99.9: exit %d, want 1 with its FAIL line and 8 passed:\n%s", r.code, r.out)
 		}
 	})
+	t.Run("docs/python.md's example", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "test_deploy.py"), []byte(docsSnippet(t, "# test_deploy.py\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantPassed(t, runIn(t, dir, venvEnv, vpy, "-m", "pytest", "-p", "no:cacheprovider", "test_deploy.py"), 1)
+	})
 	t.Run("a failing test leaves its bundle", func(t *testing.T) {
 		failingTest(t, work, venvEnv, vpy)
 	})
@@ -548,6 +555,21 @@ func size(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// docsSnippet is the python code block of docs/python.md whose text starts with first.
+func docsSnippet(t *testing.T, first string) string {
+	t.Helper()
+	doc := string(readFile(t, filepath.Join("..", "docs", "python.md")))
+	_, after, ok := strings.Cut(doc, "```python\n"+first)
+	if !ok {
+		t.Fatalf("docs/python.md has no python block starting %q", first)
+	}
+	block, _, ok := strings.Cut(first+after, "```")
+	if !ok {
+		t.Fatalf("docs/python.md: the block starting %q does not end", first)
+	}
+	return block
 }
 
 // lastLines is the last n lines of s, for a summary in the log.
