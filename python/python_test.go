@@ -230,6 +230,18 @@ func TestWheels(t *testing.T) {
 	t.Run("a failing test leaves its bundle", func(t *testing.T) {
 		failingTest(t, work, venvEnv, vpy)
 	})
+	t.Run("a failing test leaves its bundle under pytest -n 2", func(t *testing.T) {
+		if runIn(t, work, venvEnv, vpy, "-c", "import xdist").code != 0 {
+			t.Skip("pytest-xdist is not installed (python3-pytest-xdist)")
+		}
+		failingTest(t, work, venvEnv, vpy, "-n", "2")
+	})
+	t.Run("python -m hostemu is the binary: SIGTERM stops it cleanly", func(t *testing.T) {
+		execSignal(t, work, venvEnv, vpy)
+	})
+	t.Run("the py3-none-any wheel", func(t *testing.T) {
+		fallbackWheel(t, anyWheel, vpy, filepath.Join(bins, platform), semver)
+	})
 	t.Run("SIGKILL of the python process ends hostemu", func(t *testing.T) {
 		if runtime.GOOS != "linux" {
 			t.Skip("PR_SET_PDEATHSIG is Linux's")
@@ -251,6 +263,9 @@ func TestWheels(t *testing.T) {
 		}
 		out := must(t, work, venvEnv, vpy, "-m", "mypy", "--strict", "--no-incremental", "typed_example.py", "suite/conftest.py")
 		t.Log(lastLines(out, 1))
+		// the package's own source, as strict as its users' code
+		out = must(t, ".", venvEnv, vpy, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", t.TempDir(), "hostemu")
+		t.Log(lastLines(out, 1))
 	})
 }
 
@@ -269,9 +284,9 @@ func wantPassed(t *testing.T, r result, n int) {
 // failingTest runs tests/failing (one passing, one failing test) and checks that it
 // failed and left exactly one bundle, printed with its replay command, holding the
 // failing test's message in failure.txt.
-func failingTest(t *testing.T, work string, env []string, vpy string) {
+func failingTest(t *testing.T, work string, env []string, vpy string, args ...string) {
 	artifacts := t.TempDir()
-	r := runIn(t, work, append(slices.Clip(env), "HOSTEMU_ARTIFACTS="+artifacts), vpy, "-m", "pytest", "-p", "no:cacheprovider", "failing")
+	r := runIn(t, work, append(slices.Clip(env), "HOSTEMU_ARTIFACTS="+artifacts), vpy, append([]string{"-m", "pytest", "-p", "no:cacheprovider", "failing"}, args...)...)
 	if r.code != 1 || !strings.Contains(r.out, "1 failed, 1 passed") {
 		t.Fatalf("pytest failing: exit code %d, want 1 with 1 failed, 1 passed:\n%s", r.code, r.out)
 	}
@@ -315,6 +330,79 @@ func failingTest(t *testing.T, work string, env []string, vpy string) {
 			}
 		}
 	})
+}
+
+// execSignal runs `python -m hostemu serve`, which replaces itself with the binary:
+// SIGTERM reaches hostemu itself, which shuts down cleanly with exit code 0.
+func execSignal(t *testing.T, work string, env []string, vpy string) {
+	cmd := exec.Command(vpy, "-m", "hostemu", "serve", "--addr", "127.0.0.1:0", "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "json", "--quiet")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	var log []string
+	for sc.Scan() {
+		log = append(log, sc.Text())
+		if strings.Contains(sc.Text(), `"msg":"listening"`) {
+			break
+		}
+	}
+	if len(log) == 0 || !strings.Contains(log[len(log)-1], `"msg":"listening"`) {
+		t.Fatalf("python -m hostemu serve did not listen:\n%s", strings.Join(log, "\n"))
+	}
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid))
+	if runtime.GOOS == "linux" && strings.TrimSpace(string(comm)) != "hostemu" {
+		t.Errorf("python -m hostemu's process is %q, not the binary: it should exec it", strings.TrimSpace(string(comm)))
+	}
+	go io.Copy(io.Discard, stderr)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("python -m hostemu serve after SIGTERM: %v, want a clean exit 0", err)
+	}
+}
+
+// fallbackWheel installs the py3-none-any wheel (pip install --target) and checks
+// that its hostemu launcher and python -m hostemu run HOSTEMU_BINARY or a hostemu on
+// PATH (never themselves), and say what to do when there is neither.
+func fallbackWheel(t *testing.T, wheel, vpy, binDir, semver string) {
+	target := t.TempDir()
+	must(t, target, nil, vpy, "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "--no-deps", "--target", target, wheel)
+	launcher := filepath.Join(target, "bin", "hostemu")
+	if _, err := os.Stat(launcher); err != nil {
+		t.Fatalf("pip install --target wrote no launcher: %v", err)
+	}
+	empty := t.TempDir()
+	base := []string{"PYTHONPATH=" + target, "HOSTEMU_BINARY=", "PYTHONDONTWRITEBYTECODE=1"}
+	cases := []struct {
+		name string
+		env  []string
+		code int
+		want string
+	}{
+		{"neither", []string{"PATH=" + filepath.Join(target, "bin") + ":" + empty}, 1, "no hostemu on PATH"},
+		{"HOSTEMU_BINARY", []string{"PATH=" + empty, "HOSTEMU_BINARY=" + filepath.Join(binDir, "hostemu")}, 0, "hostemu v" + semver + "\n"},
+		{"PATH", []string{"PATH=" + filepath.Join(target, "bin") + ":" + binDir}, 0, "hostemu v" + semver + "\n"},
+	}
+	for _, c := range cases {
+		for _, argv := range [][]string{{launcher, "version"}, {vpy, "-m", "hostemu", "version"}} {
+			r := runIn(t, empty, append(slices.Clip(base), c.env...), argv[0], argv[1:]...)
+			if r.code != c.code || !strings.Contains(r.out, c.want) {
+				t.Errorf("%s, %s: exit %d, want %d and %q:\n%s", c.name, strings.Join(argv, " "), r.code, c.code, c.want, r.out)
+			}
+			if c.code != 0 && !strings.Contains(r.out, "HOSTEMU_BINARY") {
+				t.Errorf("%s: the message does not name HOSTEMU_BINARY:\n%s", c.name, r.out)
+			}
+		}
+	}
 }
 
 // sigkill runs tests/sigkill_child.py, which start()s a hostemu and prints its pid,
@@ -419,7 +507,7 @@ func checkWheel(t *testing.T, path, binary string) string {
 		if strings.Contains(f.Name, ".data/scripts/") {
 			wantMode = 0o755
 		}
-		if mode != wantMode {
+		if mode != wantMode || f.Mode()&os.ModeType != 0 {
 			t.Errorf("%s: mode %v, want %v", f.Name, mode, wantMode)
 		}
 		if !f.Modified.Equal(z.File[0].Modified) {

@@ -20,7 +20,7 @@ import difflib
 import json
 import os
 import shlex
-from typing import Any, Dict, Generator, List, Optional
+from typing import Any, Callable, Dict, Generator, List, Optional, TypeVar, cast
 
 import pytest
 
@@ -32,6 +32,15 @@ from ._types import Coverage
 _MARKER_KEYS = ("scenario", "clock", "seed", "clock_start", "fixtures", "scenarios")
 # failure.txt is cut to this many characters (the head: the message comes first).
 _FAILURE_MAX = 16 * 1024
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _hookimpl(**kw: Any) -> Callable[[_F], _F]:
+    """pytest.hookimpl, typed (some pluggy releases ship no types: mypy --strict would
+    call the hooks untyped)."""
+    return cast(Callable[[_F], _F], pytest.hookimpl(**kw))
+
 
 _failure_key = pytest.StashKey[str]()
 _bundle_key = pytest.StashKey[str]()
@@ -155,7 +164,7 @@ def _save_bundle(item: pytest.Item, emu: testkit.Emulator, failure: str) -> None
     item.stash[_bundle_key] = "\n".join(lines)
 
 
-@pytest.hookimpl(hookwrapper=True)
+@_hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     rep: pytest.TestReport = outcome.get_result()
@@ -186,7 +195,7 @@ def _session_state() -> _State:
     return _config.stash[_state_key]
 
 
-@pytest.hookimpl(tryfirst=True)
+@_hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     global _config
     _config = session.config
@@ -196,7 +205,7 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-@pytest.hookimpl(optionalhook=True)
+@_hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """pytest-xdist: a worker's coverage joins the controller's."""
     out = getattr(node, "workeroutput", None) or {}
@@ -213,7 +222,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         config.workeroutput["hostemu_coverage"] = json.dumps({"coverage": state.coverage, "worlds": state.worlds})  # type: ignore[attr-defined]
 
 
-@pytest.hookimpl(hookwrapper=True)
+@_hookimpl(hookwrapper=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, None]:
     yield
     config = session.config
