@@ -829,10 +829,3 @@ def connect(
     t = ns["tokens"]
     return Emulator(r, Tokens(read=t["read"], deploy=t["deploy"], admin=t["admin"]), str(ns.get("cipher_key", "")), cipher_url=cipher_url or "")
 
-
-def _total(c: Coverage) -> CoverageTotal:
-    """The overall figure of a coverage report, as one CoverageTotal."""
-    t = c["totals"]
-    seen = t["operations"]["seen"] + t["responses"]["seen"] + t["transitions"]["seen"]
-    total = t["operations"]["total"] + t["responses"]["total"] + t["transitions"]["total"]
-    return {"seen": seen, "total": total, "percent": t["percent"]}
