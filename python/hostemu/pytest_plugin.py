@@ -157,7 +157,12 @@ def hostemu(request: pytest.FixtureRequest, hostemu_url: str) -> Generator[testk
 
 
 def _save_bundle(item: pytest.Item, emu: testkit.Emulator, failure: str) -> None:
-    path = emu.save_bundle(item.nodeid, failure=failure[:_FAILURE_MAX])
+    try:
+        path = emu.save_bundle(item.nodeid, failure=failure[:_FAILURE_MAX])
+    except (OSError, testkit.HostemuError) as err:
+        # The test failed already; a bundle that cannot be had is said, not a second error.
+        item.stash[_bundle_key] = f"{item.nodeid}: this test's world could not be saved: {err}"
+        return
     lines = [f"{item.nodeid}: this test's world is saved in {path}; open it where it stood with:", f"    hostemu replay {shlex.quote(path)}"]
     if not emu.bundle_has_failure:
         lines.append("    (this hostemu takes no failure message: POST /_emulator/bundle is missing, so the bundle has no failure.txt)")

@@ -29,7 +29,7 @@ import threading
 import time
 import urllib.parse
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
 
 from ._coverage import merge_coverage
 from ._find import find_hostemu_bin
@@ -536,8 +536,6 @@ def _stop(p: "subprocess.Popen[bytes]") -> None:
     except subprocess.TimeoutExpired:
         p.kill()
         p.wait()
-    if p.stderr is not None:
-        p.stderr.close()
 
 
 def _credentials(r: _Remote) -> "tuple[Tokens, str]":
@@ -715,7 +713,11 @@ def _wait_listening(p: "subprocess.Popen[bytes]", bin_path: str, log: Union[bool
 
     def read() -> None:
         assert p.stderr is not None
-        for raw in p.stderr:
+        with p.stderr:  # closed here, at EOF (the binary gone): never under this loop
+            _read_lines(p.stderr)
+
+    def _read_lines(stream: IO[bytes]) -> None:
+        for raw in stream:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             if sink is not None:
                 try:
