@@ -269,6 +269,54 @@ func TestWheels(t *testing.T) {
 	})
 }
 
+// TestEveryPlatformsWheel packs every platform's wheel from stand-in binaries (cross-
+// compiling five is .ci/run's job) and checks each one's name, tags and contents.
+func TestEveryPlatformsWheel(t *testing.T) {
+	py := needPython(t)
+	t.Parallel()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins := t.TempDir()
+	want := map[string]string{
+		"linux-x64":    "manylinux_2_17_x86_64.manylinux2014_x86_64.musllinux_1_1_x86_64",
+		"linux-arm64":  "manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64",
+		"darwin-x64":   "macosx_11_0_x86_64",
+		"darwin-arm64": "macosx_11_0_arm64",
+		"win32-x64":    "win_amd64",
+	}
+	for p := range want {
+		name := "hostemu"
+		if p == "win32-x64" {
+			name += ".exe"
+		}
+		if err := os.MkdirAll(filepath.Join(bins, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bins, p, name), []byte("stand-in for "+p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bins, "VERSION"), []byte("1.4.0-rc.2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	must(t, root, []string{"HOSTEMU_BINARIES=" + bins, "PYTHON=" + py}, "bash", "python/build.sh", out, "all")
+	for p, tags := range want {
+		wheel := filepath.Join(out, "hostemu-1.4.0rc2-py3-none-"+tags+".whl")
+		bin := filepath.Join(bins, p, "hostemu")
+		if p == "win32-x64" {
+			bin += ".exe"
+		}
+		t.Run(p, func(t *testing.T) { checkWheel(t, wheel, bin) })
+	}
+	t.Run("any", func(t *testing.T) { checkWheel(t, filepath.Join(out, "hostemu-1.4.0rc2-py3-none-any.whl"), "") })
+	if all, _ := filepath.Glob(filepath.Join(out, "*.whl")); len(all) != 6 {
+		t.Errorf("python/build.sh all wrote %d wheels, want 6: %v", len(all), all)
+	}
+}
+
 // wantPassed fails unless pytest passed exactly n tests (exit code 5, no tests, is a
 // failure here).
 func wantPassed(t *testing.T, r result, n int) {
@@ -574,7 +622,10 @@ func checkWheel(t *testing.T, path, binary string) string {
 	if !strings.Contains(ep, "[pytest11]\nhostemu = hostemu.pytest_plugin\n") {
 		t.Errorf("entry_points.txt has no pytest11 plugin:\n%s", ep)
 	}
-	script := "hostemu-" + version + ".data/scripts/hostemu"
+	script := "hostemu-" + version + ".data/scripts/" + filepath.Base(binary)
+	if binary == "" {
+		script = "hostemu-" + version + ".data/scripts/hostemu"
+	}
 	if binary != "" {
 		if !bytes.Equal(members[script], readFile(t, binary)) {
 			t.Errorf("%s is not the binary %s", script, binary)
