@@ -11,14 +11,12 @@
 # offline. Nothing is written into the source tree: the packages are staged in a
 # temporary directory.
 #
-# VERSION is npm's, so it must be semver: $HOSTEMU_VERSION if set (a leading v dropped:
-# the release workflow passes the tag), else from `git describe --tags --match 'v*'`: a
-# tag v1.2.3 on HEAD gives 1.2.3, commits after it 1.2.3-dev.N.gSHA, no tag at all
-# 0.0.0-dev.N.gSHA (N: commits, SHA: HEAD), with .dirty for uncommitted changes; outside
-# a git checkout 0.0.0-dev. The
+# VERSION is npm's, so it must be semver: cmd/hostemu/binaries.sh, which cross-compiles
+# the binaries, says where it comes from ($HOSTEMU_VERSION, else `git describe`). The
 # binary is stamped with v$VERSION and the commit, so `hostemu version` and
-# `npm ls hostemu` agree. (`hostemu version` itself cannot be the source: an unstamped
-# binary says "dev".)
+# `npm ls hostemu` agree. With HOSTEMU_BINARIES=DIR, the binaries (and VERSION) of an
+# earlier cmd/hostemu/binaries.sh DIR run are packed instead of compiling them again
+# (.ci/run builds them once for npm and Python).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -36,30 +34,14 @@ elif [ "${platforms[0]}" = all ]; then
   platforms=("${all[@]}")
 fi
 
-version=${HOSTEMU_VERSION:-}
-version=${version#v}
-if [ -z "$version" ] && ! git -C "$root" rev-parse HEAD >/dev/null 2>&1; then
-  version=0.0.0-dev # not a git checkout: nothing to describe
-fi
-if [ -z "$version" ]; then
-  cd "$root"
-  sha=$(git rev-parse --short=7 HEAD)
-  dirty=""
-  [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=.dirty
-  if tag=$(git describe --tags --match 'v[0-9]*' --abbrev=0 2>/dev/null); then
-    n=$(git rev-list --count "$tag..HEAD")
-    if [ "$n" = 0 ]; then version=${tag#v}; [ -z "$dirty" ] || version+="-dev.0.g$sha$dirty"
-    else version="${tag#v}-dev.$n.g$sha$dirty"; fi
-  else
-    version="0.0.0-dev.$(git rev-list --count HEAD).g$sha$dirty"
-  fi
-fi
-semver='^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$'
-[[ $version =~ $semver ]] || { echo "npm/build.sh: version $version is not semver" >&2; exit 2; }
-commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
-
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
+bins=${HOSTEMU_BINARIES:-}
+if [ -z "$bins" ]; then
+  bins=$stage/binaries
+  "$root/cmd/hostemu/binaries.sh" "$bins" "${platforms[@]}"
+fi
+version=$(cat "$bins/VERSION")
 
 goos_goarch() {
   case $1 in
@@ -80,8 +62,9 @@ for p in "${platforms[@]}"; do
   bin=bin/hostemu
   [ "$os" = win32 ] && bin=hostemu.exe
   mkdir -p "$dir/$(dirname "$bin")"
-  (cd "$root" && CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
-    -ldflags "-s -w -X main.version=v$version -X main.commit=$commit" -o "$dir/$bin" ./cmd/hostemu)
+  src=$bins/$p/$(basename "$bin")
+  [ -f "$src" ] || { echo "npm/build.sh: no binary $src (HOSTEMU_BINARIES=$bins lacks $p)" >&2; exit 2; }
+  cp "$src" "$dir/$bin"
   cat >"$dir/package.json" <<JSON
 {
   "name": "@hostemu/$p",

@@ -1,0 +1,833 @@
+"""hostemu for Python tests, as the Go package testkit and the JS ``hostemu/testkit`` are.
+
+:func:`start` runs the hostemu binary in a process of its own on a free loopback port;
+:func:`connect` makes a namespace, a world of its own, on a hostemu that is already
+running (a CI service container). Both return an :class:`Emulator` with the same
+members, in Python spelling: ``url``, ``tokens``, ``cipher_key``, ``advance(by)``,
+``await_(condition)``, ``faults.add/remove/clear/list``, ``requests(**filter)``,
+``use_scenario(name)``, ``reset()``, ``state()``, ``bundle(path)``, ``coverage()``,
+``close()``; an Emulator is a context manager.
+
+The standard library only: control calls go through :mod:`http.client`, never through
+a proxy of the environment. A process :func:`start` made never outlives this one: it
+reads EOF on its standard input, a pipe this process holds, when this process dies,
+even by SIGKILL (``HOSTEMU_WATCH_STDIN``), and on Linux the kernel also sends it
+SIGTERM then (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from datetime import datetime, timedelta, timezone
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
+
+from ._coverage import merge_coverage
+from ._find import find_hostemu_bin
+from ._types import (
+    AwaitRequest,
+    AwaitResult,
+    Coverage,
+    CoverageTotal,
+    FaultMatch,
+    FaultSpec,
+    FaultView,
+    JournalEntry,
+    RequestFilter,
+    RequestsMatch,
+)
+
+__all__ = [
+    "DEFAULT_CLOCK_START",
+    "AwaitRequest",
+    "AwaitResult",
+    "Coverage",
+    "CoverageTotal",
+    "Duration",
+    "Emulator",
+    "FaultMatch",
+    "FaultSpec",
+    "FaultView",
+    "Faults",
+    "HostemuError",
+    "JournalEntry",
+    "RequestFilter",
+    "RequestsMatch",
+    "Tokens",
+    "artifact_path",
+    "connect",
+    "merge_coverage",
+    "start",
+]
+
+#: Where a manual clock starts unless told: a fixed instant gives the same ids,
+#: timestamps and generated fixtures on every run (the Go and JS testkits' too).
+DEFAULT_CLOCK_START = "2026-01-01T00:00:00Z"
+
+#: A duration: a string of the control API ("90s", "1h30m", "2d"), a timedelta, or a
+#: number of seconds.
+Duration = Union[str, timedelta, int, float]
+
+# START_TIMEOUT bounds how long start() waits for the binary to listen, in seconds.
+START_TIMEOUT = 10.0
+# HEALTH_TIMEOUT is how long connect() waits for a starting hostemu to answer.
+HEALTH_TIMEOUT = 5.0
+# CALL_TIMEOUT bounds a control call that is not an await: a hung call fails the test.
+CALL_TIMEOUT = 30.0
+# AWAIT_GRACE is how much longer than its own timeout an await's call may take.
+AWAIT_GRACE = 10.0
+# STOP_TIMEOUT is how long close() lets the binary shut down before killing it.
+STOP_TIMEOUT = 6.0
+
+# _PDEATHSIG: on Linux, start() also asks the kernel to SIGTERM the child when the
+# thread that started it dies (PR_SET_PDEATHSIG), besides the stdin pipe. Tests of the
+# pipe alone turn it off.
+_PDEATHSIG = True
+
+
+class Tokens(Dict[str, str]):
+    """The world's hosting tokens, one per scope: ``tokens["read"]``, ``["deploy"]``,
+    ``["admin"]`` (also as attributes: ``tokens.deploy``)."""
+
+    @property
+    def read(self) -> str:
+        return self["read"]
+
+    @property
+    def deploy(self) -> str:
+        return self["deploy"]
+
+    @property
+    def admin(self) -> str:
+        return self["admin"]
+
+
+class HostemuError(Exception):
+    """An error answer of hostemu's control API: its status, and its envelope's code and
+    message (``await_timeout``, ``fault_not_found``, ``scenario_not_found``…)."""
+
+    def __init__(self, status: int, code: str, message: str, method: str, path: str) -> None:
+        super().__init__(f"{method} {path}: {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.method = method
+        self.path = path
+
+
+def _duration(by: Duration) -> str:
+    """The control API's duration string for by: strings pass as they are."""
+    if isinstance(by, str):
+        return by
+    if isinstance(by, timedelta):
+        by = by.total_seconds()
+    if isinstance(by, bool) or not isinstance(by, (int, float)) or by < 0 or by != by:
+        raise TypeError(f'hostemu: a duration is a string like "5m", a timedelta or a non-negative number of seconds, got {by!r}')
+    return f"{round(by * 1000)}ms"
+
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _seconds(d: str) -> Optional[float]:
+    """A duration string read roughly, to size a call's timeout; None if it cannot."""
+    total, end = 0.0, 0
+    for m in re.finditer(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)", d):
+        if m.start() != end:
+            return None
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+        end = m.end()
+    return total if end == len(d) and end > 0 else None
+
+
+def _rfc3339(t: Union[str, datetime]) -> str:
+    if isinstance(t, datetime):
+        if t.tzinfo is None:
+            raise ValueError("hostemu: clock_start must be an aware datetime (tzinfo set)")
+        return t.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return str(t)
+
+
+class _Remote:
+    """What an Emulator needs to reach its hostemu: one HTTP exchange per call, a new
+    connection each time (loopback makes that cheap, and an Emulator may be shared by
+    threads)."""
+
+    def __init__(self, url: str, control_token: Optional[str]) -> None:
+        u = urllib.parse.urlsplit(url)
+        if u.scheme not in ("http", "https") or not u.hostname:
+            raise ValueError(f"hostemu: not an http(s) URL: {url!r}")
+        self.url = url
+        self.scheme = u.scheme
+        self.host = u.hostname
+        self.port = u.port
+        self.prefix = u.path.rstrip("/")
+        self.control_token = control_token or ""
+        self.namespace = ""
+        self.process: Optional[subprocess.Popen[bytes]] = None
+
+    def control_path(self, p: str) -> str:
+        """A control route's path in this world: under its namespace, if any."""
+        if not self.namespace or not p.startswith("/_emulator/") or p.startswith("/_emulator/namespaces"):
+            return p
+        return "/_emulator/namespaces/" + self.namespace + p[len("/_emulator"):]
+
+    def send(
+        self, method: str, path: str, body: Optional[bytes], timeout: float, headers: Optional[Mapping[str, str]] = None
+    ) -> "tuple[int, bytes]":
+        h = dict(headers or {})
+        if self.control_token and path.startswith("/_emulator/"):
+            h["Authorization"] = "Bearer " + self.control_token
+        conn: http.client.HTTPConnection
+        if self.scheme == "https":
+            conn = http.client.HTTPSConnection(self.host, self.port, timeout=timeout or None)
+        else:
+            conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout or None)
+        try:
+            conn.request(method, self.prefix + path, body=body, headers=h)
+            res = conn.getresponse()
+            return res.status, res.read()
+        finally:
+            conn.close()
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        timeout: float = CALL_TIMEOUT,
+        root: bool = False,
+        raw: Optional[bytes] = None,
+        content_type: str = "application/json",
+    ) -> Any:
+        """A control call: JSON in and out, an error answer raised as a HostemuError."""
+        full = path if root else self.control_path(path)
+        payload: Optional[bytes] = raw
+        headers: Dict[str, str] = {}
+        if raw is not None:
+            headers["Content-Type"] = content_type
+        elif body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        try:
+            status, data = self.send(method, full, payload, timeout, headers)
+        except (OSError, http.client.HTTPException) as err:
+            raise ConnectionError(f"hostemu: {method} {full} at {self.url}: {err}") from err
+        if status < 200 or status > 299:
+            raise _decode_error(status, data, method, full)
+        return data
+
+    def json(self, method: str, path: str, body: Any = None, **kw: Any) -> Any:
+        data = self.call(method, path, body, **kw)
+        if not data:
+            return None
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise ValueError(f"hostemu: {method} {path}: the answer is not JSON: {data[:200]!r}") from None
+
+
+def _decode_error(status: int, data: bytes, method: str, path: str) -> HostemuError:
+    try:
+        env = json.loads(data)
+        e = env.get("error") if isinstance(env, dict) else None
+        if isinstance(e, dict) and isinstance(e.get("code"), str):
+            return HostemuError(status, e["code"], str(e.get("message", "")), method, path)
+    except ValueError:
+        pass
+    return HostemuError(status, "(no error envelope)", data[:200].decode("utf-8", "replace"), method, path)
+
+
+class Faults:
+    """The faults of one emulator's world."""
+
+    def __init__(self, remote: _Remote) -> None:
+        self._r = remote
+
+    def add(self, spec: FaultSpec) -> str:
+        """Adds a fault (as ``POST /_emulator/faults`` takes it); returns its id. It stays
+        until removed or reset."""
+        return cast(str, self._r.json("POST", "/_emulator/faults", spec)["id"])
+
+    def remove(self, id: str) -> None:
+        """Removes the fault id (HostemuError ``fault_not_found`` if there is none)."""
+        self._r.call("DELETE", "/_emulator/faults/" + urllib.parse.quote(id, safe=""))
+
+    def clear(self) -> None:
+        """Removes every fault added through the API (not the scenario's)."""
+        self._r.call("DELETE", "/_emulator/faults")
+
+    def list(self) -> List[FaultView]:
+        """The faults in force, API-added and the active scenario's, with their hits."""
+        return cast(List[FaultView], self._r.json("GET", "/_emulator/faults")["faults"])
+
+    def hits(self, id: str) -> int:
+        """How many times the fault id has fired; HostemuError fault_not_found once gone."""
+        for f in self.list():
+            if f["id"] == id:
+                return f["hits"]
+        raise HostemuError(404, "fault_not_found", f"no fault {id} (removed, or the emulator was reset)", "GET", self._r.control_path("/_emulator/faults"))
+
+
+# _live holds the emulators not yet closed: at exit, processes are stopped and
+# namespaces deleted, so that a test that raised before close() leaks nothing.
+_live: "set[Emulator]" = set()
+_live_mu = threading.Lock()
+
+
+def _close_all() -> None:
+    with _live_mu:
+        emus = list(_live)
+    for e in emus:
+        try:
+            e.close()
+        except Exception:  # at exit: the namespace expires after --namespace-ttl anyway
+            pass
+
+
+atexit.register(_close_all)
+
+
+class Emulator:
+    """One running hostemu, from :func:`start` or :func:`connect`. Every method raises
+    :class:`HostemuError` when the control API answers an error."""
+
+    #: The hosting service's base URL (paths start with /v1; the control API is under /_emulator).
+    url: str
+    #: The decryption service's base URL.
+    cipher_url: str
+    #: The HTTPS listener of ``start(tls=True)``, else "".
+    tls_url: str
+    #: The namespace of connect() ("ns_…"), else "".
+    namespace: str
+    #: The world's hosting tokens: a mapping with ``read``, ``deploy``, ``admin``.
+    tokens: Tokens
+    #: The world's decryption API key.
+    cipher_key: str
+    #: The world's faults.
+    faults: Faults
+
+    def __init__(self, remote: _Remote, tokens: Tokens, cipher_key: str, cipher_url: str = "", tls_url: str = "") -> None:
+        self._r = remote
+        self.url = remote.url
+        self.cipher_url = cipher_url or remote.url
+        self.tls_url = tls_url
+        self.namespace = remote.namespace
+        self.tokens = tokens
+        self.cipher_key = cipher_key
+        self.faults = Faults(remote)
+        self._closed = False
+        self._close_mu = threading.Lock()
+        with _live_mu:
+            _live.add(self)
+
+    def __repr__(self) -> str:
+        what = f"namespace {self.namespace}" if self.namespace else ("process" if self._r.process else "shared")
+        return f"<hostemu.testkit.Emulator {self.url} {what}{' closed' if self._closed else ''}>"
+
+    def __enter__(self) -> "Emulator":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The process id of start()'s hostemu; None for connect()."""
+        return self._r.process.pid if self._r.process else None
+
+    def now(self) -> str:
+        """The emulated time (RFC 3339)."""
+        return cast(str, self._r.json("GET", "/_emulator/clock")["now"])
+
+    def advance(self, by: Duration) -> str:
+        """Moves a manual clock forward ("90s", "5m", "2d", a timedelta or seconds); returns
+        the new time once every transition due by then has happened."""
+        return cast(str, self._r.json("POST", "/_emulator/clock/advance", {"by": _duration(by)})["now"])
+
+    def await_(self, condition: Optional[AwaitRequest] = None, /, **kw: Any) -> AwaitResult:
+        """``POST /_emulator/await``: waits (on a manual clock, advances it) until the
+        condition holds: ``{"deployment": id, "status": "ready"}``, ``{"domain": name,
+        "status": s}``, ``{"requests": {"method", "path", …}, "count": n}``, with an
+        optional ``timeout`` (emulated time on a manual clock, default 1 h, which costs
+        nothing). Keywords work as well: ``await_(deployment=id, status="ready")``.
+        HostemuError ``await_timeout`` if it does not hold in time."""
+        c: Dict[str, Any] = dict(condition or {})
+        c.update(kw)
+        timeout = CALL_TIMEOUT
+        if c.get("timeout") is not None:
+            c["timeout"] = _duration(c["timeout"])
+            s = _seconds(c["timeout"])
+            # On a manual clock the timeout is emulated time and costs nothing; on a real
+            # one the server waits that long: the call may take as long, and then some.
+            timeout = 0.0 if s is None else max(CALL_TIMEOUT, s + AWAIT_GRACE)
+        return cast(AwaitResult, self._r.json("POST", "/_emulator/await", c, timeout=timeout))
+
+    def force_status(self, kind: str, id: str, status: str, error: Optional[Mapping[str, str]] = None) -> None:
+        """Forces a deployment's or a domain's status now (kind "deployment" or
+        "domain"); error ``{"code", "message"}`` is what a status "error" reports."""
+        if kind not in ("deployment", "domain"):
+            raise ValueError(f'hostemu: force_status takes "deployment" or "domain", got {kind!r}')
+        body: Dict[str, Any] = {"status": status}
+        if error:
+            body["error"] = {"code": error["code"], "message": error["message"]}
+        self._r.call("POST", f"/_emulator/{kind}s/{urllib.parse.quote(id, safe='')}/status", body)
+
+    def requests(self, filter: Optional[RequestFilter] = None, /, **kw: Union[str, int]) -> List[JournalEntry]:
+        """The journaled requests the filter selects, oldest first: ``method``, ``path``
+        (``*`` wildcards), ``status``, ``service``, ``scope``, ``code``, ``since``,
+        ``limit``, ``body``, as a mapping or keywords. An unknown key is a HostemuError
+        naming the closest known one."""
+        q: Dict[str, Any] = dict(filter or {})
+        q.update(kw)
+        params = {k: str(v) for k, v in q.items() if v is not None and v != ""}
+        qs = urllib.parse.urlencode(params)
+        return cast(List[JournalEntry], self._r.json("GET", "/_emulator/requests" + ("?" + qs if qs else ""))["requests"])
+
+    def clear_requests(self) -> None:
+        """Empties the request journal."""
+        self._r.call("DELETE", "/_emulator/requests")
+
+    def token(self, scope: str) -> str:
+        """Mints a hosting token of scope (read, deploy, admin) in this world."""
+        return cast(str, self._r.json("POST", "/_emulator/tokens", {"scope": scope})["token"])
+
+    def use_scenario(self, name: str) -> None:
+        """Makes the named scenario active (HostemuError scenario_not_found)."""
+        self._r.call("PUT", "/_emulator/scenarios/active", {"name": name})
+
+    def reset(self) -> None:
+        """Back to the start-up world: fixtures, scenario, no API faults, empty journal,
+        the clock at its start."""
+        self._r.call("POST", "/_emulator/reset")
+
+    def state(self) -> Dict[str, Any]:
+        """The whole state of the world (``GET /_emulator/state``)."""
+        return cast(Dict[str, Any], self._r.json("GET", "/_emulator/state"))
+
+    def set_state(self, state: Mapping[str, Any]) -> None:
+        """Replaces the state of the world (validated first; a bad one changes nothing)."""
+        self._r.call("PUT", "/_emulator/state", dict(state))
+
+    @overload
+    def bundle(self, path: None = None, *, failure: Optional[str] = None) -> bytes: ...
+
+    @overload
+    def bundle(self, path: "Union[str, os.PathLike[str]]", *, failure: Optional[str] = None) -> str: ...
+
+    def bundle(self, path: "Union[str, os.PathLike[str], None]" = None, *, failure: Optional[str] = None) -> Union[bytes, str]:
+        """The world's failure bundle (a gzipped tar): written to path, returning its
+        absolute path, or with no path returned as bytes. With failure, the bundle holds
+        that text as ``failure.txt`` (``POST /_emulator/bundle``); a hostemu too old for
+        that gives the bundle without it (see :attr:`bundle_has_failure`)."""
+        data = self._bundle_bytes(failure)
+        if path is None:
+            return data
+        p = os.path.abspath(os.fspath(path))
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return p
+
+    #: Whether the last bundle asked for with a failure holds it: False when this
+    #: hostemu does not take POST /_emulator/bundle (older than failure.txt).
+    bundle_has_failure: bool = False
+
+    def _bundle_bytes(self, failure: Optional[str]) -> bytes:
+        if failure is not None:
+            try:
+                data = cast(bytes, self._r.call("POST", "/_emulator/bundle", {"failure": failure}))
+                self.bundle_has_failure = True
+                return data
+            except HostemuError as err:
+                # 404/405: a hostemu without POST /bundle; a namespace that is gone is not that.
+                if err.status not in (404, 405) or err.code == "namespace_not_found":
+                    raise
+            self.bundle_has_failure = False
+        return cast(bytes, self._r.call("GET", "/_emulator/bundle"))
+
+    def load_bundle(self, path_or_bytes: "Union[str, os.PathLike[str], bytes]") -> Dict[str, Any]:
+        """Replaces the world with a failure bundle's (``PUT /_emulator/bundle``): a file's
+        path, or the bundle's bytes. Returns what the server says it restored."""
+        if isinstance(path_or_bytes, bytes):
+            data = path_or_bytes
+        else:
+            with open(os.fspath(path_or_bytes), "rb") as f:
+                data = f.read()
+        out = self._r.call("PUT", "/_emulator/bundle", raw=data, content_type="application/gzip")
+        return cast(Dict[str, Any], json.loads(out) if out else {})
+
+    def save_bundle(self, name: str, failure: Optional[str] = None) -> str:
+        """Writes the bundle as ``$HOSTEMU_ARTIFACTS/<name>.hostemu.tgz`` (default
+        ``hostemu-artifacts/``), with failure as its failure.txt, and returns the path.
+        The pytest plugin calls it when a test failed."""
+        return self.bundle(artifact_path(name), failure=failure)
+
+    def coverage(self, namespaces: Optional[str] = None) -> Coverage:
+        """Which parts of the API the world has seen (``GET /_emulator/coverage``);
+        ``namespaces="all"`` for the union over every namespace of the server."""
+        if namespaces is not None:
+            if namespaces != "all":
+                raise ValueError(f'hostemu: coverage(namespaces=...) takes "all", got {namespaces!r}')
+            return cast(Coverage, self._r.json("GET", "/_emulator/coverage?namespaces=all", root=True))
+        return cast(Coverage, self._r.json("GET", "/_emulator/coverage"))
+
+    def reset_coverage(self) -> None:
+        """Starts counting the world's coverage afresh."""
+        self._r.call("DELETE", "/_emulator/coverage")
+
+    def close(self) -> None:
+        """Stops start()'s process, or deletes connect()'s namespace; again, it does nothing."""
+        with self._close_mu:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            if self._r.process is not None:
+                _stop(self._r.process)
+            elif self._r.namespace:
+                try:
+                    self._r.call("DELETE", "/_emulator/namespaces/" + urllib.parse.quote(self._r.namespace, safe=""), timeout=5.0)
+                except HostemuError as err:
+                    if err.status != 404:  # gone already (expired): nothing is left to clean
+                        raise
+                except ConnectionError:
+                    pass  # the server stopped: nothing is left to clean
+        finally:
+            with _live_mu:
+                _live.discard(self)
+
+
+def artifact_path(name: str) -> str:
+    """Where a test's bundle goes: ``$HOSTEMU_ARTIFACTS/<name>.hostemu.tgz`` (default
+    ``hostemu-artifacts/`` in the working directory), the name made safe for every file
+    system as the Go and JS testkits make it."""
+    s = re.sub(r"[^A-Za-z0-9._-]+", "_", str(name))
+    s = re.sub(r"^[_.]+|[_.]+$", "", s)[:180]
+    return os.path.abspath(os.path.join(os.environ.get("HOSTEMU_ARTIFACTS") or "hostemu-artifacts", (s or "test") + ".hostemu.tgz"))
+
+
+def _stop(p: "subprocess.Popen[bytes]") -> None:
+    """Stops a started hostemu: EOF on its stdin and SIGTERM (a clean shutdown), then
+    SIGKILL if it has not gone within STOP_TIMEOUT."""
+    if p.poll() is None:
+        try:
+            p.terminate()
+        except OSError:
+            pass
+    if p.stdin is not None:
+        try:
+            p.stdin.close()
+        except OSError:
+            pass
+    try:
+        p.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def _credentials(r: _Remote) -> "tuple[Tokens, str]":
+    """The first token of each scope and the first decryption key of the world, as the
+    banner shows them."""
+    c = r.json("GET", "/_emulator/tokens")
+
+    def first(scope: str) -> str:
+        for t in c.get("tokens", []):
+            if t.get("scope") == scope:
+                return str(t["token"])
+        return ""
+
+    keys = c.get("cipher_api_keys") or [""]
+    return Tokens(read=first("read"), deploy=first("deploy"), admin=first("admin")), str(keys[0])
+
+
+def _health(r: _Remote, limit: float) -> None:
+    """Polls GET /_emulator/health until it answers 200 {"status":"ok"}: a service
+    container may still be starting, and there is nothing to wait on but the answer."""
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            status, data = r.send("GET", "/_emulator/health", None, 2.0)
+            ok = False
+            try:
+                ok = status == 200 and json.loads(data).get("status") == "ok"
+            except ValueError:
+                pass
+            if ok:
+                return
+            why = f'it answered {status}, not 200 {{"status":"ok"}}'
+        except (OSError, http.client.HTTPException) as err:
+            why = str(err)
+        if time.monotonic() > deadline:
+            raise ConnectionError(
+                f"hostemu: no hostemu answers at {r.url}/_emulator/health within {limit:g} s: {why} "
+                "(is it running, and is the URL the hosting service's base URL?)"
+            )
+        time.sleep(0.05)
+
+
+def _start_args(
+    scenario: Optional[str],
+    seed: int,
+    clock: str,
+    clock_start: Union[str, datetime, None],
+    control_token: Optional[str],
+    fixtures: Optional[str],
+    scenarios_dir: Optional[str],
+    tls: bool,
+    args: Sequence[str],
+) -> List[str]:
+    """serve's flags: a free loopback port, a manual clock at DEFAULT_CLOCK_START, seed
+    1, a CA in memory, and no HTTPS listener unless asked."""
+    a = ["serve", "--addr", "127.0.0.1:0", "--log-format", "json", "--ca-dir", ":memory:", "--seed", str(seed), "--clock", clock]
+    if clock_start is not None:
+        a += ["--clock-start", _rfc3339(clock_start)]
+    elif clock == "manual":
+        a += ["--clock-start", DEFAULT_CLOCK_START]
+    a += ["--tls-addr", "127.0.0.1:0" if tls else ""]
+    if scenario:
+        a += ["--scenario", scenario]
+    if scenarios_dir:
+        a += ["--scenarios", os.fspath(scenarios_dir)]
+    if fixtures:
+        a += ["--fixtures", os.fspath(fixtures)]
+    if control_token:
+        a += ["--control-token", control_token]
+    return a + list(args)
+
+
+def _child_env(extra: Optional[Mapping[str, str]]) -> Dict[str, str]:
+    """This process's environment without HOSTEMU_* variables, which would shape the
+    emulator behind the options' back, plus extra, plus HOSTEMU_WATCH_STDIN=1: the
+    binary exits at EOF on its stdin, which is when this process is gone."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTEMU_")}
+    env.update(extra or {})
+    env["HOSTEMU_WATCH_STDIN"] = "1"
+    return env
+
+
+def _preexec() -> Optional[Callable[[], None]]:
+    """On Linux, started from the main thread: PR_SET_PDEATHSIG, so that the kernel
+    sends the child SIGTERM when this process dies. (It fires when the *thread* that
+    forked dies, so not from another thread: a worker thread's end would kill it.)"""
+    if not _PDEATHSIG or not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def set_pdeathsig() -> None:
+        prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the call: nobody will signal
+            os._exit(1)
+
+    return set_pdeathsig
+
+
+def start(
+    *,
+    scenario: Optional[str] = None,
+    seed: int = 1,
+    clock: str = "manual",
+    clock_start: Union[str, datetime, None] = None,
+    control_token: Optional[str] = None,
+    fixtures: "Union[str, os.PathLike[str], None]" = None,
+    scenarios_dir: "Union[str, os.PathLike[str], None]" = None,
+    tls: bool = False,
+    binary: Optional[str] = None,
+    args: Sequence[str] = (),
+    env: Optional[Mapping[str, str]] = None,
+    log: Union[bool, Callable[[str], None]] = False,
+    start_timeout: float = START_TIMEOUT,
+) -> Emulator:
+    """Starts hostemu in a process of its own on 127.0.0.1, on a free port, and returns
+    once it is healthy. Unless told otherwise: the embedded fixtures and the default
+    scenario, seed 1, a manual clock at 2026-01-01T00:00:00Z, no HTTPS listener, the CA
+    in memory. ``fixtures`` is a file or directory (``--fixtures``), ``scenarios_dir``
+    a directory of scenario YAML, ``args`` more serve flags, ``binary`` the binary to
+    run (default: HOSTEMU_BINARY, else this platform's wheel's). ``log``: True prints
+    the emulator's JSON log lines to stderr, a function receives them. HOSTEMU_*
+    variables of this process are not passed on (the options decide)."""
+    bin_path = binary or find_hostemu_bin()
+    argv = [bin_path] + _start_args(scenario, seed, clock, clock_start, control_token, _opt_path(fixtures), _opt_path(scenarios_dir), tls, args)
+    popen_kw: Dict[str, Any] = {}
+    if sys.platform == "win32":
+        popen_kw["creationflags"] = getattr(subprocess, "CREATE_NO_WINDOW", 0)
+    else:
+        popen_kw["preexec_fn"] = _preexec()
+    try:
+        p = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_child_env(env), **popen_kw
+        )
+    except OSError as err:
+        raise OSError(f"hostemu: start(): cannot run {bin_path}: {err}") from err
+    try:
+        rec = _wait_listening(p, bin_path, log, start_timeout)
+        r = _Remote(str(rec["url"]), control_token)
+        r.process = p
+        _health(r, HEALTH_TIMEOUT)
+        tokens, key = _credentials(r)
+        return Emulator(r, tokens, key, cipher_url=str(rec.get("cipher_url") or ""), tls_url=str(rec.get("tls_url") or ""))
+    except BaseException:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+        raise
+
+
+def _opt_path(p: "Union[str, os.PathLike[str], None]") -> Optional[str]:
+    return None if p is None else os.fspath(p)
+
+
+def _wait_listening(p: "subprocess.Popen[bytes]", bin_path: str, log: Union[bool, Callable[[str], None]], limit: float) -> Dict[str, Any]:
+    """Reads the binary's JSON log until its "listening" record, which names the
+    addresses it bound, and keeps draining it afterwards (a full pipe would stall the
+    binary); raises with the log's tail if the binary stops or never listens."""
+    sink: Optional[Callable[[str], None]]
+    if callable(log):
+        sink = log
+    elif log:
+        sink = lambda line: print(line, file=sys.stderr)  # noqa: E731
+    else:
+        sink = None
+    found: Dict[str, Any] = {}
+    listening = threading.Event()
+    tail: List[str] = []
+
+    def read() -> None:
+        assert p.stderr is not None
+        with p.stderr:  # closed here, at EOF (the binary gone): never under this loop
+            _read_lines(p.stderr)
+
+    def _read_lines(stream: IO[bytes]) -> None:
+        for raw in stream:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if sink is not None:
+                try:
+                    sink(line)
+                except Exception:
+                    pass
+            if listening.is_set():
+                continue
+            tail.append(line)
+            del tail[:-40]
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and rec.get("msg") == "listening" and isinstance(rec.get("url"), str):
+                found.update(rec)
+                listening.set()
+
+    threading.Thread(target=read, name=f"hostemu-log-{p.pid}", daemon=True).start()
+    deadline = time.monotonic() + limit
+    while not listening.wait(0.02):
+        code = p.poll()
+        if code is not None:
+            listening.wait(0.2)  # the reader may still hold the last lines
+            if listening.is_set():
+                break
+            raise RuntimeError(f"hostemu: start(): {bin_path} stopped (exit code {code}) before listening" + _tail(tail))
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"hostemu: start(): {bin_path} did not listen within {limit:g} s" + _tail(tail))
+    return found
+
+
+def _tail(lines: List[str]) -> str:
+    return ("\n" + "\n".join(lines)) if lines else ""
+
+
+def _namespace_spec(
+    scenario: Optional[str],
+    seed: Optional[int],
+    clock: str,
+    clock_start: Union[str, datetime, None],
+    fixtures: "Union[str, os.PathLike[str], Mapping[str, Any], None]",
+    scenarios: Optional[Sequence[str]],
+) -> Dict[str, Any]:
+    """The POST /_emulator/namespaces body: a manual clock at DEFAULT_CLOCK_START unless told."""
+    body: Dict[str, Any] = {"clock": clock}
+    if clock_start is not None:
+        body["clock_start"] = _rfc3339(clock_start)
+    elif clock == "manual":
+        body["clock_start"] = DEFAULT_CLOCK_START
+    if seed is not None:
+        body["seed"] = seed
+    if scenario:
+        body["scenario"] = scenario
+    if scenarios is not None:
+        if isinstance(scenarios, str) or not all(isinstance(s, str) for s in scenarios):
+            raise TypeError("hostemu: connect()'s scenarios are scenario documents, a list of YAML strings")
+        body["scenarios"] = list(scenarios)
+    if fixtures is not None:
+        if isinstance(fixtures, Mapping):
+            body["fixtures"] = dict(fixtures)
+        else:
+            path = os.fspath(fixtures)
+            if not path.lower().endswith(".json"):
+                raise ValueError(
+                    f"hostemu: connect() takes fixtures as a dict or a .json file ({path}): the testkit has no "
+                    "YAML parser; convert it, or start() hostemu with it"
+                )
+            with open(path, encoding="utf-8") as f:
+                body["fixtures"] = json.load(f)
+    return body
+
+
+def connect(
+    url: str,
+    *,
+    scenario: Optional[str] = None,
+    seed: Optional[int] = None,
+    clock: str = "manual",
+    clock_start: Union[str, datetime, None] = None,
+    control_token: Optional[str] = None,
+    fixtures: "Union[str, os.PathLike[str], Mapping[str, Any], None]" = None,
+    scenarios: Optional[Sequence[str]] = None,
+    shared: bool = False,
+    cipher_url: Optional[str] = None,
+    health_timeout: float = HEALTH_TIMEOUT,
+) -> Emulator:
+    """Drives the hostemu running at url (its base URL; a trailing /v1 is dropped) in a
+    namespace of its own, a world with its own tokens on a manual clock at
+    2026-01-01T00:00:00Z unless told, deleted by close(). ``fixtures`` is a fixture
+    document (a dict, or a .json file); ``scenarios`` scenario documents (YAML strings)
+    this namespace knows beside the server's. ``shared=True`` drives the default
+    namespace instead (the well-known tokens; reset() is then everyone's)."""
+    if not isinstance(url, str) or not re.match(r"^https?://", url):
+        raise ValueError(f"hostemu: connect() takes the hosting service's base URL, e.g. http://127.0.0.1:4700, got {url!r}")
+    base = re.sub(r"/v1$", "", url.rstrip("/"))
+    r = _Remote(base, control_token)
+    _health(r, health_timeout)
+    if shared:
+        given = {"seed": seed, "clock_start": clock_start, "fixtures": fixtures, "scenarios": scenarios}
+        for k, v in given.items():
+            if v is not None:
+                raise ValueError(f"hostemu: connect(): {k} does not apply with shared=True: the default namespace was configured when hostemu started")
+        tokens, key = _credentials(r)
+        emu = Emulator(r, tokens, key, cipher_url=cipher_url or "")
+        if scenario:
+            emu.use_scenario(scenario)
+        return emu
+    ns = r.json("POST", "/_emulator/namespaces", _namespace_spec(scenario, seed, clock, clock_start, fixtures, scenarios))
+    r.namespace = str(ns["namespace"])
+    t = ns["tokens"]
+    return Emulator(r, Tokens(read=t["read"], deploy=t["deploy"], admin=t["admin"]), str(ns.get("cipher_key", "")), cipher_url=cipher_url or "")
+

@@ -1,0 +1,85 @@
+"""Eight workflows, each in a world of its own (the hostemu fixture's namespace), so
+that they may run in parallel (pytest -n) against one hostemu."""
+
+import pytest
+
+from hostemu import testkit
+from hostemu.testkit import Emulator, HostemuError
+
+
+def test_deploy_and_await(hostemu: Emulator, client) -> None:
+    d = client.deploy()
+    assert d["status"] == "queued"
+    res = hostemu.await_(deployment=d["id"], status="ready")
+    assert res["status"] == "ready"
+    status, got = client.call("GET", "/deployments/" + d["id"])
+    assert (status, got["status"]) == (200, "ready")
+
+
+def test_fault_then_retry(hostemu: Emulator, client) -> None:
+    fid = hostemu.faults.add({"match": {"method": "POST", "path": "/v1/deployments"}, "status": 503, "times": 1})
+    status, body = client.call("POST", "/deployments", {"project_id": "prj_demo", "files": {}})
+    assert status == 503 and body["error"]["code"] == "service_unavailable"
+    client.deploy()  # the retry passes: the fault fired its one time
+    assert hostemu.faults.hits(fid) == 1
+    assert [f["id"] for f in hostemu.faults.list()] == [fid]
+    hostemu.faults.remove(fid)
+    assert hostemu.faults.list() == []
+    with pytest.raises(HostemuError) as e:
+        hostemu.faults.remove(fid)
+    assert e.value.code == "fault_not_found"
+
+
+@pytest.mark.hostemu(scenario="failing-builds")
+def test_scenario_marker(hostemu: Emulator, client) -> None:
+    d = client.deploy()
+    res = hostemu.await_({"deployment": d["id"], "status": "error"})
+    _, got = client.call("GET", "/deployments/" + d["id"])
+    assert got["error"]["code"] == "build_failed", res
+
+
+@pytest.mark.hostemu(clock_start="2030-06-01T12:00:00Z")
+def test_clock(hostemu: Emulator) -> None:
+    assert hostemu.now().startswith("2030-06-01T12:00:00")
+    assert hostemu.advance("90s").startswith("2030-06-01T12:01:30")
+    assert hostemu.advance(30).startswith("2030-06-01T12:02:00")  # seconds
+
+
+def test_journal(hostemu: Emulator, client) -> None:
+    client.deploy()
+    client.call("GET", "/projects")
+    posts = hostemu.requests(method="POST", path="/v1/deployments")
+    assert [(r["method"], r["path"], r["status"]) for r in posts] == [("POST", "/v1/deployments", 201)]
+    assert len(hostemu.requests({"path": "/v1/*"})) == 2
+    with pytest.raises(HostemuError) as e:
+        hostemu.requests(metod="POST")
+    assert e.value.status == 400 and '"method"' in e.value.message
+    hostemu.clear_requests()
+    assert hostemu.requests() == []
+
+
+def test_coverage(hostemu: Emulator, client) -> None:
+    client.deploy()
+    cov = hostemu.coverage()
+    op = next(o for o in cov["operations"] if (o["method"], o["path"]) == ("POST", "/v1/deployments"))
+    assert op["seen"] == 1
+    assert 0 < cov["totals"]["percent"] < 100
+    assert testkit.merge_coverage(cov, cov)["totals"] == cov["totals"]
+
+
+@pytest.mark.hostemu(seed=7)
+def test_seeded_worlds_are_equal(hostemu: Emulator, hostemu_url: str) -> None:
+    with testkit.connect(hostemu_url, seed=7) as twin:
+        assert twin.namespace != hostemu.namespace
+        assert twin.state()["projects"] == hostemu.state()["projects"]
+
+
+def test_worlds_are_apart(hostemu: Emulator, client, hostemu_url: str) -> None:
+    d = client.deploy()
+    hostemu.use_scenario("instant")
+    with testkit.connect(hostemu_url) as other:
+        assert other.tokens["deploy"] != hostemu.tokens["deploy"]
+        assert other.requests() == []
+        assert all(x["id"] != d["id"] for x in other.state().get("deployments", []))
+    hostemu.reset()
+    assert hostemu.requests() == []
