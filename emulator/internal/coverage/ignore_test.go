@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -151,5 +152,27 @@ func TestTheDocsCoverageFileReads(t *testing.T) {
 	ig, err := ParseConfig("docs", []byte(block))
 	if err != nil || len(ig.Rules) != 4 {
 		t.Fatalf("%v: %+v", err, ig)
+	}
+}
+
+// A bundle's coverage.json loads back into a counter as it was counted (#33: a
+// replayed world's coverage).
+func TestLoadGivesBackTheReport(t *testing.T) {
+	c := NewCounter(nil)
+	c.Answer("GET", "/v1/projects", "/v1/projects", 200, "")
+	c.Answer("GET", "/v1/projects", "/v1/projects", 200, "")
+	c.Answer("POST", "/v1/files", "/v1/files", 418, "teapot") // undocumented
+	c.Answer("POST", "", "/v1/files", 0, "")                  // dropped
+	c.Transition("deployment", "ready", "production", "promote")
+	c.Fault("drop")
+	want := c.Report()
+	d := NewCounter(nil)
+	d.Answer("GET", "/v1/deployments", "/v1/deployments", 200, "") // replaced, not added to
+	d.Load(want)
+	got := d.Report()
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(want)
+	if string(a) != string(b) {
+		t.Fatalf("loaded:\n%s\nwant:\n%s", a, b)
 	}
 }
