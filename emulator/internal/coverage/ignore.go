@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -88,15 +89,6 @@ func normalOperation(s string) string {
 	return strings.ToUpper(f[0]) + " " + f[1]
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // ParseList reads a comma-separated list of names (--ignore's, ?ignore='s): each an
 // error code, an operation or a transition, ignored for reason. A name none of them is
 // an error naming the closest.
@@ -108,11 +100,11 @@ func ParseList(list, reason string) (Ignore, error) {
 		switch {
 		case item == "":
 			continue
-		case contains(n.codes, item):
+		case slices.Contains(n.codes, item):
 			ig.Rules = append(ig.Rules, Rule{Code: item, Reason: reason})
-		case contains(n.ops, normalOperation(item)):
+		case slices.Contains(n.ops, normalOperation(item)):
 			ig.Rules = append(ig.Rules, Rule{Operation: normalOperation(item), Reason: reason})
-		case contains(n.trans, normalTransition(item)):
+		case slices.Contains(n.trans, normalTransition(item)):
 			ig.Rules = append(ig.Rules, Rule{Transition: normalTransition(item), Reason: reason})
 		default:
 			hint := yamlcheck.Closest(item, n.codes)
@@ -212,12 +204,12 @@ func parseRoot(c *yamlcheck.Checker, root *yaml.Node, n names) Ignore {
 			c.Addf(rf["transition"].Key, "%s: a transition is ignored alone, without code or operation", where)
 			continue
 		}
-		if r.Code != "" && !contains(n.codes, r.Code) {
+		if r.Code != "" && !slices.Contains(n.codes, r.Code) {
 			c.Addf(rf["code"].Value, "%s.code: %q is not an error code%s", where, r.Code, yamlcheck.Suggest(r.Code, n.codes))
 			bad = true
 		}
 		if r.Operation != "" {
-			if op := normalOperation(r.Operation); contains(n.ops, op) {
+			if op := normalOperation(r.Operation); slices.Contains(n.ops, op) {
 				r.Operation = op
 			} else {
 				c.Addf(rf["operation"].Value, "%s.operation: %q is not an operation%s", where, r.Operation, yamlcheck.Suggest(op, n.ops))
@@ -225,7 +217,7 @@ func parseRoot(c *yamlcheck.Checker, root *yaml.Node, n names) Ignore {
 			}
 		}
 		if r.Transition != "" {
-			if t := normalTransition(r.Transition); contains(n.trans, t) {
+			if t := normalTransition(r.Transition); slices.Contains(n.trans, t) {
 				r.Transition = t
 			} else {
 				c.Addf(rf["transition"].Value, "%s.transition: %q is not a lifecycle edge%s", where, r.Transition, yamlcheck.Suggest(t, n.trans))
