@@ -48,6 +48,10 @@ func (e *Emulator) Replay(b *Bundle) error {
 	return nil
 }
 
+// Failure is why the test the bundle was written for failed (its failure.txt), "" when
+// it carries none.
+func (b *Bundle) Failure() string { return b.b.Failure }
+
 // EdgePort is the port the bundle's deployment URLs carry, when they are https URLs with
 // one (0 otherwise, or when the world has no deployment): where the edge listened in the
 // world the bundle was taken from.

@@ -371,3 +371,88 @@ func rebuild(t *testing.T, m map[string][]byte, change map[string]string, extra 
 	}
 	return tgz(t, append(ms, extra...), nil)
 }
+
+// #33: a replayed world's coverage travels in its bundle (coverage.json, counted again
+// on replay, not 0 %), and a testkit's POST adds failure.txt, which the replay shows.
+func TestBundleCarriesCoverageAndFailure(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.newNamespace(t, nil)
+	mustStatus(t, e.get("/v1/projects", a.Tokens.Read), 200)
+	mustStatus(t, e.get("/v1/projects", ""), 401)
+	mustStatus(t, e.get("/v1/deployments/dpl_nope", a.Tokens.Read), 404)
+	want := e.coverage(t, a.control("/coverage"))
+
+	const failure = "AssertionError: expected 'ready' to be 'error'\n    at checkout.test.js:12:5\n"
+	r := e.do(req{Method: "POST", Path: a.control("/bundle"), Body: map[string]any{"failure": failure}})
+	mustStatus(t, r, 200)
+	m := members(t, r.Body)
+	if string(m["failure.txt"]) != failure {
+		t.Errorf("failure.txt %q, want %q", m["failure.txt"], failure)
+	}
+	if _, ok := m["coverage.json"]; !ok {
+		t.Fatalf("no coverage.json in %v", keys(m))
+	}
+	if _, ok := members(t, e.get(a.control("/bundle"), "").Body)["failure.txt"]; ok {
+		t.Error("GET's bundle has a failure.txt")
+	}
+
+	b := e.newNamespace(t, nil)
+	mustStatus(t, e.get("/v1/deployments", b.Tokens.Read), 200) // replaced by the bundle's counts
+	put := e.putBundle(b.control("/bundle"), r.Body)
+	mustStatus(t, put, 200)
+	var answer struct {
+		Replayed struct{ Failure string }
+	}
+	json.Unmarshal(put.Body, &answer)
+	if answer.Replayed.Failure != failure {
+		t.Errorf("PUT's replayed.failure %q", answer.Replayed.Failure)
+	}
+	got := e.coverage(t, b.control("/coverage"))
+	if got.c.Totals != want.c.Totals || got.resp["GET /v1/projects 200 null"] != 1 || got.resp["GET /v1/deployments/{id} 404 deployment_not_found"] != 1 || got.ops["GET /v1/deployments"] != 0 {
+		t.Errorf("the replayed world's coverage %+v, want the bundle's %+v", got.c.Totals, want.c.Totals)
+	}
+	// the dashboard's overview says it; the namespace list its first line only
+	var overview struct {
+		Replayed struct{ Failure string }
+	}
+	json.Unmarshal(e.get(b.control("/projects"), "").Body, &overview)
+	if overview.Replayed.Failure != failure {
+		t.Errorf("overview replayed.failure %q", overview.Replayed.Failure)
+	}
+	if list := string(e.get("/_emulator/namespaces", "").Body); !strings.Contains(list, `"failure":"AssertionError: expected 'ready' to be 'error' …"`) {
+		t.Errorf("the namespace list lacks the failure's first line: %s", list)
+	}
+
+	// the body is strict and bounded
+	for _, tc := range []struct {
+		body   any
+		status int
+		want   string
+	}{
+		{map[string]any{"failur": "x"}, 400, `did you mean \"failure\"?`},
+		{map[string]any{"failure": 3}, 400, "failure"},
+		{map[string]any{"failure": strings.Repeat("x", 64<<10+1)}, 413, "over the bound of 65536"},
+		{strings.Repeat(`\u0000`, 100<<10), 413, "over the limit"},
+	} {
+		body := tc.body
+		if s, ok := body.(string); ok {
+			body = `{"failure":"` + s + `"}`
+		}
+		r := e.do(req{Method: "POST", Path: a.control("/bundle"), Body: body})
+		if r.Status != tc.status || !strings.Contains(string(r.Body), tc.want) {
+			t.Errorf("POST %.60v: %d %s, want %d naming %q", tc.body, r.Status, r.Body, tc.status, tc.want)
+		}
+	}
+	// exactly at the bound, and an empty body: the bundle, failure.txt as far as given
+	r = e.do(req{Method: "POST", Path: "/_emulator/bundle", Body: map[string]any{"failure": strings.Repeat("é", 32<<10)}})
+	mustStatus(t, r, 200)
+	if n := len(members(t, r.Body)["failure.txt"]); n != 64<<10 {
+		t.Errorf("failure.txt of %d bytes, want %d", n, 64<<10)
+	}
+	r = e.do(req{Method: "POST", Path: "/_emulator/bundle"})
+	mustStatus(t, r, 200)
+	if _, ok := members(t, r.Body)["failure.txt"]; ok {
+		t.Error("a POST without failure wrote failure.txt")
+	}
+}

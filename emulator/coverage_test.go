@@ -209,6 +209,8 @@ func TestCoverageRefusesBadQueries(t *testing.T) {
 		{"GET", "/_emulator/coverage?namespace=all", `did you mean "namespaces"`},
 		{"DELETE", "/_emulator/coverage?namespaces=none", `the only value is "all"`},
 		{"GET", n.control("/coverage?namespaces=all"), "not by a namespace's coverage"},
+		{"GET", "/_emulator/coverage?ignore=internal_eror", `did you mean "internal_error"?`},
+		{"DELETE", "/_emulator/coverage?ignore=internal_error", "not by DELETE"},
 	} {
 		r := e.do(req{Method: tc.method, Path: tc.path})
 		if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
@@ -251,5 +253,32 @@ func TestCoverageTellsAPromoteFromARollback(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// ?ignore= leaves rows out of the totals as hostemu coverage --ignore does, for the
+// testkits that read coverage over HTTP (#33).
+func TestCoverageIgnoresRowsAsked(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	n := e.newNamespace(t, nil)
+	all := e.coverage(t, n.control("/coverage")).c
+	x := e.coverage(t, n.control("/coverage?ignore=internal_error,POST%20/v1/files&ignore=deployment%20building%20-%3E%20error"))
+	files := 0
+	for _, o := range all.Operations {
+		if o.Method == "POST" && o.Path == "/v1/files" {
+			files = len(o.Responses)
+		}
+	}
+	ops := len(all.Operations)
+	got := x.c.Totals
+	// every operation's 500 but POST /v1/files's (ignored whole) is one more row
+	if got.Operations.Total != ops-1 || got.Responses.Total != all.Totals.Responses.Total-files-(ops-1) || got.Transitions.Total != all.Totals.Transitions.Total-1 {
+		t.Fatalf("totals %+v, want 1 operation, %d answers and 1 edge fewer than %+v", got, files+ops-1, all.Totals)
+	}
+	for _, o := range x.c.Operations {
+		if o.Method == "POST" && o.Path == "/v1/files" && o.Ignored != "?ignore=" {
+			t.Errorf("POST /v1/files: ignored %q, want \"?ignore=\"", o.Ignored)
+		}
 	}
 }

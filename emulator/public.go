@@ -106,6 +106,22 @@ type (
 // of the same operation, answer, edge and fault action are summed, totals recomputed.
 func MergeCoverage(rs ...Coverage) Coverage { return coverage.Merge(rs...) }
 
+// CoverageIgnore is a coverage file's ignore list (CoverageIgnore.Apply leaves the rows
+// its rules name out of a report's totals, marked ignored); CoverageRule is one rule.
+// See docs/coverage.md.
+type (
+	CoverageIgnore = coverage.Ignore
+	CoverageRule   = coverage.Rule
+)
+
+// CoverageFile is the coverage file hostemu coverage reads from the working directory.
+const CoverageFile = coverage.ConfigFile
+
+// ReadCoverageIgnore reads a coverage file's ignore list: path "" is CoverageFile in the
+// working directory, which may be absent (nothing ignored). Problems name the file,
+// line and column, and the closest known key, code, operation or edge.
+func ReadCoverageIgnore(path string) (CoverageIgnore, error) { return coverage.ReadConfig(path) }
+
 // The JSON shapes the APIs answer with, for tests that decode answers.
 type (
 	// Deployment is the full deployment object (GET /v1/deployments/{id}).

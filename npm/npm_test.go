@@ -65,8 +65,9 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 
 // failureBundles runs a suite of npm/e2e/failing, one passing and one failing test under
 // saveBundlesOnFailure, and checks that it failed and left exactly one bundle, want,
-// printed with its replay command, holding the deployment the failing test made.
-func failureBundles(t *testing.T, dir string, env []string, want string, name string, args ...string) {
+// printed with its replay command, holding the deployment the failing test made and,
+// in failure.txt, the runner's assertion message (failure).
+func failureBundles(t *testing.T, dir string, env []string, want, failure string, name string, args ...string) {
 	t.Helper()
 	artifacts := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -104,6 +105,10 @@ func failureBundles(t *testing.T, dir string, env []string, want string, name st
 	}
 	if state := bundleMember(t, file, "state.json"); !bytes.Contains(state, id[1]) {
 		t.Errorf("%s: its state.json does not hold the failing test's deployment %s", want, id[1])
+	}
+	// #33: why it failed, as the runner said
+	if got := string(bundleMember(t, file, "failure.txt")); !strings.Contains(got, "a failing test failed:") || !strings.Contains(got, failure) {
+		t.Errorf("%s: failure.txt does not hold the assertion message %q:\n%s", want, failure, got)
 	}
 }
 
@@ -200,7 +205,7 @@ func TestPackages(t *testing.T) {
 		t.Log(lastLines(out, 8))
 	})
 	t.Run("node:test failure bundles", func(t *testing.T) {
-		failureBundles(t, proj, env, "a_failing_test.hostemu.tgz", "node", "--test", "failing/node.test.mjs")
+		failureBundles(t, proj, env, "a_failing_test.hostemu.tgz", "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:" /* then a diff, worded by Node's version */, "node", "--test", "failing/node.test.mjs")
 	})
 	t.Run("start() to healthy", func(t *testing.T) {
 		var r struct {
@@ -221,8 +226,8 @@ func TestPackages(t *testing.T) {
 		out := run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "runners", "vitest.test.mjs")
 		t.Log(lastLines(out, 4))
 		run(t, proj, env, "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "runners", "jest.test.cjs")
-		failureBundles(t, proj, env, "bundles_a_failing_test.hostemu.tgz", "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "failing", "vitest.test.mjs")
-		failureBundles(t, proj, env, "bundles_a_failing_test.hostemu.tgz", "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "failing", "jest.test.cjs")
+		failureBundles(t, proj, env, "bundles_a_failing_test.hostemu.tgz", "expected 'ready' to be 'error'", "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "failing", "vitest.test.mjs")
+		failureBundles(t, proj, env, "bundles_a_failing_test.hostemu.tgz", `Received: "ready"`, "node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", "failing", "jest.test.cjs")
 
 		// docs/npm.md's Vitest recipes as they stand, with a stand-in for the client
 		// under test that they import.

@@ -3,6 +3,7 @@ package testkit
 import (
 	"bytes"
 	"context"
+	"errors"
 
 	"net/http"
 	"os"
@@ -80,6 +81,14 @@ func artifactName(test string) string {
 	return s + ".hostemu.tgz"
 }
 
+// failureText is failure.txt of a failed Go test's bundle. Go's testing package tells
+// a cleanup that the test failed (Failed), not why: the message is in the test's log.
+func failureText(test string) string {
+	return test + " failed (testing.T.Failed() is true).\n\n" +
+		"Go's testing package does not give the failure's message to the code that writes this bundle:\n" +
+		"read it in the test's log (go test -v), where this bundle's path is printed too.\n"
+}
+
 // saveOnFailure writes the world's bundle when tb failed, and logs where and the
 // command that replays it. Passing tests write nothing.
 func (r *remote) saveOnFailure(tb testing.TB) {
@@ -93,7 +102,12 @@ func (r *remote) saveOnFailure(tb testing.TB) {
 	ctx, cancel := context.WithTimeout(context.Background(), bundleTimeout)
 	defer cancel()
 	var b []byte
-	if err := r.do(ctx, http.MethodGet, "/_emulator/bundle", nil, &b); err != nil {
+	err := r.do(ctx, http.MethodPost, "/_emulator/bundle", map[string]string{"failure": failureText(tb.Name())}, &b)
+	var old *APIError
+	if errors.As(err, &old) && (old.Status == http.StatusNotFound && old.Code == "not_found" || old.Status == http.StatusMethodNotAllowed) {
+		err = r.do(ctx, http.MethodGet, "/_emulator/bundle", nil, &b) // a hostemu from before failure.txt
+	}
+	if err != nil {
 		tb.Logf("testkit: the test failed, but its world's bundle could not be read: %v", err)
 		return
 	}

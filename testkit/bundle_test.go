@@ -1,6 +1,9 @@
 package testkit_test
 
 import (
+	"archive/tar"
+	"compress/gzip"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +57,10 @@ func TestFailedTestLeavesABundle(t *testing.T) {
 	if !strings.Contains(out, "hostemu replay "+path) {
 		t.Fatalf("the log does not print the replay command for %s:\n%s", path, out)
 	}
+	// #33: failure.txt names the test, and says Go gives no message
+	if f := bundleMember(t, path, "failure.txt"); !strings.Contains(f, "TestCheckout failed (testing.T.Failed() is true)") || !strings.Contains(f, "does not give the failure's message") {
+		t.Errorf("failure.txt: %q", f)
+	}
 	// it is a bundle of that world: the journal holds the 503
 	emu := testkit.Start(t, testkit.WithoutTLS())
 	emu.LoadBundle(path)
@@ -72,5 +79,33 @@ func TestBundleAndLoadBundle(t *testing.T) {
 	b.LoadBundle(path)
 	if !a.Now().Equal(b.Now()) {
 		t.Fatalf("clock %s, want %s", b.Now(), a.Now())
+	}
+}
+
+// bundleMember is one member of a bundle file, as text.
+func bundleMember(t *testing.T, file, member string) string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("%s: no %s (%v)", file, member, err)
+		}
+		if h.Name == member {
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
 	}
 }

@@ -61,3 +61,16 @@ func CollectedCoverage() emulator.Coverage {
 	}
 	return emulator.MergeCoverage(collected.r)
 }
+
+// IgnoreCoverage is cov with the rows a coverage file ignores (the .hostemu-coverage.yaml
+// `hostemu coverage` reads) marked ignored and left out of its totals: what a TestMain
+// checks against its minimums, as the command would. file "" is that name in the
+// working directory (the package's, under go test), which may be absent; a file that
+// does not read is an error naming its line and column.
+func IgnoreCoverage(cov emulator.Coverage, file string) (emulator.Coverage, error) {
+	ig, err := emulator.ReadCoverageIgnore(file)
+	if err != nil {
+		return cov, err
+	}
+	return ig.Apply(cov), nil
+}

@@ -24,6 +24,7 @@ var coverageTimeout = 10 * time.Second
 const coverageUsage = `Usage: hostemu coverage [--url URL] [--namespaces all | --namespace NS] [--min PCT]
                         [--min-operations PCT] [--min-responses PCT] [--min-transitions PCT]
                         [--format text|json|markdown|junit] [--control-token TOKEN]
+                        [--ignore LIST] [--config FILE]
 
 Prints which operations, documented answers and lifecycle edges a running hostemu's
 clients exercised (GET /_emulator/coverage), and exits 1 when a figure is under its
@@ -35,7 +36,12 @@ never exercised.
   --namespace NS       one namespace's coverage (ns_…)
   --format F           text (default), json, markdown (for $GITHUB_STEP_SUMMARY), junit
                        (unexercised answers and edges as skipped test cases)
-  --control-token T    the control API's token (default $HOSTEMU_CONTROL_TOKEN)`
+  --control-token T    the control API's token (default $HOSTEMU_CONTROL_TOKEN)
+  --ignore LIST        rows that do not apply to your client, left out of the totals and
+                       the minimums and listed as ignored: error codes, operations
+                       ("POST /v1/files") or lifecycle edges, comma-separated
+  --config FILE        the coverage file whose ignore list to apply (default
+                       .hostemu-coverage.yaml in the working directory, when there is one)`
 
 var coverageFormats = []string{"text", "json", "markdown", "junit"}
 
@@ -49,6 +55,8 @@ func coverageCmd(ctx context.Context, args []string, getenv func(string) string,
 	ns := fset.String("namespace", "", "")
 	format := fset.String("format", "text", "")
 	token := fset.String("control-token", getenv("HOSTEMU_CONTROL_TOKEN"), "")
+	ignoreList := fset.String("ignore", "", "")
+	config := fset.String("config", "", "")
 	var mins [4]pctFlag
 	fset.Var(&mins[0], "min", "")
 	fset.Var(&mins[1], "min-operations", "")
@@ -76,6 +84,17 @@ func coverageCmd(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintf(stderr, "hostemu coverage: --format %q: want text, json, markdown or junit%s\n", *format, yamlcheck.Suggest(*format, coverageFormats))
 		return 2
 	}
+	ignore, err := coverage.ReadConfig(*config)
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu coverage: %v\n", err)
+		return 2
+	}
+	flagged, err := coverage.ParseList(*ignoreList, "--ignore")
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu coverage: --ignore: %v\n", err)
+		return 2
+	}
+	ignore = ignore.Add(flagged)
 	root, err := baseURL(*base, "/_emulator/coverage", getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostemu coverage: %v\n", err)
@@ -93,6 +112,7 @@ func coverageCmd(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintf(stderr, "hostemu coverage: %v\n", err)
 		return 1
 	}
+	r = ignore.Apply(r)
 	scope := "the default world"
 	switch {
 	case *all != "":
@@ -221,24 +241,23 @@ func answerName(a coverage.ResponseReport) string {
 }
 
 func transitionName(t coverage.TransitionReport) string {
-	s := t.Resource + " " + t.From + " → " + t.To
-	if t.Via != "" {
-		s += " (" + t.Via + ")"
-	}
-	return s
+	return coverage.TransitionName(t.Resource, t.From, t.To, t.Via)
 }
 
 // missing lists everything documented that was never exercised.
 func missing(r coverage.Report) []string {
 	var out []string
 	for _, o := range r.Operations {
+		if o.Ignored != "" {
+			continue
+		}
 		if o.Seen == 0 {
 			out = append(out, o.Method+" "+o.Path+": never called")
 			continue
 		}
 		var miss []string
 		for _, a := range o.Responses {
-			if a.Seen == 0 && !a.Undocumented {
+			if a.Seen == 0 && !a.Undocumented && a.Ignored == "" {
 				miss = append(miss, answerName(a))
 			}
 		}
@@ -247,11 +266,58 @@ func missing(r coverage.Report) []string {
 		}
 	}
 	for _, t := range r.Transitions {
-		if t.Seen == 0 {
+		if t.Seen == 0 && t.Ignored == "" {
 			out = append(out, transitionName(t))
 		}
 	}
 	return out
+}
+
+// ignoredRows groups the rows r ignores by their reason, in the order they come: each
+// group's lines name an operation with its ignored answers, or an edge.
+type ignoredGroup struct {
+	reason string
+	rows   []string
+}
+
+func ignoredRows(r coverage.Report) []ignoredGroup {
+	var groups []ignoredGroup
+	at := map[string]int{}
+	add := func(reason, row string) {
+		i, ok := at[reason]
+		if !ok {
+			i = len(groups)
+			at[reason] = i
+			groups = append(groups, ignoredGroup{reason: reason})
+		}
+		groups[i].rows = append(groups[i].rows, row)
+	}
+	for _, o := range r.Operations {
+		if o.Ignored != "" {
+			add(o.Ignored, o.Method+" "+o.Path+": the operation, every answer included")
+			continue
+		}
+		byReason := map[string][]string{}
+		var order []string
+		for _, a := range o.Responses {
+			if a.Ignored == "" {
+				continue
+			}
+			if _, ok := byReason[a.Ignored]; !ok {
+				order = append(order, a.Ignored)
+			}
+			byReason[a.Ignored] = append(byReason[a.Ignored], answerName(a))
+		}
+		for _, reason := range order {
+			add(reason, o.Method+" "+o.Path+": "+strings.Join(byReason[reason], ", "))
+		}
+	}
+	for _, t := range r.Transitions {
+		if t.Ignored != "" {
+			add(t.Ignored, transitionName(t))
+		}
+	}
+	return groups
 }
 
 func writeCoverageText(w io.Writer, r coverage.Report, root, scope string) {
@@ -270,6 +336,15 @@ func writeCoverageText(w io.Writer, r coverage.Report, root, scope string) {
 		fmt.Fprintf(w, "\nnever exercised (%d):\n", len(miss))
 		for _, m := range miss {
 			fmt.Fprintln(w, "  "+m)
+		}
+	}
+	if groups := ignoredRows(r); len(groups) > 0 {
+		fmt.Fprintf(w, "\nignored, not in the totals (%d rows):\n", t.Ignored)
+		for _, g := range groups {
+			fmt.Fprintf(w, "  %s:\n", g.reason)
+			for _, row := range g.rows {
+				fmt.Fprintln(w, "    "+row)
+			}
 		}
 	}
 }
@@ -298,15 +373,30 @@ func writeCoverageMarkdown(w io.Writer, r coverage.Report, root, scope string, m
 			switch {
 			case a.Seen > 0:
 				seen = append(seen, fmt.Sprintf("%s ×%d", answerName(a), a.Seen))
-			case !a.Undocumented:
+			case !a.Undocumented && a.Ignored == "":
 				miss = append(miss, answerName(a))
 			}
+		}
+		if o.Ignored != "" {
+			miss = []string{"(ignored)"}
 		}
 		fmt.Fprintf(w, "| `%s %s` | %d | %s | %s |\n", o.Method, mdEscape(o.Path), o.Seen, mdEscape(strings.Join(seen, ", ")), mdEscape(strings.Join(miss, ", ")))
 	}
 	fmt.Fprintln(w, "\n| lifecycle edge | seen |\n|---|---:|")
 	for _, tr := range r.Transitions {
-		fmt.Fprintf(w, "| %s | %d |\n", mdEscape(transitionName(tr)), tr.Seen)
+		seen := strconv.FormatInt(tr.Seen, 10)
+		if tr.Ignored != "" {
+			seen += " (ignored)"
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", mdEscape(transitionName(tr)), seen)
+	}
+	if groups := ignoredRows(r); len(groups) > 0 {
+		fmt.Fprintf(w, "\n%d rows ignored, not in the totals:\n\n| ignored | why |\n|---|---|\n", t.Ignored)
+		for _, g := range groups {
+			for _, row := range g.rows {
+				fmt.Fprintf(w, "| %s | %s |\n", mdEscape(row), mdEscape(g.reason))
+			}
+		}
 	}
 	fmt.Fprintln(w, "\n| fault action | fired |\n|---|---:|")
 	for _, f := range r.Faults {
@@ -365,7 +455,10 @@ func writeCoverageJUnit(w io.Writer, r coverage.Report, scope string, mins [4]pc
 				continue
 			}
 			c := junitCase{Name: o.Method + " " + o.Path + " → " + answerName(a), Classname: "hostemu.coverage.responses"}
-			if a.Seen == 0 {
+			switch {
+			case a.Ignored != "":
+				c.Skipped = &junitMessage{Message: "ignored: " + a.Ignored}
+			case a.Seen == 0:
 				c.Skipped = &junitMessage{Message: "never answered"}
 			}
 			ops.add(c)
@@ -374,7 +467,10 @@ func writeCoverageJUnit(w io.Writer, r coverage.Report, scope string, mins [4]pc
 	trans := junitSuite{Name: "hostemu coverage: transitions"}
 	for _, t := range r.Transitions {
 		c := junitCase{Name: transitionName(t), Classname: "hostemu.coverage.transitions"}
-		if t.Seen == 0 {
+		switch {
+		case t.Ignored != "":
+			c.Skipped = &junitMessage{Message: "ignored: " + t.Ignored}
+		case t.Seen == 0:
 			c.Skipped = &junitMessage{Message: "never happened"}
 		}
 		trans.add(c)

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +138,82 @@ func TestCoverageCommandFormats(t *testing.T) {
 	}
 	if !found {
 		t.Error("GET /v1/projects → 429 rate_limited is not a skipped case")
+	}
+}
+
+// TestCoverageCommandIgnores: rows a client cannot meet (#33: 500, 413 and 415 of every
+// operation) are left out of the totals and the minimums by --ignore and a coverage
+// file, and listed as ignored in every format.
+func TestCoverageCommandIgnores(t *testing.T) {
+	url := coverageServer(t)
+	_, out, _ := runCoverage(t, "--url", url, "--format", "json")
+	var before coverage.Report
+	if err := json.Unmarshal([]byte(out), &before); err != nil {
+		t.Fatal(err)
+	}
+	var count500 int
+	for _, o := range before.Operations {
+		for _, a := range o.Responses {
+			if a.Code != nil && (*a.Code == "internal_error" || *a.Code == "payload_too_large") {
+				count500++
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	t.Chdir(dir)
+	// the working directory's file is read by default
+	os.WriteFile(filepath.Join(dir, ".hostemu-coverage.yaml"), []byte("ignore:\n  - transition: certificate issued -> error (renewal)\n    reason: renewals are the host's\n"), 0o644)
+	code, out, stderr := runCoverage(t, "--url", url, "--format", "json", "--ignore", "internal_error,payload_too_large")
+	var after coverage.Report
+	if err := json.Unmarshal([]byte(out), &after); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v: %s", code, err, stderr)
+	}
+	if after.Totals.Responses.Total != before.Totals.Responses.Total-count500 || after.Totals.Transitions.Total != before.Totals.Transitions.Total-1 || after.Totals.Ignored != count500+1 {
+		t.Fatalf("totals %+v after ignoring %d answers and one edge of %+v", after.Totals, count500, before.Totals)
+	}
+	// the minimum that failed with them passes without them
+	min := strconv.FormatFloat(after.Totals.Responses.Percent, 'f', 1, 64)
+	os.WriteFile(filepath.Join(dir, "empty.yaml"), nil, 0o644)
+	if code, _, _ := runCoverage(t, "--url", url, "--min-responses", min, "--config", "empty.yaml"); code != 1 {
+		t.Fatalf("--min-responses %s without ignoring: exit %d, want 1", min, code)
+	}
+	if code, _, stderr := runCoverage(t, "--url", url, "--min-responses", min, "--ignore", "internal_error,payload_too_large"); code != 0 {
+		t.Fatalf("--min-responses %s ignoring: exit %d: %s", min, code, stderr)
+	}
+
+	_, out, _ = runCoverage(t, "--url", url, "--ignore", "internal_error")
+	for _, want := range []string{"ignored, not in the totals (", "  --ignore:\n    POST /v1/decrypt: 500 internal_error", "\n    GET /v1/projects: 500 internal_error", "  renewals are the host's:\n    certificate issued → error (renewal)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out[:strings.Index(out, "ignored, not in")], "500 internal_error") {
+		t.Errorf("text lists an ignored answer as never exercised:\n%s", out)
+	}
+	_, out, _ = runCoverage(t, "--url", url, "--format", "markdown", "--ignore", "internal_error")
+	if !strings.Contains(out, "| GET /v1/projects: 500 internal_error | --ignore |") || !strings.Contains(out, "| certificate issued → error (renewal) | 0 (ignored) |") {
+		t.Errorf("markdown lacks the ignored rows:\n%s", out)
+	}
+	_, out, _ = runCoverage(t, "--url", url, "--format", "junit", "--ignore", "internal_error")
+	if !strings.Contains(out, `message="ignored: --ignore"`) || !strings.Contains(out, `message="ignored: renewals are the host&#39;s"`) {
+		t.Errorf("junit lacks the ignored cases:\n%s", out)
+	}
+
+	// mistakes: named with the closest, line and column
+	for _, tc := range []struct {
+		args []string
+		file string
+		want string
+	}{
+		{[]string{"--ignore", "internal_eror"}, "", `--ignore: "internal_eror" is not an error code`},
+		{nil, "ignore:\n  - code: internal_error\n    reasn: x\n", `.hostemu-coverage.yaml:3:5: ignore[0]: unknown key "reasn" (did you mean "reason"?)`},
+		{[]string{"--config", "nope.yaml"}, "", "nope.yaml: "},
+	} {
+		os.WriteFile(filepath.Join(dir, ".hostemu-coverage.yaml"), []byte(tc.file), 0o644)
+		code, _, stderr := runCoverage(t, append([]string{"--url", url}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v with %q: exit %d, %q; want 2 and %q", tc.args, tc.file, code, stderr, tc.want)
+		}
 	}
 }

@@ -75,6 +75,7 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	}
 	fmt.Fprintf(stdout, "replaying %s: %s at %s, scenario %s, taken %s by hostemu %s\n",
 		file, where, m.Clock.Now.Format(time.RFC3339Nano), m.Scenario, m.CreatedAt.Format(time.RFC3339), m.HostemuVersion)
+	printFailure(stdout, file, b.Failure())
 	// The deployment URLs carry the port the edge had where the bundle was taken (a
 	// test's is often a free port of the moment): HTTPS listens there again, so that
 	// they open as given, when --tls-addr is left to its default.
@@ -101,6 +102,27 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 		}
 		return srv.Emulator().Replay(b)
 	})
+}
+
+// failureLines bounds the lines of failure.txt the banner prints.
+const failureLines = 20
+
+// printFailure prints why the bundle's test failed, when the bundle says (failure.txt),
+// its first failureLines lines indented.
+func printFailure(w io.Writer, file, failure string) {
+	failure = strings.TrimRight(failure, "\n\r\t ")
+	if failure == "" {
+		return
+	}
+	lines := strings.Split(failure, "\n")
+	fmt.Fprintf(w, "replaying %s: the test failed with:\n", file)
+	for i, l := range lines {
+		if i == failureLines {
+			fmt.Fprintf(w, "    … %d more lines: tar xzf %s failure.txt\n", len(lines)-failureLines, file)
+			break
+		}
+		fmt.Fprintln(w, "    "+strings.TrimRight(l, "\r"))
+	}
 }
 
 // edgeAddr is the address HTTPS takes for a bundle whose deployment URLs carry port:

@@ -36,7 +36,7 @@ func bundleFile(t *testing.T) (file string, stateJSON []byte, srvURL string) {
 	call("GET", "/v1/projects", "hostemu-read", "")
 	call("POST", "/v1/deployments", "hostemu-deploy", `{"project_id":"prj_demo","files":{}}`)
 	call("POST", "/_emulator/clock/advance", "", `{"by":"2s"}`)
-	tgz := call("GET", "/_emulator/bundle", "", "")
+	tgz := call("POST", "/_emulator/bundle", "", `{"failure":"checkout_test.go:41: GET /v1/projects: 503\nwant 200"}`)
 	file = filepath.Join(t.TempDir(), "TestCheckout.hostemu.tgz")
 	if err := os.WriteFile(file, tgz, 0o644); err != nil {
 		t.Fatal(err)
@@ -68,6 +68,13 @@ func TestReplayServesTheBundlesWorld(t *testing.T) {
 	}
 	if !strings.Contains(s.stdout.String(), "replaying "+file+": the default world at 2026-01-01T00:00:02Z, scenario default") {
 		t.Errorf("stdout: %s", s.stdout)
+	}
+	// #33: why the test failed, and the world's coverage rather than 0 %
+	if !strings.Contains(s.stdout.String(), "replaying "+file+": the test failed with:\n    checkout_test.go:41: GET /v1/projects: 503\n    want 200\n") {
+		t.Errorf("stdout does not say the failure: %s", s.stdout)
+	}
+	if got, want := get(s.url, "/_emulator/coverage"), get(orig, "/_emulator/coverage"); !bytes.Equal(got, want) || !strings.Contains(string(got), `"status":503,"code":"service_unavailable","seen":1`) {
+		t.Errorf("coverage %s, want %s", got, want)
 	}
 	// what happens next: the build finishes on the replayed clock as in the original
 	for _, base := range []string{s.url, orig} {

@@ -25,10 +25,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/events"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -57,8 +59,12 @@ const (
 	maxJournal    = 64 << 20
 	maxEvents     = 8 << 20
 	maxScenario   = 1 << 20
+	maxCoverage   = 1 << 20
 	maxFile       = 64 << 20
 	maxFiles      = 64 << 20 // files/ together
+	// MaxFailure bounds failure.txt, the message of the failed test a testkit
+	// wrote the bundle for (POST /_emulator/bundle's failure).
+	MaxFailure = 64 << 10
 	// maxScenarios bounds the scenarios/ members, maxName a member's name.
 	maxScenarios = 64
 	maxName      = 255
@@ -82,6 +88,10 @@ func memberLimit(name string) int64 {
 		return maxJournal
 	case name == EventsName:
 		return maxEvents
+	case name == CoverageName:
+		return maxCoverage
+	case name == FailureName:
+		return MaxFailure
 	case strings.HasPrefix(name, scenariosDir):
 		return maxScenario
 	}
@@ -96,6 +106,8 @@ const (
 	LifecyclesName = "lifecycles.json"
 	JournalName    = "journal.ndjson"
 	EventsName     = "events.ndjson"
+	CoverageName   = "coverage.json"
+	FailureName    = "failure.txt"
 	scenariosDir   = "scenarios/"
 	filesDir       = "files/"
 )
@@ -157,6 +169,12 @@ type Bundle struct {
 	// against its name and keeps the name with no contents: state.json holds every
 	// upload.
 	Files map[string][]byte
+	// Coverage is the world's coverage when the bundle was taken (coverage.json), nil
+	// in a bundle written before it was carried.
+	Coverage *coverage.Report
+	// Failure is why the test the bundle was written for failed (failure.txt, at most
+	// MaxFailure bytes of UTF-8), "" when no failure was given.
+	Failure string
 }
 
 // namespaceID is the form of a namespace id.
@@ -267,6 +285,20 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 	}
 	if err := put(EventsName, ndjson(b.Events)); err != nil {
 		return err
+	}
+	if b.Coverage != nil {
+		cov, err := json.MarshalIndent(b.Coverage, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := put(CoverageName, append(cov, '\n')); err != nil {
+			return err
+		}
+	}
+	if b.Failure != "" {
+		if err := put(FailureName, []byte(b.Failure)); err != nil {
+			return err
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(b.Scenarios)) {
 		if err := put(scenariosDir+name+".yaml", b.Scenarios[name]); err != nil {
@@ -499,7 +531,7 @@ func checkName(name string, typ byte) error {
 		return problem("the archive holds %q, which is not a regular file (links and devices are refused)", name)
 	}
 	switch name {
-	case ManifestName, StateName, FaultsName, LifecyclesName, JournalName, EventsName:
+	case ManifestName, StateName, FaultsName, LifecyclesName, JournalName, EventsName, CoverageName, FailureName:
 		return nil
 	}
 	if s, ok := strings.CutPrefix(name, scenariosDir); ok && strings.HasSuffix(s, ".yaml") && !strings.Contains(s, "/") && len(s) > len(".yaml") {
@@ -508,7 +540,7 @@ func checkName(name string, typ byte) error {
 	if s, ok := strings.CutPrefix(name, filesDir); ok && state.ValidFileHash(s) {
 		return nil
 	}
-	return problem("the archive holds %q, which is not a member of a failure bundle (manifest.json, state.json, faults.json, lifecycles.json, journal.ndjson, events.ndjson, scenarios/<name>.yaml, files/<sha256>)", name)
+	return problem("the archive holds %q, which is not a member of a failure bundle (manifest.json, state.json, faults.json, lifecycles.json, journal.ndjson, events.ndjson, coverage.json, failure.txt, scenarios/<name>.yaml, files/<sha256>)", name)
 }
 
 // member reads one member into b.
@@ -566,11 +598,53 @@ func (b *Bundle) member(name string, size int64, r io.Reader, opt ReadOptions) e
 		if err := strict(data, &b.Lifecycles); err != nil {
 			return problem("lifecycles.json: %v", err)
 		}
+	case name == CoverageName:
+		var r coverage.Report
+		if err := strict(data, &r); err != nil {
+			return problem("coverage.json: %v", err)
+		}
+		if err := checkCoverage(r); err != nil {
+			return problem("coverage.json: %v", err)
+		}
+		b.Coverage = &r
+	case name == FailureName:
+		if !utf8.Valid(data) {
+			return problem("failure.txt is not UTF-8 text")
+		}
+		b.Failure = string(data)
 	case strings.HasPrefix(name, scenariosDir):
 		if len(b.Scenarios) >= maxScenarios {
 			return problem("the archive holds more than %d scenarios", maxScenarios)
 		}
 		b.Scenarios[strings.TrimSuffix(strings.TrimPrefix(name, scenariosDir), ".yaml")] = data
+	}
+	return nil
+}
+
+// checkCoverage refuses counts a counter cannot have had.
+func checkCoverage(r coverage.Report) error {
+	for _, o := range r.Operations {
+		if o.Seen < 0 {
+			return fmt.Errorf("%s %s: seen %d is negative", o.Method, o.Path, o.Seen)
+		}
+		for _, a := range o.Responses {
+			if a.Seen < 0 {
+				return fmt.Errorf("%s %s %d: seen %d is negative", o.Method, o.Path, a.Status, a.Seen)
+			}
+		}
+	}
+	for _, t := range r.Transitions {
+		if t.Seen < 0 {
+			return fmt.Errorf("%s %s → %s: seen %d is negative", t.Resource, t.From, t.To, t.Seen)
+		}
+	}
+	for _, f := range r.Faults {
+		if f.Seen < 0 {
+			return fmt.Errorf("fault %s: seen %d is negative", f.Action, f.Seen)
+		}
+	}
+	if r.OtherUndocumented < 0 {
+		return fmt.Errorf("other_undocumented %d is negative", r.OtherUndocumented)
 	}
 	return nil
 }

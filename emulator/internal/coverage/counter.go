@@ -159,3 +159,56 @@ func Union(m *Model, cs ...*Counter) *Counter {
 	}
 	return u
 }
+
+// Load sets c's counts to r's (a failure bundle's coverage.json, the coverage of the
+// world it was taken from): what r lists that the model knows is counted as r says,
+// the rest starts at zero; an operation or edge the model does not have (a bundle of
+// another hostemu's description) is let be. Negative counts are taken as zero.
+func (c *Counter) Load(r Report) {
+	c.Reset()
+	m := c.m
+	opAt := make(map[string]int, len(m.Operations))
+	for i, o := range m.Operations {
+		opAt[o.Method+" "+o.Path] = i
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, o := range r.Operations {
+		op, ok := opAt[o.Method+" "+o.Path]
+		if !ok {
+			continue
+		}
+		c.ops[op].Store(max(o.Seen, 0))
+		for _, a := range o.Responses {
+			n := max(a.Seen, 0)
+			code := codeOf(a.Code)
+			if i := m.response(op, a.Status, code); i >= 0 && !a.Undocumented {
+				c.resp[i].Store(n)
+				continue
+			}
+			if n == 0 {
+				continue
+			}
+			k := undocKey{op, a.Status, code}
+			if _, ok := c.undoc[k]; ok || len(c.undoc) < MaxUndocumented {
+				if c.undoc == nil {
+					c.undoc = map[undocKey]int64{}
+				}
+				c.undoc[k] += n
+			} else {
+				c.other += n
+			}
+		}
+	}
+	c.other += max(r.OtherUndocumented, 0)
+	for _, t := range r.Transitions {
+		if i, ok := m.trans[Transition{t.Resource, t.From, t.To, t.Via}]; ok {
+			c.trans[i].Store(max(t.Seen, 0))
+		}
+	}
+	for _, f := range r.Faults {
+		if i, ok := m.faults[f.Action]; ok {
+			c.faults[i].Store(max(f.Seen, 0))
+		}
+	}
+}

@@ -23,6 +23,9 @@ type OperationReport struct {
 	Path      string           `json:"path"`
 	Seen      int64            `json:"seen"`
 	Responses []ResponseReport `json:"responses"`
+	// Ignored is why the operation, every answer of it included, is left out of the
+	// totals (a coverage file's or --ignore's rule); "" when it counts.
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // ResponseReport is one answer: a documented one (seen or not), or one that was seen
@@ -33,6 +36,8 @@ type ResponseReport struct {
 	Code         *string `json:"code"` // null for a success
 	Seen         int64   `json:"seen"`
 	Undocumented bool    `json:"undocumented,omitempty"`
+	// Ignored is why the answer is left out of the totals; "" when it counts.
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // TransitionReport is one lifecycle edge.
@@ -42,6 +47,8 @@ type TransitionReport struct {
 	To       string `json:"to"`
 	Via      string `json:"via,omitempty"`
 	Seen     int64  `json:"seen"`
+	// Ignored is why the edge is left out of the totals; "" when it counts.
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // FaultReport is how often injected faults fired with one action.
@@ -57,6 +64,9 @@ type Totals struct {
 	Responses   Total   `json:"responses"`
 	Transitions Total   `json:"transitions"`
 	Percent     float64 `json:"percent"`
+	// Ignored counts the rows (operations, answers and edges) ignored, left out of
+	// the figures above.
+	Ignored int `json:"ignored,omitempty"`
 }
 
 // Total is one dimension's figures.
@@ -141,6 +151,9 @@ func Merge(rs ...Report) Report {
 			}
 			dst := &out.Operations[i]
 			dst.Seen += o.Seen
+			if dst.Ignored == "" {
+				dst.Ignored = o.Ignored
+			}
 			for _, a := range o.Responses {
 				j := -1
 				for x, b := range dst.Responses {
@@ -156,6 +169,9 @@ func Merge(rs ...Report) Report {
 					j = len(dst.Responses) - 1
 				}
 				dst.Responses[j].Seen += a.Seen
+				if dst.Responses[j].Ignored == "" {
+					dst.Responses[j].Ignored = a.Ignored
+				}
 			}
 		}
 		for _, t := range r.Transitions {
@@ -169,6 +185,9 @@ func Merge(rs ...Report) Report {
 				out.Transitions = append(out.Transitions, c)
 			}
 			out.Transitions[i].Seen += t.Seen
+			if out.Transitions[i].Ignored == "" {
+				out.Transitions[i].Ignored = t.Ignored
+			}
 		}
 		for _, f := range r.Faults {
 			i, ok := fAt[f.Action]
@@ -193,14 +212,22 @@ func codeOf(c *string) string {
 
 // totalsOf computes a report's totals from its lists.
 func totalsOf(r Report) Totals {
-	var ops, opsSeen, resp, respSeen, trans, transSeen int
+	var ops, opsSeen, resp, respSeen, trans, transSeen, ignored int
 	for _, o := range r.Operations {
-		ops++
-		if o.Seen > 0 {
-			opsSeen++
+		if o.Ignored != "" {
+			ignored++
+		} else {
+			ops++
+			if o.Seen > 0 {
+				opsSeen++
+			}
 		}
 		for _, a := range o.Responses {
 			if a.Undocumented {
+				continue
+			}
+			if a.Ignored != "" {
+				ignored++
 				continue
 			}
 			resp++
@@ -210,6 +237,10 @@ func totalsOf(r Report) Totals {
 		}
 	}
 	for _, t := range r.Transitions {
+		if t.Ignored != "" {
+			ignored++
+			continue
+		}
 		trans++
 		if t.Seen > 0 {
 			transSeen++
@@ -220,5 +251,6 @@ func totalsOf(r Report) Totals {
 		Responses:   tally(respSeen, resp),
 		Transitions: tally(transSeen, trans),
 		Percent:     percent(opsSeen+respSeen+transSeen, ops+resp+trans),
+		Ignored:     ignored,
 	}
 }

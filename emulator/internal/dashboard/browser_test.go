@@ -382,7 +382,8 @@ func TestPagesInBrowser(t *testing.T) {
 		if status, _ := api(t, s, "GET", "/v1/projects", "hostemu-read", ""); status != 503 {
 			t.Fatalf("the fault did not fire: %d", status)
 		}
-		_, tgz := api(t, s, "GET", "/_emulator/bundle", "", "")
+		// as a testkit writes it for a failed test: with failure.txt
+		_, tgz := api(t, s, "POST", "/_emulator/bundle", "", `{"failure":"checkout_test.go:41: GET /v1/projects: 503, want 200"}`)
 		file := filepath.Join(t.TempDir(), "TestCheckout.hostemu.tgz")
 		if err := os.WriteFile(file, tgz, 0o644); err != nil {
 			t.Fatal(err)
@@ -395,6 +396,9 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.until("the replay banner", `!document.getElementById("replay-banner").hidden && document.getElementById("replay-banner").textContent.includes("the default world")`)
 		tb.until("the replayed journal", `[...document.querySelectorAll("#journal tr")].some((tr) => tr.textContent.includes("replayed") && tr.textContent.includes("503"))`)
 		tb.until("the namespace listed as replayed", `document.querySelector("#namespaces li[data-namespace] .badge.replayed") !== null`)
+		// #33: why the test failed, and the world's coverage rather than 0 %
+		tb.until("the failure", `document.getElementById("replay-failure").textContent.includes("GET /v1/projects: 503, want 200")`)
+		tb.until("the bundle's coverage", `document.getElementById("cov-totals").textContent.includes("operations 1 of 12")`)
 		tb.screenshot("bundle-replayed", "")
 	})
 

@@ -69,8 +69,9 @@ func (a *API) BundleOf(w *world.World) *bundle.Bundle {
 			}
 		}
 	}
+	cov := w.Coverage().Report()
 	return &bundle.Bundle{Manifest: m, State: snap, Faults: rec.Faults, Lifecycles: rec.Lifecycles,
-		Journal: rec.Journal, Events: rec.Events, Scenarios: scenarios, Files: files}
+		Journal: rec.Journal, Events: rec.Events, Scenarios: scenarios, Files: files, Coverage: &cov}
 }
 
 // unsafeName keeps a file name to letters, digits, dots, dashes and underscores.
@@ -81,7 +82,37 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 const maxBundleExports = 2
 
 // getBundle answers GET /_emulator/bundle: the world as a gzipped tar archive, streamed.
-func (a *API) getBundle(c *gin.Context) {
+func (a *API) getBundle(c *gin.Context) { a.writeBundle(c, "") }
+
+// maxFailureBody bounds POST /_emulator/bundle's JSON body: the failure's text at its
+// bound, escaped as JSON may escape it (\u0000 for a byte is six), with room.
+const maxFailureBody = 8 * bundle.MaxFailure
+
+// failureRequest is POST /_emulator/bundle's body.
+type failureRequest struct {
+	// Failure is why the test failed, as its runner tells: failure.txt.
+	Failure string `json:"failure"`
+}
+
+// postBundle answers POST /_emulator/bundle: GET's archive with failure.txt, the
+// failure a testkit writes the bundle for. The body is checked before anything is
+// written: unknown keys are 400, a body over maxFailureBody or a failure over
+// bundle.MaxFailure bytes is 413.
+func (a *API) postBundle(c *gin.Context) {
+	var req failureRequest
+	if err := decodeStrict(c, &req, maxFailureBody); err != nil {
+		a.renderError(c, err)
+		return
+	}
+	if len(req.Failure) > bundle.MaxFailure {
+		a.renderError(c, apperr.Errorf(apperr.PayloadTooLarge, "failure is %d bytes, over the bound of %d: send its first %d bytes", len(req.Failure), bundle.MaxFailure, bundle.MaxFailure))
+		return
+	}
+	a.writeBundle(c, req.Failure)
+}
+
+// writeBundle streams the world's bundle, with failure.txt when failure is not "".
+func (a *API) writeBundle(c *gin.Context, failure string) {
 	w := a.world(c)
 	name := "default"
 	if ns := w.Namespace(); ns != "" {
@@ -102,6 +133,7 @@ func (a *API) getBundle(c *gin.Context) {
 	}
 	defer release()
 	b := a.BundleOf(w)
+	b.Failure = failure
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/gzip")
 	h.Set("Content-Disposition", `attachment; filename="`+file+`"`)
@@ -201,11 +233,12 @@ func Restore(w *world.World, b *bundle.Bundle) error {
 	rec := world.Recording{
 		Seed: m.Seed, ClockMode: clockMode(m.Clock.Mode), Now: m.Clock.Now, ClockStart: start, Scenario: sc,
 		Faults: b.Faults, Journal: b.Journal, Events: b.Events, Lifecycles: b.Lifecycles, IDDice: m.IDDice,
+		Coverage: b.Coverage,
 	}
 	if err := w.CheckRecording(rec); err != nil {
 		return refused(err)
 	}
-	info := world.ReplayInfo{CreatedAt: state.Timestamp(m.CreatedAt), HostemuVersion: m.HostemuVersion, Namespace: m.Namespace}
+	info := world.ReplayInfo{CreatedAt: state.Timestamp(m.CreatedAt), HostemuVersion: m.HostemuVersion, Namespace: m.Namespace, Failure: b.Failure}
 	if err := w.Restore(b.State, rec, info); err != nil {
 		return refused(err)
 	}

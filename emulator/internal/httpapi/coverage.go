@@ -35,11 +35,19 @@ func (a *API) getCoverage(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ignore coverage.Ignore
+	for _, list := range c.QueryArray("ignore") {
+		ig, err := coverage.ParseList(list, "?ignore=")
+		if err != nil {
+			return nil, apperr.New(apperr.InvalidRequest, "query parameter ignore: "+err.Error())
+		}
+		ignore = ignore.Add(ig)
+	}
 	cov := a.world(c).Coverage()
 	if all && a.ns != nil {
 		cov = coverage.Union(cov.Model(), cov, a.ns.Coverage())
 	}
-	return cov.Report(), nil
+	return ignore.Apply(cov.Report()), nil
 }
 
 // resetCoverage answers DELETE /_emulator/coverage: the world's counts start afresh
@@ -48,6 +56,9 @@ func (a *API) resetCoverage(c *gin.Context) (any, error) {
 	all, err := a.coverageScope(c)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := c.GetQuery("ignore"); ok {
+		return nil, apperr.New(apperr.InvalidRequest, "query parameter ignore is taken by GET /_emulator/coverage, not by DELETE: nothing is ignored when counting, only when reading")
 	}
 	a.world(c).Coverage().Reset()
 	if all && a.ns != nil {

@@ -88,6 +88,7 @@ func (a *API) worldRoutes(g *gin.RouterGroup) {
 	get(g, "/projects", a.handle(a.overview))
 	get(g, "/coverage", a.handle(a.getCoverage))
 	get(g, "/bundle", a.getBundle)
+	g.POST("/bundle", a.postBundle)
 	g.PUT("/bundle", a.handle(a.putBundle))
 	g.DELETE("/coverage", a.handle(a.resetCoverage))
 	g.POST("/deployments/:id/promote", a.handle(a.promote))

@@ -53,7 +53,7 @@ func strictQuery(c *gin.Context, allowed ...string) error {
 var controlQuery = map[string][]string{
 	"/requests": {"method", "path", "status", "service", "scope", "code", "since", "limit", "body"},
 	"/events":   {"types"},
-	"/coverage": {"namespaces"},
+	"/coverage": {"namespaces", "ignore"},
 }
 
 // strictControlQuery refuses the query parameters a control route does not take.

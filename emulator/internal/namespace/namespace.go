@@ -93,13 +93,14 @@ type Info struct {
 	LastUsedAt state.Timestamp `json:"last_used_at"`
 	Scenario   string          `json:"scenario"`
 	Clock      string          `json:"clock"`
-	// Replayed names the failure bundle the namespace's world was restored from.
+	// Replayed names the failure bundle the namespace's world was restored from (its
+	// failure's first line only: a list holds many).
 	Replayed *world.ReplayInfo `json:"replayed,omitempty"`
 }
 
 func (n *Namespace) info() Info {
 	return Info{
 		Namespace: n.ID, CreatedAt: state.Timestamp(n.CreatedAt), LastUsedAt: state.Timestamp(n.LastUsed()),
-		Scenario: n.World.Scenario().Name, Clock: string(n.World.ClockMode()), Replayed: n.World.Replayed(),
+		Scenario: n.World.Scenario().Name, Clock: string(n.World.ClockMode()), Replayed: n.World.Replayed().Brief(),
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/events"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
@@ -31,6 +33,9 @@ type Recording struct {
 	Lifecycles map[string]time.Time
 	// IDDice is the position of the id source.
 	IDDice []byte
+	// Coverage is the world's coverage, counted again from it on a restore (nil: a
+	// bundle that carries none, and the counts are let be).
+	Coverage *coverage.Report
 }
 
 // ReplayInfo tells that a world was restored from a failure bundle, and which.
@@ -38,6 +43,34 @@ type ReplayInfo struct {
 	CreatedAt      state.Timestamp `json:"created_at"`
 	HostemuVersion string          `json:"hostemu_version"`
 	Namespace      string          `json:"namespace"`
+	// Failure is the message of the failed test the bundle was written for
+	// (failure.txt), "" when it carries none.
+	Failure string `json:"failure,omitempty"`
+}
+
+// maxFailureLine bounds the failure's line a listing of many worlds carries.
+const maxFailureLine = 200
+
+// Brief is r with its failure cut to its first line (at most 200 bytes, on a rune's
+// boundary): what a list of many worlds carries of each, the whole text being the
+// world's own answer's and the bundle's. Nil stays nil.
+func (r *ReplayInfo) Brief() *ReplayInfo {
+	if r == nil {
+		return nil
+	}
+	b := *r
+	line, _, cut := strings.Cut(strings.TrimSpace(b.Failure), "\n")
+	if len(line) > maxFailureLine {
+		line, cut = line[:maxFailureLine], true
+		for len(line) > 0 && !utf8.ValidString(line) {
+			line = line[:len(line)-1]
+		}
+	}
+	if cut {
+		line += " …"
+	}
+	b.Failure = line
+	return &b
 }
 
 // Seed is the world's seed.
@@ -141,6 +174,9 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 	w.faults.Restore(rec.Faults)
 	w.journal.Load(rec.Journal) // checked by CheckRecording
 	w.events.LoadHistory(rec.Events)
+	if rec.Coverage != nil {
+		w.cov.Load(*rec.Coverage) // the dashboard reads it again on the reset event below
+	}
 	w.mu.Lock()
 	if len(rec.IDDice) > 0 {
 		w.idSrc.UnmarshalBinary(rec.IDDice)

@@ -152,6 +152,7 @@ export interface paths {
          *     what decides when they fire next; the scenario faults' counts; the fault dice),
          *     `lifecycles.json` (when each lifecycle in flight entered its step),
          *     `journal.ndjson`, `events.ndjson` (the last 1,000 change events but requests),
+         *     `coverage.json` (the world's coverage, as `GET /coverage` answers it),
          *     `scenarios/<name>.yaml`, `files/<sha256>` (uploaded contents deployments
          *     reference, at most 16 MiB; the rest listed as omitted). See docs/bundles.md.
          */
@@ -163,11 +164,21 @@ export interface paths {
          *     that does not validate, a member that is not a bundle's (a path escaping the
          *     archive included) or one over its bound is `400 invalid_request`, and the world is
          *     as it was. Then the world takes the bundle's seed, scenario, a manual clock at its
-         *     `now`, its state, faults (with hits and dice), journal (entries marked `replayed`)
-         *     and recent events.
+         *     `now`, its state, faults (with hits and dice), journal (entries marked `replayed`),
+         *     recent events and coverage (`coverage.json`, when the bundle carries it); the
+         *     answer's `replayed.failure` is its `failure.txt`.
          */
         put: operations["putBundle"];
-        post?: never;
+        /**
+         * The world as a failure bundle, with the failure it is written for
+         * @description What `GET /bundle` answers, with one more member, `failure.txt`: the text of
+         *     `failure`, why the test the bundle is written for failed (a testkit sends its
+         *     runner's assertion message). `PUT /bundle` and `hostemu replay` show it. The
+         *     body is strict (an unknown key is `400` naming the closest); `failure` is at most
+         *     65,536 bytes of UTF-8 and the body at most 524,288 bytes (`413` beyond); an
+         *     empty or absent `failure` writes no `failure.txt`.
+         */
+        post: operations["postBundleWithFailure"];
         delete?: never;
         options?: never;
         head?: never;
@@ -593,6 +604,8 @@ export interface components {
             hostemu_version: string;
             /** @description The namespace the bundle was taken from; empty for the default world. */
             namespace: string;
+            /** @description Why the test the bundle was written for failed (its failure.txt); in GET /namespaces, only its first line. Absent when the bundle carries none. */
+            failure?: string;
         };
         BundleReplayed: {
             replayed: components["schemas"]["ReplayInfo"];
@@ -619,7 +632,11 @@ export interface components {
                     seen: number;
                     /** @description Seen, though not documented for the operation (an injected fault's answer): not in the totals. */
                     undocumented?: boolean;
+                    /** @description Why the answer is ignored (a rule of ?ignore=, --ignore or a coverage file): not in the totals. */
+                    ignored?: string;
                 }[];
+                /** @description Why the operation, every answer of it included, is ignored: not in the totals. */
+                ignored?: string;
             }[];
             transitions: {
                 /** @enum {string} */
@@ -632,6 +649,8 @@ export interface components {
                  */
                 via?: "promote" | "rollback" | "issue" | "renewal";
                 seen: number;
+                /** @description Why the edge is ignored: not in the totals. */
+                ignored?: string;
             }[];
             faults: {
                 /** @enum {string} */
@@ -644,6 +663,8 @@ export interface components {
                 transitions: components["schemas"]["CoverageTotal"];
                 /** @description Over the three dimensions together, one decimal, rounded down. */
                 percent: number;
+                /** @description How many rows (operations, answers, edges) are ignored, left out of the figures. */
+                ignored?: number;
             };
             /** @description Undocumented answers beyond the 256 distinct ones listed. */
             other_undocumented?: number;
@@ -1857,6 +1878,67 @@ export interface operations {
             };
         };
     };
+    postBundleWithFailure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "failure": "AssertionError: expected 'ready' to be 'error'"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Why the test failed: failure.txt's text. */
+                    failure?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The bundle, streamed, with failure.txt. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="hostemu-<namespace>-<time>.hostemu.tgz" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (the gzipped tar archive's bytes) */
+                    "application/gzip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFoundNs"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["NotJSON"];
+            500: components["responses"]["Internal"];
+            /** @description Two bundle exports (of any worlds) have been under way too long; retry. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "2 bundle exports have been under way for 30s; retry",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/service_unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getClock: {
         parameters: {
             query?: never;
@@ -2828,6 +2910,8 @@ export interface operations {
             query?: {
                 /** @description `all`: the default world, every live namespace and every namespace deleted since start (only at `/_emulator/coverage`). */
                 namespaces?: "all";
+                /** @description Rows that do not apply to the client, comma-separated (repeatable): error codes (`internal_error`), operations (`POST /v1/files`) or lifecycle edges (`certificate issued → error (renewal)`). They are marked `ignored` and left out of the totals, as `hostemu coverage --ignore` and a coverage file do; a name none of them is `400` naming the closest. */
+                ignore?: string;
             };
             header?: never;
             path?: never;

@@ -14,6 +14,7 @@ const fs = require("node:fs");
 const http = require("node:http");
 const https = require("node:https");
 const path = require("node:path");
+const zlib = require("node:zlib");
 const { setTimeout: sleep } = require("node:timers/promises");
 const { setTimeout: timer, clearTimeout: clearTimer } = require("node:timers");
 const { binaryPath } = require("../lib/platform.js");
@@ -454,21 +455,26 @@ async function afterTest(ctx) {
   watching.epoch++;
   const t = testOutcome(ctx);
   if (!t.failed) return;
+  const failure = failureText(t);
   const kept = (await Promise.all(closed)).filter((bytes) => bytes !== null);
   const worlds = [...kept, ...[...live].filter((e) => !e._closing)];
   for (let i = 0; i < worlds.length; i++) {
     const name = i === 0 ? t.name : `${t.name}-${i + 1}`;
     try {
-      await (worlds[i] instanceof Emulator ? worlds[i].saveBundle(name) : writeArtifact(name, worlds[i]));
+      // a live world's bundle comes with failure.txt from hostemu; one closed during the
+      // test was kept before anyone knew it failed: failure.txt is added here
+      await writeArtifact(name, worlds[i] instanceof Emulator ? await bundleWithFailure(worlds[i], failure) : withFailureMember(worlds[i], failure));
     } catch (err) {
       process.stderr.write(`hostemu: the world of the failed test ${JSON.stringify(t.name)} could not be saved: ${err.message}\n`);
     }
   }
 }
 
-// testOutcome tells whether the test an afterEach hook runs for failed, and its name:
-// Vitest hands the hook its context (task), node:test its TestContext (passed), and
-// Jest nothing, its circus state saying what the running test threw.
+// testOutcome tells whether the test an afterEach hook runs for failed, its name, its
+// runner, and the errors it failed with (errors: [] when the runner tells none):
+// Vitest hands the hook its context (task.result.errors), node:test its TestContext
+// (passed, and error where this Node has it), and Jest nothing, its circus state saying
+// what the running test threw.
 function testOutcome(ctx) {
   if (ctx && ctx.task && typeof ctx.task === "object") {
     const task = ctx.task;
@@ -476,10 +482,14 @@ function testOutcome(ctx) {
     for (let x = task; x && x.name && x.type !== "file"; x = x.suite) names.unshift(x.name);
     // a failed attempt that Vitest retries is not the test failing
     const last = !task.retry || !task.result || (task.result.retryCount || 0) >= task.retry;
-    return { failed: !!(task.result && task.result.state === "fail") && last, name: names.join(" ") };
+    const errors = (task.result && Array.isArray(task.result.errors) && task.result.errors) || [];
+    return { failed: !!(task.result && task.result.state === "fail") && last, name: names.join(" "), runner: "Vitest", errors };
   }
   if (ctx && typeof ctx.passed === "boolean") {
-    return { failed: !ctx.passed, name: ctx.fullName || ctx.name };
+    // node:test wraps what the test threw: ERR_TEST_FAILURE, its cause the assertion
+    const e = ctx.error;
+    const errors = e ? [e.code === "ERR_TEST_FAILURE" && e.cause ? e.cause : e] : [];
+    return { failed: !ctx.passed, name: ctx.fullName || ctx.name, runner: "node:test", errors };
   }
   if (ctx && typeof ctx.diagnostic === "function" && !watching.warned) {
     watching.warned = true; // node:test before 20.12 / 21.7: no TestContext.passed
@@ -489,9 +499,101 @@ function testOutcome(ctx) {
   const test = sym && globalThis[sym] && globalThis[sym].currentlyRunningTest;
   if (test) {
     const state = typeof expect === "function" && typeof expect.getState === "function" ? expect.getState() : {};
-    return { failed: Array.isArray(test.errors) && test.errors.length > 0, name: state.currentTestName || test.name };
+    const errors = Array.isArray(test.errors) ? test.errors : [];
+    return { failed: errors.length > 0, name: state.currentTestName || test.name, runner: "Jest", errors };
   }
   return { failed: false, name: "" };
+}
+
+// maxFailureBytes bounds failure.txt below hostemu's bound (64 KiB of UTF-8).
+const maxFailureBytes = 60 << 10;
+
+// failureText is failure.txt for a failed test: its name, then each error's message
+// and stack as the runner gave them, colours removed, at most maxFailureBytes.
+function failureText(t) {
+  const parts = t.errors.map(errorText).filter((x) => x);
+  let text = parts.length > 0
+    ? `${t.name} failed:\n\n${parts.join("\n\n")}\n`
+    : `${t.name} failed; ${t.runner || "the test runner"} gave saveBundlesOnFailure no message: the test's output holds it.\n`;
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > maxFailureBytes) text = bytes.subarray(0, maxFailureBytes).toString("utf8").replace(/\uFFFD$/, "") + "\n… (cut)\n";
+  return text;
+}
+
+// errorText is one error as failure.txt tells it: its stack when that holds its message
+// (V8's "Name: message\n    at …"), else the message and then the stack; a diff when the
+// runner made one (Vitest). Jest's circus keeps [error, asyncError] pairs.
+function errorText(err) {
+  if (Array.isArray(err)) err = err[0];
+  if (err === undefined || err === null) return "";
+  if (typeof err !== "object") return stripAnsi(String(err));
+  const msg = err.message === undefined ? String(err) : String(err.message);
+  const stack = typeof err.stack === "string" ? err.stack : "";
+  let text = stack && stack.includes(msg) ? stack : stack ? `${msg}\n${stack}` : msg;
+  if (typeof err.diff === "string" && err.diff && !text.includes(err.diff)) text += `\n\n${err.diff}`;
+  return stripAnsi(text);
+}
+
+function stripAnsi(s) {
+  return s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+}
+
+// bundleWithFailure is a live world's bundle with failure.txt (POST /_emulator/bundle);
+// a hostemu from before that route gives GET's, and failure.txt is added here.
+async function bundleWithFailure(emu, failure) {
+  try {
+    return await emu._r.call("POST", "/_emulator/bundle", { failure }, { raw: true });
+  } catch (err) {
+    const old = err instanceof HostemuError && (err.status === 405 || (err.status === 404 && err.code === "not_found"));
+    if (!old) throw err;
+    return withFailureMember(await emu.bundle(), failure);
+  }
+}
+
+// withFailureMember adds failure.txt to a bundle's bytes (a gzipped tar): the tar is
+// read to its end-of-archive blocks, the member appended before them, and the whole
+// compressed again. A bundle is a few gzip members; gunzip reads them as one.
+function withFailureMember(bytes, failure) {
+  const tar = zlib.gunzipSync(bytes);
+  let end = 0;
+  while (end + 512 <= tar.length) {
+    const h = tar.subarray(end, end + 512);
+    if (h.every((b) => b === 0)) break;
+    end += 512 + Math.ceil(tarSize(h) / 512) * 512;
+  }
+  const data = Buffer.from(failure, "utf8");
+  const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
+  return zlib.gzipSync(Buffer.concat([tar.subarray(0, end), tarHeader("failure.txt", data.length), data, pad, Buffer.alloc(1024)]));
+}
+
+// tarSize reads a tar header's size: octal, or base-256 when its first byte says so.
+function tarSize(h) {
+  const f = h.subarray(124, 136);
+  if (f[0] & 0x80) {
+    let n = f[0] & 0x7f;
+    for (let i = 1; i < f.length; i++) n = n * 256 + f[i];
+    return n;
+  }
+  return parseInt(f.toString("latin1").replace(/[\0 ].*$/s, "").trim() || "0", 8);
+}
+
+// tarHeader is a ustar header of a regular file of size bytes, written now.
+function tarHeader(name, size) {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 100, "utf8");
+  h.write("0000644\0", 100);
+  h.write("0000000\0", 108);
+  h.write("0000000\0", 116);
+  h.write(size.toString(8).padStart(11, "0") + "\0", 124);
+  h.write(Math.floor(Date.now() / 1000).toString(8).padStart(11, "0") + "\0", 136);
+  h.fill(0x20, 148, 156); // the checksum counts its own field as spaces
+  h.write("0", 156);
+  h.write("ustar\0", 257);
+  h.write("00", 263);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(sum.toString(8).padStart(6, "0") + "\0 ", 148);
+  return h;
 }
 
 // artifactName is a test's bundle file name, its name made safe for every file system,

@@ -185,7 +185,11 @@ function showReplay(r) {
   b.hidden = !r;
   if (r) {
     b.replaceChildren(`Replayed from a failure bundle of ${r.namespace || "the default world"}, taken ${fmtTime(r.created_at)} by hostemu ${r.hostemu_version}. `,
-      "Its journal's entries are marked replayed; the clock is manual where the bundle's world stood: advance it to see what happened next.");
+      "Its journal's entries are marked replayed; the clock is manual where the bundle's world stood: advance it to see what happened next.",
+      // why the test failed (the bundle's failure.txt), its first line open
+      r.failure ? el("details", { id: "replay-failure" },
+        el("summary", {}, `The test failed: ${r.failure.trim().split("\n")[0]}`),
+        el("pre", { class: "mono" }, r.failure)) : null);
   }
 }
 
