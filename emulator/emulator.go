@@ -99,7 +99,7 @@ func New(opts Options) (*Emulator, error) {
 	e.worlds = &namespace.Worlds{
 		Base: world.Config{
 			Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart,
-			Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
+			Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize, MaxFaults: opts.MaxFaults,
 			RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
 			EdgeDomain: opts.EdgeDomain, URLForm: opts.edgeURLForm(), FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
 		},

@@ -83,6 +83,11 @@ type Options struct {
 	// .localhost, example.com/.net/.org). A custom domain with another name is served
 	// by Host header on the listener, never through the proxy.
 	ProxyDomains []string
+	// MaxFaults bounds the faults each world holds, API-added and its scenario's
+	// together (1,000 when 0): every request is matched against them. Beyond it,
+	// POST /_emulator/faults, switching to a scenario, or a bundle is 400 naming
+	// --max-faults.
+	MaxFaults int
 	// JournalSize bounds the request journal (1,000 when zero).
 	JournalSize int
 	// EdgeDomain is the domain deployment hosts live under (hostemu.localhost when

@@ -91,6 +91,9 @@ func (w *World) CheckRecording(rec Recording) error {
 	if rec.Scenario == nil {
 		return apperr.New(apperr.InvalidRequest, "the bundle names no scenario")
 	}
+	if err := w.faults.Fits(len(rec.Faults.Faults) + len(rec.Scenario.Faults)); err != nil {
+		return apperr.New(apperr.InvalidRequest, "faults.json: "+err.Error())
+	}
 	if err := w.faults.Check(rec.Faults); err != nil {
 		return apperr.New(apperr.InvalidRequest, "faults.json: "+err.Error())
 	}

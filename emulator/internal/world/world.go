@@ -62,10 +62,13 @@ type Config struct {
 	Namespace string
 	// TokenPrefix starts every token minted in the world ("hostemu_" when empty): a
 	// namespace's tokens name it, so a request finds its world without a lookup table.
-	TokenPrefix   string
-	Scenarios     *scenario.Registry
-	Scenario      string // active scenario's name
-	JournalSize   int
+	TokenPrefix string
+	Scenarios   *scenario.Registry
+	Scenario    string // active scenario's name
+	JournalSize int
+	// MaxFaults bounds the faults the world holds, API-added and its scenario's
+	// together (fault.DefaultMax when 0; --max-faults).
+	MaxFaults     int
 	RateLimitsOff bool
 	Logger        *slog.Logger
 }
@@ -175,9 +178,13 @@ func New(cfg Config) (*World, error) {
 	w.sched.OnPanic = func(r any) { w.log.Error("a scheduled transition panicked; it was skipped", "panic", r) }
 	w.faults = fault.NewSetWithDice(w.faultDice())
 	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
+	w.faults.SetMax(cfg.MaxFaults)
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
 		return nil, errors.New(w.scenarios.NotFound(cfg.Scenario))
+	}
+	if err := w.faults.Fits(len(sc.Faults)); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
 	w.limiter = ratelimit.New(w.limits(sc))
 	w.setScenario(sc)
@@ -224,6 +231,9 @@ func (w *World) UseScenario(name *string) error {
 	if !ok {
 		return apperr.New(apperr.ScenarioNotFound, w.scenarios.NotFound(*name))
 	}
+	if err := w.faults.Fits(len(sc.Faults) + w.faults.Added()); err != nil {
+		return apperr.Errorf(apperr.InvalidRequest, "scenario %q: %v", sc.Name, err)
+	}
 	w.setScenario(sc)
 	w.emitScenario("switched")
 	return nil
@@ -233,6 +243,10 @@ func (w *World) UseScenario(name *string) error {
 func (w *World) RefreshScenario() {
 	cur := w.Scenario()
 	if sc, ok := w.scenarios.Get(cur.Name); ok && sc != cur {
+		if err := w.faults.Fits(len(sc.Faults) + w.faults.Added()); err != nil {
+			w.log.Warn("the active scenario's new version has too many faults; keeping its last version", "scenario", cur.Name, "err", err)
+			return
+		}
 		w.setScenario(sc)
 	} else if !ok {
 		w.log.Warn("active scenario disappeared; keeping its last version", "scenario", cur.Name)
