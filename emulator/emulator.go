@@ -111,7 +111,7 @@ func New(opts Options) (*Emulator, error) {
 	}
 	// before the state file: an open persister has written the snapshot and holds the
 	// log open, which a later error would leave behind
-	if e.ca, err = newCA(opts.CADir); err != nil {
+	if e.ca, err = newCA(opts.CADir, e.log); err != nil {
 		cancel()
 		return nil, err
 	}
