@@ -56,19 +56,19 @@ type Config struct {
 	// Carried is what the world holds for its whole life that its state does not
 	// show (a namespace's own scenarios), counted in its Weight.
 	Carried int64
+	// MaxFaults bounds the faults the world holds, API-added and its scenario's
+	// together (fault.DefaultMax when 0; --max-faults).
+	MaxFaults int
 	// Namespace is the world's namespace label (its id without "ns_"), "" for the
 	// default world. Its deployment hosts carry it:
 	// <slug>-<suffix>.<Namespace>.<EdgeDomain>.
 	Namespace string
 	// TokenPrefix starts every token minted in the world ("hostemu_" when empty): a
 	// namespace's tokens name it, so a request finds its world without a lookup table.
-	TokenPrefix string
-	Scenarios   *scenario.Registry
-	Scenario    string // active scenario's name
-	JournalSize int
-	// MaxFaults bounds the faults the world holds, API-added and its scenario's
-	// together (fault.DefaultMax when 0; --max-faults).
-	MaxFaults     int
+	TokenPrefix   string
+	Scenarios     *scenario.Registry
+	Scenario      string // active scenario's name
+	JournalSize   int
 	RateLimitsOff bool
 	Logger        *slog.Logger
 }
@@ -82,9 +82,10 @@ type World struct {
 	weight atomic.Int64
 	grow   func(w *World, delta int64) error
 	// brought is what the last bundle restored brought besides its state (lifecycle
-	// anchors, journal, faults, its scenario's source), given back by a reset or an
-	// import; broughtEvents its events, which the world remembers until newer ones
-	// push them out (given back by the next bundle); carried is Config.Carried.
+	// anchors, journal, faults, its scenario's source), given back by a reset (an
+	// import keeps the journal and faults, so it keeps the count); broughtEvents its
+	// events, which the world remembers until newer ones push them out (given back by
+	// the next bundle); carried is Config.Carried.
 	brought, broughtEvents atomic.Int64
 	carried                int64
 	maxBytes               int64
