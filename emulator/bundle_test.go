@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"testing"
 
@@ -367,6 +368,13 @@ func rebuild(t *testing.T, m map[string][]byte, change map[string]string, extra 
 		}
 		if v != "-" {
 			ms = append(ms, [2]string{name, v})
+		}
+	}
+	names := keys(m)
+	sort.Strings(names)
+	for _, name := range names { // the uploads, which the manifest counts
+		if _, ok := change[name]; !ok && strings.HasPrefix(name, "files/") {
+			ms = append(ms, [2]string{name, string(m[name])})
 		}
 	}
 	return tgz(t, append(ms, extra...), nil)

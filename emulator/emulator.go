@@ -99,7 +99,7 @@ func New(opts Options) (*Emulator, error) {
 	e.worlds = &namespace.Worlds{
 		Base: world.Config{
 			Seed: opts.Seed, ClockMode: opts.ClockMode, ClockStart: clockStart, AutoIdle: opts.AutoIdle,
-			Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize,
+			Scenarios: reg, Scenario: opts.Scenario, JournalSize: opts.JournalSize, MaxFaults: opts.MaxFaults,
 			RateLimitsOff: opts.RateLimitsOff, Logger: opts.Logger,
 			EdgeDomain: opts.EdgeDomain, URLForm: opts.edgeURLForm(), FileStoreSize: opts.FileStoreSize, FileBudget: e.files,
 		},
@@ -111,7 +111,7 @@ func New(opts Options) (*Emulator, error) {
 	}
 	// before the state file: an open persister has written the snapshot and holds the
 	// log open, which a later error would leave behind
-	if e.ca, err = newCA(opts.CADir); err != nil {
+	if e.ca, err = newCA(opts.CADir, e.log); err != nil {
 		cancel()
 		return nil, err
 	}

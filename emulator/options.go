@@ -74,11 +74,13 @@ type Options struct {
 	// emulator's own; requests from any other origin are 403 forbidden_origin.
 	ControlOrigins []string
 	// MaxWorldBytes bounds the worlds of all namespaces together, as estimated from their
-	// state (1 GiB when 0): beyond it, creating a namespace, importing a state into one,
-	// or an API call that would grow one (a deployment, a domain, a token, an upload's
-	// digest) is 507 storage_full. The default world is held to it on its own as it
-	// grows through the API (its fixtures and imports are bounded by --fixtures and
-	// --max-state-bytes).
+	// state and what a bundle or the namespace brought besides (lifecycle anchors,
+	// events, faults, journal, scenario sources) (1 GiB when 0): beyond it, creating a
+	// namespace, importing a state or a bundle into one, or an API call that would grow
+	// one (a deployment, a domain, a token, an upload's digest) is 507 storage_full. The
+	// default world is held to it on its own as it grows and is imported into (its
+	// fixtures are bounded by --fixtures); an import or a bundle that alone is over it is
+	// 413 payload_too_large.
 	MaxWorldBytes int64
 	// ProxyDomains are custom domains (suffix patterns: "example.com" covers it and its
 	// subdomains, ".dev" every name ending so) the proxy serves, CONNECT included, besides
@@ -86,6 +88,11 @@ type Options struct {
 	// .localhost, example.com/.net/.org). A custom domain with another name is served
 	// by Host header on the listener, never through the proxy.
 	ProxyDomains []string
+	// MaxFaults bounds the faults each world holds, API-added and its scenario's
+	// together (1,000 when 0): every request is matched against them. Beyond it,
+	// POST /_emulator/faults, switching to a scenario, or a bundle is 400 naming
+	// --max-faults.
+	MaxFaults int
 	// JournalSize bounds the request journal (1,000 when zero).
 	JournalSize int
 	// EdgeDomain is the domain deployment hosts live under (hostemu.localhost when

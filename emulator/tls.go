@@ -3,6 +3,7 @@ package emulator
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"log/slog"
 	"net"
 
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
@@ -10,13 +11,16 @@ import (
 )
 
 // newCA is the local CA: kept in dir when it is set, else a new one in memory.
-func newCA(dir string) (*tlsca.CA, error) {
+func newCA(dir string, log *slog.Logger) (*tlsca.CA, error) {
 	if dir == "" {
 		return tlsca.Generate()
 	}
 	ca, err := tlsca.Load(dir)
 	if err != nil {
 		return nil, &ConfigError{err}
+	}
+	if msg := ca.Repaired(); msg != "" {
+		log.Warn("the CA's key was not private", "problem", msg)
 	}
 	return ca, nil
 }

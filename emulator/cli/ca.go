@@ -39,6 +39,9 @@ func caCommand(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "hostemu ca: %v\n", err)
 		return 1
 	}
+	if msg := ca.Repaired(); msg != "" {
+		fmt.Fprintf(stderr, "hostemu ca: warning: %s\n", msg)
+	}
 	stdout.Write(ca.CertPEM())
 	return 0
 }

@@ -194,9 +194,12 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"max-world-bytes", "1GiB", "`bytes` the namespaces' worlds may take together (estimated from their state); beyond, creating one or importing into one is 507", func(c *Config, v string) (err error) {
+	{"max-world-bytes", "1GiB", "`bytes` the namespaces' worlds may take together, and the default world alone (estimated from their state and what a bundle brings); beyond, 507, or 413 for an import or bundle that alone is over", func(c *Config, v string) (err error) {
 		c.Options.MaxWorldBytes, err = parseSize(v, 1<<20)
 		return err
+	}},
+	{"max-faults", "1000", "`N` faults each world holds, API-added and its scenario's together (beyond: 400 naming the flag)", func(c *Config, v string) error {
+		return setCount(&c.Options.MaxFaults, v, 1)
 	}},
 	{"write-stall-timeout", "10s", "`duration` a write may wait for a client that stopped reading before its connection is closed", func(c *Config, v string) error {
 		return setDuration(&c.Options.Limits.WriteStallTimeout, v)

@@ -46,7 +46,7 @@ func defaultConfig() Config {
 			NamespaceTTL:  30 * time.Minute,
 			MaxNamespaces: 1000,
 			AutoIdle:      20 * time.Millisecond,
-			MaxWorldBytes: 1 << 30,
+			MaxWorldBytes: 1 << 30, MaxFaults: 1000,
 			Limits: emulator.Limits{
 				IdleTimeout: emulator.DefaultIdleTimeout, ReadHeaderTimeout: emulator.DefaultReadHeaderTimeout,
 				BodyReadTimeout: emulator.DefaultBodyReadTimeout, MinBodyRate: emulator.DefaultMinBodyRate,
@@ -208,6 +208,9 @@ var valid = map[string][]struct {
 	"write-stall-timeout": {
 		{"2s", func(c *Config) { c.Options.Limits.WriteStallTimeout = 2 * time.Second }},
 	},
+	"max-faults": {
+		{"50", func(c *Config) { c.Options.MaxFaults = 50 }},
+	},
 	"max-event-streams": {
 		{"8", func(c *Config) { c.Options.Limits.MaxEventStreams = 8 }},
 	},
@@ -300,6 +303,7 @@ var invalid = map[string][]string{
 	"write-stall-timeout":      {"0", "-1s", "10"},
 	"max-world-bytes":          {"0", "-1", "lots", "1KiB"},
 	"max-event-streams":        {"0", "-1", "many"},
+	"max-faults":               {"0", "-1", "many"},
 	"journal-size":             {"0", "-1", "many", "1.5"},
 	"idle-timeout":             {"0", "-1s", "60", "soon"},
 	"read-header-timeout":      {"0s", "10"},

@@ -70,6 +70,10 @@ const (
 	maxName      = 255
 	// maxLine bounds one line of journal.ndjson or events.ndjson.
 	maxLine = 1 << 20
+	// maxHeaderBytes bounds what an archive's headers take a member, on average: a
+	// 512-byte header, and a PAX header of a few records (the members hostemu writes
+	// have one, for their modification time's milliseconds).
+	maxHeaderBytes = 4 << 10
 	// DefaultJournalKeep is how many journal entries Read keeps when ReadOptions
 	// does not say (the newest).
 	DefaultJournalKeep = 100_000
@@ -175,6 +179,12 @@ type Bundle struct {
 	// Failure is why the test the bundle was written for failed (failure.txt, at most
 	// MaxFailure bytes of UTF-8), "" when no failure was given.
 	Failure string
+
+	// read counts what Read found, for the manifest's counts to be checked against
+	read struct {
+		journal, events int
+		fileBytes       int64
+	}
 }
 
 // namespaceID is the form of a namespace id.
@@ -343,6 +353,29 @@ func (m *members) Read(p []byte) (int, error) {
 	}
 }
 
+// errExpands is countedReader's error past its bound.
+var errExpands = errors.New("the archive expands past its bound")
+
+// countedReader counts the bytes read through it, and fails with errExpands past max.
+type countedReader struct {
+	r         io.Reader
+	read      int64
+	left, max int64
+}
+
+func (c *countedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errExpands
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	c.left -= int64(n)
+	return n, err
+}
+
 // afterMembers is what members says of bytes after a member that are not one.
 type afterMembers struct{ err error }
 
@@ -448,7 +481,12 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 	unzipped := newAheadReader(&members{br: br, gz: gz})
 	defer unzipped.Stop()
 	left := opt.MaxBytes
-	tr := tar.NewReader(unzipped)
+	// every byte the tar reader takes is counted, headers included: archive/tar reads
+	// a PAX extended header or a GNU long name (up to 1 MiB each) itself, before Next
+	// returns, so the members' sizes alone do not bound what the archive expands to
+	raw := &countedReader{r: unzipped, left: opt.MaxBytes, max: opt.MaxBytes}
+	tr := tar.NewReader(raw)
+	var content int64 // the members' bytes so far, padding included
 	b := &Bundle{Scenarios: map[string][]byte{}, Files: map[string][]byte{}}
 	seen := map[string]bool{}
 	members := 0
@@ -458,10 +496,16 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 		if err == io.EOF {
 			break
 		}
+		if errors.Is(err, errExpands) {
+			return nil, problem("the archive unpacks to more than its bound of %d bytes, headers included", opt.MaxBytes)
+		}
 		if err != nil {
 			return nil, problem("the archive is truncated or not a tar archive: %v", gzipErr(err))
 		}
 		members++
+		if meta := raw.read - content; meta > int64(members)*maxHeaderBytes {
+			return nil, problem("the archive's headers take %d bytes for %d members, over %d a member (PAX records or long names a bundle does not have)", meta, members, maxHeaderBytes)
+		}
 		if members > maxMembers {
 			return nil, problem("the archive has more than %d members", maxMembers)
 		}
@@ -483,8 +527,12 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 			}
 		}
 		if err := b.member(name, h.Size, tr, opt); err != nil {
+			if errors.Is(err, errExpands) {
+				return nil, problem("the archive unpacks to more than its bound of %d bytes, headers included", opt.MaxBytes)
+			}
 			return nil, err
 		}
+		content += (h.Size + 511) &^ 511
 	}
 	// the rest of the gzip stream: a bundle cut after the tar's end is still truncated;
 	// bytes after the last member that are not gzip are let be, as gzip lets them be
@@ -506,7 +554,35 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 	if _, ok := b.Scenarios[b.Manifest.Scenario]; !ok {
 		return nil, problem("manifest.json names the scenario %q, but the archive has no scenarios/%s.yaml", b.Manifest.Scenario, b.Manifest.Scenario)
 	}
+	if err := b.checkCounts(); err != nil {
+		return nil, err
+	}
 	return b, nil
+}
+
+// checkCounts holds the manifest's counts to the members: a count that lies (or is
+// negative) is refused rather than believed by whoever reads the manifest.
+func (b *Bundle) checkCounts() error {
+	m := &b.Manifest
+	f := &m.Files
+	switch {
+	case m.Journal != b.read.journal:
+		return problem("manifest.json: journal_entries is %d, but journal.ndjson holds %d entries", m.Journal, b.read.journal)
+	case m.Events != b.read.events:
+		return problem("manifest.json: events is %d, but events.ndjson holds %d events", m.Events, b.read.events)
+	case f.Included != len(b.Files):
+		return problem("manifest.json: files.included is %d, but the archive holds %d files", f.Included, len(b.Files))
+	case f.Bytes != b.read.fileBytes:
+		return problem("manifest.json: files.bytes is %d, but the archive's files hold %d bytes", f.Bytes, b.read.fileBytes)
+	case f.Bound < 0:
+		return problem("manifest.json: files.bound is %d: want 0 or more", f.Bound)
+	}
+	for i, o := range f.Omitted {
+		if o.Bytes < 0 || !state.ValidFileHash(o.SHA256) || len(o.Reason) > maxName {
+			return problem("manifest.json: files.omitted[%d] is not a sha256, 0 or more bytes and a reason of at most %d bytes", i, maxName)
+		}
+	}
+	return nil
 }
 
 // gzipErr words the errors of a cut-off stream.
@@ -581,6 +657,7 @@ func (b *Bundle) member(name string, size int64, r io.Reader, opt ReadOptions) e
 			return problem("%s: its bytes hash to %s", name, got)
 		}
 		b.Files[digest] = nil
+		b.read.fileBytes += size
 		return nil
 	}
 	data, err := io.ReadAll(r)
@@ -722,13 +799,14 @@ func eachLine(r io.Reader, fn func(n int, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
 		line, err := br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(line) > maxLine {
-				return fmt.Errorf("line %d is over %d bytes", n, maxLine)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// a line longer than the buffer: copied out before the next read reuses it
+			long := append(make([]byte, 0, 2*len(line)), line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= maxLine {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
 			}
-			var more []byte
-			more, err = br.ReadSlice('\n')
-			line = append(append([]byte(nil), line...), more...)
+			line = long
 		}
 		if len(line) > maxLine {
 			return fmt.Errorf("line %d is over %d bytes", n, maxLine)
@@ -762,6 +840,7 @@ func (b *Bundle) readJournal(r io.Reader, keep int) error {
 		}
 		last = e.Seq
 		ring.add(e)
+		b.read.journal++
 		return nil
 	})
 	if err != nil {
@@ -794,6 +873,7 @@ func (b *Bundle) readEvents(r io.Reader) error {
 			return fmt.Errorf("line %d: type %q is not an event type a world remembers", n, e.Type)
 		}
 		last = e.Seq
+		b.read.events++
 		ring.add(events.Recorded{Seq: e.Seq, Type: e.Type, Data: json.RawMessage(append([]byte(nil), e.Data...))})
 		return nil
 	})

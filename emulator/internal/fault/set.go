@@ -87,6 +87,59 @@ type Set struct {
 	api      []*Fault // in the order added
 	scenario []*Fault
 	next     int // sequence of the next API-added id
+	max      int // faults held at most, API-added and the scenario's together (SetMax)
+}
+
+// DefaultMax is how many faults a Set holds at most when SetMax was not called: every
+// request is matched against each, in order, so their number is bounded
+// (--max-faults).
+const DefaultMax = 1000
+
+// TooMany is the error of a set that would hold more than its maximum of faults.
+type TooMany struct{ Max, Want int }
+
+func (e *TooMany) Error() string {
+	return fmt.Sprintf("%d faults would be held, over the maximum of %d a world holds (--max-faults)", e.Want, e.Max)
+}
+
+// SetMax bounds the faults the set holds, API-added and the scenario's together
+// (DefaultMax when n <= 0).
+func (s *Set) SetMax(n int) {
+	if n <= 0 {
+		n = DefaultMax
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.max = n
+}
+
+// Max is how many faults the set holds at most.
+func (s *Set) Max() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxLocked()
+}
+
+func (s *Set) maxLocked() int {
+	if s.max <= 0 {
+		return DefaultMax
+	}
+	return s.max
+}
+
+// Added is how many API-added faults the set holds.
+func (s *Set) Added() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.api)
+}
+
+// Fits reports whether n faults are within the set's maximum: a *TooMany when not.
+func (s *Set) Fits(n int) error {
+	if max := s.Max(); n > max {
+		return &TooMany{Max: max, Want: n}
+	}
+	return nil
 }
 
 // NewSet returns an empty Set drawing probabilities and delays from rng, which should
@@ -107,6 +160,9 @@ func (s *Set) Add(spec Spec) (Fault, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n := len(s.api) + len(s.scenario) + 1; n > s.maxLocked() {
+		return Fault{}, &TooMany{Max: s.maxLocked(), Want: n}
+	}
 	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: spec.Clone(), Source: "api", since: s.clock()}
 	s.next++
 	s.api = append(s.api, f)

@@ -190,12 +190,7 @@ func (a *API) putBundle(c *gin.Context) (any, error) {
 		}
 		return nil, apperr.New(apperr.InvalidRequest, "the bundle is refused, nothing changed: "+err.Error())
 	}
-	if n, ok := a.ns.ByLabel(w.Namespace()); ok {
-		if err := a.ns.CanReplace(n, b.State.Weight()); err != nil {
-			return nil, err
-		}
-	}
-	if err := Restore(w, b); err != nil {
+	if err := Restore(w, b); err != nil { // held to --max-world-bytes, all it brings counted
 		return nil, err
 	}
 	// the bundle's namespace, gone from here, stands for this one: its tokens and

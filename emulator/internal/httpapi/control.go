@@ -75,11 +75,9 @@ func (a *API) importState(c *gin.Context) (any, error) {
 		return nil, err
 	}
 	w := a.world(c)
-	// a namespace's world is held to the namespaces' budget (--max-world-bytes)
-	if n, ok := a.ns.ByLabel(w.Namespace()); ok {
-		if err := a.ns.CanReplace(n, snap.Weight()); err != nil {
-			return nil, err
-		}
+	// a world is held to --max-world-bytes (a namespace's to the namespaces' budget)
+	if err := w.CheckImport(&snap); err != nil {
+		return nil, err
 	}
 	if err := w.Import(snap); err != nil {
 		return nil, err

@@ -122,12 +122,16 @@ type meteredBody struct {
 	b     *budget
 	taken int64 // bytes of the request, free ones included
 	held  int64 // bytes charged to the budget
+	// never is set when a charge was refused that the request could never get: with
+	// what it holds, more than the whole budget (413, not "retry in a second")
+	never bool
 }
 
 // reserve charges n more bytes to the request, past its first freeBodyBytes.
 func (m *meteredBody) reserve(n int64) bool {
 	charge := min(n, max(m.taken+n-freeBodyBytes, 0))
 	if charge > 0 && !m.b.acquire(charge) {
+		m.never = m.held+charge > m.b.max
 		return false
 	}
 	m.taken += n
@@ -187,8 +191,13 @@ func (a *API) meterBody(r *http.Request) *meteredBody {
 	return m
 }
 
-// busy is the answer to a body that would go over the budget: 503, retry in a second.
+// busy is the answer to a body that would go over the budget: 503, retry in a second;
+// or, when the body alone would take more than the whole budget (it can never fit),
+// 413 naming it.
 func busy(c *gin.Context) error {
+	if m, ok := c.Request.Body.(*meteredBody); ok && m.never {
+		return apperr.Errorf(apperr.PayloadTooLarge, "the body, decoded, takes more than the %d bytes --max-body-bytes-in-flight allows all requests together: it can never be taken", m.b.max)
+	}
 	c.Header("Retry-After", "1")
 	return apperr.New(apperr.ServiceUnavailable, "hostemu holds its maximum of request-body bytes in flight (--max-body-bytes-in-flight); retry in a second")
 }

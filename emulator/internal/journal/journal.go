@@ -231,10 +231,14 @@ func (j *Journal) Bytes() int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var n int64
-	j.each(func(e *Entry) {
-		n += entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID)) + e.Headers.bytes()
-	})
+	j.each(func(e *Entry) { n += e.Bytes() })
 	return n
+}
+
+// Bytes is the memory e holds once kept: its strings and itself (at most
+// MaxEntryBytes once kept, its fields cut to their bounds).
+func (e *Entry) Bytes() int64 {
+	return entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID)) + e.Headers.bytes()
 }
 
 // MaxBytes is the most memory the entries can hold: size × MaxEntryBytes.

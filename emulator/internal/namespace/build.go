@@ -57,6 +57,7 @@ func (b *Worlds) Default() (*world.World, error) {
 	if max <= 0 {
 		max = DefaultMaxBytes
 	}
+	cfg.MaxBytes = max
 	cfg.Grow = func(w *world.World, delta int64) error {
 		if used := w.Weight(); used+delta > max {
 			return apperr.Errorf(apperr.StorageFull, "the world holds about %d bytes of the %d --max-world-bytes allows; %d more do not fit: reset it, or import a smaller state", used, max, delta)
@@ -156,6 +157,12 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	cfg.Logger = cfg.Logger.With("namespace", id.ID)
 	cfg.Namespace, cfg.TokenPrefix = id.Label, TokenPrefix(id.Label)
 	cfg.Grow = b.Grow
+	cfg.MaxBytes = b.MaxBytes
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytes
+	}
+	// its own scenarios live as long as it does: their text, and what they parse to
+	cfg.Carried = 3 * int64(total)
 	w, err := world.New(cfg)
 	if err != nil {
 		return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))

@@ -129,18 +129,6 @@ func (r *Registry) weightError(used, want int64) error {
 	return apperr.Errorf(apperr.StorageFull, "the namespaces' worlds hold about %d bytes of the %d --max-world-bytes allows; %d more do not fit: delete a namespace, or let idle ones expire", used, r.cfg.MaxBytes, want)
 }
 
-// CanReplace reports whether n's world may be replaced by one weighing w (an import):
-// 507 storage_full when the namespaces would go over MaxBytes.
-func (r *Registry) CanReplace(n *Namespace, w int64) error {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	used := r.weightLocked() - n.World.Weight()
-	if used+w > r.cfg.MaxBytes {
-		return r.weightError(used, w)
-	}
-	return nil
-}
-
 // Grow is a namespace world's Config.Grow: 507 storage_full when growing by delta
 // bytes would take the namespaces over MaxBytes.
 func (r *Registry) Grow(_ *world.World, delta int64) error {

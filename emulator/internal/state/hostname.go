@@ -1,6 +1,9 @@
 package state
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // NormalizeHostname lower-cases a hostname, drops one trailing dot, and checks that it
 // is a fully qualified domain name, optionally with one leading "*." label: at least two
@@ -23,6 +26,34 @@ func NormalizeHostname(h string, allowWildcard bool) (string, bool) {
 		return "", false
 	}
 	return h, true
+}
+
+// KeptFor is the domain hostemu keeps for itself that a custom domain's hostname (a
+// "*." wildcard's included) falls under: "localhost" (browsers treat *.localhost as this
+// machine) or the edge domain (deployment hosts), else "". The edge serves pages on
+// these names, so a customer's domain there would let a page share an origin with
+// hostemu's own (docs/security.md): the API refuses one, and so does a state import.
+func KeptFor(host, edgeDomain string) string {
+	name := strings.TrimPrefix(host, "*.")
+	under := func(domain string) bool { return name == domain || strings.HasSuffix(name, "."+domain) }
+	switch {
+	case under("localhost"):
+		return "localhost"
+	case edgeDomain != "" && under(edgeDomain):
+		return edgeDomain
+	}
+	return ""
+}
+
+// CheckKept reports the first custom domain of s under a domain hostemu keeps for
+// itself (KeptFor), as an import refuses it.
+func (s *Snapshot) CheckKept(edgeDomain string) error {
+	for i := range s.Domains {
+		if kept := KeptFor(s.Domains[i].Hostname, edgeDomain); kept != "" {
+			return fmt.Errorf("domain %q: the hostname is under %q, which hostemu keeps for itself (the API refuses it: invalid_hostname); use a name under .test or .example", s.Domains[i].Hostname, kept)
+		}
+	}
+	return nil
 }
 
 // MaxNameLen is the longest DNS name, in bytes (RFC 1035), for every name hostemu

@@ -38,8 +38,8 @@ type ReadOptions struct {
 }
 
 func (o *ReadOptions) jsonError(err error) error {
-	if _, coded := apperr.As(err); coded {
-		return err // worded already (an unknown key)
+	if _, coded := apperr.As(err); coded || errors.Is(err, ErrRefused) {
+		return err // worded already (an unknown key), or the caller's budget's
 	}
 	if o.JSONError != nil {
 		return o.JSONError(err)
@@ -67,7 +67,7 @@ func ReadSnapshot(r io.Reader, o ReadOptions) (Snapshot, error) {
 		max = 1<<63 - 2
 	}
 	src := &capReader{r: r, left: max}
-	snap, err := o.decode(&scanner{r: src, buf: make([]byte, 64<<10)})
+	snap, err := o.decode(&scanner{r: src, buf: make([]byte, 64<<10), charge: o.Charge})
 	if err != nil {
 		if src.err != nil && src.err != io.EOF {
 			return Snapshot{}, src.err
@@ -239,6 +239,11 @@ func (o *ReadOptions) fieldError(field string, err error) error {
 	return o.jsonError(err)
 }
 
+// MaxDepth bounds how deeply a state document's values nest, the document's own object
+// included: a state nests five levels (a deployment's logs), and a value nested deeper
+// is refused as the scanner reaches it, before any of it is held or decoded.
+const MaxDepth = 32
+
 // scanner reads JSON text from r: the bytes between values, and each value's text
 // whole, runs of whitespace outside strings squeezed to one space.
 type scanner struct {
@@ -249,6 +254,29 @@ type scanner struct {
 	base int64 // the offset in the stream of buf[0]
 	err  error // the read error that ended the stream (io.EOF at its end)
 	text []byte
+	// charge, when set, is asked for the bytes text grows by (ReadOptions.Charge): one
+	// element's text is held whole, so it is held within the caller's budget;
+	// charged is what it was asked for so far.
+	charge  func(int64) bool
+	charged int64
+}
+
+// held charges the growth of s.text's buffer: false when the budget refuses it.
+func (s *scanner) held() bool {
+	c := int64(cap(s.text))
+	if s.charge == nil || c <= s.charged {
+		return true
+	}
+	if !s.charge(c - s.charged) {
+		return false
+	}
+	s.charged = c
+	return true
+}
+
+// tooDeep is the error of a value nested deeper than MaxDepth, at the scanner's offset.
+func (s *scanner) tooDeep() error {
+	return apperr.Errorf(apperr.InvalidRequest, "the state nests arrays and objects deeper than %d levels (at byte %d): over its depth bound", MaxDepth, s.offset())
 }
 
 // fill reads more into buf, from its start; false at the end of the stream.
@@ -424,6 +452,9 @@ func (s *scanner) value() ([]byte, error) {
 					space, copied = true, true
 					s.text = append(s.text, s.buf[start:i]...)
 					s.text = append(s.text, ' ')
+					if !s.held() {
+						return nil, ErrRefused
+					}
 				}
 				start = i + 1
 				continue
@@ -433,7 +464,11 @@ func (s *scanner) value() ([]byte, error) {
 			case '"':
 				inString = true
 			case '{', '[':
-				depth++
+				// the document's object is one level above the value's own
+				if depth++; depth >= MaxDepth {
+					s.pos = i
+					return nil, s.tooDeep()
+				}
 			case '}', ']':
 				depth--
 				if depth == 0 {
@@ -444,6 +479,9 @@ func (s *scanner) value() ([]byte, error) {
 		s.text = append(s.text, s.buf[start:i]...)
 		copied = true
 		s.pos = i
+		if !s.held() {
+			return nil, ErrRefused
+		}
 		if !s.fill() {
 			return nil, s.endErr()
 		}

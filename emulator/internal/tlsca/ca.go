@@ -45,6 +45,9 @@ type CA struct {
 	cert    *x509.Certificate
 	key     *ecdsa.PrivateKey
 	certPEM []byte
+	// repaired says what Load fixed of the files it read (a key others could read):
+	// its caller logs it as a warning.
+	repaired string
 
 	mu            sync.Mutex                   // guards the maps below
 	leaves        map[string]*leafEntry        // by Spec.key

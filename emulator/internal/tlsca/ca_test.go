@@ -145,3 +145,29 @@ func TestLeafValidAtWallTime(t *testing.T) {
 		}
 	}
 }
+
+// A kept key that others can read (0644, say after a copy) is made 0600 before it is
+// used, and Repaired says so for the caller's warning (issue 32: it was used as it was,
+// without a word).
+func TestLoadMakesAnOpenKeyPrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := tlsca.Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	keyPath := filepath.Join(dir, tlsca.KeyFile)
+	if err := os.Chmod(keyPath, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ca, err := tlsca.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(keyPath)
+	if fi.Mode().Perm() != 0o600 || !strings.Contains(ca.Repaired(), "mode 0644") {
+		t.Errorf("key mode %v after loading, repaired %q", fi.Mode().Perm(), ca.Repaired())
+	}
+	if again, err := tlsca.Load(dir); err != nil || again.Repaired() != "" {
+		t.Errorf("a private key: %v, repaired %q", err, again.Repaired())
+	}
+}

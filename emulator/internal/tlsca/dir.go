@@ -44,6 +44,12 @@ func Load(dir string) (*CA, error) {
 }
 
 func read(certPath, keyPath string) (*CA, error) {
+	// a key others can read (0644, left by a copy or an unzip) is made private before
+	// it is used: whoever holds it can sign for any name this machine trusts
+	repaired, err := private(keyPath)
+	if err != nil {
+		return nil, err
+	}
 	certDER, err := readPEM(certPath, "CERTIFICATE")
 	if err != nil {
 		return nil, err
@@ -70,8 +76,30 @@ func read(certPath, keyPath string) (*CA, error) {
 	if !cert.IsCA || cert.KeyUsage&x509.KeyUsageCertSign == 0 {
 		return nil, fmt.Errorf("%s is not a CA certificate", certPath)
 	}
-	return newCA(cert, key), nil
+	ca := newCA(cert, key)
+	ca.repaired = repaired
+	return ca, nil
 }
+
+// private sets the key file's mode to 0600 when its group or others may read or write
+// it, and says so; a key it cannot make private is an error, never used.
+func private(keyPath string) (string, error) {
+	fi, err := os.Stat(keyPath)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return "", nil
+	}
+	if err := os.Chmod(keyPath, 0o600); err != nil {
+		return "", fmt.Errorf("%s is readable by others (mode %04o) and could not be made private: %v; run chmod 600 on it", keyPath, fi.Mode().Perm(), err)
+	}
+	return fmt.Sprintf("%s was readable by others (mode %04o): its mode is now 0600; whoever read it could sign certificates this machine trusts, consider a new CA (empty the directory, then hostemu ca install)", keyPath, fi.Mode().Perm()), nil
+}
+
+// Repaired says what Load fixed of the CA's files (a key readable by others made
+// 0600), "" when nothing: a warning for its caller to log.
+func (ca *CA) Repaired() string { return ca.repaired }
 
 func readPEM(path, typ string) ([]byte, error) {
 	f, err := os.Open(path)

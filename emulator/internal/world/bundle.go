@@ -1,7 +1,6 @@
 package world
 
 import (
-	"maps"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -125,6 +124,9 @@ func (w *World) CheckRecording(rec Recording) error {
 	if rec.Scenario == nil {
 		return apperr.New(apperr.InvalidRequest, "the bundle names no scenario")
 	}
+	if err := w.faults.Fits(len(rec.Faults.Faults) + len(rec.Scenario.Faults)); err != nil {
+		return apperr.New(apperr.InvalidRequest, "faults.json: "+err.Error())
+	}
 	if err := w.faults.Check(rec.Faults); err != nil {
 		return apperr.New(apperr.InvalidRequest, "faults.json: "+err.Error())
 	}
@@ -154,14 +156,23 @@ func (w *World) CheckRecording(rec Recording) error {
 // Restore replaces the world with a bundle's: its seed, scenario, a manual clock at
 // its now, its state with each lifecycle in flight resumed from when it entered its
 // step, its faults with their hits and dice, its journal (marked replayed) and recent
-// events, and the id source's position. A state that does not load changes nothing;
-// rec must have passed CheckRecording.
+// events, and the id source's position. A state that does not load changes nothing,
+// nor does a world that would weigh more than --max-world-bytes allows (all it keeps
+// is counted: see weigh.go); rec must have passed CheckRecording.
 func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) error {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
+	if err := snap.CheckKept(w.EdgeDomain()); err != nil {
+		return apperr.New(apperr.InvalidRequest, "state.json is not valid: "+err.Error())
+	}
+	anchors := keptAnchors(rec.Lifecycles, &snap)
+	rest, evs := w.broughtWeight(&rec, anchors)
+	if err := w.fits(snap.Weight()+rest+evs+w.carried, "the bundle's world"); err != nil {
+		return err
+	}
 	// the seed, scenario and clock change only once the state is in, and before the
 	// lifecycles resume under them: a state that does not load changes nothing
-	err := w.loadAnchored(snap, maps.Clone(rec.Lifecycles), func() {
+	err := w.loadAnchored(snap, anchors, func() {
 		w.mu.Lock()
 		w.seed = rec.Seed
 		w.mu.Unlock()
@@ -171,6 +182,8 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 	if err != nil {
 		return apperr.New(apperr.InvalidRequest, "state.json is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+	w.brought.Store(rest)
+	w.broughtEvents.Store(evs)
 	w.faults.Restore(rec.Faults)
 	w.journal.Load(rec.Journal) // checked by CheckRecording
 	w.events.LoadHistory(rec.Events)

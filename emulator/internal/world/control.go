@@ -2,6 +2,7 @@ package world
 
 import (
 	"crypto/rand"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -16,6 +17,10 @@ import (
 // AddFault adds an API fault.
 func (w *World) AddFault(spec fault.Spec) (fault.Fault, error) {
 	f, err := w.faults.Add(spec)
+	var many *fault.TooMany
+	if errors.As(err, &many) {
+		return fault.Fault{}, apperr.Errorf(apperr.InvalidRequest, "the world holds %d faults, the most --max-faults allows; delete one (DELETE /_emulator/faults/{id}) or reset", many.Max)
+	}
 	if err != nil {
 		return fault.Fault{}, apperr.New(apperr.InvalidRequest, "fault: "+err.Error())
 	}

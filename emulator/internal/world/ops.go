@@ -174,11 +174,9 @@ func (in NewDomain) check(edgeDomain string) (host, redirect string, err error) 
 	if !ok {
 		return "", "", apperr.Errorf(apperr.InvalidHostname, `field "hostname": %q is not a fully qualified domain name (a leading "*." is allowed)`, *in.Hostname)
 	}
-	if name := strings.TrimPrefix(host, "*."); underDomain(name, "localhost") || underDomain(name, edgeDomain) {
-		// The edge serves pages on these names, and browsers treat *.localhost as this
-		// machine: a customer's domain there would let a page share an origin with
-		// hostemu's own (docs/security.md). The spec asks for a customer's FQDN.
-		return "", "", apperr.Errorf(apperr.InvalidHostname, `field "hostname": %q is under %q, which hostemu keeps for itself; use a name under .test or .example`, *in.Hostname, map[bool]string{true: "localhost", false: edgeDomain}[underDomain(name, "localhost")])
+	if kept := state.KeptFor(host, edgeDomain); kept != "" {
+		// The spec asks for a customer's FQDN (state.KeptFor says why not these).
+		return "", "", apperr.Errorf(apperr.InvalidHostname, `field "hostname": %q is under %q, which hostemu keeps for itself; use a name under .test or .example`, *in.Hostname, kept)
 	}
 	if in.RedirectTo != nil && *in.RedirectTo != "" {
 		if redirect, ok = state.NormalizeHostname(*in.RedirectTo, false); !ok {
@@ -189,11 +187,6 @@ func (in NewDomain) check(edgeDomain string) (host, redirect string, err error) 
 		}
 	}
 	return host, redirect, nil
-}
-
-// underDomain reports whether name is domain or a name under it.
-func underDomain(name, domain string) bool {
-	return name == domain || strings.HasSuffix(name, "."+domain)
 }
 
 // AddDomain attaches a pending domain to a project and schedules its lifecycle.

@@ -53,6 +53,15 @@ type Config struct {
 	// domain, a token, a file digest) by about delta bytes (state.WeightOf): an error
 	// refuses the call (--max-world-bytes).
 	Grow func(w *World, delta int64) error
+	// MaxBytes is the most the world may weigh on its own (--max-world-bytes): an
+	// import or a bundle over it is refused, 413, whatever else holds room. 0: no bound.
+	MaxBytes int64
+	// Carried is what the world holds for its whole life that its state does not
+	// show (a namespace's own scenarios), counted in its Weight.
+	Carried int64
+	// MaxFaults bounds the faults the world holds, API-added and its scenario's
+	// together (fault.DefaultMax when 0; --max-faults).
+	MaxFaults int
 	// Namespace is the world's namespace label (its id without "ns_"), "" for the
 	// default world. Its deployment hosts carry it:
 	// <slug>-<suffix>.<Namespace>.<EdgeDomain>.
@@ -75,6 +84,14 @@ type World struct {
 	// load, plus what API calls added since); grow is Config.Grow.
 	weight atomic.Int64
 	grow   func(w *World, delta int64) error
+	// brought is what the last bundle restored brought besides its state (lifecycle
+	// anchors, journal, faults, its scenario's source), given back by a reset (an
+	// import keeps the journal and faults, so it keeps the count); broughtEvents its
+	// events, which the world remembers until newer ones push them out (given back by
+	// the next bundle); carried is Config.Carried.
+	brought, broughtEvents atomic.Int64
+	carried                int64
+	maxBytes               int64
 
 	clock   *clock.Clock
 	sched   *clock.Scheduler
@@ -151,6 +168,8 @@ func New(cfg Config) (*World, error) {
 		cov:           coverage.NewCounter(nil),
 		files:         edge.NewSharedFileStore(cfg.FileStoreSize, cfg.FileBudget),
 		grow:          cfg.Grow,
+		carried:       max(cfg.Carried, 0),
+		maxBytes:      cfg.MaxBytes,
 		events:        events.NewHubKeeping(0, RecentEvents, EventDeployment, EventDomain, EventJournal, EventFault, EventClock, EventScenario, EventToken, EventReset),
 		edgeDomain:    cfg.EdgeDomain,
 		urlForm:       cfg.URLForm,
@@ -168,9 +187,13 @@ func New(cfg Config) (*World, error) {
 	w.sched.AutoAdvance = w.autoAdvance
 	w.faults = fault.NewSetWithDice(w.faultDice())
 	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
+	w.faults.SetMax(cfg.MaxFaults)
 	sc, ok := w.scenarios.Get(cfg.Scenario)
 	if !ok {
 		return nil, errors.New(w.scenarios.NotFound(cfg.Scenario))
+	}
+	if err := w.faults.Fits(len(sc.Faults)); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
 	}
 	w.limiter = ratelimit.New(w.limits(sc))
 	w.setScenario(sc)
@@ -221,6 +244,9 @@ func (w *World) UseScenario(name *string) error {
 	if msg := w.scenarios.BrokenMessage(*name); msg != "" {
 		return apperr.New(apperr.InvalidRequest, msg)
 	}
+	if err := w.faults.Fits(len(sc.Faults) + w.faults.Added()); err != nil {
+		return apperr.Errorf(apperr.InvalidRequest, "scenario %q: %v", sc.Name, err)
+	}
 	w.setScenario(sc)
 	w.emitScenario("switched")
 	return nil
@@ -230,6 +256,10 @@ func (w *World) UseScenario(name *string) error {
 func (w *World) RefreshScenario() {
 	cur := w.Scenario()
 	if sc, ok := w.scenarios.Get(cur.Name); ok && sc != cur {
+		if err := w.faults.Fits(len(sc.Faults) + w.faults.Added()); err != nil {
+			w.log.Warn("the active scenario's new version has too many faults; keeping its last version", "scenario", cur.Name, "err", err)
+			return
+		}
 		w.setScenario(sc)
 	} else if !ok {
 		w.log.Warn("active scenario disappeared; keeping its last version", "scenario", cur.Name)
@@ -315,12 +345,22 @@ func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time, 
 		w.gens, w.anchors = map[string]uint64{}, anchors
 		w.mu.Unlock()
 		w.resume()
+		w.mu.Lock()
+		for key := range w.anchors { // none is kept for a lifecycle not resumed
+			if _, live := w.gens[key]; !live {
+				delete(w.anchors, key)
+			}
+		}
+		w.mu.Unlock()
 	})
 	return err
 }
 
-// Weight estimates the memory the world's state takes, in bytes (see state.WeightOf).
-func (w *World) Weight() int64 { return w.weight.Load() }
+// Weight estimates the memory the world takes, in bytes: its state (see
+// state.WeightOf), and what a bundle or its namespace brought besides (weigh.go).
+func (w *World) Weight() int64 {
+	return w.weight.Load() + w.brought.Load() + w.broughtEvents.Load() + w.carried
+}
 
 // charge asks Config.Grow whether the world may grow by delta bytes, and counts them.
 func (w *World) charge(delta int64) error {
@@ -338,6 +378,9 @@ func (w *World) charge(delta int64) error {
 func (w *World) Import(snap state.Snapshot) error {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
+	if err := snap.CheckKept(w.EdgeDomain()); err != nil {
+		return apperr.New(apperr.InvalidRequest, "the state is not valid: "+err.Error())
+	}
 	if err := w.load(snap); err != nil {
 		return apperr.New(apperr.InvalidRequest, "the state is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
@@ -364,6 +407,9 @@ func (w *World) Reset() error {
 	w.limiter.Reset()
 	w.reseed()
 	err = w.load(snap)
+	if err == nil {
+		w.brought.Store(0) // the bundle's journal, faults and scenario are gone
+	}
 	w.sched.Wake()
 	w.emit(EventReset, "reset")
 	return err

@@ -62,11 +62,18 @@ func (c *Checker) Document(data []byte, kind string, keys []string) (root *yaml.
 // one that reuses anchors in earnest stays far below; a billion laughs does not.
 func maxNodes(size int) int { return 4*size + 1000 }
 
+// MaxDepth bounds how deeply a file's mappings and sequences nest (aliases followed):
+// a scenario or fixture nests a handful of levels; yaml.v3 nests deeper only for
+// hostile input.
+const MaxDepth = 1000
+
 // expansionFits counts the nodes of n with every alias expanded (each anchor counted
 // once, so the count costs one pass however deep the aliases nest) and records a
-// problem at the alias where the count passes limit.
+// problem at the alias where the count passes limit, or at the first node nested
+// deeper than MaxDepth.
 func (c *Checker) expansionFits(n *yaml.Node, limit int) bool {
 	sizes := map[*yaml.Node]int{}
+	var deep *yaml.Node // the first node found past MaxDepth
 	var size func(n *yaml.Node, depth int) int
 	size = func(n *yaml.Node, depth int) int {
 		if n == nil {
@@ -75,7 +82,10 @@ func (c *Checker) expansionFits(n *yaml.Node, limit int) bool {
 		if s, done := sizes[n]; done {
 			return s
 		}
-		if depth > 1000 { // yaml.v3 nests deeper only for hostile input
+		if depth > MaxDepth {
+			if deep == nil {
+				deep = n
+			}
 			return limit + 1
 		}
 		total := 1
@@ -91,6 +101,10 @@ func (c *Checker) expansionFits(n *yaml.Node, limit int) bool {
 	}
 	if size(n, 0) <= limit {
 		return true
+	}
+	if deep != nil { // not an alias's fault: say what is wrong
+		c.Addf(deep, "the file nests mappings and sequences deeper than %d levels", MaxDepth)
+		return false
 	}
 	c.Addf(firstAliasOver(n, sizes, limit), "too many aliases: they expand this file past %d nodes (4 per byte of the file, plus 1000)", limit)
 	return false

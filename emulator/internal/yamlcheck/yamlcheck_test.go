@@ -85,6 +85,24 @@ func TestAliasLimit(t *testing.T) {
 	}
 }
 
+// Deeply nested blocks without aliases are reported as too deep, naming the bound, not
+// as "too many aliases" (issue 32).
+func TestDepthLimit(t *testing.T) {
+	t.Parallel()
+	for _, deep := range []string{
+		"x: " + strings.Repeat("[", 1500) + strings.Repeat("]", 1500) + "\n",
+		"x: " + strings.Repeat("{a: ", 1500) + "1" + strings.Repeat("}", 1500) + "\n",
+	} {
+		c := yamlcheck.New("f.yaml", []byte(deep))
+		if root, ok := c.Document([]byte(deep), "file", nil); root != nil || ok {
+			t.Fatal("1,500 levels parsed")
+		}
+		if ps := c.Problems(); len(ps) != 1 || ps[0].Message != "the file nests mappings and sequences deeper than 1000 levels" {
+			t.Errorf("1,500 levels: %v", ps)
+		}
+	}
+}
+
 func TestDir(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
