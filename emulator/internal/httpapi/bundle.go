@@ -205,7 +205,8 @@ func Restore(w *world.World, b *bundle.Bundle) error {
 	if err := w.CheckRecording(rec); err != nil {
 		return refused(err)
 	}
-	info := world.ReplayInfo{CreatedAt: state.Timestamp(m.CreatedAt), HostemuVersion: m.HostemuVersion, Namespace: m.Namespace}
+	info := world.ReplayInfo{CreatedAt: state.Timestamp(m.CreatedAt), HostemuVersion: m.HostemuVersion, Namespace: m.Namespace,
+		Label: namespace.LabelOfID(m.Namespace)}
 	if err := w.Restore(b.State, rec, info); err != nil {
 		return refused(err)
 	}

@@ -38,6 +38,10 @@ type ReplayInfo struct {
 	CreatedAt      state.Timestamp `json:"created_at"`
 	HostemuVersion string          `json:"hostemu_version"`
 	Namespace      string          `json:"namespace"`
+	// Label is Namespace's label, in the hosts of the bundle's deployments: the world
+	// answers for it as for its own (a namespace's bundle replayed elsewhere, whose
+	// deployment URLs carry the label of a namespace this process never had).
+	Label string `json:"-"`
 }
 
 // Seed is the world's seed.
@@ -52,6 +56,13 @@ func (w *World) Replayed() *ReplayInfo {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.replayed
+}
+
+// answersFor reports whether label, a deployment host's namespace label that is not the
+// world's own, is the label of the namespace its bundle was taken in.
+func (w *World) answersFor(label string) bool {
+	r := w.Replayed()
+	return label != "" && r != nil && r.Label == label
 }
 
 // Capture takes the world's state and recording at one moment: due transitions run
