@@ -22,10 +22,15 @@ Starts hostemu in the world of a failure bundle (a .hostemu.tgz from GET
 with their hits, and journal (entries marked "replayed": true), with a manual clock at
 the moment the bundle was taken. Advance the clock to see what happened next.
 
-The bundle's seed, edge domain, CORS origins and rate-limit setting are used unless a
-flag given after FILE says otherwise, and HTTPS listens on the port the bundle's
-deployment URLs carry when it can (free here, and neither --tls-addr nor
-HOSTEMU_TLS_ADDR given); the file is read within --max-state-bytes and --journal-size.
+The bundle's seed and rate-limit setting are used unless a flag given after FILE says
+otherwise. Its edge domain and CORS origins too, but only when they widen nothing: an
+edge domain under .localhost, .test, .example or .invalid, or example.com/net/org, and
+loopback CORS origins; others are replaced by this process's settings, and it says so
+(give --edge-domain or --cors-origins after FILE to choose). The listener of the
+bundle's deployment URLs' scheme listens on their port when it can (free here, and
+--tls-addr for https URLs, --addr for http ones, not given), so that they open as
+written; the default --addr takes a free port when 4700 is in use. The file is read
+within --max-state-bytes and --journal-size.
 Every other serve flag works as for hostemu serve.`
 
 // replay serves the world of a failure bundle: 0 on a clean stop, 1 when it cannot

@@ -148,3 +148,41 @@ func TestReplayKeepsTestNamesAndLoopbackOrigins(t *testing.T) {
 		t.Errorf("nothing to say, yet:\n%s", out)
 	}
 }
+
+// Which of a manifest's settings a replay takes, and what it says of the others.
+func TestBundleTrust(t *testing.T) {
+	t.Parallel()
+	own, err := Load(nil, env(map[string]string{"HOSTEMU_CORS_ORIGINS": "http://localhost:5173"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		edge  string
+		cors  []string
+		flags string
+		notes int
+	}{
+		{"hostemu.localhost", []string{"http://localhost:3000"}, "--edge-domain hostemu.localhost --cors-origins http://localhost:3000", 0},
+		{"shop.test", []string{"http://127.0.0.1:8080", "https://[::1]"}, "--edge-domain shop.test --cors-origins http://127.0.0.1:8080,https://[::1]", 0},
+		{"www.example.org", nil, "--edge-domain www.example.org", 0},
+		{"github.com", nil, "", 1},
+		{"example.com.evil.io", nil, "", 1},
+		{"localhost.evil.io", nil, "", 1},
+		{"not a domain", nil, "", 1},
+		{"", []string{"*"}, "", 1},
+		{"", []string{"http://app.localhost:3000"}, "", 1}, // the edge serves pages there
+		{"", []string{"http://localhost:3000", "https://evil.test"}, "", 1},
+		{"", []string{"http://localhost:5173"}, "--cors-origins http://localhost:5173", 0},
+		{"", []string{"HTTP://LOCALHOST:5173/"}, "", 0}, // not an origin as written, but the same as this process's
+	} {
+		flags, notes := bundleTrust(emulator.BundleManifest{EdgeDomain: tc.edge, CORSOrigins: tc.cors}, own, true)
+		if got := strings.Join(flags, " "); got != tc.flags || len(notes) != tc.notes {
+			t.Errorf("edge %q, cors %q: flags %q, notes %q; want %q and %d notes", tc.edge, tc.cors, got, notes, tc.flags, tc.notes)
+		}
+	}
+	// given on the command line: the user's choice, nothing taken, nothing said
+	given, _ := Load([]string{"--edge-domain", "shop.test", "--cors-origins", "*"}, env(nil))
+	if flags, notes := bundleTrust(emulator.BundleManifest{EdgeDomain: "github.com", CORSOrigins: []string{"https://evil.test"}}, given, true); len(flags)+len(notes) != 0 {
+		t.Errorf("flags %q, notes %q", flags, notes)
+	}
+}
