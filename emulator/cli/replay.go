@@ -89,7 +89,9 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	if edgeURL != nil {
 		scheme, port = edgeURL.Scheme, urlPort(edgeURL)
 	}
+	edgeDomain := "" // the replay's, once the flags are read
 	edge := func(c *Config) {
+		edgeDomain = c.Options.EdgeDomain
 		// the default address falls back to a free port, so that the printed replay
 		// command works beside a hostemu that holds 4700
 		c.Options.AddrFallback = c.origin["addr"] == "default --addr"
@@ -121,12 +123,21 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 				say("%s on %s, the port its deployment URLs carry", strings.ToUpper(scheme), u.Host)
 			default:
 				moved := *edgeURL
-				moved.Host = net.JoinHostPort(edgeURL.Hostname(), u.Port())
+				moved.Host = net.JoinHostPort(onEdge(edgeURL.Hostname(), m.EdgeDomain, edgeDomain), u.Port())
 				say("its deployment URLs carry port %d, which is taken here: open them at port %s (%s)", port, u.Port(), moved.String())
 			}
 		}
 		return srv.Emulator().Replay(b)
 	})
+}
+
+// onEdge is host, a deployment host under the bundle's edge domain from, under the
+// replay's, to: where the replay serves it.
+func onEdge(host, from, to string) string {
+	if from != "" && to != "" && strings.HasSuffix(host, "."+from) {
+		return strings.TrimSuffix(host, from) + to
+	}
+	return host
 }
 
 // urlPort is u's port, the scheme's own when it has none.
@@ -142,9 +153,9 @@ func urlPort(u *url.URL) int {
 
 // edgeAddr is the address the listener of a bundle's deployment URLs (scheme://…:port)
 // takes: HTTPS's for https, the hosting service's (--addr) for http, on its default's
-// host; or "" and why not (why is "" when there is nothing to say: no port, the
-// default's own, or the listener's address given by a flag or a variable, which is the
-// user's to choose).
+// host (the default itself when it has that port); or "" and why not (why is "" when
+// there is nothing to say: no port, or the listener's address given by a flag or a
+// variable, which is the user's to choose).
 func edgeAddr(c *Config, scheme string, port int) (addr, why string) {
 	cur, flag, others := c.Options.TLSAddr, "tls-addr", []string{"addr", "control-addr", "cipher-addr"}
 	if scheme == "http" {
@@ -157,7 +168,7 @@ func edgeAddr(c *Config, scheme string, port int) (addr, why string) {
 	host, def, _ := net.SplitHostPort(cur)
 	switch {
 	case p == def:
-		return "", ""
+		return cur, "" // where it goes already
 	case port < 1024:
 		return "", "a port below 1024 needs privileges"
 	}

@@ -161,3 +161,37 @@ func trustOnly(t *testing.T, caPEM []byte) *tls.Config {
 	}
 	return &tls.Config{RootCAs: pool}
 }
+
+// Which address the listener of a bundle's URLs takes, or why it does not.
+func TestEdgeAddr(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args        []string
+		scheme      string
+		port        int
+		addr, whyIs string
+	}{
+		{nil, "https", 41873, "127.0.0.1:41873", ""},
+		{nil, "http", 45415, "127.0.0.1:45415", ""},
+		{nil, "http", 4700, "127.0.0.1:4700", ""},  // the default's own: it says where it landed
+		{nil, "https", 4743, "127.0.0.1:4743", ""}, // the same for HTTPS
+		{nil, "http", 80, "", "below 1024"},
+		{nil, "https", 443, "", "below 1024"},
+		{[]string{"--addr", "127.0.0.1:0"}, "http", 45415, "", ""},      // the user's choice
+		{[]string{"--tls-addr", "127.0.0.1:0"}, "https", 41873, "", ""}, // the user's choice
+		{[]string{"--addr", "127.0.0.1:41873"}, "https", 41873, "", "--addr has it"},
+		{[]string{"--control-addr", "127.0.0.1:45415"}, "http", 45415, "", "--control-addr has it"},
+		{[]string{"--tls-addr", "127.0.0.1:45415"}, "http", 45415, "", "--tls-addr has it"},
+		{nil, "http", 4743, "127.0.0.1:4743", ""}, // HTTPS's default moves out of the way
+		{nil, "", 0, "", ""},
+	} {
+		c, err := Load(tc.args, env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, why := edgeAddr(&c, tc.scheme, tc.port)
+		if addr != tc.addr || !strings.Contains(why, tc.whyIs) || (tc.whyIs == "") != (why == "") {
+			t.Errorf("%v %s :%d: %q, %q; want %q and %q", tc.args, tc.scheme, tc.port, addr, why, tc.addr, tc.whyIs)
+		}
+	}
+}
