@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/bundle"
@@ -52,17 +51,17 @@ func (e *Emulator) Replay(b *Bundle) error {
 // it carries none.
 func (b *Bundle) Failure() string { return b.b.Failure }
 
-// EdgePort is the port the bundle's deployment URLs carry, when they are https URLs with
-// one (0 otherwise, or when the world has no deployment): where the edge listened in the
-// world the bundle was taken from.
-func (b *Bundle) EdgePort() int {
+// EdgeURL is the URL of the bundle's first deployment (nil when the world has none or
+// it does not parse): its scheme and port are where the edge listened in the world the
+// bundle was taken from, its host what the edge answers for (the deployments are all on
+// one edge).
+func (b *Bundle) EdgeURL() *url.URL {
 	if len(b.b.State.Deployments) == 0 {
-		return 0
+		return nil
 	}
-	u, err := url.Parse(b.b.State.Deployments[0].URL) // they are all on one edge
-	if err != nil || u.Scheme != "https" {
-		return 0
+	u, err := url.Parse(b.b.State.Deployments[0].URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil
 	}
-	port, _ := strconv.Atoi(u.Port())
-	return port
+	return u
 }

@@ -19,6 +19,11 @@ type Options struct {
 	// Addr is where Listen binds the hosting service and control API ("127.0.0.1:0"
 	// when empty, so tests get a free port).
 	Addr string
+	// AddrFallback lets Listen take a free port on Addr's host when Addr's port is in
+	// use, rather than fail: hostemu replay's default does, so that a bundle opens
+	// beside a hostemu that holds 4700; hostemu serve's does not (a service container's
+	// clients expect its port).
+	AddrFallback bool
 	// CipherAddr, when set, gives the decryption service its own listener.
 	CipherAddr string
 	// TLSAddr, when set, is where Listen serves the hosting service, the control API

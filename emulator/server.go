@@ -25,6 +25,7 @@ type Server struct {
 	cipherLn    net.Listener
 	controlLn   net.Listener // the control API's own, with Options.ControlAddr
 	tlsLn       net.Listener
+	moved       bool // Addr was taken: ln is a free port (Options.AddrFallback)
 	tlsMoved    bool // TLSAddr was taken: tlsLn is a free port (Options.TLSAddrFallback)
 	http        *http.Server
 	cipherHTTP  *http.Server
@@ -41,11 +42,11 @@ func Listen(opts Options) (*Server, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
-	ln, err := net.Listen("tcp", opts.Addr)
+	ln, moved, err := transport.ListenFallback(opts.Addr, opts.AddrFallback)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ln: ln, janitorDone: make(chan struct{})}
+	s := &Server{ln: ln, moved: moved, janitorDone: make(chan struct{})}
 	if opts.CipherAddr != "" {
 		if s.cipherLn, err = net.Listen("tcp", opts.CipherAddr); err != nil {
 			ln.Close()
@@ -134,6 +135,9 @@ func (s *Server) Banner() string {
 		}
 	}
 	b := s.emu.banner(s.URL(), s.CipherURL(), s.ControlURL(), listeners)
+	if s.moved {
+		b += fmt.Sprintf("  %s was in use, so hostemu took a free port: %s\n", s.emu.opts.Addr, s.URL())
+	}
 	if u := s.TLSURL(); u != "" {
 		b += fmt.Sprintf("  HTTPS            %s  (trust the CA: hostemu ca install, or %s/_emulator/ca.pem)\n", u, s.ControlURL())
 		if s.tlsMoved {
@@ -242,6 +246,9 @@ func (s *Server) BannerInfo() BannerInfo {
 	}
 	if e.opts.ControlExposed() {
 		b.Warnings = append(b.Warnings, fmt.Sprintf("the control API listens beyond loopback (%s) with no --control-token: anyone who reaches it can reset the world and read every token; set --control-token", e.opts.controlAddr()))
+	}
+	if s.moved {
+		b.Warnings = append(b.Warnings, fmt.Sprintf("%s was in use, so hostemu took a free port", e.opts.Addr))
 	}
 	if s.tlsMoved {
 		b.Warnings = append(b.Warnings, fmt.Sprintf("%s was in use, so HTTPS took a free port", e.opts.TLSAddr))

@@ -123,5 +123,23 @@ func (r *remote) saveOnFailure(tb testing.TB) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	tb.Logf("hostemu: this test's world is saved in %s (%d bytes); open it where it stood with:\n\thostemu replay %s\n(or: go run github.com/hostemu/hostemu/cmd/hostemu@latest replay %s)", path, len(b), path, path)
+	arg := shellArg(path)
+	tb.Logf("hostemu: this test's world is saved in %s (%d bytes); open it where it stood with:\n\thostemu replay %s\n(or: go run github.com/hostemu/hostemu/cmd/hostemu@latest replay %s)", path, len(b), arg, arg)
+}
+
+// plainPath matches a path a shell reads as one word as it is.
+var plainPath = regexp.MustCompile(`^[A-Za-z0-9/._:,@+=-]+$`)
+
+// shellArg is path as the replay command prints it, so that it works pasted into a
+// shell: as it is when it is plain, else in double quotes (as the JS testkit prints
+// it; cmd, PowerShell and POSIX shells read them alike) unless it holds a character
+// that double quotes leave special, then in single quotes, POSIX-style.
+func shellArg(path string) string {
+	switch {
+	case plainPath.MatchString(path):
+		return path
+	case !strings.ContainsAny(path, "\"$`!"):
+		return `"` + path + `"`
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

@@ -23,7 +23,7 @@ func TestFailedTestLeavesABundle(t *testing.T) {
 	if err != nil {
 		t.Skip("no go tool")
 	}
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "my artifacts") // as on many laptops: a space
 	args := []string{"test", "-count=1", "-v"}
 	if raceEnabled {
 		args = append(args, "-race")
@@ -54,7 +54,7 @@ func TestFailedTestLeavesABundle(t *testing.T) {
 		t.Fatalf("want exactly TestCheckout.hostemu.tgz, got %v\n%s", entries, out)
 	}
 	path := filepath.Join(dir, "TestCheckout.hostemu.tgz")
-	if !strings.Contains(out, "hostemu replay "+path) {
+	if !strings.Contains(out, `hostemu replay "`+path+`"`) { // as printed, it works in a shell
 		t.Fatalf("the log does not print the replay command for %s:\n%s", path, out)
 	}
 	// #33: failure.txt names the test, and says Go gives no message

@@ -23,10 +23,15 @@ Starts hostemu in the world of a failure bundle (a .hostemu.tgz from GET
 with their hits, and journal (entries marked "replayed": true), with a manual clock at
 the moment the bundle was taken. Advance the clock to see what happened next.
 
-The bundle's seed, edge domain, CORS origins and rate-limit setting are used unless a
-flag given after FILE says otherwise, and HTTPS listens on the port the bundle's
-deployment URLs carry when it can (free here, and neither --tls-addr nor
-HOSTEMU_TLS_ADDR given); the file is read within --max-state-bytes and --journal-size.
+The bundle's seed and rate-limit setting are used unless a flag given after FILE says
+otherwise. Its edge domain and CORS origins too, but only when they widen nothing: an
+edge domain under .localhost, .test, .example or .invalid, or example.com/net/org, and
+loopback CORS origins; others are replaced by this process's settings, and it says so
+(give --edge-domain or --cors-origins after FILE to choose). The listener of the
+bundle's deployment URLs' scheme listens on their port when it can (free here, and
+--tls-addr for https URLs, --addr for http ones, not given), so that they open as
+written; the default --addr takes a free port when 4700 is in use. The file is read
+within --max-state-bytes and --journal-size.
 Every other serve flag works as for hostemu serve.`
 
 // replay serves the world of a failure bundle: 0 on a clean stop, 1 when it cannot
@@ -43,12 +48,14 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	file := args[0]
 	// the bundle is read before serving starts: the collector's room from now on
 	defer gctune.Start(gctune.DefaultHeadroom)()
-	// the flags after FILE bound what is read (--max-state-bytes, --journal-size); a flag
-	// that does not parse is serve's to report, after
+	// the flags after FILE, with the variables and defaults: this process's own
+	// settings. They bound what is read (--max-state-bytes, --journal-size); a flag that
+	// does not parse is serve's to report, after.
+	own, ownErr := Load(args[1:], getenv)
 	var maxState int64
 	var journal int
-	if cfg, err := Load(args[1:], getenv); err == nil {
-		maxState, journal = cfg.Options.Limits.MaxStateBytes, cfg.Options.JournalSize
+	if ownErr == nil {
+		maxState, journal = own.Options.Limits.MaxStateBytes, own.Options.JournalSize
 	}
 	b, err := readBundle(file, maxState, journal)
 	if err != nil {
@@ -56,6 +63,7 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 		return 2
 	}
 	m := b.Manifest
+	say := func(format string, a ...any) { fmt.Fprintf(stdout, "replaying "+file+": "+format+"\n", a...) }
 	// the bundle's options first: flags the user gives after FILE win (the last one
 	// given counts)
 	flags := []string{
@@ -63,41 +71,62 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 		"--clock", replayClock(m.Clock.Mode), "--clock-start", m.Clock.Now.Format(time.RFC3339Nano),
 		"--rate-limits", m.RateLimits,
 	}
-	if m.EdgeDomain != "" {
-		flags = append(flags, "--edge-domain", m.EdgeDomain)
-	}
-	if len(m.CORSOrigins) > 0 {
-		flags = append(flags, "--cors-origins", strings.Join(m.CORSOrigins, ","))
-	}
 	where := "the default world"
 	if m.Namespace != "" {
 		where = "namespace " + m.Namespace
 	}
-	fmt.Fprintf(stdout, "replaying %s: %s at %s, scenario %s, taken %s by hostemu %s\n",
-		file, where, m.Clock.Now.Format(time.RFC3339Nano), m.Scenario, m.CreatedAt.Format(time.RFC3339), m.HostemuVersion)
+	say("%s at %s, scenario %s, taken %s by hostemu %s",
+		where, m.Clock.Now.Format(time.RFC3339Nano), m.Scenario, m.CreatedAt.Format(time.RFC3339), m.HostemuVersion)
 	printFailure(stdout, file, b.Failure())
-	// The deployment URLs carry the port the edge had where the bundle was taken (a
-	// test's is often a free port of the moment): HTTPS listens there again, so that
-	// they open as given, when --tls-addr is left to its default.
-	port := b.EdgePort()
+	trusted, notes := bundleTrust(m, own, ownErr == nil)
+	flags = append(flags, trusted...)
+	for _, n := range notes {
+		say("%s", n)
+	}
+	// The deployment URLs carry the scheme and port the edge had where the bundle was
+	// taken (a test's is often a free port of the moment): that listener takes that port
+	// again, so that they open as given, when its address is left to its default.
+	edgeURL := b.EdgeURL()
+	scheme, port := "", 0
+	if edgeURL != nil {
+		scheme, port = edgeURL.Scheme, urlPort(edgeURL)
+	}
+	edgeDomain := "" // the replay's, once the flags are read
 	edge := func(c *Config) {
-		addr, why := edgeAddr(c, port)
+		edgeDomain = c.Options.EdgeDomain
+		// the default address falls back to a free port, so that the printed replay
+		// command works beside a hostemu that holds 4700
+		c.Options.AddrFallback = c.origin["addr"] == "default --addr"
+		addr, why := edgeAddr(c, scheme, port)
 		if why != "" {
-			fmt.Fprintf(stdout, "replaying %s: its deployment URLs carry port %d; %s: open them at HTTPS's port\n", file, port, why)
+			say("its deployment URLs carry port %d; %s: open them at %s's port", port, why, strings.ToUpper(scheme))
 		}
 		if addr == "" {
-			port = 0 // nothing to say once HTTPS listens
+			port = 0 // nothing to say once it listens
 			return
 		}
-		c.Options.TLSAddr = addr // a free port if it is taken, as the default does
+		if scheme == "http" {
+			c.Options.Addr = addr // a free port if it is taken, as the default does
+		} else {
+			c.Options.TLSAddr = addr
+		}
 	}
 	// read once: the manifest chooses the flags, the rest goes into the world
 	return serveWith(ctx, append(flags, args[1:]...), getenv, environ, stdout, stderr, edge, func(srv *emulator.Server) error {
 		if port != 0 {
-			if u, err := url.Parse(srv.TLSURL()); err == nil && u.Port() == strconv.Itoa(port) {
-				fmt.Fprintf(stdout, "replaying %s: HTTPS on %s, the port its deployment URLs carry\n", file, u.Host)
-			} else {
-				fmt.Fprintf(stdout, "replaying %s: its deployment URLs carry port %d, which is taken here: open them at HTTPS's port\n", file, port)
+			at := srv.TLSURL()
+			if scheme == "http" {
+				at = srv.URL()
+			}
+			u, err := url.Parse(at)
+			switch {
+			case err != nil:
+			case u.Port() == strconv.Itoa(port):
+				say("%s on %s, the port its deployment URLs carry", strings.ToUpper(scheme), u.Host)
+			default:
+				moved := *edgeURL
+				moved.Host = net.JoinHostPort(onEdge(edgeURL.Hostname(), m.EdgeDomain, edgeDomain), u.Port())
+				say("its deployment URLs carry port %d, which is taken here: open them at port %s (%s)", port, u.Port(), moved.String())
 			}
 		}
 		return srv.Emulator().Replay(b)
@@ -125,28 +154,71 @@ func printFailure(w io.Writer, file, failure string) {
 	}
 }
 
-// edgeAddr is the address HTTPS takes for a bundle whose deployment URLs carry port:
-// the default's host on that port, or "" and why not (why is "" when there is nothing
-// to say: no port, the default's own, or HTTPS's address given by --tls-addr or
-// HOSTEMU_TLS_ADDR).
-func edgeAddr(c *Config, port int) (addr, why string) {
-	if port == 0 || !c.Options.TLSAddrFallback { // the fallback is the default's alone
+// onEdge is host, a deployment host under the bundle's edge domain from, under the
+// replay's, to: where the replay serves it.
+func onEdge(host, from, to string) string {
+	if from != "" && to != "" && strings.HasSuffix(host, "."+from) {
+		return strings.TrimSuffix(host, from) + to
+	}
+	return host
+}
+
+// urlPort is u's port, the scheme's own when it has none.
+func urlPort(u *url.URL) int {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if u.Scheme == "http" {
+		return 80
+	}
+	return 443
+}
+
+// edgeAddr is the address the listener of a bundle's deployment URLs (scheme://…:port)
+// takes: HTTPS's for https, the hosting service's (--addr) for http, on its default's
+// host (the default itself when it has that port); or "" and why not (why is "" when
+// there is nothing to say: no port, or the listener's address given by a flag or a
+// variable, which is the user's to choose).
+func edgeAddr(c *Config, scheme string, port int) (addr, why string) {
+	cur, flag, others := c.Options.TLSAddr, "tls-addr", []string{"addr", "control-addr", "cipher-addr"}
+	if scheme == "http" {
+		cur, flag, others = c.Options.Addr, "addr", []string{"tls-addr", "control-addr", "cipher-addr"}
+	}
+	if port == 0 || c.origin[flag] != "default --"+flag { // the move is the default's alone
 		return "", ""
 	}
 	p := strconv.Itoa(port)
-	host, def, _ := net.SplitHostPort(c.Options.TLSAddr)
+	host, def, _ := net.SplitHostPort(cur)
 	switch {
 	case p == def:
-		return "", ""
+		return cur, "" // where it goes already
 	case port < 1024:
 		return "", "a port below 1024 needs privileges"
 	}
-	for _, a := range []string{c.Options.Addr, c.Options.ControlAddr, c.Options.CipherAddr} {
-		if _, ap, err := net.SplitHostPort(a); err == nil && ap == p {
-			return "", "--addr, --control-addr or --cipher-addr has it"
+	for _, o := range others {
+		if o == "tls-addr" && c.Options.TLSAddrFallback {
+			continue // the default HTTPS address moves out of the way
+		}
+		if _, ap, err := net.SplitHostPort(c.addrOf(o)); err == nil && ap == p {
+			return "", "--" + o + " has it"
 		}
 	}
 	return net.JoinHostPort(host, p), ""
+}
+
+// addrOf is the address setting of a listener flag.
+func (c *Config) addrOf(flag string) string {
+	switch flag {
+	case "addr":
+		return c.Options.Addr
+	case "tls-addr":
+		return c.Options.TLSAddr
+	case "control-addr":
+		return c.Options.ControlAddr
+	case "cipher-addr":
+		return c.Options.CipherAddr
+	}
+	return ""
 }
 
 // readBundle reads a bundle file, its state at most maxState bytes (the default bound

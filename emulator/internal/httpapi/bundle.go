@@ -233,7 +233,8 @@ func Restore(w *world.World, b *bundle.Bundle) error {
 	if err := w.CheckRecording(rec); err != nil {
 		return refused(err)
 	}
-	info := world.ReplayInfo{CreatedAt: state.Timestamp(m.CreatedAt), HostemuVersion: m.HostemuVersion, Namespace: m.Namespace, Failure: b.Failure}
+	info := world.ReplayInfo{CreatedAt: state.Timestamp(m.CreatedAt), HostemuVersion: m.HostemuVersion, Namespace: m.Namespace,
+		Label: namespace.LabelOfID(m.Namespace), Failure: b.Failure}
 	if err := w.Restore(b.State, rec, info); err != nil {
 		return refused(err)
 	}

@@ -12,21 +12,16 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
-// reservedSuffixes are the names no real site can have (RFC 2606, RFC 6761): the proxy
-// serves custom domains under them without being told, since no client can mistake them
-// for the real internet.
-var reservedSuffixes = []string{".test", ".example", ".invalid", ".localhost", "example.com", "example.net", "example.org"}
-
 // proxyVouches reports whether the proxy (absolute-form requests and CONNECT tunnels)
-// serves the host the edge claimed: deployment hosts always; a custom domain only under
-// a reserved suffix or one --proxy-domains lists. Otherwise a page that attaches
-// "github.com" to a project would have the local CA vouch for it to every client that
-// uses hostemu as its proxy.
+// serves the host the edge claimed: deployment hosts always; a custom domain only when
+// it is a test name (state.IsTestName) or --proxy-domains lists it. Otherwise a page
+// that attaches "github.com" to a project would have the local CA vouch for it to every
+// client that uses hostemu as its proxy.
 func (a *API) proxyVouches(d edge.Decision) bool {
 	if d.Kind == edge.KindDeployment || d.Domain == "" {
 		return true // a deployment host, or a host the edge refuses anyway
 	}
-	return underAny(d.Host, reservedSuffixes) || underAny(d.Host, a.cfg.ProxyDomains)
+	return state.IsTestName(d.Host) || underAny(d.Host, a.cfg.ProxyDomains)
 }
 
 // underAny reports whether host is one of the suffixes or under one: "example.com"

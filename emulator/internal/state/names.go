@@ -44,6 +44,28 @@ func ValidFileHash(h string) bool {
 // real host.
 const DefaultEdgeDomain = "hostemu.localhost"
 
+// testNameSuffixes are the names no real site can have (RFC 2606, RFC 6761): ".x"
+// covers every name ending in .x, "example.com" that name and every one under it.
+var testNameSuffixes = []string{".test", ".example", ".invalid", ".localhost", "example.com", "example.net", "example.org"}
+
+// IsTestName reports whether host (normalised) is a name no real site can have: under
+// .test, .example, .invalid or .localhost, or example.com, .net, .org or under them.
+// The proxy serves custom domains under them without being told, and a file (a failure
+// bundle) may set an edge domain among them: no client can mistake them for the real
+// internet, so the local CA vouching for them widens nothing.
+func IsTestName(host string) bool {
+	for _, s := range testNameSuffixes {
+		if s[0] == '.' {
+			if strings.HasSuffix(host, s) && len(host) > len(s) {
+				return true
+			}
+		} else if host == s || strings.HasSuffix(host, "."+s) {
+			return true
+		}
+	}
+	return false
+}
+
 // URLForm is how deployment URLs are written beyond their host: the scheme and the
 // port a client must use to open them. The zero value is https with no port (443), the
 // form of a world served behind nothing in particular (emulator.New); a listening

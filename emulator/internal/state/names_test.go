@@ -87,3 +87,19 @@ func TestRehomeURLs(t *testing.T) {
 		t.Errorf("logs: %q", l)
 	}
 }
+
+// Test names are the reserved ones and every name under them; a real name that merely
+// contains one is not.
+func TestIsTestName(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]bool{
+		"hostemu.localhost": true, "a.b.localhost": true, "shop.test": true, "x.example": true, "y.invalid": true,
+		"example.com": true, "www.example.net": true, "example.org": true,
+		"localhost": false, "test": false, "github.com": false, "example.com.evil.io": false, "myexample.com": false,
+		"test.github.com": false, "localhost.evil.io": false, "": false,
+	} {
+		if got := IsTestName(host); got != want {
+			t.Errorf("IsTestName(%q) = %v, want %v", host, got, want)
+		}
+	}
+}

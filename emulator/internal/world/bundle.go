@@ -45,6 +45,10 @@ type ReplayInfo struct {
 	// Failure is the message of the failed test the bundle was written for
 	// (failure.txt), "" when it carries none.
 	Failure string `json:"failure,omitempty"`
+	// Label is Namespace's label, in the hosts of the bundle's deployments: the world
+	// answers for it as for its own (a namespace's bundle replayed elsewhere, whose
+	// deployment URLs carry the label of a namespace this process never had).
+	Label string `json:"-"`
 }
 
 // maxFailureLine bounds the failure's line a listing of many worlds carries.
@@ -84,6 +88,13 @@ func (w *World) Replayed() *ReplayInfo {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.replayed
+}
+
+// answersFor reports whether label, a deployment host's namespace label that is not the
+// world's own, is the label of the namespace its bundle was taken in.
+func (w *World) answersFor(label string) bool {
+	r := w.Replayed()
+	return label != "" && r != nil && r.Label == label
 }
 
 // Capture takes the world's state and recording at one moment: due transitions run
