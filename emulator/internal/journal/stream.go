@@ -11,8 +11,8 @@ import (
 // WriteJSON writes {"requests":[...]}, the entries f selects oldest first, as
 // json.Marshal would, but entry by entry: the dump of a full journal costs a copy of the
 // selected entries' headers (the strings are shared, never changed) and a small buffer,
-// never the whole answer in memory. The entries are copied as scan copies them, and
-// written once selected, so writing to a slow client does not block Add.
+// never the whole answer in memory. The selected entries are copied first (scan), then
+// written, so writing to a slow client never holds the lock Add takes.
 func (j *Journal) WriteJSON(w io.Writer, f Filter) error {
 	entries := j.snapshot(f)
 	bw := bufio.NewWriterSize(w, 32<<10)
