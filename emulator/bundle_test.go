@@ -129,6 +129,21 @@ func TestBundleRoundTrip(t *testing.T) {
 			t.Errorf("%s differs:\n%s\n%s", path, a, b)
 		}
 	}
+	// journal.ndjson carries the answers (issue 33 item 7): the injected 503s with their
+	// envelope and rate-limit headers
+	var answered int
+	for line := range strings.SplitSeq(strings.TrimSpace(string(m["journal.ndjson"])), "\n") {
+		var en emulator.JournalEntry
+		if err := json.Unmarshal([]byte(line), &en); err != nil {
+			t.Fatal(err)
+		}
+		if r := en.Response; en.Status == 503 && r != nil && r.Status == 503 && strings.Contains(r.Body, "service_unavailable") && r.Headers.Get("X-RateLimit-Limit") != "" {
+			answered++
+		}
+	}
+	if answered != 2 {
+		t.Errorf("journal.ndjson: %d injected 503s with their answer, want 2:\n%s", answered, m["journal.ndjson"])
+	}
 	var oj, rj struct{ Requests []map[string]any }
 	json.Unmarshal(orig.get("/_emulator/requests", "").Body, &oj)
 	json.Unmarshal(replay.get("/_emulator/requests", "").Body, &rj)

@@ -72,6 +72,21 @@ type JournalEntry struct {
 	HeadersTruncated bool           `json:"headers_truncated,omitempty"`
 	// Replayed marks an entry that came with a failure bundle.
 	Replayed bool `json:"replayed,omitempty"`
+	// Response is the answer; nil for a request a fault dropped or timed out.
+	Response *JournalResponse `json:"response,omitempty"`
+}
+
+// JournalResponse is what the journal keeps of an answer.
+type JournalResponse struct {
+	Status int `json:"status"`
+	// Headers are the answer's Content-Type, Location, Retry-After and X-RateLimit-*
+	// headers (Go's canonical names: X-Ratelimit-Remaining; Get takes any case).
+	Headers JournalHeaders `json:"headers,omitempty"`
+	// Body is the answer's body as written (never gzipped), cut to 4 KiB
+	// (BodyTruncated); a decryption-service answer's is "[redacted: N bytes]".
+	Body             string `json:"body"`
+	BodyTruncated    bool   `json:"body_truncated,omitempty"`
+	HeadersTruncated bool   `json:"headers_truncated,omitempty"`
 }
 
 // JournalHeaders are a journaled request's headers, by name as sent.

@@ -123,6 +123,25 @@ func ExampleEmulator_Requests() {
 	// sent: {"files":{},"project_id":"prj_demo"}
 }
 
+// Check what the code under test was answered: the status, the Retry-After and
+// X-RateLimit-* headers it should have acted on, the body.
+func ExampleEmulator_Requests_answers() {
+	t := exampleT()
+	defer t.finish()
+	emu := testkit.Start(t)
+	emu.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Path: "/v1/projects"}, RateLimit: true, RetryAfter: 30, Times: 1})
+
+	hosting(emu, "GET", "/v1/projects", "hostemu-read", nil) // the code under test, told to wait
+	hosting(emu, "GET", "/v1/projects", "hostemu-read", nil)
+	limited := emu.Requests(testkit.RequestFilter{ResponseHeader: "Retry-After"})
+	r := limited[0].Response
+	fmt.Println(len(limited), r.Status, r.Headers.Get("Retry-After"), r.Headers.Get("X-RateLimit-Remaining"))
+	fmt.Println(emu.Requests(testkit.RequestFilter{Path: "/v1/projects"})[1].Response.Status)
+	// Output:
+	// 1 429 30 0
+	// 200
+}
+
 // exampleTB is the testing.TB of the examples, which have no *testing.T. Embedding the
 // interface satisfies its unexported method; the methods testkit calls are overridden,
 // and any other would panic on the nil interface.

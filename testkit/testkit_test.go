@@ -221,6 +221,11 @@ var recipes = []struct {
 			t.Fatalf("since and limit: %+v", rs)
 		}
 		e.WaitForRequests(testkit.RequestFilter{Status: 201, Since: last - 1}, 1)
+		// the answers, and the header filters on the request and on its answer
+		e.WaitForRequests(testkit.RequestFilter{ResponseHeader: "Content-Type:application/json*", Header: "Authorization"}, 4)
+		if rs := e.Requests(testkit.RequestFilter{Status: 201}); len(rs) != 1 || rs[0].Response == nil || !strings.Contains(rs[0].Response.Body, `"id":"dpl_`) {
+			t.Fatalf("the 201's answer: %+v", rs)
+		}
 		e.ClearRequests()
 		if rs := e.Requests(testkit.RequestFilter{}); len(rs) != 0 {
 			t.Errorf("after ClearRequests: %v", rs)

@@ -63,6 +63,11 @@ type RequestFilter struct {
 	// Body is a JSON-path match on the request body: "target=production",
 	// "files[0].path=/index.html", or a path alone for a key that exists.
 	Body string
+	// Header selects by a header of the request, ResponseHeader by one of its answer
+	// (Content-Type, Location, Retry-After, X-RateLimit-*): "Retry-After" for one that
+	// is there, "Retry-After:30" or "Content-Type:application/json*" for its value (`*`
+	// wildcards). The name is compared in any case.
+	Header, ResponseHeader string
 }
 
 // query is f as GET /_emulator/requests' query.
@@ -79,6 +84,8 @@ func (f RequestFilter) query() url.Values {
 	set("scope", f.Scope)
 	set("code", f.Code)
 	set("body", f.Body)
+	set("header", f.Header)
+	set("response_header", f.ResponseHeader)
 	if f.Status != 0 {
 		q.Set("status", strconv.Itoa(f.Status))
 	}
@@ -99,6 +106,12 @@ func (f RequestFilter) match() map[string]any {
 	}
 	if f.Body != "" {
 		m["body"] = f.Body
+	}
+	if f.Header != "" {
+		m["header"] = f.Header
+	}
+	if f.ResponseHeader != "" {
+		m["response_header"] = f.ResponseHeader
 	}
 	return m
 }

@@ -197,6 +197,11 @@ func (s *Spec) Validate() error {
 	if p := s.Match.Path; p != "" && !strings.HasPrefix(p, "/") && p != "*" {
 		problems = append(problems, fmt.Sprintf("match.path %q: want a path starting with /", p))
 	}
+	for _, g := range []struct{ key, glob string }{{"match.path", s.Match.Path}, {"match.host", s.Match.Host}} {
+		if len(g.glob) > MaxGlob {
+			problems = append(problems, fmt.Sprintf("%s: a pattern is at most %d bytes, not %d", g.key, MaxGlob, len(g.glob)))
+		}
+	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}

@@ -129,7 +129,7 @@ func New(w *world.World, cfg Config) *API {
 	a.edge = edge.New(edge.Options{Lookup: w.Edge(), Files: w.Files(), EdgeDomain: w.EdgeDomain(), DocsBase: a.edgeDocsBase, RedirectForm: a.redirectForm})
 	a.engine = a.newEngine()
 	a.routes(a.engine)
-	a.apiHTTP = compress.Responses(a.engine)
+	a.apiHTTP = compress.Responses(keepAbove(a.engine)) // the journal keeps answers as written, not gzipped
 	a.tlsConfig = a.TLSConfig()
 	return a
 }

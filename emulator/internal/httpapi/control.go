@@ -362,8 +362,8 @@ func (a *API) overview(c *gin.Context) (any, error) {
 }
 
 // requestsFilter reads GET /_emulator/requests' query: method, path, status, service,
-// scope, code, since (a seq), limit and body (a JSON-path match); a bad value is 400
-// naming it.
+// scope, code, since (a seq), limit, body (a JSON-path match), header and
+// response_header (Name or Name:glob); a bad value is 400 naming it.
 func requestsFilter(c *gin.Context) (journal.Filter, error) {
 	q := c.Request.URL.Query()
 	f := journal.Filter{Method: strings.ToUpper(q.Get("method")), Path: q.Get("path"),
@@ -401,6 +401,18 @@ func requestsFilter(c *gin.Context) (journal.Filter, error) {
 			return f, apperr.New(apperr.InvalidRequest, "query parameter \"body\": "+err.Error())
 		}
 		f.Body = m
+	}
+	for _, h := range []struct {
+		key string
+		dst **journal.HeaderMatch
+	}{{"header", &f.Header}, {"response_header", &f.ResponseHeader}} {
+		if q.Has(h.key) {
+			m, err := journal.ParseHeaderMatch(q.Get(h.key))
+			if err != nil {
+				return f, apperr.New(apperr.InvalidRequest, "query parameter \""+h.key+"\": "+err.Error())
+			}
+			*h.dst = m
+		}
 	}
 	if err := f.Validate(); err != nil {
 		return f, apperr.New(apperr.InvalidRequest, "query parameter "+err.Error())

@@ -58,6 +58,9 @@ func (a *API) record(ex *exchange, r *http.Request) {
 	if ex.redact {
 		e.Body = redactedPayload(ex.payloadChars)
 	}
+	if status != 0 {
+		e.SetResponse(status, ex.Header(), ex.answerBody())
+	}
 	ex.w.Record(e)
 	if a.log.Enabled(r.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
 		ns := ex.w.Namespace()

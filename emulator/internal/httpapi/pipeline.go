@@ -44,6 +44,22 @@ type exchange struct {
 	// payload's length (payloadChars, -1 until the handler has read it) is recorded.
 	redact       bool
 	payloadChars int
+
+	// the journal's copy of the answer (answer.go): its first journal.MaxBody+1 bytes in
+	// a buffer kept across the pool's reuses, the writer that keeps them, how many bytes
+	// were written in all, and the writer above the gzip layer
+	head        bool // a HEAD: no body goes out
+	answer      []byte
+	answerFrom  answerFrom
+	answerBytes int
+	above       aboveWriter
+}
+
+// reuse readies a pooled exchange for a request, keeping its answer buffer.
+func (ex *exchange) reuse(next exchange) {
+	buf := ex.answer[:0]
+	*ex = next
+	ex.answer = buf
 }
 
 func (ex *exchange) WriteHeader(code int) {
@@ -57,6 +73,7 @@ func (ex *exchange) Write(b []byte) (int, error) {
 	if ex.status == 0 {
 		ex.status = http.StatusOK
 	}
+	ex.keepAnswer(b, answerExchange)
 	return ex.ResponseWriter.Write(b)
 }
 
@@ -95,7 +112,7 @@ var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 // anywhere, the classification included, is recovered by finish.
 func (a *API) serve(w http.ResponseWriter, r *http.Request, l Listener) {
 	ex := exchanges.Get().(*exchange)
-	*ex = exchange{ResponseWriter: w, w: a.w, start: time.Now(), payloadChars: -1}
+	ex.reuse(exchange{ResponseWriter: w, w: a.w, start: time.Now(), payloadChars: -1, head: r.Method == http.MethodHead})
 	defer a.finish(ex, r)
 	ex.class = a.Classify(r, l)
 	cls := &ex.class
@@ -218,7 +235,7 @@ func (a *API) finish(ex *exchange, r *http.Request) {
 		}
 		ex.w.Coverage().Answer(r.Method, ex.route, r.URL.Path, status, ex.errCode)
 	}
-	*ex = exchange{}
+	ex.reuse(exchange{})
 	exchanges.Put(ex)
 	if rec != nil && rec == http.ErrAbortHandler {
 		panic(rec) // net/http's way to drop the connection

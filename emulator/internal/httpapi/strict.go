@@ -51,7 +51,7 @@ func strictQuery(c *gin.Context, allowed ...string) error {
 // controlQuery are the query parameters each control route takes (by its template
 // under /_emulator, or under a namespace's prefix); every other is refused.
 var controlQuery = map[string][]string{
-	"/requests": {"method", "path", "status", "service", "scope", "code", "since", "limit", "body"},
+	"/requests": {"method", "path", "status", "service", "scope", "code", "since", "limit", "body", "header", "response_header"},
 	"/events":   {"types"},
 	"/coverage": {"namespaces", "ignore"},
 }

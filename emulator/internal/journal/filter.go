@@ -29,6 +29,9 @@ type Filter struct {
 	Limit int
 	// Body, when set, selects the entries whose body is JSON holding its match.
 	Body *BodyMatch
+	// Header and ResponseHeader, when set, select the entries whose request's, or
+	// answer's, headers hold their match.
+	Header, ResponseHeader *HeaderMatch
 }
 
 // Bounds of the journal's query filters.
@@ -66,6 +69,9 @@ func (f Filter) Validate() error {
 	if f.Limit < 0 {
 		return errors.New("limit: must be 1 or more")
 	}
+	if len(f.Path) > fault.MaxGlob {
+		return fmt.Errorf("path: a pattern is at most %d bytes, not %d", fault.MaxGlob, len(f.Path))
+	}
 	return nil
 }
 
@@ -77,7 +83,62 @@ func (f Filter) matches(e *Entry) bool {
 		(f.Service == "" || f.Service == e.Service) &&
 		(f.Scope == "" || f.Scope == e.Scope) &&
 		(f.Code == "" || f.Code == e.ErrorCode) &&
+		(f.Header == nil || f.Header.Matches(e.Headers)) &&
+		(f.ResponseHeader == nil || f.ResponseHeader.Matches(e.Response.Headers)) &&
 		(f.Body == nil || f.Body.Matches(e.Body))
+}
+
+// MaxHeaderMatch bounds a header match, in bytes: Name:glob.
+const MaxHeaderMatch = 512
+
+// HeaderMatch selects entries by one header: "Retry-After" holds when the header is
+// there, "Retry-After:30" when its value is 30, "Content-Type:application/json*" when
+// its value matches the glob (`*` wildcards, as paths). The name is compared in any
+// case, the value as written; spaces around the value are ignored.
+type HeaderMatch struct {
+	name, glob string
+	hasValue   bool
+	raw        string
+}
+
+// String is the match as written.
+func (m *HeaderMatch) String() string { return m.raw }
+
+// ParseHeaderMatch reads "Name" or "Name:glob"; the error says what is wrong.
+func ParseHeaderMatch(s string) (*HeaderMatch, error) {
+	if len(s) > MaxHeaderMatch {
+		return nil, fmt.Errorf("a header match is at most %d bytes", MaxHeaderMatch)
+	}
+	name, glob, hasValue := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, errors.New(`a header match needs a header name, e.g. "Retry-After" or "Retry-After:30"`)
+	}
+	for i := 0; i < len(name); i++ {
+		if !tokenByte(name[i]) {
+			return nil, fmt.Errorf("header match %q: %q is not a header name", s, name)
+		}
+	}
+	return &HeaderMatch{name: name, glob: strings.TrimSpace(glob), hasValue: hasValue, raw: s}, nil
+}
+
+// tokenByte reports whether c may be in a header name (RFC 9110's tchar).
+func tokenByte(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// Matches reports whether h holds the match.
+func (m *HeaderMatch) Matches(h Headers) bool {
+	for _, x := range h {
+		if strings.EqualFold(x.Name, m.name) {
+			return !m.hasValue || fault.PathMatch(m.glob, x.Value)
+		}
+	}
+	return false
 }
 
 // BodyMatch selects request bodies by the JSON value at a path: "target=production"

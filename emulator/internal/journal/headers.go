@@ -18,6 +18,61 @@ const (
 	headersBytes   = MaxHeaders + maxHeaderCount*int64(unsafe.Sizeof(Header{}))
 )
 
+// What an entry keeps of an answer's headers at most: the ones AnswerHeader names,
+// MaxAnswerHeaders bytes of names and values together and maxAnswerHeaderCount of them;
+// beyond, the answer's HeadersTruncated is set. A Location can be long (the edge
+// redirects to the path asked for); the others are a few bytes.
+const (
+	MaxAnswerHeaders     = 1024
+	maxAnswerHeaderCount = 8
+	answerHeadersBytes   = MaxAnswerHeaders + maxAnswerHeaderCount*int64(unsafe.Sizeof(Header{}))
+)
+
+// AnswerHeader reports whether the journal keeps an answer's header of this name (any
+// case): the ones a client acts on, Content-Type, Location, Retry-After and
+// X-RateLimit-*.
+func AnswerHeader(name string) bool {
+	const rate = "X-Ratelimit-"
+	return strings.EqualFold(name, "Content-Type") || strings.EqualFold(name, "Location") || strings.EqualFold(name, "Retry-After") ||
+		len(name) > len(rate) && strings.EqualFold(name[:len(rate)], rate)
+}
+
+// answerHeaders is what own keeps of an answer's headers, sorted by name, at most
+// maxAnswerHeaderCount of them: those of h (an answer being recorded) when it is not
+// nil, else those of kept (an entry loaded from a bundle); cut says some were left
+// out. buf holds them, sharing the strings, for own to copy.
+func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut bool) {
+	n := 0
+	add := func(name, value string) {
+		switch {
+		case !AnswerHeader(name):
+		case n == len(buf):
+			cut = true
+		default:
+			buf[n] = Header{Name: name, Value: value}
+			n++
+		}
+	}
+	if h != nil {
+		for name, vals := range h {
+			if len(vals) > 0 {
+				add(name, headerValue(name, vals))
+			}
+		}
+	} else {
+		for _, x := range kept {
+			add(x.Name, x.Value)
+		}
+	}
+	out := buf[:n]
+	for i := 1; i < n; i++ { // insertion sort: a handful of headers
+		for j := i; j > 0 && out[j].Name < out[j-1].Name; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out, cut
+}
+
 // Redacted replaces the value of a credential header (Authorization,
 // Proxy-Authorization, Cookie): the journal shows it was sent, never what it was.
 const Redacted = "[redacted]"

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -31,9 +32,10 @@ const (
 // entryOverhead bounds an Entry's own size (its fixed fields and string headers).
 const entryOverhead = int64(unsafe.Sizeof(Entry{}))
 
-// MaxEntryBytes bounds the memory one entry holds: its capped strings and itself. A
-// journal of n entries holds at most n × MaxEntryBytes (about 11.8 KiB each).
-const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 5*MaxName + MaxHost + headersBytes + entryOverhead
+// MaxEntryBytes bounds the memory one entry holds: its capped strings, its answer's
+// and itself. A journal of n entries holds at most n × MaxEntryBytes (about 17.3 KiB
+// each).
+const MaxEntryBytes = MaxBody + MaxPath + MaxQuery + 5*MaxName + MaxHost + headersBytes + MaxBody + answerHeadersBytes + entryOverhead
 
 // DefaultSize is the number of entries kept when New is given none.
 const DefaultSize = 1000
@@ -75,9 +77,30 @@ type Entry struct {
 	// Replayed marks an entry that came with a failure bundle: recorded by the world the
 	// bundle was taken from, not answered here.
 	Replayed bool `json:"replayed,omitempty"`
+	// Response is the answer, when there was one (none for a request a fault dropped
+	// or timed out).
+	Response Response `json:"response,omitzero"`
 
 	// raw are request headers given by SetRequestHeaders, made into Headers by Add.
 	raw http.Header
+	// rawAnswer and rawAnswerBody are the answer given by SetResponse, made into
+	// Response by Add.
+	rawAnswer     http.Header
+	rawAnswerBody []byte
+}
+
+// Response is what the journal keeps of an answer: its status, the headers a client
+// acts on (AnswerHeader) and the first MaxBody bytes of its body as the handler wrote
+// it (before any gzip), redacted where the request's body is.
+type Response struct {
+	Status int `json:"status"`
+	// Headers are the answer's Content-Type, Location, Retry-After and X-RateLimit-*
+	// headers, at most MaxAnswerHeaders bytes.
+	Headers Headers `json:"headers,omitempty"`
+	Body    string  `json:"body"`
+	// BodyTruncated says Body was cut at MaxBody; HeadersTruncated that Headers were.
+	BodyTruncated    bool `json:"body_truncated,omitempty"`
+	HeadersTruncated bool `json:"headers_truncated,omitempty"`
 }
 
 // SetRequestHeaders gives e a request's headers: Add keeps them as HeadersOf would,
@@ -85,15 +108,31 @@ type Entry struct {
 // setting Headers to HeadersOf(h) on the hot path).
 func (e *Entry) SetRequestHeaders(h http.Header) { e.raw = h }
 
+// SetResponse gives e its answer: the status, the answer's headers (of which Add keeps
+// those AnswerHeader names) and the body as written, of which Add keeps the first
+// MaxBody bytes (so body need hold no more than MaxBody+1 to tell a cut). Add copies
+// what it keeps in the one copy it makes of the entry's strings: body may be a buffer
+// reused once Add returns.
+func (e *Entry) SetResponse(status int, h http.Header, body []byte) {
+	e.Response.Status, e.rawAnswer, e.rawAnswerBody = status, h, body
+}
+
 // Journal is a bounded ring of the newest entries. It is safe for concurrent use.
+//
+// Its lock is held to add an entry or to copy a few (scan), never while a filter looks
+// at one: queries and awaits evaluate their filters on copies, so a costly filter (a
+// body match decodes JSON) slows its own caller, not the requests being journaled.
 type Journal struct {
-	mu      sync.Mutex    // guards every field below
+	mu      sync.Mutex    // guards every field below but evals
 	size    int           // entries kept at most
 	ring    []Entry       // grows to size, then wraps
 	head    int           // index of the oldest entry once ring is full
 	version uint64        // counts changes
 	seq     uint64        // Seq of the newest entry
+	epoch   uint64        // counts renumberings (Reset, Load): a Tally starts afresh
 	changed notify.Signal // a change was journaled
+
+	evals atomic.Uint64 // entries a filter was evaluated on (Evaluations)
 }
 
 // New returns an empty journal keeping the newest size entries (DefaultSize when size
@@ -110,7 +149,11 @@ func New(size int) *Journal {
 // Query longer than their caps are cut, on a UTF-8 boundary when they are text, and
 // flagged; the other strings are cut at MaxName. Every string is copied: a request's
 // fields share memory with its whole request line, which must not stay alive.
-func (j *Journal) Add(e Entry) uint64 {
+func (j *Journal) Add(e Entry) uint64 { return j.Record(e).Seq }
+
+// Record is Add returning the entry as the journal keeps it: its Seq set, its strings
+// cut and copied, its headers and answer made from SetRequestHeaders and SetResponse.
+func (j *Journal) Record(e Entry) Entry {
 	e.own()
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -127,7 +170,7 @@ func (j *Journal) Add(e Entry) uint64 {
 		j.head = (j.head + 1) % j.size
 	}
 	j.changedLocked()
-	return e.Seq
+	return e
 }
 
 // clip returns a copy of s cut to at most limit bytes, and whether it was cut (or
@@ -163,7 +206,7 @@ func method(m string) string {
 
 // cut is where to cut s, longer than limit: limit, or up to 3 bytes before so as not to
 // split a UTF-8 sequence.
-func cut(s string, limit int) int {
+func cut[T string | []byte](s T, limit int) int {
 	for i := limit; i > limit-utf8.UTFMax && i > 0; i-- {
 		if utf8.RuneStart(s[i]) {
 			return i
@@ -177,22 +220,13 @@ func (j *Journal) List(f Filter) []Entry { return j.snapshot(f) }
 
 // Count returns how many entries f selects (f.Limit aside).
 func (j *Journal) Count(f Filter) int {
-	f.Limit = 0
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.countLocked(f)
-}
-
-func (j *Journal) countLocked(f Filter) int {
 	n := 0
-	j.each(func(e *Entry) {
+	j.scan(f.Since, func(e *Entry) bool {
 		if f.matches(e) {
 			n++
 		}
+		return true
 	})
-	if f.Limit > 0 {
-		n = min(n, f.Limit)
-	}
 	return n
 }
 
@@ -217,6 +251,7 @@ func (j *Journal) Reset() {
 	defer j.mu.Unlock()
 	j.clearLocked()
 	j.seq = 0
+	j.epoch++
 }
 
 func (j *Journal) clearLocked() {
@@ -238,7 +273,8 @@ func (j *Journal) Bytes() int64 {
 // Bytes is the memory e holds once kept: its strings and itself (at most
 // MaxEntryBytes once kept, its fields cut to their bounds).
 func (e *Entry) Bytes() int64 {
-	return entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID)) + e.Headers.bytes()
+	return entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID)) + e.Headers.bytes() +
+		int64(len(e.Response.Body)) + e.Response.Headers.bytes()
 }
 
 // MaxBytes is the most memory the entries can hold: size × MaxEntryBytes.
@@ -305,7 +341,7 @@ func (j *Journal) Load(entries []Entry) error {
 	}
 	ring := make([]Entry, len(entries), max(len(entries), min(j.size, 64)))
 	for i, e := range entries {
-		e.raw = nil
+		e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
 		e.own()
 		e.Replayed = true
 		ring[i] = e
@@ -317,6 +353,7 @@ func (j *Journal) Load(entries []Entry) error {
 	if n := len(ring); n > 0 {
 		j.seq = ring[n-1].Seq
 	}
+	j.epoch++
 	j.changedLocked()
 	return nil
 }

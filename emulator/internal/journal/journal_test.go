@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -362,8 +363,11 @@ func TestBytesBound(t *testing.T) {
 	const size = 50
 	j := journal.New(size)
 	huge := strings.Repeat("x", 900<<10)
+	answer := http.Header{"Location": {huge}, "Content-Type": {huge}, "Retry-After": {"1"}}
 	for range 3 * size {
-		j.Add(journal.Entry{Method: huge, Path: "/" + huge, Query: huge, Body: huge, ErrorCode: "not_found", Scope: "deploy", Service: "hosting"})
+		e := journal.Entry{Method: huge, Path: "/" + huge, Query: huge, Body: huge, ErrorCode: "not_found", Scope: "deploy", Service: "hosting"}
+		e.SetResponse(308, answer, []byte(huge))
+		j.Add(e)
 	}
 	if got, bound := j.Bytes(), int64(size)*journal.MaxEntryBytes; got > bound || got < bound/2 {
 		t.Errorf("journal of %d huge entries holds %d bytes; bound %d", size, got, bound)

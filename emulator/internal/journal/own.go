@@ -7,37 +7,55 @@ import (
 
 // own cuts e's strings to their caps (Body, Path and Query flagged when cut, on a UTF-8
 // boundary when they are text; the names cut silently at MaxName, the host at MaxHost;
-// the headers at MaxHeaders bytes and maxHeaderCount headers) and copies what is kept
-// into one allocation, and the headers into one slice: a request's strings share
-// memory with its whole request, which must not stay alive, and one copy costs less
-// than one per field on the hot path.
+// the headers at MaxHeaders bytes and maxHeaderCount headers; the answer's body at
+// MaxBody and its headers at MaxAnswerHeaders bytes) and copies what is kept into one
+// allocation, and the request's and the answer's headers into one slice: a request's
+// strings share memory with its whole request, which must not stay alive, an answer's
+// body is a buffer the caller reuses, and one copy costs less than one per field on the
+// hot path.
 func (e *Entry) own() {
 	e.Method = method(e.Method)
 	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
 	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
 	e.Body, e.BodyTruncated = cutTo(e.Body, MaxBody, e.BodyTruncated)
 	e.Host, _ = cutTo(e.Host, MaxHost, false)
-	fields := [...]*string{&e.Path, &e.Query, &e.Body, &e.Host, &e.ErrorCode, &e.Scope, &e.Service, &e.FaultID}
-	for _, f := range fields[4:] {
+	r := &e.Response
+	r.Body, r.BodyTruncated = cutTo(r.Body, MaxBody, r.BodyTruncated)
+	fields := [...]*string{&e.Path, &e.Query, &e.Body, &e.Host, &r.Body, &e.ErrorCode, &e.Scope, &e.Service, &e.FaultID}
+	for _, f := range fields[5:] {
 		*f, _ = cutTo(*f, MaxName, false)
+	}
+	answerBody := e.rawAnswerBody
+	if answerBody != nil {
+		if len(answerBody) > MaxBody {
+			answerBody, r.BodyTruncated = answerBody[:cut(answerBody, MaxBody)], true
+		}
+		r.Body = ""
 	}
 	var buf [maxHeaderCount]Header
 	src := e.Headers
 	if e.raw != nil {
 		src = rawHeaders(e.raw, &buf)
-		e.raw = nil
 	}
-	spans, n, cut := headerSpans(src)
-	e.HeadersTruncated = e.HeadersTruncated || cut
-	total := 0
+	spans, n, hcut := headerSpans(src, MaxHeaders)
+	e.HeadersTruncated = e.HeadersTruncated || hcut
+	var abuf [maxAnswerHeaderCount]Header
+	asrc, many := answerHeaders(r.Headers, e.rawAnswer, &abuf)
+	aspans, an, acut := headerSpans(asrc, MaxAnswerHeaders)
+	r.HeadersTruncated = r.HeadersTruncated || many || acut
+	e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
+	total := len(answerBody)
 	for _, f := range fields {
 		total += len(*f)
 	}
 	for _, sp := range spans[:n] {
 		total += sp.name + sp.value
 	}
-	if total == 0 && n == 0 {
-		e.Headers = nil
+	for _, sp := range aspans[:an] {
+		total += sp.name + sp.value
+	}
+	e.Headers, r.Headers = nil, nil
+	if total == 0 && n+an == 0 {
 		return
 	}
 	var b strings.Builder
@@ -45,24 +63,39 @@ func (e *Entry) own() {
 	for _, f := range fields {
 		b.WriteString(*f)
 	}
+	b.Write(answerBody)
 	for i, sp := range spans[:n] {
 		b.WriteString(src[i].Name[:sp.name])
 		b.WriteString(src[i].Value[:sp.value])
+	}
+	for i, sp := range aspans[:an] {
+		b.WriteString(asrc[i].Name[:sp.name])
+		b.WriteString(asrc[i].Value[:sp.value])
 	}
 	all, at := b.String(), 0
 	take := func(n int) string { s := all[at : at+n]; at += n; return s }
 	for _, f := range fields {
 		*f = take(len(*f))
 	}
-	if n == 0 {
-		e.Headers = nil
+	if answerBody != nil {
+		r.Body = take(len(answerBody))
+	}
+	if n+an == 0 {
 		return
 	}
-	out := make(Headers, n)
+	out := make(Headers, n+an)
 	for i, sp := range spans[:n] {
 		out[i] = Header{Name: take(sp.name), Value: take(sp.value)}
 	}
-	e.Headers = out
+	for i, sp := range aspans[:an] {
+		out[n+i] = Header{Name: take(sp.name), Value: take(sp.value)}
+	}
+	if n > 0 {
+		e.Headers = out[:n:n]
+	}
+	if an > 0 {
+		r.Headers = out[n:]
+	}
 }
 
 // cutTo is s cut to at most limit bytes (on a UTF-8 boundary), and whether it was cut
@@ -77,10 +110,10 @@ func cutTo(s string, limit int, truncated bool) (string, bool) {
 // span is how much of one header is kept: bytes of its name and of its value.
 type span struct{ name, value int }
 
-// headerSpans says what is kept of h: at most maxHeaderCount headers and MaxHeaders
-// bytes of names and values; cut reports that something was left out.
-func headerSpans(h Headers) (spans [maxHeaderCount]span, n int, cut bool) {
-	left := MaxHeaders
+// headerSpans says what is kept of h: at most maxHeaderCount headers and limit bytes
+// of names and values; cut reports that something was left out.
+func headerSpans(h Headers, limit int) (spans [maxHeaderCount]span, n int, cut bool) {
+	left := limit
 	for _, x := range h {
 		if n == maxHeaderCount || len(x.Name) >= left {
 			return spans, n, true

@@ -45,16 +45,19 @@ type AwaitRequest struct {
 
 // RequestsMatch selects journaled requests as GET /_emulator/requests' filters do:
 // method (any case), path (`*` wildcards), status, service, scope, error code, the
-// entries after a seq, and a body match ("target=production").
+// entries after a seq, a body match ("target=production"), and a header of the request
+// or of its answer ("Retry-After:30").
 type RequestsMatch struct {
-	Method  string  `json:"method"`
-	Path    string  `json:"path"`
-	Status  *int    `json:"status"`
-	Service string  `json:"service"`
-	Scope   string  `json:"scope"`
-	Code    string  `json:"code"`
-	Since   uint64  `json:"since"`
-	Body    *string `json:"body"`
+	Method         string  `json:"method"`
+	Path           string  `json:"path"`
+	Status         *int    `json:"status"`
+	Service        string  `json:"service"`
+	Scope          string  `json:"scope"`
+	Code           string  `json:"code"`
+	Since          uint64  `json:"since"`
+	Body           *string `json:"body"`
+	Header         *string `json:"header"`
+	ResponseHeader *string `json:"response_header"`
 }
 
 // Filter is the journal filter m asks for; the error names what is wrong.
@@ -67,6 +70,20 @@ func (m *RequestsMatch) Filter() (journal.Filter, error) {
 			return f, apperr.New(apperr.InvalidRequest, "requests.body: "+err.Error())
 		}
 		f.Body = b
+	}
+	for _, h := range []struct {
+		key string
+		in  *string
+		out **journal.HeaderMatch
+	}{{"header", m.Header, &f.Header}, {"response_header", m.ResponseHeader, &f.ResponseHeader}} {
+		if h.in == nil {
+			continue
+		}
+		hm, err := journal.ParseHeaderMatch(*h.in)
+		if err != nil {
+			return f, apperr.New(apperr.InvalidRequest, "requests."+h.key+": "+err.Error())
+		}
+		*h.out = hm
 	}
 	if err := f.Validate(); err != nil {
 		return f, apperr.New(apperr.InvalidRequest, "requests."+err.Error())
@@ -233,8 +250,9 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 	if err != nil {
 		return nil, false, err
 	}
+	tally := w.journal.Tally(f, n) // each wake looks only at the entries recorded since the last
 	return func() bool {
-		out.Count = w.journal.Count(f)
+		out.Count = tally.Count()
 		return out.Count >= n
 	}, true, nil
 }

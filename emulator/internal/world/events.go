@@ -84,10 +84,16 @@ func (w *World) emitRenewalFailed(d state.Domain, e *state.ErrorInfo) {
 // the rest.
 const eventBody = 1024
 
+// emitRequest emits a request event: the entry without its request headers (as
+// before the journal kept them), its bodies cut to eventBody.
 func (w *World) emitRequest(e journal.Entry) {
 	if w.events.Wants(EventRequest) {
+		e.Headers, e.HeadersTruncated = nil, false
 		if len(e.Body) > eventBody {
 			e.Body, e.BodyTruncated = e.Body[:eventBody], true
+		}
+		if r := &e.Response; len(r.Body) > eventBody {
+			r.Body, r.BodyTruncated = r.Body[:eventBody], true
 		}
 		w.events.Emit(EventRequest, e)
 	}

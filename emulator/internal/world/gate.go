@@ -114,6 +114,5 @@ func (w *World) Coverage() *coverage.Counter { return w.cov }
 // Record journals an answered request, at the emulator's time.
 func (w *World) Record(e journal.Entry) {
 	e.Time = w.clock.Now()
-	e.Seq = w.journal.Add(e) // the event carries the entry's number, as the journal lists it
-	w.emitRequest(e)
+	w.emitRequest(w.journal.Record(e)) // the event carries the entry as the journal lists it
 }

@@ -108,3 +108,7 @@ func (w *World) Pending() int { return w.sched.Len() }
 // JournalBytes is what the journal holds now, in bytes (bounded by its size times
 // journal.MaxEntryBytes).
 func (w *World) JournalBytes() int64 { return w.journal.Bytes() }
+
+// JournalEvaluations counts the entries the journal's queries, counts and awaits have
+// evaluated a filter on: the work they did, which the tests of their bound read.
+func (w *World) JournalEvaluations() uint64 { return w.journal.Evaluations() }

@@ -771,6 +771,10 @@ export interface components {
             since?: number;
             /** @description A JSON-path match on the request body: `target=production`, `files[0].path=/index.html`, or a path alone. */
             body?: string;
+            /** @description A match on one of the request's headers: `Name` or `Name:glob`. */
+            header?: string;
+            /** @description A match on one of the answer's kept headers: `Retry-After`, `Retry-After:30`. */
+            response_header?: string;
         };
         AwaitRequest: {
             /** @description A deployment id: with status, wait for it; with edge, until the edge serves it there. */
@@ -893,6 +897,19 @@ export interface components {
             headers_truncated?: boolean;
             /** @description The entry came with a failure bundle (PUT /bundle, hostemu replay): recorded by the world it was taken from. */
             replayed?: boolean;
+            response?: components["schemas"]["JournalResponse"];
+        };
+        /** @description The answer, when there was one (absent for a request a fault dropped or timed out). */
+        JournalResponse: {
+            status: number;
+            /** @description The answer's Content-Type, Location, Retry-After and X-RateLimit-* headers (Go's canonical names, e.g. X-Ratelimit-Remaining), at most 1 KiB. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description The body as written (never gzipped), cut to 4 KiB; a decryption-service answer's is `[redacted: N bytes]`. */
+            body: string;
+            body_truncated?: boolean;
+            headers_truncated?: boolean;
         };
         Journal: {
             requests: components["schemas"]["JournalEntry"][];
@@ -2331,6 +2348,10 @@ export interface operations {
                 limit?: number;
                 /** @description A JSON-path match on the request body: `target=production`, `meta.branch=main`, `files[0].path=/index.html`, or a path alone for a key that exists. */
                 body?: string;
+                /** @description A match on one of the request's headers: `Name` (it was sent) or `Name:glob` (its value, `*` wildcards); the name in any case. */
+                header?: string;
+                /** @description The same match on the answer's kept headers (Content-Type, Location, Retry-After, X-RateLimit-*): `Retry-After`, `Retry-After:30`, `X-RateLimit-Remaining:0`. */
+                response_header?: string;
             };
             header?: never;
             path?: never;
