@@ -540,7 +540,11 @@ function childEnv(extra) {
 async function start(options) {
   const o = options || {};
   const bin = o.binary || binaryPath();
-  const child = spawn(bin, startArgs(o), { stdio: ["ignore", "pipe", "pipe"], env: childEnv(o.env), windowsHide: true });
+  // Its standard input is a pipe only this process holds (HOSTEMU_WATCH_STDIN): should
+  // this process die without its exit hook running (SIGKILL, a runner's timeout), the
+  // kernel closes the pipe and hostemu stops within a second, its port free again.
+  const child = spawn(bin, startArgs(o), { stdio: ["pipe", "pipe", "pipe"], env: childEnv({ HOSTEMU_WATCH_STDIN: "1", ...o.env }), windowsHide: true });
+  child.stdin.on("error", () => {}); // nothing is written; the binary may be gone first
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const listening = await waitListening(child, o, bin);
   const r = new Remote(listening.url, o.controlToken);
@@ -558,6 +562,7 @@ async function start(options) {
   // The process and its pipes must not keep this one alive: a test runner whose test
   // forgot close() still ends, and its exit hook stops the emulator.
   child.unref();
+  child.stdin.unref();
   child.stdout.unref();
   child.stderr.unref();
   return emu;
