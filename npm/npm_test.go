@@ -28,6 +28,9 @@ import (
 const (
 	// typescriptVersion is the tsc that checks the types, the one .ci/openapi-check pins.
 	typescriptVersion = "5.9.3"
+	// typesNodeVersion is the @types/node the types are checked beside, as most Node
+	// projects have it.
+	typesNodeVersion  = "20.19.43"
 	vitestVersion     = "3.2.7"
 	jestVersion       = "30.5.2"
 	playwrightVersion = "1.65.1"
@@ -274,6 +277,13 @@ func TestPackages(t *testing.T) {
 		// as a bundler-based project (Vite, Vitest) resolves it
 		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "esnext", "--moduleResolution", "bundler",
 			"--target", "es2022", "types.ts")
+		// `await using emu = await start()` (TS2851 before the type had [Symbol.asyncDispose])
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
+			"--target", "es2022", "--lib", "es2022,esnext.disposable", "dispose.ts", "types.ts", "types.cts")
+		// beside @types/node, which declares Symbol.asyncDispose as the types do
+		nodeTypes := filepath.Join(npmTools(t, "@types/node@"+typesNodeVersion), "@types")
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
+			"--target", "es2022", "--typeRoots", nodeTypes, "--types", "node", "dispose.ts", "types.ts", "types.cts")
 	})
 }
 

@@ -1,6 +1,7 @@
 // Type-checked by npm/npm_test.go with tsc --strict (module nodenext) against the
 // installed package: the testkit's types, and the OpenAPI types that come with it.
-import { start, connect, saveBundlesOnFailure, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths } from "hostemu/testkit";
+import { start, connect, saveBundlesOnFailure, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths,
+  type DeploymentStatus, type DomainStatus, type Scope, type Service, type FaultAction } from "hostemu/testkit";
 
 // shaped as node:test's afterEach (a context and a done callback) and Jest's (a timeout)
 declare function runnerAfterEach(fn: (t: { passed: boolean }, done: (err?: unknown) => void) => unknown, timeout?: number): void;
@@ -44,3 +45,32 @@ export async function workflow(): Promise<string> {
 export const bad: FaultSpec = { match: { verb: "GET" } };
 // @ts-expect-error: forceStatus takes a deployment or a domain
 export const badKind = (e: Emulator) => e.forceStatus("project", "p", "ready");
+
+// The closed sets are the descriptions' enums: a typo is a compile error, not a 400.
+export async function typos(emu: Emulator): Promise<void> {
+  const s: DeploymentStatus = "ready";
+  const d: DomainStatus = "active";
+  await emu.await({ deployment: "dpl_x", status: s });
+  await emu.forceStatus("domain", "www.example.com", d);
+  const scope: Scope = "deploy";
+  await emu.token(scope);
+  const service: Service = "edge";
+  const action: FaultAction = "rate_limit";
+  const entry: JournalEntry["scope"] = "api_key";
+  void [service, action, entry];
+  // @ts-expect-error: "redy" is not a status
+  await emu.await({ deployment: "dpl_x", status: "redy" });
+  // @ts-expect-error: "active" is a domain's status, not a deployment's
+  await emu.forceStatus("deployment", "dpl_x", "active");
+  // @ts-expect-error: "buildng" is not a deployment status
+  await emu.forceStatus("deployment", "dpl_x", "buildng");
+  // @ts-expect-error: "root" is not a scope
+  await emu.token("root");
+  // @ts-expect-error: "edg" is not a service
+  await emu.faults.add({ match: { service: "edg" }, status: 503 });
+  // @ts-expect-error: "write" is not a scope
+  await emu.requests({ scope: "write" });
+  // @ts-expect-error: "crash" is not a fault action
+  const badAction: FaultAction = "crash";
+  void badAction;
+}

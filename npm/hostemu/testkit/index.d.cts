@@ -22,6 +22,8 @@ export declare class HostemuError extends Error {
   readonly status: number;
   /** The error envelope's code, e.g. "await_timeout", "fault_not_found". */
   readonly code: string;
+  /** The control call's method. */
   readonly method: string;
+  /** The control call's path, e.g. /_emulator/await (under /_emulator/namespaces/ns_… for connect()'s). */
   readonly path: string;
 }
