@@ -1,6 +1,6 @@
 // Type-checked by npm/npm_test.go with tsc --strict (module nodenext) against the
 // installed package: the testkit's types, and the OpenAPI types that come with it.
-import { start, connect, saveBundlesOnFailure, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths,
+import { start, connect, saveBundlesOnFailure, collectedCoverage, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths,
   type DeploymentStatus, type DomainStatus, type Scope, type Service, type FaultAction } from "hostemu/testkit";
 
 // shaped as node:test's afterEach (a context and a done callback) and Jest's (a timeout)
@@ -27,6 +27,7 @@ export async function workflow(): Promise<string> {
   await ns.resetCoverage();
   const cov = await emu.coverage({ namespaces: "all" });
   const pct: number = cov.totals.percent;
+  const run: number = (await collectedCoverage()).totals.percent;
   const d = (await ns.state()) as unknown as Deployment | undefined;
   const status: "queued" | "building" | "ready" | "error" | undefined = d?.status;
   type ListQuery = HostingPaths["/v1/deployments"]["get"]["parameters"]["query"];
@@ -38,7 +39,7 @@ export async function workflow(): Promise<string> {
   }
   await ns.close();
   await emu.close();
-  return [hits, now, later, done.now, seen.length, file, bytes.length, pct, status, q, emu.tokens.deploy, emu.cipherKey, emu.tlsUrl].join();
+  return [hits, now, later, done.now, seen.length, file, bytes.length, pct, run, status, q, emu.tokens.deploy, emu.cipherKey, emu.tlsUrl].join();
 }
 
 // @ts-expect-error: a fault's match has no such key
