@@ -87,6 +87,7 @@ test("a launcher killed with SIGKILL takes the binary along, and the next one ge
   await once(first.child, "exit");
   const took = await stopsWithin(pid, first.url);
   assert.ok(took < 1000, `the binary ${took === Infinity ? "still runs 5 s" : `took ${took} ms to stop`} after its launcher was killed`);
+  t.diagnostic(`the binary stopped ${took} ms after its launcher was killed`);
 
   const port = new URL(first.url).port;
   const next = await launch(["--addr", `127.0.0.1:${port}`]);
@@ -119,4 +120,5 @@ test("a test process killed with SIGKILL takes its start()ed hostemu along", { s
   await once(child, "exit");
   const took = await stopsWithin(pid, url);
   assert.ok(took < 1000, `hostemu ${took === Infinity ? "still runs 5 s" : `took ${took} ms to stop`} after the test process was killed`);
+  t.diagnostic(`hostemu stopped ${took} ms after the test process was killed`);
 });
