@@ -28,6 +28,9 @@ import (
 const (
 	// typescriptVersion is the tsc that checks the types, the one .ci/openapi-check pins.
 	typescriptVersion = "5.9.3"
+	// typesNodeVersion is the @types/node the types are checked beside, as most Node
+	// projects have it.
+	typesNodeVersion  = "20.19.43"
 	vitestVersion     = "3.2.7"
 	jestVersion       = "30.5.2"
 	playwrightVersion = "1.65.1"
@@ -201,7 +204,7 @@ func TestPackages(t *testing.T) {
 	}
 	env := append(slices.Clip(npmEnv), "HOSTEMU_BINARY=") // the installed platform package's binary
 	t.Run("node --test", func(t *testing.T) {
-		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs")
+		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs", "orphan.test.mjs", "coverage.test.mjs")
 		t.Log(lastLines(out, 8))
 	})
 	t.Run("node:test failure bundles", func(t *testing.T) {
@@ -250,6 +253,37 @@ func TestPackages(t *testing.T) {
 		}
 		out = run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "vitest-docs")
 		t.Log(lastLines(out, 4))
+
+		// docs/npm.md's coverage of a run: collectedCoverage() in a globalSetup's
+		// teardown adds up the worlds of two test files, each run by a worker of its own
+		files = map[string]string{
+			"package.json":             `{"type":"module"}`,
+			"vitest.config.js":         `export default { test: { globalSetup: ["./test/coverage.setup.js"] } };`,
+			"test/coverage.setup.js":   docsSnippet(t, "// test/coverage.setup.js"),
+			"test/projects.test.js":    coverageDocTest("lists projects", "/v1/projects"),
+			"test/deployments.test.js": coverageDocTest("lists deployments", "/v1/deployments"),
+		}
+		for name, text := range files {
+			f := filepath.Join(proj, "vitest-coverage", name)
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = run(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", "vitest-coverage")
+		m := regexp.MustCompile(`hostemu: the tests exercised ([0-9.]+)% of the API`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("the coverage setup printed no total:\n%s", out)
+		}
+		never := regexp.MustCompile(`hostemu: never called: (.*)`).FindStringSubmatch(out)
+		for _, op := range []string{"GET /v1/projects,", "GET /v1/deployments,"} {
+			if never != nil && strings.Contains(never[1]+",", op) {
+				t.Errorf("collectedCoverage() says %s was never called, though a test file called it:\n%s", strings.TrimSuffix(op, ","), out)
+			}
+		}
+		t.Logf("collectedCoverage() over two Vitest workers' worlds: %s%%", m[1])
 	})
 	t.Run("playwright (docs/npm.md)", func(t *testing.T) {
 		chromium := findChromium()
@@ -279,6 +313,13 @@ func TestPackages(t *testing.T) {
 		// as a bundler-based project (Vite, Vitest) resolves it
 		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "esnext", "--moduleResolution", "bundler",
 			"--target", "es2022", "types.ts")
+		// `await using emu = await start()` (TS2851 before the type had [Symbol.asyncDispose])
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
+			"--target", "es2022", "--lib", "es2022,esnext.disposable", "dispose.ts", "types.ts", "types.cts")
+		// beside @types/node, which declares Symbol.asyncDispose as the types do
+		nodeTypes := filepath.Join(npmTools(t, "@types/node@"+typesNodeVersion), "@types")
+		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
+			"--target", "es2022", "--typeRoots", nodeTypes, "--types", "node", "dispose.ts", "types.ts", "types.cts")
 	})
 }
 
@@ -349,6 +390,20 @@ const vitestDocClient = `export function createClient(base, token) {
   };
 }
 `
+
+// coverageDocTest is a Vitest test file that starts a hostemu and calls GET path once.
+func coverageDocTest(name, path string) string {
+	return `import { expect, test } from "vitest";
+import { start } from "hostemu/testkit";
+
+test("` + name + `", async ({ onTestFinished }) => {
+  const emu = await start();
+  onTestFinished(() => emu.close());
+  const res = await fetch(emu.url + "` + path + `", { headers: { authorization: "Bearer " + emu.tokens.read } });
+  expect(res.status).toBe(200);
+});
+`
+}
 
 // findChromium is the Chromium the dashboard's browser tests use too: HOSTEMU_CHROMIUM,
 // else chromium or chromium-browser on PATH; "" if none.

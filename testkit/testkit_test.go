@@ -67,7 +67,12 @@ func startProcess(t *testing.T, args ...string) string {
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0",
 		"--clock", "manual", "--clock-start", t0.Format(time.RFC3339)}, args...)...)
 	// HTTPS on a free port and the CA in memory: never 4743, nor the user's config directory
-	cmd.Env = append(withoutHostemuVars(os.Environ()), "HOSTEMU_TLS_ADDR=127.0.0.1:0", "HOSTEMU_CA_DIR=:memory:")
+	// and its standard input a pipe this process holds: a test binary killed on a timeout
+	// leaves no hostemu behind (--watch-stdin)
+	cmd.Env = append(withoutHostemuVars(os.Environ()), "HOSTEMU_TLS_ADDR=127.0.0.1:0", "HOSTEMU_CA_DIR=:memory:", "HOSTEMU_WATCH_STDIN=1")
+	if _, err := cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()

@@ -120,6 +120,11 @@ func TestBinary(t *testing.T) {
 		p.terminate(t)
 	})
 
+	t.Run("exits within a second when its standard input closes (--watch-stdin)", func(t *testing.T) {
+		t.Parallel()
+		watchStdinBinary(t, bin)
+	})
+
 	t.Run("healthcheck against a live process", func(t *testing.T) {
 		t.Parallel()
 		p := startBinary(t, bin)
@@ -184,8 +189,13 @@ func startBinary(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
 	p := &proc{stdout: newLockedBuffer(), stderr: newLockedBuffer(), done: make(chan struct{})}
 	p.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	p.cmd.Env = append(cleanEnv(), "HOSTEMU_TLS_ADDR=127.0.0.1:0", "HOSTEMU_CA_DIR="+caInMemory)
+	// its standard input a pipe this process holds: a test binary killed on a timeout
+	// leaves no hostemu behind (--watch-stdin)
+	p.cmd.Env = append(cleanEnv(), "HOSTEMU_TLS_ADDR=127.0.0.1:0", "HOSTEMU_CA_DIR="+caInMemory, "HOSTEMU_WATCH_STDIN=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if _, err := p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

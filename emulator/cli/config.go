@@ -34,6 +34,9 @@ type Config struct {
 	LogLevel slog.Level
 	// Quiet prints only the banner's first line (--quiet).
 	Quiet bool
+	// WatchStdin stops serving, as SIGTERM does, when standard input ends
+	// (--watch-stdin): a parent holding the other end of a pipe is gone.
+	WatchStdin bool
 
 	// origin names where each path setting came from ("--scenarios" or
 	// "HOSTEMU_SCENARIOS"), so that checkPaths can name it.
@@ -237,16 +240,13 @@ var settings = []setting{
 		}
 		return errors.New("want text or json")
 	}},
-	{"quiet", "false", "`true` prints only the banner's first line (hostemu listening on URL), or with --log-format json one record", func(c *Config, v string) error {
-		switch strings.ToLower(v) {
-		case "true", "1", "on", "yes":
-			c.Quiet = true
-		case "false", "0", "off", "no":
-			c.Quiet = false
-		default:
-			return errors.New("want true or false")
-		}
-		return nil
+	{"quiet", "false", "`true` prints only the banner's first line (hostemu listening on URL), or with --log-format json one record", func(c *Config, v string) (err error) {
+		c.Quiet, err = parseSwitch(v)
+		return err
+	}},
+	{"watch-stdin", "false", "`true` reads standard input and stops as on SIGTERM, within a second, when it ends: for a parent that holds a pipe to it, so that hostemu never outlives that parent", func(c *Config, v string) (err error) {
+		c.WatchStdin, err = parseSwitch(v)
+		return err
 	}},
 	{"log-level", "info", "minimum log `level`: debug, info, warn or error", func(c *Config, v string) error {
 		switch strings.ToLower(v) {
@@ -272,8 +272,9 @@ func envName(flagName string) string {
 
 // otherVariables are HOSTEMU_* names that are not serve flags but mean something to a
 // tool around hostemu (testkit's examples find a running hostemu by HOSTEMU_URL; testkit
-// writes failed tests' bundles to HOSTEMU_ARTIFACTS).
-var otherVariables = []string{"HOSTEMU_URL", "HOSTEMU_ARTIFACTS"}
+// writes failed tests' bundles to HOSTEMU_ARTIFACTS; the JS testkit shares the coverage of
+// a run's processes through HOSTEMU_COVERAGE_DIR).
+var otherVariables = []string{"HOSTEMU_URL", "HOSTEMU_ARTIFACTS", "HOSTEMU_COVERAGE_DIR"}
 
 // UnknownVariables names each HOSTEMU_* variable of environ ("NAME=value" entries, as
 // os.Environ) that no flag reads, with the nearest known name when one is close, so
@@ -318,6 +319,20 @@ func nearestVariable(name string, known map[string]bool) string {
 	return best
 }
 
+// switches are the settings that may be given alone, meaning true (--quiet).
+var switches = map[string]bool{"quiet": true, "watch-stdin": true}
+
+// parseSwitch reads a switch's value: true, 1, on, yes or their opposites, any case.
+func parseSwitch(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "1", "on", "yes":
+		return true, nil
+	case "false", "0", "off", "no":
+		return false, nil
+	}
+	return false, errors.New("want true or false")
+}
+
 // errHelp asks for serve's usage (-h, --help).
 var errHelp = flag.ErrHelp
 
@@ -330,7 +345,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	fset.SetOutput(io.Discard)
 	vals := make(map[string]*string, len(settings))
 	for _, s := range settings {
-		if s.name == "quiet" { // a switch: --quiet alone means true
+		if switches[s.name] { // --quiet alone means true
 			v := &boolString{s: s.def}
 			fset.Var(v, s.name, s.usage)
 			vals[s.name] = &v.s

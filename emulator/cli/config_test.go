@@ -274,6 +274,11 @@ var valid = map[string][]struct {
 		{"true", func(c *Config) { c.Quiet = true }},
 		{"false", func(c *Config) {}},
 	},
+	"watch-stdin": {
+		{"true", func(c *Config) { c.WatchStdin = true }},
+		{"1", func(c *Config) { c.WatchStdin = true }},
+		{"false", func(c *Config) {}},
+	},
 	"log-level": {
 		{"debug", func(c *Config) { c.LogLevel = slog.LevelDebug }},
 		{"WARN", func(c *Config) { c.LogLevel = slog.LevelWarn }},
@@ -318,6 +323,7 @@ var invalid = map[string][]string{
 	"max-namespaces":           {"0", "-1", "many", "1.5"},
 	"log-format":               {"xml", "JSON"},
 	"quiet":                    {"maybe", "2"},
+	"watch-stdin":              {"maybe", "yes please"},
 	"log-level":                {"verbose", "trace", "-4"},
 }
 
@@ -346,7 +352,7 @@ func TestLoadFlagAndEnv(t *testing.T) {
 				t.Parallel()
 				// --name=value, -name value, and the variable all give the same config.
 				checkConfig(t, loadOK(t, []string{"--" + s.name + "=" + v.value}, nil), v.edit)
-				if s.name == "quiet" { // a switch: a value goes after =
+				if switches[s.name] { // a switch: a value goes after =
 					checkConfig(t, loadOK(t, []string{"-" + s.name + "=" + v.value}, nil), v.edit)
 				} else {
 					checkConfig(t, loadOK(t, []string{"-" + s.name, v.value}, nil), v.edit)

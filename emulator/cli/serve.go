@@ -20,6 +20,42 @@ var processStart = time.Now()
 // shutdownTimeout bounds how long in-flight requests may finish after a signal.
 var shutdownTimeout = 5 * time.Second
 
+// orphanTimeout bounds the same when standard input ended under --watch-stdin: the
+// parent that started hostemu is gone, and the promise is an exit within a second
+// (its port free for the next one), so in-flight requests get less time than on a
+// signal; what --state holds is saved all the same.
+var orphanTimeout = 500 * time.Millisecond
+
+// errStdinClosed is the stop's cause when standard input ends under --watch-stdin.
+var errStdinClosed = errors.New("standard input closed (--watch-stdin): whoever started hostemu is gone")
+
+// stdinKey carries the reader --watch-stdin watches in a context: Main's is os.Stdin,
+// tests give a pipe of their own (see withStdin).
+type stdinKey struct{}
+
+// withStdin makes r the standard input serve watches under --watch-stdin.
+func withStdin(ctx context.Context, r io.Reader) context.Context {
+	return context.WithValue(ctx, stdinKey{}, r)
+}
+
+// watchStdin reads ctx's standard input (os.Stdin unless withStdin said otherwise),
+// discarding it, and ends the returned context with errStdinClosed once it ends or
+// fails: the pipe's other end is a parent's, closed by the kernel when the parent dies,
+// even by SIGKILL (esbuild's way of never outliving its parent). The reading goroutine
+// ends with the input; the process exits soon after anyway.
+func watchStdin(ctx context.Context) (context.Context, context.CancelFunc) {
+	in, ok := ctx.Value(stdinKey{}).(io.Reader)
+	if !ok {
+		in = os.Stdin
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		io.Copy(io.Discard, in)
+		cancel(errStdinClosed)
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
 // serve runs the emulator until ctx ends, then shuts it down: 0 on a clean stop, 1 when
 // it cannot listen or stop cleanly, 2 for a bad flag or variable or for fixtures,
 // scenario or state that the flags name and that do not load.
@@ -46,6 +82,11 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 	if err != nil {
 		fmt.Fprintf(stderr, "hostemu: %v\n", err)
 		return 2
+	}
+	if cfg.WatchStdin {
+		var stop context.CancelFunc
+		ctx, stop = watchStdin(ctx)
+		defer stop()
 	}
 	log := newLogger(stderr, cfg)
 	for _, w := range UnknownVariables(environ) {
@@ -80,9 +121,13 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
+	grace := shutdownTimeout
 	select {
 	case <-ctx.Done():
-		log.Info("stopping", "reason", context.Cause(ctx), "grace", shutdownTimeout)
+		if errors.Is(context.Cause(ctx), errStdinClosed) {
+			grace = orphanTimeout
+		}
+		log.Info("stopping", "reason", context.Cause(ctx), "grace", grace)
 	case err := <-served:
 		// Serve only returns early when a listener fails; it has shut down already.
 		log.Error("serving failed", "err", err)
@@ -90,7 +135,7 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 		return 1
 	}
 
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err = srv.Shutdown(sctx)
 	if serr := <-served; serr != nil {

@@ -7,5 +7,6 @@ export async function workflow(): Promise<number> {
   const emu: testkit.Emulator = await testkit.start();
   const entries: testkit.JournalEntry[] = await emu.requests();
   await emu.close();
-  return entries.length;
+  const cov: testkit.Coverage = await testkit.collectedCoverage();
+  return entries.length + cov.totals.operations.seen;
 }

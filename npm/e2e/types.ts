@@ -1,6 +1,7 @@
 // Type-checked by npm/npm_test.go with tsc --strict (module nodenext) against the
 // installed package: the testkit's types, and the OpenAPI types that come with it.
-import { start, connect, saveBundlesOnFailure, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths } from "hostemu/testkit";
+import { start, connect, saveBundlesOnFailure, collectedCoverage, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths,
+  type DeploymentStatus, type DomainStatus, type Scope, type Service, type FaultAction } from "hostemu/testkit";
 
 // shaped as node:test's afterEach (a context and a done callback) and Jest's (a timeout)
 declare function runnerAfterEach(fn: (t: { passed: boolean }, done: (err?: unknown) => void) => unknown, timeout?: number): void;
@@ -26,6 +27,7 @@ export async function workflow(): Promise<string> {
   await ns.resetCoverage();
   const cov = await emu.coverage({ namespaces: "all" });
   const pct: number = cov.totals.percent;
+  const run: number = (await collectedCoverage()).totals.percent;
   const d = (await ns.state()) as unknown as Deployment | undefined;
   const status: "queued" | "building" | "ready" | "error" | undefined = d?.status;
   type ListQuery = HostingPaths["/v1/deployments"]["get"]["parameters"]["query"];
@@ -37,10 +39,39 @@ export async function workflow(): Promise<string> {
   }
   await ns.close();
   await emu.close();
-  return [hits, now, later, done.now, seen.length, file, bytes.length, pct, status, q, emu.tokens.deploy, emu.cipherKey, emu.tlsUrl].join();
+  return [hits, now, later, done.now, seen.length, file, bytes.length, pct, run, status, q, emu.tokens.deploy, emu.cipherKey, emu.tlsUrl].join();
 }
 
 // @ts-expect-error: a fault's match has no such key
 export const bad: FaultSpec = { match: { verb: "GET" } };
 // @ts-expect-error: forceStatus takes a deployment or a domain
 export const badKind = (e: Emulator) => e.forceStatus("project", "p", "ready");
+
+// The closed sets are the descriptions' enums: a typo is a compile error, not a 400.
+export async function typos(emu: Emulator): Promise<void> {
+  const s: DeploymentStatus = "ready";
+  const d: DomainStatus = "active";
+  await emu.await({ deployment: "dpl_x", status: s });
+  await emu.forceStatus("domain", "www.example.com", d);
+  const scope: Scope = "deploy";
+  await emu.token(scope);
+  const service: Service = "edge";
+  const action: FaultAction = "rate_limit";
+  const entry: JournalEntry["scope"] = "api_key";
+  void [service, action, entry];
+  // @ts-expect-error: "redy" is not a status
+  await emu.await({ deployment: "dpl_x", status: "redy" });
+  // @ts-expect-error: "active" is a domain's status, not a deployment's
+  await emu.forceStatus("deployment", "dpl_x", "active");
+  // @ts-expect-error: "buildng" is not a deployment status
+  await emu.forceStatus("deployment", "dpl_x", "buildng");
+  // @ts-expect-error: "root" is not a scope
+  await emu.token("root");
+  // @ts-expect-error: "edg" is not a service
+  await emu.faults.add({ match: { service: "edg" }, status: 503 });
+  // @ts-expect-error: "write" is not a scope
+  await emu.requests({ scope: "write" });
+  // @ts-expect-error: "crash" is not a fault action
+  const badAction: FaultAction = "crash";
+  void badAction;
+}

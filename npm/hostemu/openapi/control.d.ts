@@ -781,7 +781,9 @@ export interface components {
             deployment?: string;
             /** @description A domain's hostname, with status. */
             domain?: string;
-            status?: string;
+            /** @description With deployment or domain: the status to wait for (a deployment's: queued, building, ready, error; a domain's: pending, verifying, active, error). */
+            status?: components["schemas"]["DeploymentStatus"] | components["schemas"]["DomainStatus"];
+            /** @description Wait until this many (count) journaled requests match these fields. */
             requests?: components["schemas"]["RequestsMatch"];
             /** @description With requests: how many journaled requests to wait for (default 1). */
             count?: number;
@@ -789,24 +791,36 @@ export interface components {
             edge?: string;
             /** @description With edge: the error code to wait for there. */
             code?: string;
+            /** @description How long to wait: emulated time on a manual clock (default 1h, which costs nothing), real time on a real one (default 10s). */
             timeout?: components["schemas"]["Duration"];
         };
         AwaitResult: {
             now: components["schemas"]["Timestamp"];
-            status?: string;
+            /** @description The status the deployment or domain reached. */
+            status?: components["schemas"]["DeploymentStatus"] | components["schemas"]["DomainStatus"];
+            /** @description With requests: how many journaled requests matched. */
             count?: number;
+            /** @description With edge: the deployment the edge served there last. */
             deployment?: string;
+            /** @description With edge: the error code the edge answered there last. */
             code?: string;
         };
         FaultMatch: {
+            /** @description The request's method, e.g. POST (any if absent). */
             method?: string;
-            /** @description `*` wildcards. */
+            /** @description The request's path; `*` wildcards, which also span `/` (any if absent). */
             path?: string;
-            /** @enum {string} */
+            /**
+             * @description Which service the request is for: the hosting API, the decryption service or the edge (any if absent).
+             * @enum {string}
+             */
             service?: "hosting" | "cipher" | "edge";
             /** @description The edge's host, `*` wildcards. */
             host?: string;
-            /** @enum {string} */
+            /**
+             * @description The scope of the caller's token, exactly (any if absent).
+             * @enum {string}
+             */
             scope?: "read" | "deploy" | "admin";
         };
         /** @description A fixed delay, or a uniform range. */
@@ -816,24 +830,41 @@ export interface components {
         };
         /** @description What to match and one effect: status (with code and message), rate_limit, drop or timeout; delay may come alone or with one of them. */
         FaultSpec: {
+            /** @description Which requests the fault applies to; every field optional, an empty match takes every request. */
             match?: components["schemas"]["FaultMatch"];
+            /** @description Effect: answer this status with the error envelope and the rate-limit headers (at the edge, an error page). */
             status?: number;
+            /** @description With status: the envelope's error code (default: the catalogue's code for the status). */
             code?: string;
+            /** @description With status: the envelope's message. */
             message?: string;
+            /** @description Effect: slow the real or injected answer by a duration ("750ms") or a uniform range ({min, max}); alone, or with another effect. */
             delay?: components["schemas"]["FaultDelay"];
+            /** @description Effect: close the connection with no response (journaled with status 0). */
             drop?: boolean;
+            /** @description Effect: answer 429 rate_limited as if the caller's limit were exhausted, headers consistent (X-RateLimit-Remaining: 0). */
             rate_limit?: boolean;
+            /** @description With rate_limit: the 429's Retry-After, in seconds (default: the limiter's own). */
             retry_after?: number;
+            /** @description Effect: hold the request until the client gives up (at most 60 s), then drop it. */
             timeout?: boolean;
             /** @description Fire this many times, then stop (0: no end). */
             times?: number;
+            /** @description The chance a matching request fires it (default 1; 0 never), from the emulator's seeded source. */
             probability?: number;
             /** @description Skip this many matches first. */
             after?: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Fire only from this instant of the emulated clock on.
+             */
             from?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Fire only before this instant of the emulated clock.
+             */
             until?: string;
+            /** @description Fire only for this long after the fault is added (or its scenario made active); excludes from and until. */
             for?: components["schemas"]["Duration"];
         };
         FaultView: {
@@ -881,7 +912,11 @@ export interface components {
             /** @description The request body, cut to its bound; a decryption-service body is redacted. */
             body: string;
             error_code: string;
-            scope: string;
+            /**
+             * @description The scope of the caller's token, api_key for a decryption-service key, empty when none was valid.
+             * @enum {string}
+             */
+            scope: "" | "read" | "deploy" | "admin" | "api_key";
             /** @enum {string} */
             service: "hosting" | "cipher" | "edge";
             host?: string;
@@ -936,12 +971,14 @@ export interface components {
             revoked: true;
         };
         ForcedError: {
+            /** @description The error code the deployment or domain reports, e.g. build_failed. */
             code: string;
+            /** @description Its message. */
             message: string;
         };
         ForcedStatus: {
             /** @description A deployment status (queued, building, ready, error) or a domain status (pending, verifying, active, error). */
-            status: string;
+            status: components["schemas"]["DeploymentStatus"] | components["schemas"]["DomainStatus"];
             error?: components["schemas"]["ForcedError"];
         };
         ScenarioInfo: {

@@ -3,12 +3,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const require = createRequire(import.meta.url);
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -27,6 +28,13 @@ for (const s of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(s, () => { console.l
 const args = process.argv.slice(2);
 console.log(JSON.stringify(args));
 if (args[0] === "wait") { console.log("ready"); setInterval(() => {}, 1000); }
+else if (args[0] === "watch") {
+  // as hostemu --watch-stdin: stop when standard input ends
+  console.log(JSON.stringify({ pid: process.pid, watch: process.env.HOSTEMU_WATCH_STDIN || null, stdinTTY: !!process.stdin.isTTY }));
+  process.stdin.resume();
+  process.stdin.on("end", () => process.exit(0));
+  setInterval(() => {}, 1000);
+}
 else if (args[0] === "die") process.kill(process.pid, "SIGKILL");
 else process.exit(Number(args[0] || 0));
 `,
@@ -152,3 +160,45 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
     assert.equal(out.split("\n").filter((l) => l.startsWith("got ")).join(","), `got ${sig}`);
   });
 }
+
+// alive tells whether pid is a live process (a zombie, exited and not yet reaped by its
+// new parent, is not).
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return process.platform !== "linux";
+  }
+}
+
+test("the binary stops when the launcher is killed with SIGKILL", { skip: !posix && "POSIX signals" }, async (t) => {
+  const fake = fakeBinary(tempDir(t));
+  const child = spawn(process.execPath, [launcher, "watch"], { env: env({ HOSTEMU_BINARY: fake }), stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.setEncoding("utf8");
+  const first = await new Promise((resolve, reject) => {
+    child.stdout.on("data", (c) => {
+      out += c;
+      const m = /^(\{.*\})$/m.exec(out); // after the line of its arguments
+      if (m) resolve(JSON.parse(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`the launcher exited ${code} first`)));
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    if (alive(first.pid)) process.kill(first.pid, "SIGKILL");
+  });
+  assert.equal(first.watch, "1"); // HOSTEMU_WATCH_STDIN=1
+  assert.equal(first.stdinTTY, false); // a pipe, the launcher's
+  child.kill("SIGKILL");
+  await once(child, "exit");
+  const killed = Date.now();
+  while (alive(first.pid) && Date.now() - killed < 5000) await sleep(10);
+  assert.equal(alive(first.pid), false, "the binary still runs 5 s after the launcher was killed");
+  assert.ok(Date.now() - killed < 1000, `the binary took ${Date.now() - killed} ms to stop`);
+});

@@ -12,9 +12,26 @@ export type { HostingPaths, HostingComponents, ControlPaths, ControlComponents }
 
 /** The hosting API's schemas: Project, Deployment, Domain, ErrorEnvelope… */
 export type Schemas = HostingComponents["schemas"];
+/** A deployment, as GET /v1/deployments/{id} answers it. */
 export type Deployment = Schemas["Deployment"];
+/** A project, as GET /v1/projects lists it. */
 export type Project = Schemas["Project"];
+/** A custom domain, as the hosting API answers it. */
 export type Domain = Schemas["Domain"];
+
+// The closed sets of names below are the OpenAPI descriptions' enums (gen-types.sh
+// generates them), so that a typo is a compile error rather than a 400 at run time.
+
+/** A deployment's status: "queued" | "building" | "ready" | "error". */
+export type DeploymentStatus = Schemas["DeploymentStatus"];
+/** A custom domain's status: "pending" | "verifying" | "active" | "error". */
+export type DomainStatus = Schemas["DomainStatus"];
+/** A hosting token's scope: "read" | "deploy" | "admin". */
+export type Scope = C["Scope"];
+/** The service a request is for: "hosting" (the hosting API), "cipher" (the decryption service) or "edge". */
+export type Service = NonNullable<C["FaultMatch"]["service"]>;
+/** What an injected fault did, as coverage counts it: "status" | "rate_limit" | "delay" | "drop" | "timeout". */
+export type FaultAction = C["Coverage"]["faults"][number]["action"];
 
 /** The global fetch's type where the program has one (lib "dom" or @types/node), else a plain signature. */
 type GlobalFetch = typeof globalThis extends { fetch: infer F } ? F : (input: string, init?: object) => Promise<unknown>;
@@ -22,8 +39,10 @@ type GlobalFetch = typeof globalThis extends { fetch: infer F } ? F : (input: st
 /** A duration: a string of the control API ("90s", "1h30m", "2d") or a number of milliseconds. */
 export type Duration = string | number;
 
-/** A fault, as POST /_emulator/faults takes it. */
+/** A fault, as POST /_emulator/faults takes it: a match, and one effect (status, rate_limit, drop or timeout), delay alone or with one of them. */
 export type FaultSpec = C["FaultSpec"];
+/** Which requests a fault applies to; every field optional. */
+export type FaultMatch = C["FaultMatch"];
 /** A fault in force, with its id and hits. */
 export type FaultView = C["FaultView"];
 /** One journaled request. */
@@ -44,16 +63,16 @@ export type RequestFilter = NonNullable<ControlOperations["listRequests"]["param
 
 /** The hosting tokens of a world, one per scope. */
 export interface Tokens {
+  /** A token of scope read: GET requests only. */
   read: string;
+  /** A token of scope deploy: read, and create and promote deployments, upload files. */
   deploy: string;
+  /** A token of scope admin: everything. */
   admin: string;
 }
 
-/** The error a forced status reports. */
-export interface ForcedError {
-  code: string;
-  message: string;
-}
+/** The error a forced status "error" reports: its code (e.g. "build_failed") and message. */
+export type ForcedError = C["ForcedError"];
 
 /** Coverage of a world (GET /_emulator/coverage): every documented operation and answer, lifecycle edge and fault action, with how often each was seen. */
 export type Coverage = C["Coverage"];
@@ -145,6 +164,7 @@ export interface Emulator {
   readonly tokens: Tokens;
   /** The world's decryption API key. */
   readonly cipherKey: string;
+  /** The world's injected faults: add, remove, clear, list, hits. */
   readonly faults: Faults;
   /** The emulated time (RFC 3339). */
   now(): Promise<string>;
@@ -152,14 +172,16 @@ export interface Emulator {
   advance(by: Duration): Promise<string>;
   /** Waits (on a manual clock: advances) until the condition holds. */
   await(condition: AwaitCondition): Promise<AwaitResult>;
-  /** Forces a status now; error is what a status "error" reports. */
-  forceStatus(kind: "deployment" | "domain", id: string, status: string, error?: ForcedError): Promise<void>;
+  /** Forces a deployment's status now (its lifecycle's rest is dropped); error is what a status "error" reports (default build_failed). */
+  forceStatus(kind: "deployment", id: string, status: DeploymentStatus, error?: ForcedError): Promise<void>;
+  /** Forces a domain's status now; error is what a status "error" reports. */
+  forceStatus(kind: "domain", hostname: string, status: DomainStatus, error?: ForcedError): Promise<void>;
   /** The journaled requests the filter selects, oldest first. */
   requests(filter?: RequestFilter): Promise<JournalEntry[]>;
   /** Empties the journal. */
   clearRequests(): Promise<void>;
   /** Mints a hosting token of scope. */
-  token(scope: "read" | "deploy" | "admin"): Promise<string>;
+  token(scope: Scope): Promise<string>;
   /** Makes the named scenario active. */
   useScenario(name: string): Promise<void>;
   /** Back to the start-up world. */
@@ -189,4 +211,14 @@ export interface Emulator {
   fetch: GlobalFetch;
   /** Stops start()'s process or deletes connect()'s namespace; idempotent. */
   close(): Promise<void>;
+  /** close(), for `await using emu = await start()` (TypeScript 5.2+, with lib "esnext.disposable" or @types/node 20+; Node with Symbol.asyncDispose: 18.18, 20.4 or later). */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+declare global {
+  // Declared as lib.esnext.disposable and @types/node declare it, so that these types
+  // check under an older lib too (the same declaration merges with theirs).
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
 }

@@ -364,7 +364,7 @@ class Emulator {
         keep = this.bundle().then((bytes) => bytes, () => null);
         watching.closed.push(keep);
       }
-      this._closing = keep.then(() => this._close()).finally(() => {
+      this._closing = keep.then(() => collect(this)).then(() => this._close()).finally(() => {
         live.delete(this);
         this._r.agent.destroy();
       });
@@ -400,6 +400,165 @@ class Emulator {
 if (typeof Symbol.asyncDispose === "symbol") {
   Emulator.prototype[Symbol.asyncDispose] = function () {
     return this.close();
+  };
+}
+
+// collected is the coverage of every world of this process that close() ended (start()'s
+// and connect()'s; a shared connect() drives everyone's default world and is not
+// counted, as in the Go testkit), added up by mergeCoverage; collectedCoverage reads it.
+const collected = { report: null, written: 0, run: null };
+
+// collect adds the world's coverage, as it stands before close() ends it, to collected,
+// and, when HOSTEMU_COVERAGE_DIR names a directory, writes it there for the run's other
+// processes and workers. It never rejects: a world whose coverage cannot be read (an older
+// hostemu, a server already gone) is left out, saying so unless it was never served.
+async function collect(emu) {
+  if (!countsCoverage(emu)) return;
+  let report;
+  try {
+    report = await emu.coverage();
+  } catch (err) {
+    const gone = err instanceof HostemuError ? err.status === 404 : err.cause && err.cause.code === "ECONNREFUSED";
+    if (!gone) process.stderr.write(`hostemu: the coverage of ${emu.namespace || emu.url} could not be read at close(), so collectedCoverage() leaves it out: ${err.message}\n`);
+    return;
+  }
+  collected.report = collected.report ? mergeCoverage(collected.report, report) : report;
+  const dir = process.env.HOSTEMU_COVERAGE_DIR;
+  if (!dir) return;
+  // one file per world, named after this module instance (a process, or a Vitest
+  // thread), written whole and renamed, so that a reader never sees half of one
+  if (!collected.run) collected.run = `${process.pid}-${require("node:crypto").randomUUID()}`;
+  const file = path.join(dir, `${collected.run}-${++collected.written}.coverage.json`);
+  try {
+    await fs.promises.mkdir(dir, { recursive: true });
+    await fs.promises.writeFile(file + ".tmp", JSON.stringify(report));
+    await fs.promises.rename(file + ".tmp", file);
+  } catch (err) {
+    process.stderr.write(`hostemu: the coverage of ${emu.namespace || emu.url} could not be written to HOSTEMU_COVERAGE_DIR: ${err.message}\n`);
+  }
+}
+
+// countsCoverage tells whether an emulator's world is its own: start()'s process or
+// connect()'s namespace, not a shared connect()'s default world.
+function countsCoverage(emu) {
+  return !!(emu._r.child || emu._r.namespace);
+}
+
+/**
+ * The coverage of every world of this run, added up, as the Go testkit's
+ * CollectedCoverage: each world that close() ended as it stood just before, every world
+ * still open as it stands now and, when HOSTEMU_COVERAGE_DIR names a directory, every
+ * world the run's other processes and workers closed (each writes its own there). A
+ * shared connect() is not counted.
+ */
+async function collectedCoverage() {
+  const open = [...live].filter((e) => !e._closing && countsCoverage(e));
+  // closes under way finish collecting first
+  await Promise.allSettled([...live].filter((e) => e._closing).map((e) => e._closing));
+  const reports = collected.report ? [collected.report] : [];
+  for (const e of open) {
+    try {
+      reports.push(await e.coverage());
+    } catch {
+      // closed meanwhile (and collected then), or its server gone
+    }
+  }
+  const dir = process.env.HOSTEMU_COVERAGE_DIR;
+  if (dir) {
+    let names = [];
+    try {
+      names = await fs.promises.readdir(dir);
+    } catch (err) {
+      if (err.code !== "ENOENT") throw err;
+    }
+    const own = collected.run ? collected.run + "-" : null;
+    for (const n of names.sort()) {
+      if (!n.endsWith(".coverage.json") || (own && n.startsWith(own))) continue;
+      reports.push(JSON.parse(await fs.promises.readFile(path.join(dir, n), "utf8")));
+    }
+  }
+  return mergeCoverage(...reports);
+}
+
+// mergeCoverage adds coverage reports up as hostemu does (the Go package coverage's
+// Merge, which GET /_emulator/coverage?namespaces=all and testkit.CollectedCoverage use):
+// counts of the same operation, answer, edge and fault action are summed, an item only
+// one report lists is kept, and the totals are computed again.
+function mergeCoverage(...reports) {
+  const out = { operations: [], transitions: [], faults: [], totals: null };
+  let other = 0;
+  const opAt = new Map();
+  const trAt = new Map();
+  const fAt = new Map();
+  for (const r of reports) {
+    other += r.other_undocumented || 0;
+    for (const o of r.operations || []) {
+      const k = o.method + " " + o.path;
+      let dst = opAt.get(k);
+      if (!dst) {
+        dst = { method: o.method, path: o.path, seen: 0, responses: [] };
+        opAt.set(k, dst);
+        out.operations.push(dst);
+      }
+      dst.seen += o.seen;
+      for (const a of o.responses || []) {
+        let b = dst.responses.find((x) => x.status === a.status && (x.code || "") === (a.code || "") && !!x.undocumented === !!a.undocumented);
+        if (!b) {
+          b = { ...a, seen: 0 };
+          dst.responses.push(b);
+        }
+        b.seen += a.seen;
+      }
+    }
+    for (const t of r.transitions || []) {
+      const k = [t.resource, t.from, t.to, t.via || ""].join(" ");
+      let dst = trAt.get(k);
+      if (!dst) {
+        dst = { ...t, seen: 0 };
+        trAt.set(k, dst);
+        out.transitions.push(dst);
+      }
+      dst.seen += t.seen;
+    }
+    for (const f of r.faults || []) {
+      let dst = fAt.get(f.action);
+      if (!dst) {
+        dst = { action: f.action, seen: 0 };
+        fAt.set(f.action, dst);
+        out.faults.push(dst);
+      }
+      dst.seen += f.seen;
+    }
+  }
+  out.totals = coverageTotals(out);
+  if (other > 0) out.other_undocumented = other;
+  return out;
+}
+
+// coverageTotals computes a report's totals from its lists, as hostemu does: an
+// undocumented answer is not counted; percents have one decimal, rounded down.
+function coverageTotals(r) {
+  let ops = 0, opsSeen = 0, resp = 0, respSeen = 0, trans = 0, transSeen = 0;
+  for (const o of r.operations) {
+    ops++;
+    if (o.seen > 0) opsSeen++;
+    for (const a of o.responses) {
+      if (a.undocumented) continue;
+      resp++;
+      if (a.seen > 0) respSeen++;
+    }
+  }
+  for (const t of r.transitions) {
+    trans++;
+    if (t.seen > 0) transSeen++;
+  }
+  const pct = (seen, total) => (total === 0 ? 100 : Math.floor((seen * 1000) / total) / 10);
+  const tally = (seen, total) => ({ seen, total, percent: pct(seen, total) });
+  return {
+    operations: tally(opsSeen, ops),
+    responses: tally(respSeen, resp),
+    transitions: tally(transSeen, trans),
+    percent: pct(opsSeen + respSeen + transSeen, ops + resp + trans),
   };
 }
 
@@ -642,7 +801,11 @@ function childEnv(extra) {
 async function start(options) {
   const o = options || {};
   const bin = o.binary || binaryPath();
-  const child = spawn(bin, startArgs(o), { stdio: ["ignore", "pipe", "pipe"], env: childEnv(o.env), windowsHide: true });
+  // Its standard input is a pipe only this process holds (HOSTEMU_WATCH_STDIN): should
+  // this process die without its exit hook running (SIGKILL, a runner's timeout), the
+  // kernel closes the pipe and hostemu stops within a second, its port free again.
+  const child = spawn(bin, startArgs(o), { stdio: ["pipe", "pipe", "pipe"], env: childEnv({ HOSTEMU_WATCH_STDIN: "1", ...o.env }), windowsHide: true });
+  child.stdin.on("error", () => {}); // nothing is written; the binary may be gone first
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const listening = await waitListening(child, o, bin);
   const r = new Remote(listening.url, o.controlToken);
@@ -660,6 +823,7 @@ async function start(options) {
   // The process and its pipes must not keep this one alive: a test runner whose test
   // forgot close() still ends, and its exit hook stops the emulator.
   child.unref();
+  child.stdin.unref();
   child.stdout.unref();
   child.stderr.unref();
   return emu;
@@ -789,4 +953,4 @@ async function connect(url, options) {
   return emu;
 }
 
-module.exports = { start, connect, saveBundlesOnFailure, HostemuError, defaultClockStart };
+module.exports = { start, connect, saveBundlesOnFailure, collectedCoverage, HostemuError, defaultClockStart };

@@ -1,5 +1,5 @@
 // Types of hostemu/testkit for CommonJS (require); index.d.mts says the same for import.
-import type { ConnectOptions, Emulator, StartOptions } from "./api.js";
+import type { ConnectOptions, Coverage, Emulator, StartOptions } from "./api.js";
 
 export type * from "./api.js";
 
@@ -14,6 +14,14 @@ export declare function connect(url: string, options?: ConnectOptions): Promise<
  * runner's afterEach (node:test, vitest); without it, the global one (Jest).
  */
 export declare function saveBundlesOnFailure(hooks?: { afterEach: (fn: () => unknown) => unknown }): void;
+/**
+ * The coverage of every world of this run added up, as the Go testkit's
+ * CollectedCoverage(): each world close() ended (start()'s and connect()'s, as it stood
+ * just before), each still open (as it stands now) and, when HOSTEMU_COVERAGE_DIR names a
+ * directory, each world the run's other processes and workers closed. A shared
+ * connect() is not counted.
+ */
+export declare function collectedCoverage(): Promise<Coverage>;
 /** The manual clock's default start, 2026-01-01T00:00:00Z. */
 export declare const defaultClockStart: string;
 /** An error answer of hostemu's control API. */
@@ -22,6 +30,8 @@ export declare class HostemuError extends Error {
   readonly status: number;
   /** The error envelope's code, e.g. "await_timeout", "fault_not_found". */
   readonly code: string;
+  /** The control call's method. */
   readonly method: string;
+  /** The control call's path, e.g. /_emulator/await (under /_emulator/namespaces/ns_… for connect()'s). */
   readonly path: string;
 }

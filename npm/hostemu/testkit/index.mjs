@@ -2,4 +2,4 @@
 // share one implementation, one HostemuError class and one registry of live emulators.
 import testkit from "./index.cjs";
 
-export const { start, connect, saveBundlesOnFailure, HostemuError, defaultClockStart } = testkit;
+export const { start, connect, saveBundlesOnFailure, collectedCoverage, HostemuError, defaultClockStart } = testkit;
