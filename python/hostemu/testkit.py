@@ -22,15 +22,15 @@ import http.client
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
 import time
 import urllib.parse
 from datetime import datetime, timedelta, timezone
-from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
 
+from . import _process
 from ._coverage import merge_coverage
 from ._find import find_hostemu_bin
 from ._types import (
@@ -85,13 +85,6 @@ HEALTH_TIMEOUT = 5.0
 CALL_TIMEOUT = 30.0
 # AWAIT_GRACE is how much longer than its own timeout an await's call may take.
 AWAIT_GRACE = 10.0
-# STOP_TIMEOUT is how long close() lets the binary shut down before killing it.
-STOP_TIMEOUT = 6.0
-
-# _PDEATHSIG: on Linux, start() also asks the kernel to SIGTERM the child when the
-# thread that started it dies (PR_SET_PDEATHSIG), besides the stdin pipe. Tests of the
-# pipe alone turn it off.
-_PDEATHSIG = True
 
 
 class Tokens(Dict[str, str]):
@@ -495,7 +488,7 @@ class Emulator:
             self._closed = True
         try:
             if self._r.process is not None:
-                _stop(self._r.process)
+                _process.stop(self._r.process)
             elif self._r.namespace:
                 try:
                     self._r.call("DELETE", "/_emulator/namespaces/" + urllib.parse.quote(self._r.namespace, safe=""), timeout=5.0)
@@ -516,26 +509,6 @@ def artifact_path(name: str) -> str:
     s = re.sub(r"[^A-Za-z0-9._-]+", "_", str(name))
     s = re.sub(r"^[_.]+|[_.]+$", "", s)[:180]
     return os.path.abspath(os.path.join(os.environ.get("HOSTEMU_ARTIFACTS") or "hostemu-artifacts", (s or "test") + ".hostemu.tgz"))
-
-
-def _stop(p: "subprocess.Popen[bytes]") -> None:
-    """Stops a started hostemu: EOF on its stdin and SIGTERM (a clean shutdown), then
-    SIGKILL if it has not gone within STOP_TIMEOUT."""
-    if p.poll() is None:
-        try:
-            p.terminate()
-        except OSError:
-            pass
-    if p.stdin is not None:
-        try:
-            p.stdin.close()
-        except OSError:
-            pass
-    try:
-        p.wait(STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
 
 
 def _credentials(r: _Remote) -> "tuple[Tokens, str]":
@@ -608,39 +581,6 @@ def _start_args(
     return a + list(args)
 
 
-def _child_env(extra: Optional[Mapping[str, str]]) -> Dict[str, str]:
-    """This process's environment without HOSTEMU_* variables, which would shape the
-    emulator behind the options' back, plus extra, plus HOSTEMU_WATCH_STDIN=1: the
-    binary exits at EOF on its stdin, which is when this process is gone."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOSTEMU_")}
-    env.update(extra or {})
-    env["HOSTEMU_WATCH_STDIN"] = "1"
-    return env
-
-
-def _preexec() -> Optional[Callable[[], None]]:
-    """On Linux, started from the main thread: PR_SET_PDEATHSIG, so that the kernel
-    sends the child SIGTERM when this process dies. (It fires when the *thread* that
-    forked dies, so not from another thread: a worker thread's end would kill it.)"""
-    if not _PDEATHSIG or not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def set_pdeathsig() -> None:
-        prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # the parent died before the call: nobody will signal
-            os._exit(1)
-
-    return set_pdeathsig
-
-
 def start(
     *,
     scenario: Optional[str] = None,
@@ -667,19 +607,9 @@ def start(
     variables of this process are not passed on (the options decide)."""
     bin_path = binary or find_hostemu_bin()
     argv = [bin_path] + _start_args(scenario, seed, clock, clock_start, control_token, _opt_path(fixtures), _opt_path(scenarios_dir), tls, args)
-    popen_kw: Dict[str, Any] = {}
-    if sys.platform == "win32":
-        popen_kw["creationflags"] = getattr(subprocess, "CREATE_NO_WINDOW", 0)
-    else:
-        popen_kw["preexec_fn"] = _preexec()
+    p = _process.spawn(argv, env)
     try:
-        p = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_child_env(env), **popen_kw
-        )
-    except OSError as err:
-        raise OSError(f"hostemu: start(): cannot run {bin_path}: {err}") from err
-    try:
-        rec = _wait_listening(p, bin_path, log, start_timeout)
+        rec = _process.wait_listening(p, bin_path, log, start_timeout)
         r = _Remote(str(rec["url"]), control_token)
         r.process = p
         _health(r, HEALTH_TIMEOUT)
@@ -689,69 +619,13 @@ def start(
         if p.poll() is None:
             p.kill()
         p.wait()
+        if p.stdin is not None:
+            p.stdin.close()
         raise
 
 
 def _opt_path(p: "Union[str, os.PathLike[str], None]") -> Optional[str]:
     return None if p is None else os.fspath(p)
-
-
-def _wait_listening(p: "subprocess.Popen[bytes]", bin_path: str, log: Union[bool, Callable[[str], None]], limit: float) -> Dict[str, Any]:
-    """Reads the binary's JSON log until its "listening" record, which names the
-    addresses it bound, and keeps draining it afterwards (a full pipe would stall the
-    binary); raises with the log's tail if the binary stops or never listens."""
-    sink: Optional[Callable[[str], None]]
-    if callable(log):
-        sink = log
-    elif log:
-        sink = lambda line: print(line, file=sys.stderr)  # noqa: E731
-    else:
-        sink = None
-    found: Dict[str, Any] = {}
-    listening = threading.Event()
-    tail: List[str] = []
-
-    def read() -> None:
-        assert p.stderr is not None
-        with p.stderr:  # closed here, at EOF (the binary gone): never under this loop
-            _read_lines(p.stderr)
-
-    def _read_lines(stream: IO[bytes]) -> None:
-        for raw in stream:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            if sink is not None:
-                try:
-                    sink(line)
-                except Exception:
-                    pass
-            if listening.is_set():
-                continue
-            tail.append(line)
-            del tail[:-40]
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and rec.get("msg") == "listening" and isinstance(rec.get("url"), str):
-                found.update(rec)
-                listening.set()
-
-    threading.Thread(target=read, name=f"hostemu-log-{p.pid}", daemon=True).start()
-    deadline = time.monotonic() + limit
-    while not listening.wait(0.02):
-        code = p.poll()
-        if code is not None:
-            listening.wait(0.2)  # the reader may still hold the last lines
-            if listening.is_set():
-                break
-            raise RuntimeError(f"hostemu: start(): {bin_path} stopped (exit code {code}) before listening" + _tail(tail))
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"hostemu: start(): {bin_path} did not listen within {limit:g} s" + _tail(tail))
-    return found
-
-
-def _tail(lines: List[str]) -> str:
-    return ("\n" + "\n".join(lines)) if lines else ""
 
 
 def _namespace_spec(

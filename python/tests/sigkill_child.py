@@ -5,10 +5,10 @@ pipe (HOSTEMU_WATCH_STDIN) can end the child."""
 import sys
 import time
 
-from hostemu import testkit
+from hostemu import _process, testkit
 
 if sys.argv[1:] == ["pipe-only"]:
-    testkit._PDEATHSIG = False
+    _process.PDEATHSIG = False
 emu = testkit.start()
 print(emu.pid, flush=True)
 time.sleep(600)
