@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 )
 
 // docFiles are the documentation pages whose snippets and links the tests check:
@@ -112,6 +113,12 @@ func TestDocYAMLSnippetsValidate(t *testing.T) {
 			continue
 		}
 		if isCI(doc) {
+			continue
+		}
+		if _, ok := doc["ignore"]; ok { // a coverage file (docs/coverage.md)
+			if _, err := coverage.ParseConfig(s.file, []byte(s.text)); err != nil {
+				t.Errorf("%s:%d: the coverage file does not read:\n%v", s.file, s.line, err)
+			}
 			continue
 		}
 		n++
