@@ -61,6 +61,17 @@ func (a *API) reset(c *gin.Context) (any, error) {
 func (a *API) exportState(c *gin.Context) (any, error) { return a.streamState(c, a.world(c)) }
 
 func (a *API) importState(c *gin.Context) (any, error) {
+	w, err := a.importTurn(c)
+	if err != nil {
+		return nil, err
+	}
+	// the answer is encoded once the turn is given back: the next import's body is
+	// waiting, and its read deadline with it
+	return a.streamState(c, w)
+}
+
+// importTurn imports the request's state into its world, in its turn.
+func (a *API) importTurn(c *gin.Context) (*world.World, error) {
 	// one import at a time, every world together: each holds a whole decoded state until
 	// the world takes it over, so concurrent ones wait their turn rather than share the
 	// budget of bytes in flight and all run out of it
@@ -82,7 +93,7 @@ func (a *API) importState(c *gin.Context) (any, error) {
 	if err := w.Import(snap); err != nil {
 		return nil, err
 	}
-	return a.streamState(c, w)
+	return w, nil
 }
 
 // DefaultImportWait bounds how long a state import waits for the one under way.
