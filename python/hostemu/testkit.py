@@ -567,7 +567,7 @@ def _start_args(
     a = ["serve", "--addr", "127.0.0.1:0", "--log-format", "json", "--ca-dir", ":memory:", "--seed", str(seed), "--clock", clock]
     if clock_start is not None:
         a += ["--clock-start", _rfc3339(clock_start)]
-    elif clock == "manual":
+    elif clock in ("manual", "auto"):
         a += ["--clock-start", DEFAULT_CLOCK_START]
     a += ["--tls-addr", "127.0.0.1:0" if tls else ""]
     if scenario:
@@ -640,7 +640,7 @@ def _namespace_spec(
     body: Dict[str, Any] = {"clock": clock}
     if clock_start is not None:
         body["clock_start"] = _rfc3339(clock_start)
-    elif clock == "manual":
+    elif clock in ("manual", "auto"):
         body["clock_start"] = DEFAULT_CLOCK_START
     if seed is not None:
         body["seed"] = seed

@@ -1,4 +1,4 @@
-"""Eight workflows, each in a world of its own (the hostemu fixture's namespace), so
+"""Nine workflows, each in a world of its own (the hostemu fixture's namespace), so
 that they may run in parallel (pytest -n) against one hostemu."""
 
 import pytest
@@ -43,6 +43,22 @@ def test_clock(hostemu: Emulator) -> None:
     assert hostemu.now().startswith("2030-06-01T12:00:00")
     assert hostemu.advance("90s").startswith("2030-06-01T12:01:30")
     assert hostemu.advance(30).startswith("2030-06-01T12:02:00")  # seconds
+
+
+@pytest.mark.hostemu(clock="auto")
+def test_auto_clock(hostemu: Emulator, client) -> None:
+    # an app that polls with sleeps, no advance: the auto clock jumps to each step
+    import time
+
+    d = client.deploy()
+    for _ in range(3000):
+        _, got = client.call("GET", "/deployments/" + d["id"])
+        if got["status"] == "ready":
+            break
+        time.sleep(0.01)
+    assert got["status"] == "ready"
+    # the clock jumped to the transitions' instants: 1 s queued, 5 s building
+    assert got["timings"]["ready_at"].startswith("2026-01-01T00:00:06"), got
 
 
 def test_journal(hostemu: Emulator, client) -> None:
