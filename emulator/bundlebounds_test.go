@@ -40,13 +40,13 @@ func hostileExtras(n, events, pad int) map[string]string {
 //
 // Not parallel: it measures the heap.
 func TestBundleChargedToWorldBytes(t *testing.T) {
-	e := newEnv(t, func(o *emulator.Options) { o.MaxWorldBytes = 40 << 20 })
+	e := newEnv(t, func(o *emulator.Options) { o.MaxWorldBytes = 20 << 20 })
 	src := e.newNamespace(t, nil)
 	mustStatus(t, e.post("/v1/deployments", src.Tokens.Deploy, map[string]any{"project_id": "prj_shop", "files": map[string]string{}}), 201)
 	good := e.get(src.control("/bundle"), "")
 	mustStatus(t, good, 200)
 	m := members(t, good.Body)
-	extras := hostileExtras(200_000, 1000, 8000)
+	extras := hostileExtras(50_000, 1000, 8000)
 	var man map[string]any
 	json.Unmarshal(m["manifest.json"], &man)
 	man["events"] = 1000 // the manifest's counts are checked against the members
@@ -56,7 +56,7 @@ func TestBundleChargedToWorldBytes(t *testing.T) {
 	t.Logf("the bundle: %d bytes", len(hostile))
 
 	var accepted, refused int
-	for i := range 8 {
+	for i := range 4 {
 		n := e.newNamespace(t, nil)
 		before, weighed := heapInUse(), emulator.NamespaceWeight(e.emu)
 		r := e.putBundle(n.control("/bundle"), hostile)
@@ -84,8 +84,8 @@ func TestBundleChargedToWorldBytes(t *testing.T) {
 			t.Errorf("namespace %d keeps %d lifecycle anchors, want those of the deployment and domains in flight", i, len(kept))
 		}
 	}
-	if accepted == 0 || refused != 1 || emulator.NamespaceWeight(e.emu) > 40<<20 {
-		t.Errorf("%d accepted, %d refused, %d bytes counted of 40 MiB", accepted, refused, emulator.NamespaceWeight(e.emu))
+	if accepted == 0 || refused != 1 || emulator.NamespaceWeight(e.emu) > 20<<20 {
+		t.Errorf("%d accepted, %d refused, %d bytes counted of 20 MiB", accepted, refused, emulator.NamespaceWeight(e.emu))
 	}
 
 	// a bundle that is alone over the budget can never fit: 413 naming the bound

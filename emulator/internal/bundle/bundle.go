@@ -356,11 +356,12 @@ func (m *members) Read(p []byte) (int, error) {
 // errExpands is countedReader's error past its bound.
 var errExpands = errors.New("the archive expands past its bound")
 
-// countedReader counts the bytes read through it, and fails with errExpands past max.
+// countedReader counts the bytes read through it, and fails with errExpands once left
+// are read.
 type countedReader struct {
-	r         io.Reader
-	read      int64
-	left, max int64
+	r    io.Reader
+	read int64
+	left int64
 }
 
 func (c *countedReader) Read(p []byte) (int, error) {
@@ -484,7 +485,7 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 	// every byte the tar reader takes is counted, headers included: archive/tar reads
 	// a PAX extended header or a GNU long name (up to 1 MiB each) itself, before Next
 	// returns, so the members' sizes alone do not bound what the archive expands to
-	raw := &countedReader{r: unzipped, left: opt.MaxBytes, max: opt.MaxBytes}
+	raw := &countedReader{r: unzipped, left: opt.MaxBytes}
 	tr := tar.NewReader(raw)
 	var content int64 // the members' bytes so far, padding included
 	b := &Bundle{Scenarios: map[string][]byte{}, Files: map[string][]byte{}}
