@@ -81,6 +81,8 @@ type Schema struct {
 	Items                *Schema   `yaml:"items"`
 	AdditionalProperties yaml.Node `yaml:"additionalProperties"`
 	OneOf                []*Schema `yaml:"oneOf"`
+	AllOf                []*Schema `yaml:"allOf"`
+	AnyOf                []*Schema `yaml:"anyOf"`
 }
 
 type prop struct {
@@ -332,6 +334,28 @@ func (g *gen) typeOf(name string, s *Schema) (string, error) {
 	}
 	if len(s.OneOf) > 0 {
 		return "", fmt.Errorf("an inline oneOf is not supported")
+	}
+	if len(s.AllOf) == 1 { // a $ref given a description of its own: the ref's type
+		return g.typeOf(name, s.AllOf[0])
+	}
+	if len(s.AllOf) > 1 {
+		return "", fmt.Errorf("an allOf of %d schemas is not supported", len(s.AllOf))
+	}
+	if len(s.AnyOf) > 0 { // a union of its members' types, each once
+		var ts []string
+		for _, m := range s.AnyOf {
+			t, err := g.typeOf(name, m)
+			if err != nil {
+				return "", err
+			}
+			if !slices.Contains(ts, t) {
+				ts = append(ts, t)
+			}
+		}
+		if len(ts) == 1 {
+			return ts[0], nil
+		}
+		return "Union[" + strings.Join(ts, ", ") + "]", nil
 	}
 	types, err := typeList(&s.Type)
 	if err != nil {

@@ -20,6 +20,7 @@ __all__ = [
     "FaultSpec",
     "FaultView",
     "JournalEntry",
+    "JournalResponse",
     "RequestFilter",
     "RequestsMatch",
 ]
@@ -28,11 +29,11 @@ __all__ = [
 FaultMatch = TypedDict(
     "FaultMatch",
     {
-        "method": str,
-        "path": str,  # `*` wildcards.
-        "service": Literal["hosting", "cipher", "edge"],
+        "method": str,  # The request's method, e.g. POST (any if absent).
+        "path": str,  # The request's path; `*` wildcards, which also span `/` (any if absent).
+        "service": Literal["hosting", "cipher", "edge"],  # Which service the request is for: the hosting API, the decryption service or the edge (any if absent).
         "host": str,  # The edge's host, `*` wildcards.
-        "scope": Literal["read", "deploy", "admin"],
+        "scope": Literal["read", "deploy", "admin"],  # The scope of the caller's token, exactly (any if absent).
     },
     total=False,
 )
@@ -55,21 +56,22 @@ FaultDelay = Union[str, FaultDelayRange]
 FaultSpec = TypedDict(
     "FaultSpec",
     {
-        "match": FaultMatch,
-        "status": int,
-        "code": str,
-        "message": str,
-        "delay": FaultDelay,  # A fixed delay, or a uniform range.
-        "drop": bool,
-        "rate_limit": bool,
-        "retry_after": int,
-        "timeout": bool,
+        "match": FaultMatch,  # Which requests the fault applies to; every field optional, an empty match takes every request.
+        "status": int,  # Effect: answer this status with the error envelope and the rate-limit headers (at the edge, an error page).
+        "code": str,  # With status: the envelope's error code (default: the catalogue's code for the status).
+        "message": str,  # With status: the envelope's message.
+        "delay": FaultDelay,  # Effect: slow the real or injected answer by a duration ("750ms") or a uniform range ({min, max}); alone, or with another effect.
+        "delay_clock": Literal["wall", "emulated"],  # The clock the delay runs on: wall time (default: a delay is the network's) or emulated time (delay/N on scaled:N; on a manual or auto clock, until the clock has moved that far).
+        "drop": bool,  # Effect: close the connection with no response (journaled with status 0).
+        "rate_limit": bool,  # Effect: answer 429 rate_limited as if the caller's limit were exhausted, headers consistent (X-RateLimit-Remaining: 0).
+        "retry_after": int,  # With rate_limit: the 429's Retry-After, in seconds (default: the limiter's own).
+        "timeout": bool,  # Effect: hold the request until the client gives up (at most 60 s), then drop it.
         "times": int,  # Fire this many times, then stop (0: no end).
-        "probability": float,
+        "probability": float,  # The chance a matching request fires it (default 1; 0 never), from the emulator's seeded source.
         "after": int,  # Skip this many matches first.
-        "from": str,
-        "until": str,
-        "for": str,  # A Go duration (`300ms`, `1m30s`) or days (`2d`).
+        "from": str,  # Fire only from this instant of the emulated clock on.
+        "until": str,  # Fire only before this instant of the emulated clock.
+        "for": str,  # Fire only for this long after the fault is added (or its scenario made active); excludes from and until.
     },
     total=False,
 )
@@ -91,6 +93,7 @@ _FaultViewOptional = TypedDict(
         "code": str,
         "message": str,
         "delay": FaultDelay,  # A fixed delay, or a uniform range.
+        "delay_clock": Literal["wall", "emulated"],
         "drop": bool,
         "rate_limit": bool,
         "retry_after": int,
@@ -121,6 +124,8 @@ RequestsMatch = TypedDict(
         "code": str,  # The error code answered.
         "since": int,  # Only entries whose seq is greater.
         "body": str,  # A JSON-path match on the request body: `target=production`, `files[0].path=/index.html`, or a path alone.
+        "header": str,  # A match on one of the request's headers: `Name` or `Name:glob`.
+        "response_header": str,  # A match on one of the answer's kept headers: `Retry-After`, `Retry-After:30`.
     },
     total=False,
 )
@@ -131,12 +136,12 @@ AwaitRequest = TypedDict(
     {
         "deployment": str,  # A deployment id: with status, wait for it; with edge, until the edge serves it there.
         "domain": str,  # A domain's hostname, with status.
-        "status": str,
-        "requests": RequestsMatch,
+        "status": Union[Literal["queued", "building", "ready", "error"], Literal["pending", "verifying", "active", "error"]],  # With deployment or domain: the status to wait for (a deployment's: queued, building, ready, error; a domain's: pending, verifying, active, error).
+        "requests": RequestsMatch,  # Wait until this many (count) journaled requests match these fields.
         "count": int,  # With requests: how many journaled requests to wait for (default 1).
         "edge": str,  # A host the edge answers.
         "code": str,  # With edge: the error code to wait for there.
-        "timeout": str,  # A Go duration (`300ms`, `1m30s`) or days (`2d`).
+        "timeout": str,  # How long to wait: emulated time on a manual clock (default 1h, which costs nothing), real time on a real one (default 10s).
     },
     total=False,
 )
@@ -151,10 +156,10 @@ _AwaitResultRequired = TypedDict(
 _AwaitResultOptional = TypedDict(
     "_AwaitResultOptional",
     {
-        "status": str,
-        "count": int,
-        "deployment": str,
-        "code": str,
+        "status": Union[Literal["queued", "building", "ready", "error"], Literal["pending", "verifying", "active", "error"]],  # The status the deployment or domain reached.
+        "count": int,  # With requests: how many journaled requests matched.
+        "deployment": str,  # With edge: the deployment the edge served there last.
+        "code": str,  # With edge: the error code the edge answered there last.
     },
     total=False,
 )
@@ -162,6 +167,28 @@ _AwaitResultOptional = TypedDict(
 
 class AwaitResult(_AwaitResultRequired, _AwaitResultOptional):
     pass
+
+
+_JournalResponseRequired = TypedDict(
+    "_JournalResponseRequired",
+    {
+        "status": int,
+        "body": str,  # The body as written (never gzipped), cut to 4 KiB; a decryption-service answer's is `[redacted: N bytes]`.
+    },
+)
+_JournalResponseOptional = TypedDict(
+    "_JournalResponseOptional",
+    {
+        "headers": Dict[str, str],  # The answer's Content-Type, Location, Retry-After and X-RateLimit-* headers (Go's canonical names, e.g. X-Ratelimit-Remaining), at most 1 KiB.
+        "body_truncated": bool,
+        "headers_truncated": bool,
+    },
+    total=False,
+)
+
+
+class JournalResponse(_JournalResponseRequired, _JournalResponseOptional):
+    """The answer, when there was one (absent for a request a fault dropped or timed out)."""
 
 
 _JournalEntryRequired = TypedDict(
@@ -175,7 +202,7 @@ _JournalEntryRequired = TypedDict(
         "duration_ms": float,
         "body": str,  # The request body, cut to its bound; a decryption-service body is redacted.
         "error_code": str,
-        "scope": str,
+        "scope": Literal["", "read", "deploy", "admin", "api_key"],  # The scope of the caller's token, api_key for a decryption-service key, empty when none was valid.
         "service": Literal["hosting", "cipher", "edge"],
         "time": str,  # RFC 3339 UTC with three fractional digits, e.g. 2026-01-01T00:00:00.000Z.
     },
@@ -192,6 +219,7 @@ _JournalEntryOptional = TypedDict(
         "query_truncated": bool,
         "headers_truncated": bool,
         "replayed": bool,  # The entry came with a failure bundle (PUT /bundle, hostemu replay): recorded by the world it was taken from.
+        "response": JournalResponse,  # The answer, when there was one (absent for a request a fault dropped or timed out).
     },
     total=False,
 )
@@ -213,6 +241,7 @@ _CoverageOperationResponseOptional = TypedDict(
     "_CoverageOperationResponseOptional",
     {
         "undocumented": bool,  # Seen, though not documented for the operation (an injected fault's answer): not in the totals.
+        "ignored": str,  # Why the answer is ignored (a rule of ?ignore=, --ignore or a coverage file): not in the totals.
     },
     total=False,
 )
@@ -232,8 +261,8 @@ CoverageTotal = TypedDict(
 )
 
 
-CoverageTotals = TypedDict(
-    "CoverageTotals",
+_CoverageTotalsRequired = TypedDict(
+    "_CoverageTotalsRequired",
     {
         "operations": CoverageTotal,
         "responses": CoverageTotal,
@@ -241,6 +270,17 @@ CoverageTotals = TypedDict(
         "percent": float,  # Over the three dimensions together, one decimal, rounded down.
     },
 )
+_CoverageTotalsOptional = TypedDict(
+    "_CoverageTotalsOptional",
+    {
+        "ignored": int,  # How many rows (operations, answers, edges) are ignored, left out of the figures.
+    },
+    total=False,
+)
+
+
+class CoverageTotals(_CoverageTotalsRequired, _CoverageTotalsOptional):
+    pass
 
 
 CoverageFault = TypedDict(
@@ -265,6 +305,7 @@ _CoverageTransitionOptional = TypedDict(
     "_CoverageTransitionOptional",
     {
         "via": Literal["promote", "rollback", "issue", "renewal"],  # Tells edges with the same ends apart.
+        "ignored": str,  # Why the edge is ignored: not in the totals.
     },
     total=False,
 )
@@ -274,8 +315,8 @@ class CoverageTransition(_CoverageTransitionRequired, _CoverageTransitionOptiona
     pass
 
 
-CoverageOperation = TypedDict(
-    "CoverageOperation",
+_CoverageOperationRequired = TypedDict(
+    "_CoverageOperationRequired",
     {
         "method": str,
         "path": str,  # The route template, as /openapi.json writes it.
@@ -283,6 +324,17 @@ CoverageOperation = TypedDict(
         "responses": List[CoverageOperationResponse],
     },
 )
+_CoverageOperationOptional = TypedDict(
+    "_CoverageOperationOptional",
+    {
+        "ignored": str,  # Why the operation, every answer of it included, is ignored: not in the totals.
+    },
+    total=False,
+)
+
+
+class CoverageOperation(_CoverageOperationRequired, _CoverageOperationOptional):
+    pass
 
 
 _CoverageRequired = TypedDict(
@@ -320,6 +372,8 @@ RequestFilter = TypedDict(
         "since": int,  # Only entries whose seq is greater (page forward with limit).
         "limit": int,  # At most this many entries, the oldest selected first.
         "body": str,  # A JSON-path match on the request body: `target=production`, `meta.branch=main`, `files[0].path=/index.html`, or a path alone for a key that exists.
+        "header": str,  # A match on one of the request's headers: `Name` (it was sent) or `Name:glob` (its value, `*` wildcards); the name in any case.
+        "response_header": str,  # The same match on the answer's kept headers (Content-Type, Location, Retry-After, X-RateLimit-*): `Retry-After`, `Retry-After:30`, `X-RateLimit-Remaining:0`.
     },
     total=False,
 )

@@ -610,12 +610,7 @@ export interface components {
         BundleReplayed: {
             replayed: components["schemas"]["ReplayInfo"];
             scenario: string;
-            clock: {
-                /** Format: date-time */
-                now: string;
-                /** @enum {string} */
-                mode: "real" | "manual";
-            };
+            clock: components["schemas"]["ClockView"];
             journal_entries: number;
             faults: number;
         };
@@ -685,8 +680,13 @@ export interface components {
             clock: components["schemas"]["ClockMode"];
             now: components["schemas"]["Timestamp"];
         };
-        /** @enum {string} */
-        ClockMode: "real" | "manual";
+        /** @description How a clock moves, as a flag, a namespace or a testkit spells it: `real`, `manual`, `auto` (a manual clock that jumps to the next in-flight transition when its world is idle), or `scaled:N` (emulated time runs N times as fast as the wall, 1 ≤ N ≤ 10000). */
+        ClockMode: ("real" | "manual" | "auto") | string;
+        /**
+         * @description A clock's kind of mode; a `scaled` clock gives its `rate` beside it.
+         * @enum {string}
+         */
+        ClockKind: "real" | "manual" | "scaled" | "auto";
         /**
          * @description A Go duration (`300ms`, `1m30s`) or days (`2d`).
          * @example 30s
@@ -736,19 +736,25 @@ export interface components {
         };
         ClockView: {
             now: components["schemas"]["Timestamp"];
-            mode: components["schemas"]["ClockMode"];
+            mode: components["schemas"]["ClockKind"];
+            /** @description A scaled clock's rate: emulated seconds per wall second. */
+            rate?: number;
         };
         ClockStep: {
             now: components["schemas"]["Timestamp"];
-            mode: components["schemas"]["ClockMode"];
+            mode: components["schemas"]["ClockKind"];
+            rate?: number;
             /** @description Whether a transition was due and fired. */
             fired: boolean;
         };
         ClockChange: {
-            mode?: components["schemas"]["ClockMode"];
+            /** @description `real`, `manual`, `auto`, `scaled` (with `rate`), or `scaled:N`. */
+            mode?: string | components["schemas"]["ClockKind"];
+            /** @description A scaled clock's rate; with mode `scaled`, or alone to change a scaled clock's rate. */
+            rate?: number;
             /**
              * Format: date-time
-             * @description A manual clock's new time (RFC 3339), never before its current time.
+             * @description A manual or auto clock's new time (RFC 3339), never before its current time.
              */
             now?: string;
         };
@@ -840,6 +846,11 @@ export interface components {
             message?: string;
             /** @description Effect: slow the real or injected answer by a duration ("750ms") or a uniform range ({min, max}); alone, or with another effect. */
             delay?: components["schemas"]["FaultDelay"];
+            /**
+             * @description The clock the delay runs on: wall time (default: a delay is the network's) or emulated time (delay/N on scaled:N; on a manual or auto clock, until the clock has moved that far).
+             * @enum {string}
+             */
+            delay_clock?: "wall" | "emulated";
             /** @description Effect: close the connection with no response (journaled with status 0). */
             drop?: boolean;
             /** @description Effect: answer 429 rate_limited as if the caller's limit were exhausted, headers consistent (X-RateLimit-Remaining: 0). */
@@ -877,6 +888,8 @@ export interface components {
             code?: string;
             message?: string;
             delay?: components["schemas"]["FaultDelay"];
+            /** @enum {string} */
+            delay_clock?: "wall" | "emulated";
             drop?: boolean;
             rate_limit?: boolean;
             retry_after?: number;
@@ -1687,6 +1700,25 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFoundNs"];
             500: components["responses"]["Internal"];
+            /** @description Readers of the same version share one encoding; four encodings of other versions (of any worlds) have been held too long by their readers; retry. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "each of 4 state exports (of different versions of a state) has been under way for 30s; retry",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/service_unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     importState: {
