@@ -25,7 +25,9 @@ func TestClockModesForAppsWithoutAHook(t *testing.T) {
 					if time.Since(began) > 30*time.Second {
 						t.Fatalf("%s: not ready after 30 s of polling", mode)
 					}
-					time.Sleep(5 * time.Millisecond)
+					// longer than the auto clock's idle time (20 ms): an app that polls faster
+					// than that keeps the world busy, and the clock waits for it
+					time.Sleep(50 * time.Millisecond)
 				}
 				d2 := h.CreateDeployment(testkit.NewDeployment{ProjectID: "prj_demo"})
 				e.WaitForDeployment(d2.ID, "ready")
