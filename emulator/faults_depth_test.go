@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Faults in depth (issue 34): a fault chooses the request by what it says (operation,
@@ -360,4 +361,194 @@ func manySteps(n int) []any {
 		out[i] = map[string]any{"status": 500}
 	}
 	return out
+}
+
+// Each break breaks the wire as a real network would, seen by Go's http.Client.
+func TestFaultBreaks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const path = "/v1/deployments/dpl_first"
+	get := func(t *testing.T) (*http.Response, error) {
+		hr, _ := http.NewRequest("GET", e.url+path, nil)
+		hr.Header.Set("Authorization", "Bearer t-read")
+		return (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(hr)
+	}
+	_, real := e.rawDo(t, "GET", path, "t-read")
+	for _, tt := range []struct {
+		name  string
+		fault map[string]any
+		check func(t *testing.T, res *http.Response, err error)
+	}{
+		{"reset", map[string]any{"break": "reset"}, func(t *testing.T, res *http.Response, err error) {
+			if err == nil {
+				t.Fatalf("got %d, want a connection error", res.StatusCode)
+			}
+		}},
+		{"empty", map[string]any{"break": "empty"}, func(t *testing.T, res *http.Response, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, rerr := io.ReadAll(res.Body)
+			if res.StatusCode != 200 || len(b) != 0 || rerr != io.ErrUnexpectedEOF || res.ContentLength != int64(len(real)) {
+				t.Fatalf("%d, %d bytes, %v, Content-Length %d", res.StatusCode, len(b), rerr, res.ContentLength)
+			}
+		}},
+		{"truncate after 10 bytes", map[string]any{"break": "truncate", "after_bytes": 10}, func(t *testing.T, res *http.Response, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, rerr := io.ReadAll(res.Body)
+			if string(b) != string(real[:10]) || rerr != io.ErrUnexpectedEOF {
+				t.Fatalf("%q, %v", b, rerr)
+			}
+		}},
+		{"truncate at half", map[string]any{"break": "truncate"}, func(t *testing.T, res *http.Response, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, rerr := io.ReadAll(res.Body)
+			if len(b) != len(real)/2 || rerr != io.ErrUnexpectedEOF {
+				t.Fatalf("%d bytes of %d, %v", len(b), len(real), rerr)
+			}
+		}},
+		{"truncate an injected error", map[string]any{"error": "service_unavailable", "break": "truncate", "after_bytes": 5}, func(t *testing.T, res *http.Response, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, rerr := io.ReadAll(res.Body)
+			if res.StatusCode != 503 || res.Header.Get("Retry-After") != "1" || len(b) != 5 || rerr != io.ErrUnexpectedEOF {
+				t.Fatalf("%d %v %q %v", res.StatusCode, res.Header, b, rerr)
+			}
+		}},
+		{"malformed", map[string]any{"break": "malformed"}, func(t *testing.T, res *http.Response, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			var v any
+			jerr := json.Unmarshal(b, &v)
+			if _, syntax := jerr.(*json.SyntaxError); res.StatusCode != 200 || !syntax || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+				t.Fatalf("%d %v %q: %v", res.StatusCode, res.Header, b, jerr)
+			}
+		}},
+		{"malformed error keeps its status", map[string]any{"status": 500, "break": "malformed"}, func(t *testing.T, res *http.Response, err error) {
+			if err != nil || res.StatusCode != 500 {
+				t.Fatalf("%v %v", res, err)
+			}
+		}},
+		{"wrong_type", map[string]any{"break": "wrong_type"}, func(t *testing.T, res *http.Response, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/html; charset=utf-8" || string(b) != string(real) {
+				t.Fatalf("%d %v %q", res.StatusCode, res.Header, b)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e.addFault(t, tt.fault)
+			defer e.clearFaults(t)
+			res, err := get(t)
+			if res != nil {
+				defer res.Body.Close()
+			}
+			tt.check(t, res, err)
+		})
+	}
+}
+
+// slow sends the real answer at bytes_per_second: it takes at least its size over the
+// rate (the lower bound is what the emulator decides; how much longer a loaded machine
+// takes is not, so only it is asserted, and the ratio logged).
+func TestFaultBreakSlow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const path = "/v1/deployments/dpl_first"
+	_, real := e.rawDo(t, "GET", path, "t-read")
+	bps := len(real) * 4 // a quarter of a second
+	e.addFault(t, map[string]any{"break": "slow", "bytes_per_second": bps})
+	start := time.Now()
+	_, body := e.rawDo(t, "GET", path, "t-read")
+	took := time.Since(start)
+	want := time.Duration(len(real)) * time.Second / time.Duration(bps)
+	t.Logf("slow: %d bytes at %d B/s in %v, %.2f of %v", len(body), bps, took, took.Seconds()/want.Seconds(), want)
+	if string(body) != string(real) || took < want*8/10 {
+		t.Fatalf("%d bytes in %v, want the whole body in no less than %v", len(body), took, want*8/10)
+	}
+}
+
+// The issue's sequence: 503, then a reset, then success, as one fault; and a retrying
+// client gets through it.
+func TestFaultThenBreak(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.addFault(t, map[string]any{"match": map[string]any{"operation": "listProjects"}, "then": []any{
+		map[string]any{"error": "service_unavailable"}, map[string]any{"break": "reset"}, map[string]any{"pass": true},
+	}})
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	var seen []string
+	for range 3 {
+		hr, _ := http.NewRequest("GET", e.url+"/v1/projects", nil)
+		hr.Header.Set("Authorization", "Bearer t-read")
+		res, err := client.Do(hr)
+		if err != nil {
+			seen = append(seen, "error")
+			continue
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		seen = append(seen, res.Status[:3])
+	}
+	if strings.Join(seen, ",") != "503,error,200" {
+		t.Fatalf("seen %v, want 503, a connection error, 200", seen)
+	}
+}
+
+// break's fields are strict.
+func TestFaultBreakStrict(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tt := range []struct {
+		fault map[string]any
+		want  string
+	}{
+		{map[string]any{"break": "rest"}, `closest: "reset"`},
+		{map[string]any{"break": "slow"}, "needs bytes_per_second"},
+		{map[string]any{"break": "empty", "after_bytes": 3}, "after_bytes goes with break truncate"},
+		{map[string]any{"status": 500, "bytes_per_second": 3}, "bytes_per_second goes with break slow"},
+		{map[string]any{"break": "reset", "status": 500}, "break reset sends no answer"},
+		{map[string]any{"break": "truncate", "drop": true}, "break excludes drop"},
+		{map[string]any{"break": "malformed", "body": "x"}, "excludes body"},
+		{map[string]any{"then": []any{map[string]any{"break": "wrongtype"}}}, `then[0].break "wrongtype"`},
+	} {
+		r := e.post("/_emulator/faults", "", tt.fault)
+		if r.Status != 400 || !strings.Contains(r.Err(t).Message, tt.want) {
+			t.Errorf("%v: %d %s, want 400 naming %s", tt.fault, r.Status, r.Body, tt.want)
+		}
+	}
+}
+
+// At the edge, a break and headers apply to the served page.
+func TestFaultBreakAtTheEdge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d := decode[struct {
+		URL string `json:"url"`
+	}](t, e.get("/v1/deployments/dpl_first", "t-read"))
+	h := host(t, d.URL)
+	page := e.edgeGet(h, "/", nil)
+	mustStatus(t, page, 200)
+	e.addFault(t, map[string]any{"match": map[string]any{"service": "edge"}, "break": "truncate", "after_bytes": 3, "headers": map[string]string{"X-Injected": "edge"}})
+	hr, _ := http.NewRequest("GET", e.url+"/", nil)
+	hr.Host = h
+	res, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, rerr := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || res.Header.Get("X-Injected") != "edge" || string(b) != string(page.Body[:3]) || rerr != io.ErrUnexpectedEOF {
+		t.Fatalf("%d %v %q %v", res.StatusCode, res.Header, b, rerr)
+	}
 }

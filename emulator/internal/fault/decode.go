@@ -132,7 +132,7 @@ func (s *Spec) Validate() error {
 	var problems []string
 	if len(s.Then) > 0 {
 		if s.answer().set() {
-			problems = append(problems, "then excludes the answer fields (status, code, message, error, delay, delay_clock, drop, rate_limit, retry_after, timeout, headers, body): give them in its steps")
+			problems = append(problems, "then excludes the answer fields (status, code, message, error, delay, delay_clock, drop, rate_limit, retry_after, timeout, headers, body, break, after_bytes, bytes_per_second): give them in its steps")
 		}
 		if s.Times != 0 {
 			problems = append(problems, "then excludes times: the fault is spent after its last step")
@@ -200,13 +200,15 @@ const (
 // answer is the spec's own answer fields as a step.
 func (s *Spec) answer() Step {
 	return Step{Status: s.Status, Code: s.Code, Message: s.Message, Error: s.Error, Delay: s.Delay, DelayClock: s.DelayClock,
-		Drop: s.Drop, RateLimit: s.RateLimit, RetryAfter: s.RetryAfter, Timeout: s.Timeout, Headers: s.Headers, Body: s.Body}
+		Drop: s.Drop, RateLimit: s.RateLimit, RetryAfter: s.RetryAfter, Timeout: s.Timeout, Headers: s.Headers, Body: s.Body,
+		Break: s.Break, AfterBytes: s.AfterBytes, BytesPerSecond: s.BytesPerSecond}
 }
 
 // set reports whether any answer field is given.
 func (st Step) set() bool {
 	return st.Pass || st.Status != 0 || st.Code != "" || st.Message != "" || st.Error != "" || st.Delay != nil || st.DelayClock != "" ||
-		st.Drop || st.RateLimit || st.RetryAfter != 0 || st.Timeout || st.Headers != nil || st.Body != nil
+		st.Drop || st.RateLimit || st.RetryAfter != 0 || st.Timeout || st.Headers != nil || st.Body != nil ||
+		st.Break != "" || st.AfterBytes != 0 || st.BytesPerSecond != 0
 }
 
 // problems checks one answer; at prefixes the field names ("then[1].").
@@ -219,8 +221,8 @@ func (st Step) problems(at string, step bool) []string {
 		}
 		return problems
 	}
-	if st.Status == 0 && st.Error == "" && st.Delay == nil && !st.Drop && !st.RateLimit && !st.Timeout && st.Headers == nil && st.Body == nil {
-		want := "status, error, delay, drop, rate_limit, timeout, headers or body"
+	if st.Status == 0 && st.Error == "" && st.Delay == nil && !st.Drop && !st.RateLimit && !st.Timeout && st.Headers == nil && st.Body == nil && st.Break == "" {
+		want := "status, error, delay, drop, rate_limit, timeout, headers, body or break"
 		if step {
 			want += `, or "pass": true`
 		}
@@ -293,6 +295,57 @@ func (st Step) problems(at string, step bool) []string {
 	}
 	if st.Body != nil && len(st.Body.Text) > MaxPayloadBytes {
 		add("body: at most %d bytes", MaxPayloadBytes)
+	}
+	problems = append(problems, st.breakProblems(at)...)
+	return problems
+}
+
+// The ways a fault's break may break the wire (Toxiproxy's toxics, WireMock's Fault),
+// each carried out by one small type of the HTTP layer's registry.
+const (
+	BreakReset     = "reset"      // the connection reset before any byte of the answer
+	BreakEmpty     = "empty"      // status line and headers, then closed with no body
+	BreakTruncate  = "truncate"   // the real Content-Length, closed after AfterBytes
+	BreakMalformed = "malformed"  // 200 with a body that is not JSON
+	BreakSlow      = "slow"       // the real answer at BytesPerSecond
+	BreakWrongType = "wrong_type" // the real body as text/html
+)
+
+// Breaks are the values of break.
+var Breaks = []string{BreakReset, BreakEmpty, BreakTruncate, BreakMalformed, BreakSlow, BreakWrongType}
+
+// Bounds of break's fields.
+const (
+	MaxAfterBytes     = 1 << 20
+	MaxBytesPerSecond = 10 << 20
+)
+
+func (st Step) breakProblems(at string) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, at+fmt.Sprintf(format, args...)) }
+	if st.Break != "" && !slices.Contains(Breaks, st.Break) {
+		add("break %q: want one of %s%s", st.Break, strings.Join(Breaks, ", "), closestOf(st.Break, Breaks))
+	}
+	if st.Break != "" && (st.Drop || st.Timeout || st.RateLimit) {
+		add("break excludes drop, timeout and rate_limit")
+	}
+	if st.Break == BreakReset && (st.Status != 0 || st.Error != "" || st.Headers != nil || st.Body != nil) {
+		add("break reset sends no answer: it excludes status, error, headers and body")
+	}
+	if st.Break == BreakMalformed && st.Body != nil {
+		add("break malformed writes its own body: it excludes body")
+	}
+	if st.AfterBytes != 0 && st.Break != BreakTruncate {
+		add("after_bytes goes with break truncate")
+	}
+	if st.AfterBytes < 0 || st.AfterBytes > MaxAfterBytes {
+		add("after_bytes: want bytes from 1 to %d (absent: half the body)", MaxAfterBytes)
+	}
+	if st.BytesPerSecond != 0 && st.Break != BreakSlow {
+		add("bytes_per_second goes with break slow")
+	}
+	if st.Break == BreakSlow && (st.BytesPerSecond < 1 || st.BytesPerSecond > MaxBytesPerSecond) {
+		add("break slow needs bytes_per_second from 1 to %d", MaxBytesPerSecond)
 	}
 	return problems
 }

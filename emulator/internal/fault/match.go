@@ -251,10 +251,11 @@ func validHeaderName(k string) bool {
 	return true
 }
 
-// holds reports whether the compiled parts of a match hold for r; the plain fields are
-// checked first by matches, the cheapest first.
+// holds reports whether every field of a match but its body holds for r (method
+// case-insensitively, path and host by [PathMatch], the others exactly), the cheap plain
+// fields first, so that a world of faults that do not match costs a request little.
 func (c *matcher) holds(r *Request) bool {
-	if (c.method != "" && c.method != r.Method && !strings.EqualFold(c.method, r.Method) && !(c.headOK && r.Method == "HEAD")) ||
+	if (c.method != "" && c.method != r.Method && !(len(c.method) == len(r.Method) && strings.EqualFold(c.method, r.Method)) && !(c.headOK && r.Method == "HEAD")) ||
 		(c.service != "" && c.service != r.Service) || (c.scope != "" && c.scope != r.Scope) ||
 		(c.token != "" && c.token != r.Token) || (c.path != "" && !PathMatch(c.path, r.Path)) ||
 		(c.host != "" && !PathMatch(c.host, r.Host)) {

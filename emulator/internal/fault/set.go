@@ -92,6 +92,11 @@ type Action struct {
 	Shape *Shape
 	// Pass lets the request through: a then sequence's {"pass": true} step.
 	Pass bool
+	// Break, when not "", is how the wire breaks (one of Breaks), with its AfterBytes
+	// (truncate; 0: half the body) and BytesPerSecond (slow).
+	Break          string
+	AfterBytes     int
+	BytesPerSecond int
 }
 
 // Shape is how a fault changes an answer it lets be written.
@@ -117,6 +122,12 @@ type Set struct {
 	api      []*Fault // in the order added
 	scenario []*Fault
 	next     int // sequence of the next API-added id
+
+	// order is every fault in the order they are tried (api, then scenario), and ms
+	// their matchers, side by side in one array: a request that matches none of them
+	// walks contiguous memory, not a pointer per fault. count rebuilds both.
+	order []*Fault
+	ms    []matcher
 }
 
 // NewSet returns an empty Set drawing probabilities and delays from rng, which should
@@ -248,9 +259,9 @@ func (s *Set) Match(r Request) (Action, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, list := range [...][]*Fault{s.api, s.scenario} {
-		for _, f := range list {
-			if matches(f, &r) && s.fires(f) {
+	for i := range s.ms {
+		if m := &s.ms[i]; m.holds(&r) && bodyHolds(m, &r) {
+			if f := s.order[i]; s.fires(f) {
 				f.Hits++
 				return s.action(f), true
 			}
@@ -269,25 +280,13 @@ func (s *Set) WantsBody(r Request) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, list := range [...][]*Fault{s.api, s.scenario} {
-		for _, f := range list {
-			if len(f.m.body) > 0 && matchesBut(f, &r) {
-				return true
-			}
+	for i := range s.ms {
+		if m := &s.ms[i]; len(m.body) > 0 && m.holds(&r) {
+			return true
 		}
 	}
 	return false
 }
-
-// matches reports whether every field of f's match holds for r (method
-// case-insensitively, path and host by [PathMatch], the others exactly), the cheap plain
-// fields first, so that a world of faults that do not match costs a request little.
-func matches(f *Fault, r *Request) bool {
-	return matchesBut(f, r) && bodyHolds(f.m, r)
-}
-
-// matchesBut is matches without the body.
-func matchesBut(f *Fault, r *Request) bool { return f.m.holds(r) }
 
 func bodyHolds(c *matcher, r *Request) bool {
 	for _, b := range c.body {
@@ -346,6 +345,10 @@ func (s *Set) action(f *Fault) Action {
 		Timeout:    sp.Timeout,
 		Error:      sp.Error,
 		Pass:       sp.Pass,
+
+		Break:          sp.Break,
+		AfterBytes:     sp.AfterBytes,
+		BytesPerSecond: sp.BytesPerSecond,
 	}
 	if sp.Headers != nil || sp.Body != nil {
 		a.Shape = &Shape{Headers: sp.Headers, Body: sp.Body}
@@ -374,15 +377,16 @@ func (s *Set) draw(lo, hi time.Duration) time.Duration {
 
 // count refreshes held and bodies; s.mu is held.
 func (s *Set) count() {
-	s.held.Store(int64(len(s.api) + len(s.scenario)))
+	s.order = append(append(s.order[:0:0], s.api...), s.scenario...)
+	s.ms = make([]matcher, len(s.order))
 	n := 0
-	for _, list := range [...][]*Fault{s.api, s.scenario} {
-		for _, f := range list {
-			if len(f.m.body) > 0 {
-				n++
-			}
+	for i, f := range s.order {
+		s.ms[i] = *f.m
+		if len(f.m.body) > 0 {
+			n++
 		}
 	}
+	s.held.Store(int64(len(s.order)))
 	s.bodies.Store(int64(n))
 }
 

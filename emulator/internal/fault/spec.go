@@ -72,6 +72,11 @@ type Spec struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Body replaces the answer's body; the status stays unless Status is given.
 	Body *Payload `json:"body,omitempty"`
+	// Break is how the wire breaks (one of Breaks); AfterBytes goes with "truncate"
+	// (0: half the body) and BytesPerSecond with "slow".
+	Break          string `json:"break,omitempty"`
+	AfterBytes     int    `json:"after_bytes,omitempty"`
+	BytesPerSecond int    `json:"bytes_per_second,omitempty"`
 	// Then is a sequence: one answer per firing, in order; the fault is spent after the
 	// last. It excludes the answer fields above and times.
 	Then []Step `json:"then,omitempty"`
@@ -93,6 +98,10 @@ type Step struct {
 	Timeout    bool              `json:"timeout,omitempty"`
 	Headers    map[string]string `json:"headers,omitempty"`
 	Body       *Payload          `json:"body,omitempty"`
+	// Break, AfterBytes and BytesPerSecond are as the fault's.
+	Break          string `json:"break,omitempty"`
+	AfterBytes     int    `json:"after_bytes,omitempty"`
+	BytesPerSecond int    `json:"bytes_per_second,omitempty"`
 }
 
 // Payload is an answer's replacement body: a string written as it is (text/plain), or

@@ -18,6 +18,9 @@ func (a *API) applyFault(ex *exchange, r *http.Request, act fault.Action) bool {
 		return true // a then sequence's {"pass": true}: the request goes on untouched
 	}
 	ex.faultID = act.FaultID
+	if act.Break != "" {
+		a.installBreak(ex, r, act) // under the shaper: it breaks the shaped answer
+	}
 	if sh := act.Shape; sh != nil {
 		ex.ResponseWriter = &shaper{ResponseWriter: ex.ResponseWriter, headers: sh.Headers, body: sh.Body}
 	}

@@ -200,6 +200,9 @@ func (a *API) route(ex *exchange, r *http.Request) {
 // has started, a dropped connection), and a journaled request is recorded and logged.
 func (a *API) finish(ex *exchange, r *http.Request) {
 	rec := recover()
+	if rec == nil {
+		rec = endBreak(ex) // a fault's break sends what it left of the answer
+	}
 	switch {
 	case rec == nil:
 	case rec == http.ErrAbortHandler:

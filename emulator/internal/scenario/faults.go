@@ -14,7 +14,7 @@ import (
 )
 
 // answerKeys are a fault's answer fields, the keys of a then step too (with "pass").
-var answerKeys = []string{"status", "code", "message", "error", "delay", "delay_clock", "drop", "rate_limit", "retry_after", "timeout", "headers", "body"}
+var answerKeys = []string{"status", "code", "message", "error", "delay", "delay_clock", "drop", "rate_limit", "retry_after", "timeout", "headers", "body", "break", "after_bytes", "bytes_per_second"}
 
 var faultKeys = append([]string{"match", "times", "probability", "after", "from", "until", "for", "then"}, answerKeys...)
 
@@ -86,6 +86,7 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 	good = d.answer(f, at, &own) && good
 	s.Status, s.Code, s.Message, s.Error, s.Delay, s.DelayClock = own.Status, own.Code, own.Message, own.Error, own.Delay, own.DelayClock
 	s.Drop, s.RateLimit, s.RetryAfter, s.Timeout, s.Headers, s.Body = own.Drop, own.RateLimit, own.RetryAfter, own.Timeout, own.Headers, own.Body
+	s.Break, s.AfterBytes, s.BytesPerSecond = own.Break, own.AfterBytes, own.BytesPerSecond
 	if v, has := f["then"]; has {
 		items, ok := d.seq(v.Value, at+".then")
 		good = good && ok
@@ -188,6 +189,9 @@ func (d *decoder) answer(f map[string]yamlcheck.Field, at string, st *fault.Step
 	boolean("rate_limit", &st.RateLimit)
 	boolean("timeout", &st.Timeout)
 	integer("retry_after", &st.RetryAfter, 0, fault.MaxRetryAfterSeconds)
+	str("break", &st.Break)
+	integer("after_bytes", &st.AfterBytes, 0, fault.MaxAfterBytes)
+	integer("bytes_per_second", &st.BytesPerSecond, 0, fault.MaxBytesPerSecond)
 	if v, has := f["headers"]; has {
 		var ok bool
 		st.Headers, ok = d.strings(v.Value, at+".headers")

@@ -23,8 +23,10 @@ func TestParseFaultDepth(t *testing.T) {
       - {error: service_unavailable, retry_after: 5, headers: {X-A: "1"}}
       - {status: 500, body: {ok: true}}
       - {body: plain text}
+      - {break: truncate, after_bytes: 10}
       - {pass: true}
   - {match: {path: /v1/deployments/*}, error: rate_limited, message: slow down}
+  - {break: slow, bytes_per_second: 100}
 `
 	s, problems := scenario.Parse("s.yaml", []byte(text))
 	if s == nil {
@@ -32,8 +34,8 @@ func TestParseFaultDepth(t *testing.T) {
 	}
 	got, _ := json.Marshal(s.Faults)
 	want := `[{"match":{"operation":"createDeployment","query":{"dry":"*"},"headers":{"X-Run":"r*"},"body":{"files[0]":{"path":"/index.html"},"meta.n":3,"target":"production"},"token":"t-deploy"},` +
-		`"then":[{"error":"service_unavailable","retry_after":5,"headers":{"X-A":"1"}},{"status":500,"body":{"ok":true}},{"body":"plain text"},{"pass":true}]},` +
-		`{"match":{"path":"/v1/deployments/*"},"message":"slow down","error":"rate_limited"}]`
+		`"then":[{"error":"service_unavailable","retry_after":5,"headers":{"X-A":"1"}},{"status":500,"body":{"ok":true}},{"body":"plain text"},{"break":"truncate","after_bytes":10},{"pass":true}]},` +
+		`{"match":{"path":"/v1/deployments/*"},"message":"slow down","error":"rate_limited"},{"match":{},"break":"slow","bytes_per_second":100}]`
 	if string(got) != want {
 		t.Fatalf("faults\n%s\nwant\n%s", got, want)
 	}
@@ -55,6 +57,8 @@ func TestParseFaultDepthProblems(t *testing.T) {
 		{"unknown error code", "faults:\n  - error: service_unavalable\n", 2, `closest: "service_unavailable"`},
 		{"unknown step key", "faults:\n  - then:\n      - {pas: true}\n", 3, `unknown key "pas" (did you mean "pass"?)`},
 		{"step without action", "faults:\n  - then:\n      - {}\n", 2, "then[0] needs an action"},
+		{"unknown break", "faults:\n  - break: trunkate\n", 2, `closest: "truncate"`},
+		{"after_bytes too large", "faults:\n  - {break: truncate, after_bytes: 99999999}\n", 2, "after_bytes"},
 		{"then with times", "faults:\n  - times: 2\n    then: [{status: 500}]\n", 2, "then excludes times"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
