@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator"
 )
 
 // Faults in depth (issue 34): a fault chooses the request by what it says (operation,
@@ -550,5 +552,27 @@ func TestFaultBreakAtTheEdge(t *testing.T) {
 	b, rerr := io.ReadAll(res.Body)
 	if res.StatusCode != 200 || res.Header.Get("X-Injected") != "edge" || string(b) != string(page.Body[:3]) || rerr != io.ErrUnexpectedEOF {
 		t.Fatalf("%d %v %q %v", res.StatusCode, res.Header, b, rerr)
+	}
+}
+
+// Over HTTP/2, which cannot hand its connection over, reset, empty and truncate reset
+// the stream: the client gets an error, and the connection serves the next request.
+func TestFaultBreaksOverH2C(t *testing.T) {
+	t.Parallel()
+	srv, e := listenEnv(t, emulator.Limits{})
+	c := h2cClient(t)
+	for _, brk := range []map[string]any{{"break": "reset"}, {"break": "empty"}, {"break": "truncate", "after_bytes": 4}} {
+		f := map[string]any{"match": map[string]any{"operation": "listProjects"}, "times": 1}
+		for k, v := range brk {
+			f[k] = v
+		}
+		e.addFault(t, f)
+		if res, _, err := h2cDo(t, c, "GET", srv.URL()+"/v1/projects", "t-read"); err == nil || res != nil && res.ProtoMajor != 2 {
+			t.Errorf("%v over HTTP/2: answered %v, want a stream error", brk, res)
+		}
+		if res, _, err := h2cDo(t, c, "GET", srv.URL()+"/v1/projects", "t-read"); err != nil || res.StatusCode != 200 || res.ProtoMajor != 2 {
+			t.Fatalf("after %v: %v %v", brk, res, err)
+		}
+		e.clearFaults(t)
 	}
 }

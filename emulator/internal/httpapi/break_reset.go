@@ -35,9 +35,11 @@ func (b *resetBreak) reset() {
 	}
 	b.done = true
 	b.ex.errCode = "dropped" // no byte of the answer left
-	if conn, _, err := http.NewResponseController(b.ResponseWriter).Hijack(); err == nil {
-		resetConn(conn)
+	conn, _, err := http.NewResponseController(b.ResponseWriter).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // HTTP/2: the stream is reset instead (finish drops it)
 	}
+	resetConn(conn)
 }
 
 func (b *resetBreak) Unwrap() http.ResponseWriter { return b.ResponseWriter }

@@ -106,7 +106,7 @@ func faultAction(act fault.Action) string {
 		return "timeout"
 	case act.Drop:
 		return "drop"
-	case act.Pass, act.Delay == 0 && act.Shape != nil:
+	case act.Pass, act.Delay == 0 && (act.Shape != nil || act.Break != ""):
 		return "" // not one of coverage's fault actions
 	}
 	return "delay"
