@@ -201,7 +201,7 @@ func TestFaultAnswers(t *testing.T) {
 			}
 		}},
 		{"error rate_limited", map[string]any{"error": "rate_limited"}, func(t *testing.T, res *http.Response, body []byte) {
-			if res.StatusCode != 429 || res.Header.Get("Retry-After") == "" || res.Header.Get("X-RateLimit-Remaining") == "" {
+			if res.StatusCode != 429 || res.Header.Get("Retry-After") == "" || res.Header.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(string(body), `"code":"rate_limited"`) {
 				t.Fatalf("%d %v", res.StatusCode, res.Header)
 			}
 		}},

@@ -24,6 +24,11 @@ func (a *API) applyFault(ex *exchange, r *http.Request, act fault.Action) bool {
 	if sh := act.Shape; sh != nil {
 		ex.ResponseWriter = &shaper{ResponseWriter: ex.ResponseWriter, headers: sh.Headers, body: sh.Body}
 	}
+	if act.Error == string(apperr.RateLimited) {
+		// hostemu's own 429: the limit's headers say it is used up (Remaining 0, a
+		// Reset no earlier than Retry-After), as the rate_limit fault answers
+		act.Status, act.RateLimit = 0, true
+	}
 	if act.DelayEmulated {
 		ex.w.Sleep(r.Context(), act.Delay, a.release)
 	} else {
