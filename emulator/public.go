@@ -38,6 +38,27 @@ type FaultSpec = fault.Spec
 // FaultMatch selects the requests a fault applies to.
 type FaultMatch = fault.Match
 
+// FaultStep is one answer of a fault's Then sequence (Pass lets a request through).
+type FaultStep = fault.Step
+
+// FaultPayload is a fault's replacement body: Text written as it is, or, with JSON,
+// Text is a JSON value written as JSON.
+type FaultPayload = fault.Payload
+
+// FaultBodyValue is the value a FaultMatch.Body path must hold, as JSON: make one with
+// FaultBodyValueOf ("production" is FaultBodyValue(`"production"`)).
+type FaultBodyValue = fault.BodyValue
+
+// FaultBodyValueOf is v (a string, number, bool, nil, or maps and slices of them) as a
+// FaultBodyValue; it panics on a value JSON cannot hold (a channel, a function).
+func FaultBodyValueOf(v any) FaultBodyValue {
+	b, err := fault.BodyValueOf(v)
+	if err != nil {
+		panic("emulator.FaultBodyValueOf: " + err.Error())
+	}
+	return b
+}
+
 // FaultDelay is a fixed delay (Min == Max) or a uniform range.
 type FaultDelay = fault.Delay
 

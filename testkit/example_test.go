@@ -68,6 +68,31 @@ func ExampleEmulator_InjectFault() {
 	// 200 then; hits: 1
 }
 
+// Fail only production creates: a 503 a retrying client can honour, then a 500, then
+// success.
+func ExampleEmulator_InjectFault_sequence() {
+	t := exampleT()
+	defer t.finish()
+	emu := testkit.Start(t)
+
+	emu.InjectFault(testkit.FaultSpec{
+		Match: testkit.FaultMatch{
+			Operation: "createDeployment",
+			Body:      map[string]testkit.FaultBodyValue{"target": testkit.FaultBodyValueOf("production")},
+		},
+		Then: []testkit.FaultStep{{Error: "service_unavailable", RetryAfter: 2}, {Status: 500}, {Pass: true}},
+	})
+	create := map[string]any{"project_id": "prj_demo", "files": map[string]string{}, "target": "production"}
+	for range 3 {
+		status, _ := hosting(emu, "POST", "/v1/deployments", "hostemu-deploy", create)
+		fmt.Println(status)
+	}
+	// Output:
+	// 503
+	// 500
+	// 201
+}
+
 // Add a domain, then move the clock past DNS verification (pending 2 s, verifying 10 s
 // in the default scenario).
 func ExampleEmulator_Advance() {

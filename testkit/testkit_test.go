@@ -381,7 +381,7 @@ func TestFailuresNameTheError(t *testing.T) {
 		{"await of an unknown deployment", func(e *testkit.Emulator) { e.WaitForDeployment("dpl_nope", "ready") }, []string{"404 deployment_not_found"}},
 		{"negative advance", func(e *testkit.Emulator) { e.Advance(-time.Second) }, []string{"400 invalid_request", `"by"`}},
 		{"removed fault", func(e *testkit.Emulator) {
-			f := e.InjectFault(testkit.FaultSpec{Status: 500, Match: testkit.FaultMatch{Path: "/nowhere"}})
+			f := e.InjectFault(testkit.FaultSpec{Status: 500, Match: testkit.FaultMatch{Path: "/nowhere", Service: "edge"}})
 			f.Remove()
 			f.Hits()
 		}, []string{"fault flt_", "is gone"}},

@@ -40,6 +40,19 @@ type FaultMatch = emulator.FaultMatch
 // FaultDelay is a fixed delay (Min == Max) or a uniform range.
 type FaultDelay = emulator.FaultDelay
 
+// FaultStep is one answer of a fault's Then sequence (Pass lets a request through).
+type FaultStep = emulator.FaultStep
+
+// FaultPayload is a fault's replacement body: Text as it is, or a JSON value (JSON).
+type FaultPayload = emulator.FaultPayload
+
+// FaultBodyValue is the value a FaultMatch.Body path must hold, as JSON
+// (FaultBodyValueOf makes one).
+type FaultBodyValue = emulator.FaultBodyValue
+
+// FaultBodyValueOf is v as a FaultBodyValue: FaultBodyValueOf("production").
+func FaultBodyValueOf(v any) FaultBodyValue { return emulator.FaultBodyValueOf(v) }
+
 // Request is one journaled request, as Requests returns it.
 type Request = emulator.JournalEntry
 

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
@@ -129,39 +130,21 @@ func (d *Delay) parseRange(minS, maxS *string) error {
 // Validate checks a fault as users wrote it. The message names the offending field.
 func (s *Spec) Validate() error {
 	var problems []string
-	if s.Status == 0 && s.Delay == nil && !s.Drop && !s.RateLimit && !s.Timeout {
-		problems = append(problems, "a fault needs an action: status, delay, drop, rate_limit or timeout")
-	}
-	if s.Status != 0 && (s.Status < 400 || s.Status > 599) {
-		problems = append(problems, fmt.Sprintf("status %d: want an error status from 400 to 599", s.Status))
-	}
-	if s.Code != "" && !ValidCode(s.Code) {
-		problems = append(problems, fmt.Sprintf("code %q: want snake_case", s.Code))
-	}
-	if (s.Code != "" || s.Message != "") && s.Status == 0 {
-		problems = append(problems, "code and message go with status")
-	}
-	n := 0
-	for _, b := range []bool{s.Status != 0, s.Drop, s.RateLimit, s.Timeout} {
-		if b {
-			n++
+	if len(s.Then) > 0 {
+		if s.answer().set() {
+			problems = append(problems, "then excludes the answer fields (status, code, message, error, delay, delay_clock, drop, rate_limit, retry_after, timeout, headers, body, break, after_bytes, bytes_per_second): give them in its steps")
 		}
-	}
-	if n > 1 {
-		problems = append(problems, "status, drop, rate_limit and timeout exclude each other")
-	}
-	switch {
-	case s.DelayClock == "" || s.DelayClock == DelayWall:
-	case s.DelayClock != DelayEmulated:
-		problems = append(problems, fmt.Sprintf("delay_clock %q: want wall or emulated%s", s.DelayClock, yamlcheck.Suggest(s.DelayClock, []string{DelayWall, DelayEmulated})))
-	case s.Delay == nil:
-		problems = append(problems, "delay_clock goes with delay")
-	}
-	if s.RetryAfter != 0 && !s.RateLimit {
-		problems = append(problems, "retry_after goes with rate_limit")
-	}
-	if s.RetryAfter < 0 || s.RetryAfter > MaxRetryAfterSeconds {
-		problems = append(problems, fmt.Sprintf("retry_after: want seconds from 1 to %d", MaxRetryAfterSeconds))
+		if s.Times != 0 {
+			problems = append(problems, "then excludes times: the fault is spent after its last step")
+		}
+		if len(s.Then) > MaxThen {
+			problems = append(problems, fmt.Sprintf("then: at most %d steps", MaxThen))
+		}
+		for i, st := range s.Then {
+			problems = append(problems, st.problems(fmt.Sprintf("then[%d].", i), true)...)
+		}
+	} else {
+		problems = append(problems, s.answer().problems("", false)...)
 	}
 	if s.After < 0 {
 		problems = append(problems, "after: must be 0 or more")
@@ -196,6 +179,9 @@ func (s *Spec) Validate() error {
 	}
 	if p := s.Match.Path; p != "" && !strings.HasPrefix(p, "/") && p != "*" {
 		problems = append(problems, fmt.Sprintf("match.path %q: want a path starting with /", p))
+	} else if len(p) <= MaxGlob && !slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, "match.service") }) {
+		_, more := compile(s.Match)
+		problems = append(problems, more...)
 	}
 	for _, g := range []struct{ key, glob string }{{"match.path", s.Match.Path}, {"match.host", s.Match.Host}} {
 		if len(g.glob) > MaxGlob {
@@ -206,6 +192,174 @@ func (s *Spec) Validate() error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// Bounds of a fault's answers.
+const (
+	MaxThen         = 32       // steps of a then sequence
+	MaxPayloadBytes = 64 << 10 // a replacement body
+)
+
+// answer is the spec's own answer fields as a step.
+func (s *Spec) answer() Step {
+	return Step{Status: s.Status, Code: s.Code, Message: s.Message, Error: s.Error, Delay: s.Delay, DelayClock: s.DelayClock,
+		Drop: s.Drop, RateLimit: s.RateLimit, RetryAfter: s.RetryAfter, Timeout: s.Timeout, Headers: s.Headers, Body: s.Body,
+		Break: s.Break, AfterBytes: s.AfterBytes, BytesPerSecond: s.BytesPerSecond}
+}
+
+// set reports whether any answer field is given.
+func (st Step) set() bool {
+	return st.Pass || st.Status != 0 || st.Code != "" || st.Message != "" || st.Error != "" || st.Delay != nil || st.DelayClock != "" ||
+		st.Drop || st.RateLimit || st.RetryAfter != 0 || st.Timeout || st.Headers != nil || st.Body != nil ||
+		st.Break != "" || st.AfterBytes != 0 || st.BytesPerSecond != 0
+}
+
+// problems checks one answer; at prefixes the field names ("then[1].").
+func (st Step) problems(at string, step bool) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, at+fmt.Sprintf(format, args...)) }
+	if st.Pass {
+		if c := st; func() bool { c.Pass = false; return c.set() }() {
+			add("pass excludes every other field of the step")
+		}
+		return problems
+	}
+	if st.Status == 0 && st.Error == "" && st.Delay == nil && !st.Drop && !st.RateLimit && !st.Timeout && st.Headers == nil && st.Body == nil && st.Break == "" {
+		want := "status, error, delay, drop, rate_limit, timeout, headers, body or break"
+		if step {
+			want += `, or "pass": true`
+		}
+		problems = append(problems, strings.TrimSuffix(at, ".")+" needs an action: "+want)
+		if !step {
+			problems[len(problems)-1] = "a fault needs an action: " + want + ", or a then sequence"
+		}
+	}
+	if st.Status != 0 && (st.Status < 400 || st.Status > 599) {
+		add("status %d: want an error status from 400 to 599", st.Status)
+	}
+	if st.Code != "" && !ValidCode(st.Code) {
+		add("code %q: want snake_case", st.Code)
+	}
+	if st.Code != "" && st.Status == 0 {
+		add("code goes with status")
+	}
+	if st.Message != "" && st.Status == 0 && st.Error == "" {
+		add("message goes with status or error")
+	}
+	var errStatus int
+	if st.Error != "" {
+		if d, ok := apperr.Lookup(apperr.Code(st.Error)); ok {
+			errStatus = d.Status
+		} else {
+			add("error %q: not a documented error code%s", st.Error, closestOf(st.Error, errorCodes()))
+		}
+		if st.Status != 0 || st.Code != "" {
+			add("error excludes status and code: the code brings its status")
+		}
+	}
+	n := 0
+	for _, b := range []bool{st.Status != 0 || st.Error != "", st.Drop, st.RateLimit, st.Timeout} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		add("status (or error), drop, rate_limit and timeout exclude each other")
+	}
+	if (st.Drop || st.Timeout) && (st.Headers != nil || st.Body != nil) {
+		add("headers and body go with an answer: drop and timeout send none")
+	}
+	switch {
+	case st.DelayClock == "" || st.DelayClock == DelayWall:
+	case st.DelayClock != DelayEmulated:
+		add("delay_clock %q: want wall or emulated%s", st.DelayClock, yamlcheck.Suggest(st.DelayClock, []string{DelayWall, DelayEmulated}))
+	case st.Delay == nil:
+		add("delay_clock goes with delay")
+	}
+	if st.RetryAfter != 0 && !st.RateLimit && errStatus != 429 && errStatus != 503 {
+		add("retry_after goes with rate_limit, or an error answered 429 or 503")
+	}
+	if st.RetryAfter < 0 || st.RetryAfter > MaxRetryAfterSeconds {
+		add("retry_after: want seconds from 1 to %d", MaxRetryAfterSeconds)
+	}
+	if len(st.Headers) > MaxMatchEntries {
+		add("headers: at most %d", MaxMatchEntries)
+	}
+	for _, k := range sortedKeys(st.Headers) {
+		v := st.Headers[k]
+		switch {
+		case !validHeaderName(k):
+			add("headers %q: not a header name", k)
+		case strings.EqualFold(k, "Content-Length") || strings.EqualFold(k, "Transfer-Encoding") || strings.EqualFold(k, "Connection"):
+			add("headers %q: set by hostemu from the body; change the body instead", k)
+		case len(v) > MaxGlob || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
+			add("headers %q: want a value of at most %d bytes without control characters", k, MaxGlob)
+		}
+	}
+	if st.Body != nil && len(st.Body.Text) > MaxPayloadBytes {
+		add("body: at most %d bytes", MaxPayloadBytes)
+	}
+	problems = append(problems, st.breakProblems(at)...)
+	return problems
+}
+
+// The ways a fault's break may break the wire (Toxiproxy's toxics, WireMock's Fault),
+// each carried out by one small type of the HTTP layer's registry.
+const (
+	BreakReset     = "reset"      // the connection reset before any byte of the answer
+	BreakEmpty     = "empty"      // status line and headers, then closed with no body
+	BreakTruncate  = "truncate"   // the real Content-Length, closed after AfterBytes
+	BreakMalformed = "malformed"  // 200 with a body that is not JSON
+	BreakSlow      = "slow"       // the real answer at BytesPerSecond
+	BreakWrongType = "wrong_type" // the real body as text/html
+)
+
+// Breaks are the values of break.
+var Breaks = []string{BreakReset, BreakEmpty, BreakTruncate, BreakMalformed, BreakSlow, BreakWrongType}
+
+// Bounds of break's fields.
+const (
+	MaxAfterBytes     = 1 << 20
+	MaxBytesPerSecond = 10 << 20
+)
+
+func (st Step) breakProblems(at string) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, at+fmt.Sprintf(format, args...)) }
+	if st.Break != "" && !slices.Contains(Breaks, st.Break) {
+		add("break %q: want one of %s%s", st.Break, strings.Join(Breaks, ", "), closestOf(st.Break, Breaks))
+	}
+	if st.Break != "" && (st.Drop || st.Timeout || st.RateLimit) {
+		add("break excludes drop, timeout and rate_limit")
+	}
+	if st.Break == BreakReset && (st.Status != 0 || st.Error != "" || st.Headers != nil || st.Body != nil) {
+		add("break reset sends no answer: it excludes status, error, headers and body")
+	}
+	if st.Break == BreakMalformed && st.Body != nil {
+		add("break malformed writes its own body: it excludes body")
+	}
+	if st.AfterBytes != 0 && st.Break != BreakTruncate {
+		add("after_bytes goes with break truncate")
+	}
+	if st.AfterBytes < 0 || st.AfterBytes > MaxAfterBytes {
+		add("after_bytes: want bytes from 1 to %d (absent: half the body)", MaxAfterBytes)
+	}
+	if st.BytesPerSecond != 0 && st.Break != BreakSlow {
+		add("bytes_per_second goes with break slow")
+	}
+	if st.Break == BreakSlow && (st.BytesPerSecond < 1 || st.BytesPerSecond > MaxBytesPerSecond) {
+		add("break slow needs bytes_per_second from 1 to %d", MaxBytesPerSecond)
+	}
+	return problems
+}
+
+// errorCodes are the catalogue's codes, for the closest one.
+func errorCodes() []string {
+	var out []string
+	for _, d := range apperr.Catalogue() {
+		out = append(out, string(d.Code))
+	}
+	return out
 }
 
 // Methods are the HTTP methods a fault's match.method may name, sorted: the ones the

@@ -3,11 +3,13 @@ package fault
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 // Fault is a snapshot of one fault held by a [Set], as the control API lists it.
@@ -22,6 +24,7 @@ type Fault struct {
 	// Hits counts the times it fired.
 	Hits int64
 
+	m       *matcher  // Spec.Match compiled
 	matched int64     // the requests it matched (after skips the first ones)
 	since   time.Time // when it was activated: added, or its scenario made active or reset
 }
@@ -44,6 +47,16 @@ type Request struct {
 	Service string // "hosting", "cipher" or "edge"
 	Host    string // the edge's host (normalized); "" for the APIs
 	Scope   string // the caller's token scope; empty when unauthenticated
+	// RawQuery is the URL's query, parsed only when a fault asks for a parameter.
+	RawQuery string
+	// Header is the request's headers (canonical names), not copied.
+	Header map[string][]string
+	// Token is the caller's bearer token ("" without one).
+	Token string
+	// Body is the journal's copy of the request's body: set when Set.WantsBody said so.
+	Body string
+
+	query map[string][]string // RawQuery parsed, once
 }
 
 // Action is what a fault that fired makes the HTTP layer do. Delay applies with any of
@@ -71,6 +84,25 @@ type Action struct {
 	// Timeout holds the request until the client gives up (at most MaxTimeoutSeconds),
 	// then drops it.
 	Timeout bool
+	// Error, when not "", is the documented error code to answer (Status is its
+	// status).
+	Error string
+	// Shape, when not nil, changes the answer, real or injected: headers added, body
+	// replaced. (A pointer keeps Action comparable.)
+	Shape *Shape
+	// Pass lets the request through: a then sequence's {"pass": true} step.
+	Pass bool
+	// Break, when not "", is how the wire breaks (one of Breaks), with its AfterBytes
+	// (truncate; 0: half the body) and BytesPerSecond (slow).
+	Break          string
+	AfterBytes     int
+	BytesPerSecond int
+}
+
+// Shape is how a fault changes an answer it lets be written.
+type Shape struct {
+	Headers map[string]string // added to the answer
+	Body    *Payload          // when not nil, replaces the answer's body
 }
 
 // Set holds the faults added through the control API and those of the active scenario,
@@ -79,6 +111,9 @@ type Set struct {
 	// held mirrors len(api)+len(scenario) so that Match takes no lock when there are
 	// no faults, the usual case.
 	held atomic.Int64
+	// bodies counts the faults with body matchers, so that WantsBody takes no lock
+	// without them.
+	bodies atomic.Int64
 
 	mu       sync.Mutex       // guards rng, api, scenario, next and now
 	now      func() time.Time // the emulator's clock (SetClock)
@@ -88,6 +123,12 @@ type Set struct {
 	scenario []*Fault
 	next     int // sequence of the next API-added id
 	max      int // faults held at most, API-added and the scenario's together (SetMax)
+
+	// order is every fault in the order they are tried (api, then scenario), and ms
+	// their matchers, side by side in one array: a request that matches none of them
+	// walks contiguous memory, not a pointer per fault. count rebuilds both.
+	order []*Fault
+	ms    []matcher
 }
 
 // DefaultMax is how many faults a Set holds at most when SetMax was not called: every
@@ -164,6 +205,7 @@ func (s *Set) Add(spec Spec) (Fault, error) {
 		return Fault{}, &TooMany{Max: s.maxLocked(), Want: n}
 	}
 	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: spec.Clone(), Source: "api", since: s.clock()}
+	f.m, _ = compile(f.Spec.Match)
 	s.next++
 	s.api = append(s.api, f)
 	s.count()
@@ -220,6 +262,7 @@ func (s *Set) SetScenarioFaults(name string, specs []Spec) {
 			Source: "scenario:" + name,
 			since:  s.clock(),
 		}
+		faults[i].m, _ = compile(faults[i].Spec.Match)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -272,9 +315,9 @@ func (s *Set) Match(r Request) (Action, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, list := range [...][]*Fault{s.api, s.scenario} {
-		for _, f := range list {
-			if matches(f.Spec.Match, r) && s.fires(f) {
+	for i := range s.ms {
+		if m := &s.ms[i]; m.holds(&r) && bodyHolds(m, &r) {
+			if f := s.order[i]; s.fires(f) {
 				f.Hits++
 				return s.action(f), true
 			}
@@ -283,12 +326,31 @@ func (s *Set) Match(r Request) (Action, bool) {
 	return Action{}, false
 }
 
-func matches(m Match, r Request) bool {
-	return (m.Method == "" || strings.EqualFold(m.Method, r.Method)) &&
-		(m.Service == "" || m.Service == r.Service) &&
-		(m.Scope == "" || m.Scope == r.Scope) &&
-		(m.Path == "" || PathMatch(m.Path, r.Path)) &&
-		(m.Host == "" || PathMatch(strings.ToLower(m.Host), r.Host))
+// WantsBody reports whether a fault with a body matcher matches r on every other field:
+// only then does the HTTP layer read the body ahead of the handler (into the journal's
+// copy, so it is read once) and ask Match again with Request.Body set. Without such
+// faults it takes no lock.
+func (s *Set) WantsBody(r Request) bool {
+	if s.bodies.Load() == 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.ms {
+		if m := &s.ms[i]; len(m.body) > 0 && m.holds(&r) {
+			return true
+		}
+	}
+	return false
+}
+
+func bodyHolds(c *matcher, r *Request) bool {
+	for _, b := range c.body {
+		if !b.Matches(r.Body) {
+			return false
+		}
+	}
+	return true
 }
 
 // fires applies after, the time window, times and probability to a fault that matches.
@@ -307,6 +369,9 @@ func (s *Set) fires(f *Fault) bool {
 	if f.Spec.Times > 0 && f.Hits >= int64(f.Spec.Times) {
 		return false
 	}
+	if n := len(f.Spec.Then); n > 0 && f.Hits >= int64(n) {
+		return false // spent
+	}
 	switch p := f.Spec.Probability; {
 	case p == nil || *p >= 1:
 		return true
@@ -317,8 +382,13 @@ func (s *Set) fires(f *Fault) bool {
 	}
 }
 
+// action is what f does on its firing number f.Hits (counted already): its answer, or
+// its then sequence's step of that number.
 func (s *Set) action(f *Fault) Action {
-	sp := f.Spec
+	sp := f.Spec.answer()
+	if n := len(f.Spec.Then); n > 0 {
+		sp = f.Spec.Then[min(int(f.Hits), n)-1]
+	}
 	a := Action{
 		FaultID:    f.ID,
 		Hits:       f.Hits,
@@ -329,6 +399,19 @@ func (s *Set) action(f *Fault) Action {
 		RateLimit:  sp.RateLimit,
 		RetryAfter: sp.RetryAfter,
 		Timeout:    sp.Timeout,
+		Error:      sp.Error,
+		Pass:       sp.Pass,
+
+		Break:          sp.Break,
+		AfterBytes:     sp.AfterBytes,
+		BytesPerSecond: sp.BytesPerSecond,
+	}
+	if sp.Headers != nil || sp.Body != nil {
+		a.Shape = &Shape{Headers: sp.Headers, Body: sp.Body}
+	}
+	if sp.Error != "" {
+		a.Status = apperr.Status(apperr.Code(sp.Error))
+		a.Code = sp.Error
 	}
 	if d := sp.Delay; d != nil {
 		a.Delay = s.draw(d.Min, d.Max)
@@ -348,8 +431,20 @@ func (s *Set) draw(lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(s.rng.Uint64N(span+1))
 }
 
-// count refreshes held; s.mu is held.
-func (s *Set) count() { s.held.Store(int64(len(s.api) + len(s.scenario))) }
+// count refreshes held and bodies; s.mu is held.
+func (s *Set) count() {
+	s.order = append(append(s.order[:0:0], s.api...), s.scenario...)
+	s.ms = make([]matcher, len(s.order))
+	n := 0
+	for i, f := range s.order {
+		s.ms[i] = *f.m
+		if len(f.m.body) > 0 {
+			n++
+		}
+	}
+	s.held.Store(int64(len(s.order)))
+	s.bodies.Store(int64(n))
+}
 
 // Clone copies spec deeply (its delay and probability are pointers), so that neither
 // the caller nor a snapshot's holder can change a held fault.
@@ -361,6 +456,30 @@ func (spec Spec) Clone() Spec {
 	if spec.Probability != nil {
 		p := *spec.Probability
 		spec.Probability = &p
+	}
+	spec.Match.Query = maps.Clone(spec.Match.Query)
+	spec.Match.Headers = maps.Clone(spec.Match.Headers)
+	spec.Match.Body = maps.Clone(spec.Match.Body)
+	spec.Headers = maps.Clone(spec.Headers)
+	if spec.Body != nil {
+		b := *spec.Body
+		spec.Body = &b
+	}
+	if spec.Then != nil {
+		then := make([]Step, len(spec.Then))
+		for i, st := range spec.Then {
+			if st.Delay != nil {
+				d := *st.Delay
+				st.Delay = &d
+			}
+			st.Headers = maps.Clone(st.Headers)
+			if st.Body != nil {
+				b := *st.Body
+				st.Body = &b
+			}
+			then[i] = st
+		}
+		spec.Then = then
 	}
 	return spec
 }

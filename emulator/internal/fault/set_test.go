@@ -41,7 +41,7 @@ func TestMatchFields(t *testing.T) {
 		{"method case-insensitive", fault.Match{Method: "POST"}, fault.Request{Method: "post", Path: "/"}, true},
 		{"other method", fault.Match{Method: "GET"}, post, false},
 		{"exact path", fault.Match{Path: "/v1/deployments"}, post, true},
-		{"path prefix is not enough", fault.Match{Path: "/v1/deploy"}, post, false},
+		{"path prefix is not enough", fault.Match{Path: "/v1/deploy", Service: "edge"}, fault.Request{Method: "POST", Path: "/v1/deployments", Service: "edge"}, false},
 		{"path glob across slashes", fault.Match{Path: "/v1/*"}, fault.Request{Path: "/v1/deployments/dpl_1/promote"}, true},
 		{"path glob anchored", fault.Match{Path: "/v1/*/promote"}, fault.Request{Path: "/v1/deployments/dpl_1"}, false},
 		{"service", fault.Match{Service: "hosting"}, post, true},

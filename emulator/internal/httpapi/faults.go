@@ -14,6 +14,21 @@ import (
 // applyFault carries out an injected fault, for the APIs and the edge alike. It
 // reports whether the request goes on to be served.
 func (a *API) applyFault(ex *exchange, r *http.Request, act fault.Action) bool {
+	if act.Pass {
+		return true // a then sequence's {"pass": true}: the request goes on untouched
+	}
+	ex.faultID = act.FaultID
+	if act.Break != "" {
+		a.installBreak(ex, r, act) // under the shaper: it breaks the shaped answer
+	}
+	if sh := act.Shape; sh != nil {
+		ex.ResponseWriter = &shaper{ResponseWriter: ex.ResponseWriter, headers: sh.Headers, body: sh.Body}
+	}
+	if act.Error == string(apperr.RateLimited) {
+		// hostemu's own 429: the limit's headers say it is used up (Remaining 0, a
+		// Reset no earlier than Retry-After), as the rate_limit fault answers
+		act.Status, act.RateLimit = 0, true
+	}
 	if act.DelayEmulated {
 		ex.w.Sleep(r.Context(), act.Delay, a.release)
 	} else {
@@ -21,6 +36,11 @@ func (a *API) applyFault(ex *exchange, r *http.Request, act fault.Action) bool {
 	}
 	switch {
 	case act.Status != 0:
+		if act.Error != "" && (act.Status == http.StatusTooManyRequests || act.Status == http.StatusServiceUnavailable) {
+			// as hostemu sends these codes itself (and RFC 9110 lets a 503 say it): a
+			// retrying client has a Retry-After to honour
+			ex.Header().Set("Retry-After", itoa(int64(max(act.RetryAfter, 1))))
+		}
 		code, msg := injected(act)
 		a.writeError(ex, ex, r, act.Status, code, msg, nil)
 		return false
@@ -95,3 +115,59 @@ func resetConn(conn net.Conn) {
 	}
 	conn.Close()
 }
+
+// shaper adds a fault's headers to the answer and replaces its body, whoever writes it
+// (the handler, or an injected error): the status stays the one written.
+type shaper struct {
+	http.ResponseWriter
+	headers map[string]string
+	body    *fault.Payload
+	wrote   bool
+}
+
+func (s *shaper) WriteHeader(code int) {
+	if s.wrote || code < 200 {
+		s.ResponseWriter.WriteHeader(code)
+		return
+	}
+	s.wrote = true
+	h := s.ResponseWriter.Header()
+	if s.body != nil {
+		h.Del("Content-Encoding")
+		h.Del("ETag")
+		h.Set("Content-Length", itoa(int64(len(s.body.Text))))
+		if s.body.JSON {
+			h.Set("Content-Type", "application/json; charset=utf-8")
+		} else {
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}
+	for k, v := range s.headers {
+		h.Set(k, v)
+	}
+	s.ResponseWriter.WriteHeader(code)
+	if s.body != nil {
+		s.ResponseWriter.Write([]byte(s.body.Text))
+	}
+}
+
+func (s *shaper) Write(b []byte) (int, error) {
+	if !s.wrote {
+		s.WriteHeader(http.StatusOK)
+	}
+	if s.body != nil {
+		return len(b), nil // the real body gives way to the fault's
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Flush sends the shaped head first, then what is buffered.
+func (s *shaper) Flush() {
+	if !s.wrote {
+		s.WriteHeader(http.StatusOK)
+	}
+	http.NewResponseController(s.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *shaper) Unwrap() http.ResponseWriter { return s.ResponseWriter }

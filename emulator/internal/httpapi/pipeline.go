@@ -168,11 +168,13 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 		a.tooMany(ex, r, d)
 		return
 	}
-	if act, ok := ex.w.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: ex.class.Kind.service(), Scope: string(ex.scope)}); ok {
-		ex.faultID = act.FaultID
-		if !a.applyFault(ex, r, act) {
-			return
-		}
+	fr := faultRequest(r, ex.class.Kind.service(), "")
+	fr.Scope = string(ex.scope)
+	if ex.body != nil && ex.w.FaultsWantBody(fr) {
+		fr.Body = ex.body.peek() // the journal's copy: the handler reads the same bytes
+	}
+	if act, ok := ex.w.MatchFault(fr); ok && !a.applyFault(ex, r, act) {
+		return
 	}
 	if ex.class.Kind == KindNotFound {
 		a.fail(ex, r, apperr.New(apperr.NotFound, "no route "+r.Method+" "+r.URL.Path))
@@ -185,15 +187,19 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 // the edge's answer.
 func (a *API) serveEdge(ex *exchange, r *http.Request) {
 	cls := &ex.class
-	if act, ok := ex.w.MatchFault(fault.Request{Method: r.Method, Path: r.URL.Path, Service: serviceEdge, Host: cls.Host}); ok {
-		ex.faultID = act.FaultID
-		if !a.applyFault(ex, r, act) {
-			return
-		}
+	if act, ok := ex.w.MatchFault(faultRequest(r, serviceEdge, cls.Host)); ok && !a.applyFault(ex, r, act) {
+		return
 	}
 	if err := a.edgeOf(ex.w).Serve(ex, r, cls.Edge); err != nil {
 		a.fail(ex, r, err)
 	}
+}
+
+// faultRequest is what faults match r on (its body is read only when a fault asks).
+func faultRequest(r *http.Request, service, host string) fault.Request {
+	tok, _ := bearer(r.Header.Get("Authorization"))
+	return fault.Request{Method: r.Method, Path: r.URL.Path, Service: service, Host: host,
+		RawQuery: r.URL.RawQuery, Header: r.Header, Token: tok}
 }
 
 // route hands an API request to the router, which finds its handler, with its body
@@ -211,6 +217,9 @@ func (a *API) route(ex *exchange, r *http.Request) {
 // has started, a dropped connection), and a journaled request is recorded and logged.
 func (a *API) finish(ex *exchange, r *http.Request) {
 	rec := recover()
+	if rec == nil {
+		rec = endBreak(ex) // a fault's break sends what it left of the answer
+	}
 	switch {
 	case rec == nil:
 	case rec == http.ErrAbortHandler:

@@ -7,10 +7,18 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	// the journal hands faults its body matcher (fault.ParseBody): match.body is read
+	// with it
+	_ "github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
-var faultKeys = []string{"match", "status", "code", "message", "delay", "delay_clock", "drop", "rate_limit", "retry_after", "timeout", "times", "probability", "after", "from", "until", "for"}
+// answerKeys are a fault's answer fields, the keys of a then step too (with "pass").
+var answerKeys = []string{"status", "code", "message", "error", "delay", "delay_clock", "drop", "rate_limit", "retry_after", "timeout", "headers", "body", "break", "after_bytes", "bytes_per_second"}
+
+var faultKeys = append([]string{"match", "times", "probability", "after", "from", "until", "for", "then"}, answerKeys...)
+
+var matchKeys = []string{"method", "path", "service", "scope", "host", "operation", "query", "headers", "body", "token"}
 
 // faults reads the faults section: the control API's fault objects.
 func (d *decoder) faults(n *yaml.Node) ([]fault.Spec, bool) {
@@ -37,20 +45,6 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 		return s, false
 	}
 	good := true // the values of the keys known
-	str := func(key string, dst *string) {
-		if v, has := f[key]; has {
-			var ok bool
-			*dst, ok = d.Str(v.Value, at+"."+key)
-			good = good && ok
-		}
-	}
-	boolean := func(key string, dst *bool) {
-		if v, has := f[key]; has {
-			var ok bool
-			*dst, ok = d.Bool(v.Value, at+"."+key)
-			good = good && ok
-		}
-	}
 	integer := func(key string, dst *int, lo, hi int64) {
 		if v, has := f[key]; has {
 			var ok bool
@@ -59,12 +53,12 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 		}
 	}
 	if v, has := f["match"]; has {
-		m, ok := d.Fields(v.Value, at+".match", "method", "path", "service", "scope", "host")
+		m, ok := d.Fields(v.Value, at+".match", matchKeys...)
 		known = known && ok
 		for _, e := range []struct {
 			key string
 			dst *string
-		}{{"method", &s.Match.Method}, {"path", &s.Match.Path}, {"service", &s.Match.Service}, {"scope", &s.Match.Scope}, {"host", &s.Match.Host}} {
+		}{{"method", &s.Match.Method}, {"path", &s.Match.Path}, {"service", &s.Match.Service}, {"scope", &s.Match.Scope}, {"host", &s.Match.Host}, {"operation", &s.Match.Operation}, {"token", &s.Match.Token}} {
 			key, dst := e.key, e.dst
 			if mv, has := m[key]; has {
 				var ok bool
@@ -72,20 +66,48 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 				good = good && ok
 			}
 		}
+		if mv, has := m["query"]; has {
+			var ok bool
+			s.Match.Query, ok = d.strings(mv.Value, at+".match.query")
+			good = good && ok
+		}
+		if mv, has := m["headers"]; has {
+			var ok bool
+			s.Match.Headers, ok = d.strings(mv.Value, at+".match.headers")
+			good = good && ok
+		}
+		if mv, has := m["body"]; has {
+			var ok bool
+			s.Match.Body, ok = d.bodyValues(mv.Value, at+".match.body")
+			good = good && ok
+		}
 	}
-	integer("status", &s.Status, -anyInt, anyInt) // fault.Validate names the range of statuses
-	str("code", &s.Code)
-	str("message", &s.Message)
-	if v, has := f["delay"]; has {
-		delay, ok := d.delay(v.Value, at+".delay")
-		s.Delay = delay
+	var own fault.Step
+	good = d.answer(f, at, &own) && good
+	s.Status, s.Code, s.Message, s.Error, s.Delay, s.DelayClock = own.Status, own.Code, own.Message, own.Error, own.Delay, own.DelayClock
+	s.Drop, s.RateLimit, s.RetryAfter, s.Timeout, s.Headers, s.Body = own.Drop, own.RateLimit, own.RetryAfter, own.Timeout, own.Headers, own.Body
+	s.Break, s.AfterBytes, s.BytesPerSecond = own.Break, own.AfterBytes, own.BytesPerSecond
+	if v, has := f["then"]; has {
+		items, ok := d.seq(v.Value, at+".then")
 		good = good && ok
+		for i, item := range items {
+			where := fmt.Sprintf("%s.then[%d]", at, i)
+			sf, ok := d.Fields(item, where, append([]string{"pass"}, answerKeys...)...)
+			known = known && ok
+			if sf == nil {
+				good = false
+				continue
+			}
+			var st fault.Step
+			good = d.answer(sf, where, &st) && good
+			if pv, has := sf["pass"]; has {
+				var ok bool
+				st.Pass, ok = d.Bool(pv.Value, where+".pass")
+				good = good && ok
+			}
+			s.Then = append(s.Then, st)
+		}
 	}
-	str("delay_clock", &s.DelayClock)
-	boolean("drop", &s.Drop)
-	boolean("rate_limit", &s.RateLimit)
-	boolean("timeout", &s.Timeout)
-	integer("retry_after", &s.RetryAfter, 0, fault.MaxRetryAfterSeconds)
 	integer("times", &s.Times, 0, anyInt)
 	integer("after", &s.After, 0, anyInt)
 	instant := func(key string, dst *time.Time) {
@@ -127,6 +149,109 @@ func (d *decoder) fault(n *yaml.Node, at string) (fault.Spec, bool) {
 		return s, false
 	}
 	return s, known
+}
+
+// answer reads the answer fields of a fault or of a then step into st.
+func (d *decoder) answer(f map[string]yamlcheck.Field, at string, st *fault.Step) bool {
+	good := true
+	str := func(key string, dst *string) {
+		if v, has := f[key]; has {
+			var ok bool
+			*dst, ok = d.Str(v.Value, at+"."+key)
+			good = good && ok
+		}
+	}
+	boolean := func(key string, dst *bool) {
+		if v, has := f[key]; has {
+			var ok bool
+			*dst, ok = d.Bool(v.Value, at+"."+key)
+			good = good && ok
+		}
+	}
+	integer := func(key string, dst *int, lo, hi int64) {
+		if v, has := f[key]; has {
+			var ok bool
+			*dst, ok = d.integer(v.Value, at+"."+key, lo, hi)
+			good = good && ok
+		}
+	}
+	integer("status", &st.Status, -anyInt, anyInt) // fault.Validate names the range of statuses
+	str("code", &st.Code)
+	str("message", &st.Message)
+	str("error", &st.Error)
+	if v, has := f["delay"]; has {
+		delay, ok := d.delay(v.Value, at+".delay")
+		st.Delay = delay
+		good = good && ok
+	}
+	str("delay_clock", &st.DelayClock)
+	boolean("drop", &st.Drop)
+	boolean("rate_limit", &st.RateLimit)
+	boolean("timeout", &st.Timeout)
+	integer("retry_after", &st.RetryAfter, 0, fault.MaxRetryAfterSeconds)
+	str("break", &st.Break)
+	integer("after_bytes", &st.AfterBytes, 0, fault.MaxAfterBytes)
+	integer("bytes_per_second", &st.BytesPerSecond, 0, fault.MaxBytesPerSecond)
+	if v, has := f["headers"]; has {
+		var ok bool
+		st.Headers, ok = d.strings(v.Value, at+".headers")
+		good = good && ok
+	}
+	if v, has := f["body"]; has {
+		n := yamlcheck.Follow(v.Value)
+		switch {
+		case n == nil:
+			good = false
+		case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+			st.Body = &fault.Payload{Text: n.Value}
+		default:
+			val, ok := d.jsonValue(n, at+".body")
+			if ok {
+				st.Body = &fault.Payload{JSON: true, Text: string(val)}
+			}
+			good = good && ok
+		}
+	}
+	return good
+}
+
+// strings reads a mapping of names to strings (match.query, match.headers, headers).
+func (d *decoder) strings(n *yaml.Node, at string) (map[string]string, bool) {
+	entries, ok := d.Entries(n, at, "*")
+	out := make(map[string]string, len(entries))
+	for _, e := range entries {
+		v, vok := d.Str(e.Value, at+"."+e.Key.Value)
+		ok = ok && vok
+		out[e.Key.Value] = v
+	}
+	return out, ok
+}
+
+// bodyValues reads match.body: JSON paths to any value.
+func (d *decoder) bodyValues(n *yaml.Node, at string) (map[string]fault.BodyValue, bool) {
+	entries, ok := d.Entries(n, at, "*")
+	out := make(map[string]fault.BodyValue, len(entries))
+	for _, e := range entries {
+		v, vok := d.jsonValue(e.Value, at+"."+e.Key.Value)
+		ok = ok && vok
+		out[e.Key.Value] = v
+	}
+	return out, ok
+}
+
+// jsonValue reads any YAML value as the JSON value it stands for.
+func (d *decoder) jsonValue(n *yaml.Node, at string) (fault.BodyValue, bool) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		d.Addf(n, "%s: %v", at, err)
+		return "", false
+	}
+	bv, err := fault.BodyValueOf(v)
+	if err != nil {
+		d.Addf(n, "%s: want a value JSON can hold: %v", at, err)
+		return "", false
+	}
+	return bv, true
 }
 
 // delay reads "750ms" or {min, max} with fault.Delay's own reader, after bounding the

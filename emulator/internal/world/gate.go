@@ -91,6 +91,10 @@ func (w *World) MatchFault(r fault.Request) (fault.Action, bool) {
 	return act, ok
 }
 
+// FaultsWantBody reports whether a fault with a body matcher matches r on every other
+// field (fault.Set.WantsBody): the request's body is then read ahead for Match.
+func (w *World) FaultsWantBody(r fault.Request) bool { return w.faults.WantsBody(r) }
+
 // faultAction is what a fault that fired did, as coverage names it.
 func faultAction(act fault.Action) string {
 	switch {
@@ -102,6 +106,8 @@ func faultAction(act fault.Action) string {
 		return "timeout"
 	case act.Drop:
 		return "drop"
+	case act.Pass, act.Delay == 0 && (act.Shape != nil || act.Break != ""):
+		return "" // not one of coverage's fault actions
 	}
 	return "delay"
 }

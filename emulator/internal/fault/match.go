@@ -1,0 +1,294 @@
+package fault
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// MaxMatchEntries bounds the entries of each of a match's maps (query, headers, body),
+// and MaxMatchGlob the bytes of each name and glob in them: a fault is checked against
+// every request of its world, so its cost per request stays small and known. (A path or
+// host glob is bounded by MaxGlob.)
+const (
+	MaxMatchEntries = 16
+	MaxMatchGlob    = 512
+)
+
+// BodyMatcher is a compiled condition on a request's JSON body: the journal's
+// journal.BodyMatch, the one implementation shared by faults, journal queries and
+// awaits.
+type BodyMatcher interface {
+	Matches(body string) bool
+}
+
+// ParseBody compiles "json.path=value" into a BodyMatcher. The journal package sets it
+// to journal.ParseBodyMatch when it is loaded (the journal imports this package, so this
+// one cannot import it): every binary that serves requests has it set.
+var ParseBody func(s string) (BodyMatcher, error)
+
+// BodyValue is the value a match.body path must hold, kept as canonical JSON (keys
+// sorted, numbers as written), so that it compares as the journal's matcher compares.
+type BodyValue string
+
+// UnmarshalJSON keeps any JSON value in its canonical form.
+func (v *BodyValue) UnmarshalJSON(b []byte) error {
+	c, err := canonicalJSON(b)
+	if err != nil {
+		return err
+	}
+	*v = BodyValue(c)
+	return nil
+}
+
+// MarshalJSON writes the value as the JSON it is.
+func (v BodyValue) MarshalJSON() ([]byte, error) {
+	if v == "" {
+		return []byte("null"), nil
+	}
+	return []byte(v), nil
+}
+
+// BodyValueOf is v (a value decoded from JSON or YAML: strings, numbers, bools, nil,
+// maps and slices of them) as a BodyValue.
+func BodyValueOf(v any) (BodyValue, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	c, err := canonicalJSON(b)
+	return BodyValue(c), err
+}
+
+func canonicalJSON(b []byte) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return "", err
+	}
+	out, err := json.Marshal(x)
+	return string(out), err
+}
+
+// matcher is a fault's match compiled once, when the fault is added: its operation
+// resolved, its header names folded, its body paths parsed.
+type matcher struct {
+	// the plain fields first, copied here so that checking a fault that does not match
+	// touches only its matcher: method ("" any; an operation's), service, scope, path,
+	// host (lower case), token
+	method, service, scope, path, host, token string
+	headOK                                    bool // a GET operation's method: HEAD is one too
+
+	op      *Operation
+	headers [][2]string // canonical name, glob
+	query   [][2]string // name, glob (sorted by name)
+	body    []BodyMatcher
+}
+
+// compile checks and compiles m; the error lists every problem, naming the field.
+func compile(m Match) (*matcher, []string) {
+	var problems []string
+	c := &matcher{method: strings.ToUpper(m.Method), service: m.Service, scope: m.Scope, path: m.Path, host: strings.ToLower(m.Host), token: m.Token}
+	if m.Operation != "" {
+		if op := OperationByID(m.Operation); op != nil {
+			c.op = op
+			if c.method == "" {
+				c.method, c.headOK = op.Method, op.Method == "GET"
+			}
+			if c.service == "" {
+				c.service = op.Service
+			}
+			if m.Service != "" && m.Service != op.Service {
+				problems = append(problems, fmt.Sprintf("match.operation %q is the %s service's, not %s's", m.Operation, op.Service, m.Service))
+			}
+			if m.Method != "" && m.Method != op.Method && !(m.Method == "HEAD" && op.Method == "GET") {
+				problems = append(problems, fmt.Sprintf("match.operation %q is %s %s, not %s", m.Operation, op.Method, op.Template, m.Method))
+			}
+		} else {
+			problems = append(problems, fmt.Sprintf("match.operation %q: unknown operation%s", m.Operation, closestOf(m.Operation, operationIDs())))
+		}
+	}
+	if p := m.Path; p != "" && p != "*" && strings.HasPrefix(p, "/") && routed(m) {
+		if !reachable(p, m.Service) {
+			problems = append(problems, fmt.Sprintf("match.path %q: no route of %s can match it%s", p, serviceName(m.Service), closestOf(p, templates(m.Service))))
+		}
+	}
+	check := func(field string, n int) bool {
+		if n > MaxMatchEntries {
+			problems = append(problems, fmt.Sprintf("match.%s: at most %d entries", field, MaxMatchEntries))
+			return false
+		}
+		return true
+	}
+	if check("query", len(m.Query)) {
+		for _, k := range sortedKeys(m.Query) {
+			g := m.Query[k]
+			if k == "" || len(k) > MaxMatchGlob || len(g) > MaxMatchGlob {
+				problems = append(problems, fmt.Sprintf("match.query %q: want a name and a glob of at most %d bytes", k, MaxMatchGlob))
+				continue
+			}
+			c.query = append(c.query, [2]string{k, g})
+		}
+	}
+	if check("headers", len(m.Headers)) {
+		for _, k := range sortedKeys(m.Headers) {
+			g := m.Headers[k]
+			if !validHeaderName(k) || len(k) > MaxMatchGlob || len(g) > MaxMatchGlob {
+				problems = append(problems, fmt.Sprintf("match.headers %q: want a header name and a glob of at most %d bytes", k, MaxMatchGlob))
+				continue
+			}
+			c.headers = append(c.headers, [2]string{http.CanonicalHeaderKey(k), g})
+		}
+	}
+	if check("body", len(m.Body)) {
+		for _, k := range sortedKeys(m.Body) {
+			bm, err := parseBodyMatch(k, m.Body[k])
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("match.body %q: %v", k, err))
+				continue
+			}
+			c.body = append(c.body, bm)
+		}
+	}
+	if len(m.Token) > 4096 {
+		problems = append(problems, "match.token: at most 4096 bytes")
+	}
+	return c, problems
+}
+
+// parseBodyMatch turns one {"path": value} entry into the journal's "path=value": a
+// string is compared as its text, any other value as its JSON.
+func parseBodyMatch(path string, v BodyValue) (BodyMatcher, error) {
+	if ParseBody == nil {
+		return nil, fmt.Errorf("body matching is not available (the journal package is not linked)")
+	}
+	if v == "" {
+		v = "null"
+	}
+	if strings.Contains(path, "=") {
+		return nil, fmt.Errorf(`a body path has no "=": give the value as the entry's value`)
+	}
+	val := string(v)
+	var s string
+	if json.Unmarshal([]byte(v), &s) == nil {
+		val = s
+	}
+	return ParseBody(path + "=" + val)
+}
+
+// routed reports whether a match's path is checked against route templates: it is for
+// the APIs, not for the edge, which serves any path of a site.
+func routed(m Match) bool {
+	return m.Host == "" && m.Service != "edge"
+}
+
+func serviceName(s string) string {
+	if s == "" {
+		return "the hosting or decryption APIs"
+	}
+	return "the " + s + " service"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// closestOf names the known value nearest got, whatever the distance: a route or an
+// operation is worth naming even when it differs by more than a typo.
+func closestOf(got string, known []string) string {
+	best, bestD := "", -1
+	for _, k := range known {
+		if d := editDistance(got, k); bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (closest: %q)", best)
+}
+
+// editDistance is Levenshtein's distance, with no length cap (the strings compared are
+// bounded by MaxGlob and the description's names).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// holds reports whether every field of a match but its body holds for r (method
+// case-insensitively, path and host by [PathMatch], the others exactly), the cheap plain
+// fields first, so that a world of faults that do not match costs a request little.
+func (c *matcher) holds(r *Request) bool {
+	if (c.method != "" && c.method != r.Method && !(len(c.method) == len(r.Method) && strings.EqualFold(c.method, r.Method)) && !(c.headOK && r.Method == "HEAD")) ||
+		(c.service != "" && c.service != r.Service) || (c.scope != "" && c.scope != r.Scope) ||
+		(c.token != "" && c.token != r.Token) || (c.path != "" && !PathMatch(c.path, r.Path)) ||
+		(c.host != "" && !PathMatch(c.host, r.Host)) {
+		return false
+	}
+	if c.op != nil && !c.op.matches(r.Method, r.Path, r.Service) {
+		return false
+	}
+	for _, h := range c.headers {
+		v, ok := r.Header[h[0]]
+		if !ok || len(v) == 0 || !Glob(h[1], v[0]) {
+			return false
+		}
+	}
+	if len(c.query) > 0 {
+		if r.query == nil {
+			q, _ := url.ParseQuery(r.RawQuery)
+			if q == nil {
+				q = url.Values{}
+			}
+			r.query = q
+		}
+		for _, q := range c.query {
+			v, ok := r.query[q[0]]
+			if !ok || len(v) == 0 || !Glob(q[1], v[0]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Glob is the glob of query and header values: PathMatch's, where "*" matches any
+// value, the empty one included (the parameter or header need only be present).
+func Glob(pattern, value string) bool { return PathMatch(pattern, value) }
