@@ -357,6 +357,9 @@ func (g *gen) typeOf(name string, s *Schema) (string, error) {
 		}
 		return "Union[" + strings.Join(ts, ", ") + "]", nil
 	}
+	if s.Type.Kind == 0 && len(s.Enum) == 0 && s.Const == nil && len(s.Properties) == 0 && s.Items == nil {
+		return "Any", nil // any JSON value (a fault's replacement body)
+	}
 	types, err := typeList(&s.Type)
 	if err != nil {
 		return "", err

@@ -18,6 +18,7 @@ __all__ = [
     "FaultDelayRange",
     "FaultMatch",
     "FaultSpec",
+    "FaultStep",
     "FaultView",
     "JournalEntry",
     "JournalResponse",
@@ -34,6 +35,11 @@ FaultMatch = TypedDict(
         "service": Literal["hosting", "cipher", "edge"],  # Which service the request is for: the hosting API, the decryption service or the edge (any if absent).
         "host": str,  # The edge's host, `*` wildcards.
         "scope": Literal["read", "deploy", "admin"],  # The scope of the caller's token, exactly (any if absent).
+        "operation": str,  # An operationId of the hosting description (createDeployment, getDeployment, decrypt, …): the request is that operation's (its service, method and route).
+        "query": Dict[str, str],  # Each named query parameter present with a value matching its glob (`*`: present).
+        "headers": Dict[str, str],  # Each named header (names case-insensitive) with a value matching its glob.
+        "body": Dict[str, Any],  # JSON path → value the request's JSON body holds there (`target`, `meta.branch`, `files[0].path`): the journal's body matcher. A string compares as its text, any other value as its JSON.
+        "token": str,  # The caller's bearer token, exactly.
     },
     total=False,
 )
@@ -52,7 +58,32 @@ FaultDelayRange = TypedDict(
 FaultDelay = Union[str, FaultDelayRange]
 
 
-#: What to match and one effect: status (with code and message), rate_limit, drop or timeout; delay may come alone or with one of them.
+#: One answer of a then sequence: the fault's answer fields, or `pass: true` to let the request through.
+FaultStep = TypedDict(
+    "FaultStep",
+    {
+        "pass": bool,
+        "status": int,
+        "code": str,
+        "message": str,
+        "error": str,  # A documented error code (docs/errors): answered with its status, its envelope and the headers hostemu sends with it (the X-RateLimit-* set; Retry-After on 429 and 503).
+        "delay": FaultDelay,  # A fixed delay, or a uniform range.
+        "delay_clock": Literal["wall", "emulated"],
+        "drop": bool,
+        "rate_limit": bool,
+        "retry_after": int,
+        "timeout": bool,
+        "headers": Dict[str, str],  # Headers added to the answer, injected or real (`Retry-After`, `X-Request-Id`).
+        "body": Any,  # Replaces the answer's body: a string (written as text/plain), or any other JSON value (written as JSON). The status stays unless `status` is given.
+        "break": Literal["reset", "empty", "truncate", "malformed", "slow", "wrong_type"],  # How the wire breaks: reset (the connection reset before any byte of the answer; the request is served), empty (status line and headers, then closed), truncate (the real Content-Length, closed after after_bytes), malformed (200, or the fault's status, with a body that is not JSON), slow (the real answer at bytes_per_second), wrong_type (the real body as text/html).
+        "after_bytes": int,  # With break truncate: the body bytes sent before the connection closes (absent: half).
+        "bytes_per_second": int,  # With break slow: the rate the real answer is sent at.
+    },
+    total=False,
+)
+
+
+#: What to match and one effect: status (with code and message) or error, rate_limit, drop or timeout; delay, headers and body may come alone or with one of them; or a then sequence of such answers.
 FaultSpec = TypedDict(
     "FaultSpec",
     {
@@ -72,6 +103,13 @@ FaultSpec = TypedDict(
         "from": str,  # Fire only from this instant of the emulated clock on.
         "until": str,  # Fire only before this instant of the emulated clock.
         "for": str,  # Fire only for this long after the fault is added (or its scenario made active); excludes from and until.
+        "error": str,  # A documented error code (docs/errors): answered with its status, its envelope and the headers hostemu sends with it (the X-RateLimit-* set; Retry-After on 429 and 503).
+        "headers": Dict[str, str],  # Headers added to the answer, injected or real (`Retry-After`, `X-Request-Id`).
+        "body": Any,  # Replaces the answer's body: a string (written as text/plain), or any other JSON value (written as JSON). The status stays unless `status` is given.
+        "break": Literal["reset", "empty", "truncate", "malformed", "slow", "wrong_type"],  # How the wire breaks: reset (the connection reset before any byte of the answer; the request is served), empty (status line and headers, then closed), truncate (the real Content-Length, closed after after_bytes), malformed (200, or the fault's status, with a body that is not JSON), slow (the real answer at bytes_per_second), wrong_type (the real body as text/html).
+        "after_bytes": int,  # With break truncate: the body bytes sent before the connection closes (absent: half).
+        "bytes_per_second": int,  # With break slow: the rate the real answer is sent at.
+        "then": List[FaultStep],  # A sequence: one answer per firing, in order; the fault is spent after the last. Excludes the answer fields and times.
     },
     total=False,
 )
@@ -104,6 +142,13 @@ _FaultViewOptional = TypedDict(
         "from": str,  # RFC 3339 UTC with three fractional digits, e.g. 2026-01-01T00:00:00.000Z.
         "until": str,  # RFC 3339 UTC with three fractional digits, e.g. 2026-01-01T00:00:00.000Z.
         "for": str,  # A Go duration (`300ms`, `1m30s`) or days (`2d`).
+        "error": str,  # A documented error code (docs/errors): answered with its status, its envelope and the headers hostemu sends with it (the X-RateLimit-* set; Retry-After on 429 and 503).
+        "headers": Dict[str, str],  # Headers added to the answer, injected or real (`Retry-After`, `X-Request-Id`).
+        "body": Any,  # Replaces the answer's body: a string (written as text/plain), or any other JSON value (written as JSON). The status stays unless `status` is given.
+        "break": Literal["reset", "empty", "truncate", "malformed", "slow", "wrong_type"],  # How the wire breaks: reset (the connection reset before any byte of the answer; the request is served), empty (status line and headers, then closed), truncate (the real Content-Length, closed after after_bytes), malformed (200, or the fault's status, with a body that is not JSON), slow (the real answer at bytes_per_second), wrong_type (the real body as text/html).
+        "after_bytes": int,  # With break truncate: the body bytes sent before the connection closes (absent: half).
+        "bytes_per_second": int,  # With break slow: the rate the real answer is sent at.
+        "then": List[FaultStep],
     },
     total=False,
 )

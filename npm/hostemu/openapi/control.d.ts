@@ -828,13 +828,64 @@ export interface components {
              * @enum {string}
              */
             scope?: "read" | "deploy" | "admin";
+            /** @description An operationId of the hosting description (createDeployment, getDeployment, decrypt, …): the request is that operation's (its service, method and route). */
+            operation?: string;
+            /** @description Each named query parameter present with a value matching its glob (`*`: present). */
+            query?: {
+                [key: string]: string;
+            };
+            /** @description Each named header (names case-insensitive) with a value matching its glob. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description JSON path → value the request's JSON body holds there (`target`, `meta.branch`, `files[0].path`): the journal's body matcher. A string compares as its text, any other value as its JSON. */
+            body?: {
+                [key: string]: unknown;
+            };
+            /** @description The caller's bearer token, exactly. */
+            token?: string;
         };
+        /** @description Headers added to the answer, injected or real (`Retry-After`, `X-Request-Id`). */
+        FaultHeaders: {
+            [key: string]: string;
+        };
+        /** @description Replaces the answer's body: a string (written as text/plain), or any other JSON value (written as JSON). The status stays unless `status` is given. */
+        FaultBody: unknown;
+        /** @description A documented error code (docs/errors): answered with its status, its envelope and the headers hostemu sends with it (the X-RateLimit-* set; Retry-After on 429 and 503). */
+        FaultError: string;
+        /** @description One answer of a then sequence: the fault's answer fields, or `pass: true` to let the request through. */
+        FaultStep: {
+            pass?: boolean;
+            status?: number;
+            code?: string;
+            message?: string;
+            error?: components["schemas"]["FaultError"];
+            delay?: components["schemas"]["FaultDelay"];
+            /** @enum {string} */
+            delay_clock?: "wall" | "emulated";
+            drop?: boolean;
+            rate_limit?: boolean;
+            retry_after?: number;
+            timeout?: boolean;
+            headers?: components["schemas"]["FaultHeaders"];
+            body?: components["schemas"]["FaultBody"];
+            break?: components["schemas"]["FaultBreak"];
+            /** @description With break truncate: the body bytes sent before the connection closes (absent: half). */
+            after_bytes?: number;
+            /** @description With break slow: the rate the real answer is sent at. */
+            bytes_per_second?: number;
+        };
+        /**
+         * @description How the wire breaks: reset (the connection reset before any byte of the answer; the request is served), empty (status line and headers, then closed), truncate (the real Content-Length, closed after after_bytes), malformed (200, or the fault's status, with a body that is not JSON), slow (the real answer at bytes_per_second), wrong_type (the real body as text/html).
+         * @enum {string}
+         */
+        FaultBreak: "reset" | "empty" | "truncate" | "malformed" | "slow" | "wrong_type";
         /** @description A fixed delay, or a uniform range. */
         FaultDelay: components["schemas"]["Duration"] | {
             min: components["schemas"]["Duration"];
             max: components["schemas"]["Duration"];
         };
-        /** @description What to match and one effect: status (with code and message), rate_limit, drop or timeout; delay may come alone or with one of them. */
+        /** @description What to match and one effect: status (with code and message) or error, rate_limit, drop or timeout; delay, headers and body may come alone or with one of them; or a then sequence of such answers. */
         FaultSpec: {
             /** @description Which requests the fault applies to; every field optional, an empty match takes every request. */
             match?: components["schemas"]["FaultMatch"];
@@ -877,6 +928,16 @@ export interface components {
             until?: string;
             /** @description Fire only for this long after the fault is added (or its scenario made active); excludes from and until. */
             for?: components["schemas"]["Duration"];
+            error?: components["schemas"]["FaultError"];
+            headers?: components["schemas"]["FaultHeaders"];
+            body?: components["schemas"]["FaultBody"];
+            break?: components["schemas"]["FaultBreak"];
+            /** @description With break truncate: the body bytes sent before the connection closes (absent: half). */
+            after_bytes?: number;
+            /** @description With break slow: the rate the real answer is sent at. */
+            bytes_per_second?: number;
+            /** @description A sequence: one answer per firing, in order; the fault is spent after the last. Excludes the answer fields and times. */
+            then?: components["schemas"]["FaultStep"][];
         };
         FaultView: {
             id: string;
@@ -900,6 +961,15 @@ export interface components {
             from?: components["schemas"]["Timestamp"];
             until?: components["schemas"]["Timestamp"];
             for?: components["schemas"]["Duration"];
+            error?: components["schemas"]["FaultError"];
+            headers?: components["schemas"]["FaultHeaders"];
+            body?: components["schemas"]["FaultBody"];
+            break?: components["schemas"]["FaultBreak"];
+            /** @description With break truncate: the body bytes sent before the connection closes (absent: half). */
+            after_bytes?: number;
+            /** @description With break slow: the rate the real answer is sent at. */
+            bytes_per_second?: number;
+            then?: components["schemas"]["FaultStep"][];
         };
         FaultList: {
             faults: components["schemas"]["FaultView"][];
