@@ -96,9 +96,9 @@ func TestBundleManifestCountsChecked(t *testing.T) {
 // bundle are 400 naming the flag, and change nothing.
 func TestMaxFaults(t *testing.T) {
 	t.Parallel()
-	many := "name: many\ndescription: three faults\nfaults:\n" + strings.Repeat("  - {match: {path: /v1/nothing}, status: 503}\n", 3)
+	many := "name: many\ndescription: three faults\nfaults:\n" + strings.Repeat("  - {match: {path: /v1/deployments/nothing}, status: 503}\n", 3)
 	e := newEnv(t, func(o *emulator.Options) { o.MaxFaults = 3; o.ScenarioYAML = []string{many} })
-	fault := map[string]any{"match": map[string]any{"path": "/v1/nothing"}, "status": 503}
+	fault := map[string]any{"match": map[string]any{"path": "/v1/deployments/nothing"}, "status": 503}
 	for range 3 {
 		mustStatus(t, e.post("/_emulator/faults", "", fault), 201)
 	}

@@ -107,8 +107,8 @@ func TestJournalAnswerBodies(t *testing.T) {
 		t.Fatalf("the list was not gzipped (%d bytes): the test needs a bigger answer", len(list.Body))
 	}
 	mustStatus(t, e.do(req{Method: "HEAD", Path: "/v1/projects", Token: "t-read"}), 200)
-	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"path": "/v1/domains"}, "drop": true}), 201)
-	if res, err := http.Get(e.url + "/v1/domains"); err == nil { // dropped
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"path": "/v1/projects/prj_shop/domains"}, "drop": true}), 201)
+	if res, err := http.Get(e.url + "/v1/projects/prj_shop/domains"); err == nil { // dropped
 		res.Body.Close()
 		t.Fatalf("a dropped request answered %d", res.StatusCode)
 	}
@@ -126,7 +126,7 @@ func TestJournalAnswerBodies(t *testing.T) {
 	if r := byPath["HEAD /v1/projects"].Response; r == nil || r.Status != 200 || r.Body != "" {
 		t.Errorf("HEAD's response: %+v", r)
 	}
-	if d := byPath["GET /v1/domains"]; d.Status != 0 || d.Response != nil {
+	if d := byPath["GET /v1/projects/prj_shop/domains"]; d.Status != 0 || d.Response != nil {
 		t.Errorf("a dropped request: status %d, response %+v", d.Status, d.Response)
 	}
 	dec := byPath["POST /v1/decrypt"].Response
