@@ -338,7 +338,9 @@ describe("clocks for apps without a hook", () => {
           const d = await (await fetch(`${world.url}/v1/deployments/${id}`, { headers: json(world.tokens.read) })).json();
           if (d.status === "ready") break;
           assert.ok(Date.now() - began < 30000, `${clock}: still ${d.status} after 30 s of polling`);
-          await new Promise((r) => setTimeout(r, 10)); // the app's own poll interval
+          // the app's own poll interval, longer than the auto clock's idle time (20 ms):
+          // an app that polls faster keeps the world busy and the clock waits for it
+          await new Promise((r) => setTimeout(r, 50));
         }
       }
     });
