@@ -264,7 +264,7 @@ func TestClockModesOverTheControlAPI(t *testing.T) {
 // manual default world: each moves its own way, and the list names each mode.
 func TestNamespacesWithDifferentClocks(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnv(t, func(o *emulator.Options) { o.AutoIdle = 2 * time.Millisecond }) // the app polls every 10 ms
 	scaled := e.newNamespace(t, map[string]any{"clock": "scaled:1000"})
 	auto := e.newNamespace(t, map[string]any{"clock": "auto"})
 	for _, ns := range []nsCreated{scaled, auto} {
