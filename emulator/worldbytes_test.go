@@ -150,8 +150,12 @@ func TestStateImportsChargeTheirDecodedSize(t *testing.T) {
 	if ok != 4 {
 		t.Fatalf("%d of 4 imports went through", ok)
 	}
-	if limit := 2*(int64(budget)+2*int64(len(body))) + 32<<20; grew > limit {
-		t.Errorf("heap peak %d bytes above the start, over 2 × (budget + 2 × the state) + 32 MiB = %d", grew, limit)
+	// the world holds one state and the next is decoded within the budget (2 × the state
+	// and the budget); the answer of a PUT is the state encoded once more, after the
+	// import's turn is given back (so that the next import's body is read in time), and
+	// being written it may overlap the next import: one state more
+	if limit := 2*(int64(budget)+3*int64(len(body))) + 32<<20; grew > limit {
+		t.Errorf("heap peak %d bytes above the start, over 2 × (budget + 3 × the state) + 32 MiB = %d", grew, limit)
 	}
 }
 
