@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // MaxMatchEntries bounds the entries of each of a match's maps (query, headers, body),
@@ -205,38 +207,10 @@ func sortedKeys[V any](m map[string]V) []string {
 // closestOf names the known value nearest got, whatever the distance: a route or an
 // operation is worth naming even when it differs by more than a typo.
 func closestOf(got string, known []string) string {
-	best, bestD := "", -1
-	for _, k := range known {
-		if d := editDistance(got, k); bestD < 0 || d < bestD {
-			best, bestD = k, d
-		}
+	if best := yamlcheck.Nearest(got, known); best != "" {
+		return fmt.Sprintf(" (closest: %q)", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (closest: %q)", best)
-}
-
-// editDistance is Levenshtein's distance, with no length cap (the strings compared are
-// bounded by MaxGlob and the description's names).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
 
 func validHeaderName(k string) bool {

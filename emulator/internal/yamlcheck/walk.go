@@ -348,6 +348,25 @@ func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return 64
 	}
+	return levenshtein(a, b)
+}
+
+// Nearest is the known value nearest got whatever the distance ("" when known is
+// empty), for names worth giving even when they differ by more than a typo (a route
+// template, an operation). Its cost is len(got) × len(k) per known value: the caller
+// bounds got.
+func Nearest(got string, known []string) string {
+	best, bestD := "", -1
+	for _, k := range known {
+		if d := levenshtein(got, k); bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// levenshtein is Levenshtein's distance between a and b.
+func levenshtein(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
