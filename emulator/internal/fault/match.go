@@ -241,7 +241,7 @@ func (c *matcher) holds(r *Request) bool {
 	}
 	for _, h := range c.headers {
 		v, ok := r.Header[h[0]]
-		if !ok || len(v) == 0 || !Glob(h[1], v[0]) {
+		if !ok || len(v) == 0 || !PathMatch(h[1], v[0]) {
 			return false
 		}
 	}
@@ -255,7 +255,7 @@ func (c *matcher) holds(r *Request) bool {
 		}
 		for _, q := range c.query {
 			v, ok := r.query[q[0]]
-			if !ok || len(v) == 0 || !Glob(q[1], v[0]) {
+			if !ok || len(v) == 0 || !PathMatch(q[1], v[0]) {
 				return false
 			}
 		}
@@ -263,6 +263,3 @@ func (c *matcher) holds(r *Request) bool {
 	return true
 }
 
-// Glob is the glob of query and header values: PathMatch's, where "*" matches any
-// value, the empty one included (the parameter or header need only be present).
-func Glob(pattern, value string) bool { return PathMatch(pattern, value) }
