@@ -90,7 +90,9 @@ func TestIgnoreCoverageAppliesTheCoverageFile(t *testing.T) {
 	emu := testkit.Start(t, testkit.WithoutTLS())
 	cov := emu.Coverage()
 	file := t.TempDir() + "/cov.yaml"
-	os.WriteFile(file, []byte("ignore:\n  - code: internal_error\n    reason: every 500 alike\n"), 0o644)
+	if err := os.WriteFile(file, []byte("ignore:\n  - code: internal_error\n    reason: every 500 alike\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got, err := testkit.IgnoreCoverage(cov, file)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +100,9 @@ func TestIgnoreCoverageAppliesTheCoverageFile(t *testing.T) {
 	if got.Totals.Ignored != len(cov.Operations) || got.Totals.Responses.Total != cov.Totals.Responses.Total-len(cov.Operations) {
 		t.Fatalf("totals %+v, want the %d operations' 500s left out of %+v", got.Totals, len(cov.Operations), cov.Totals)
 	}
-	os.WriteFile(file, []byte("ignore:\n  - code: internal_eror\n    reason: x\n"), 0o644)
+	if err := os.WriteFile(file, []byte("ignore:\n  - code: internal_eror\n    reason: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := testkit.IgnoreCoverage(cov, file); err == nil || !strings.Contains(err.Error(), `cov.yaml:2:11: ignore[0].code: "internal_eror" is not an error code (did you mean "internal_error"?)`) {
 		t.Fatalf("a misspelt code: %v", err)
 	}

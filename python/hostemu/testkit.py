@@ -363,7 +363,7 @@ class Emulator:
             s = _seconds(c["timeout"])
             # On a manual clock the timeout is emulated time and costs nothing; on a real
             # one the server waits that long: the call may take as long, and then some.
-            timeout = 0.0 if s is None else max(CALL_TIMEOUT, s + AWAIT_GRACE)
+            timeout = CALL_TIMEOUT if s is None else max(CALL_TIMEOUT, s + AWAIT_GRACE)
         return cast(AwaitResult, self._r.json("POST", "/_emulator/await", c, timeout=timeout))
 
     def force_status(self, kind: str, id: str, status: str, error: Optional[Mapping[str, str]] = None) -> None:
@@ -379,7 +379,7 @@ class Emulator:
     def requests(self, filter: Optional[RequestFilter] = None, /, **kw: Union[str, int]) -> List[JournalEntry]:
         """The journaled requests the filter selects, oldest first: ``method``, ``path``
         (``*`` wildcards), ``status``, ``service``, ``scope``, ``code``, ``since``,
-        ``limit``, ``body``, as a mapping or keywords. An unknown key is a HostemuError
+        ``limit``, ``body``, ``header``, ``response_header``, as a mapping or keywords. An unknown key is a HostemuError
         naming the closest known one."""
         q: Dict[str, Any] = dict(filter or {})
         q.update(kw)
