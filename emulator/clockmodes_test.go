@@ -389,3 +389,26 @@ func BenchmarkPollingApp(b *testing.B) {
 		})
 	}
 }
+
+// TestNewRefusesABadClockMode: a Go caller's clock mode is checked as the command line's
+// is, and kept in its canonical spelling (so that a bundle of the world replays).
+func TestNewRefusesABadClockMode(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []emulator.ClockMode{emulator.ClockScaled(0), emulator.ClockScaled(1e6), "bogus", "scaled"} {
+		_, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: bad})
+		var ce *emulator.ConfigError
+		if !asConfigError(err, &ce) {
+			t.Errorf("clock %q: %v, want a ConfigError", bad, err)
+		}
+	}
+	if _, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: emulator.ClockManual, AutoIdle: time.Microsecond}); err == nil {
+		t.Error("an auto idle of 1µs was taken")
+	}
+	e := newEnv(t, func(o *emulator.Options) { o.ClockMode = "scaled:2.0" })
+	if c := decode[emulator.ClockView](t, e.get("/_emulator/clock", "")); c.Mode != "scaled" || c.Rate != 2 {
+		t.Errorf("clock %+v", c)
+	}
+	r := e.get("/_emulator/bundle", "")
+	mustStatus(t, r, 200)
+	mustStatus(t, newEnv(t).putBundle("/_emulator/bundle", r.Body), 200) // its mode reads back
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
@@ -62,6 +63,16 @@ func New(opts Options) (*Emulator, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.ClockMode != "" { // the command line parses it; a Go caller's is checked here
+		m, err := clock.ParseMode(string(opts.ClockMode))
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		opts.ClockMode = m // canonical: a bundle of this world names a mode replay reads
+	}
+	if opts.AutoIdle != 0 && (opts.AutoIdle < time.Millisecond || opts.AutoIdle > 10*time.Second) {
+		return nil, &ConfigError{fmt.Errorf("auto idle %s: want a duration from 1ms to 10s", opts.AutoIdle)}
 	}
 	start := opts.ClockStart
 	if start.IsZero() {
