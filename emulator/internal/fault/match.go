@@ -262,4 +262,3 @@ func (c *matcher) holds(r *Request) bool {
 	}
 	return true
 }
-
