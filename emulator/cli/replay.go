@@ -163,15 +163,12 @@ func onEdge(host, from, to string) string {
 	return host
 }
 
-// urlPort is u's port, the scheme's own when it has none.
+// urlPort is the port u names, 0 when it names none: URLs without a port (the
+// scheme's own, 443 or 80, behind a reverse proxy or --edge-url-port) ask nothing of
+// the replay's listeners.
 func urlPort(u *url.URL) int {
-	if p, err := strconv.Atoi(u.Port()); err == nil {
-		return p
-	}
-	if u.Scheme == "http" {
-		return 80
-	}
-	return 443
+	p, _ := strconv.Atoi(u.Port())
+	return p
 }
 
 // edgeAddr is the address the listener of a bundle's deployment URLs (scheme://…:port)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -184,5 +185,24 @@ func TestBundleTrust(t *testing.T) {
 	given, _ := Load([]string{"--edge-domain", "shop.test", "--cors-origins", "*"}, env(nil))
 	if flags, notes := bundleTrust(emulator.BundleManifest{EdgeDomain: "github.com", CORSOrigins: []string{"https://evil.test"}}, given, true); len(flags)+len(notes) != 0 {
 		t.Errorf("flags %q, notes %q", flags, notes)
+	}
+}
+
+// URLs without a port (443 behind a reverse proxy, --edge-url-port) ask nothing of the
+// replay's listeners: no port to take, nothing to say.
+func TestURLPortOnlyWhenNamed(t *testing.T) {
+	for in, want := range map[string]int{
+		"https://demo-x.hostemu.localhost":       0,
+		"http://demo-x.hostemu.localhost":        0,
+		"https://demo-x.hostemu.localhost:4743":  4743,
+		"http://demo-x.ns1.hostemu.localhost:80": 80,
+	} {
+		u, err := url.Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := urlPort(u); got != want {
+			t.Errorf("urlPort(%s) = %d, want %d", in, got, want)
+		}
 	}
 }
