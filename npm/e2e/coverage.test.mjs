@@ -110,3 +110,13 @@ await e.close();`;
   assert.equal((await readdir(dir)).filter((n) => n.endsWith(".coverage.json")).length, 3);
   assert.equal(seen(await collectedCoverage(), "GET", "/v1/deployments", 200) - seen(mine, "GET", "/v1/deployments", 200), 3);
 });
+
+test("coverage({ignore}) leaves the rows out of the totals and lists them as ignored", async (t) => {
+  const emu = await start();
+  t.after(() => emu.close());
+  const all = await emu.coverage();
+  const ign = await emu.coverage({ ignore: ["internal_error"] });
+  assert.equal(ign.totals.ignored, all.operations.length); // every operation's 500
+  assert.equal(ign.totals.responses.total, all.totals.responses.total - all.operations.length);
+  assert.ok(ign.operations.every((o) => o.responses.some((r) => r.code === "internal_error" && r.ignored)));
+});

@@ -42,11 +42,15 @@ def merge_coverage(*reports: Optional[Coverage]) -> Coverage:
                 ops.append({"method": o["method"], "path": o["path"], "seen": 0, "responses": []})
             dst = ops[i]
             dst["seen"] += o["seen"]
+            if o.get("ignored") and not dst.get("ignored"):
+                dst["ignored"] = o["ignored"]
             for a in o["responses"]:
                 undoc = bool(a.get("undocumented", False))
                 for b in dst["responses"]:
                     if b["status"] == a["status"] and (b["code"] or "") == (a["code"] or "") and bool(b.get("undocumented", False)) == undoc:
                         b["seen"] += a["seen"]
+                        if a.get("ignored") and not b.get("ignored"):
+                            b["ignored"] = a["ignored"]
                         break
                 else:
                     dst["responses"].append(dict(a))
@@ -58,6 +62,8 @@ def merge_coverage(*reports: Optional[Coverage]) -> Coverage:
                 trans.append(dict(t))
             else:
                 trans[i]["seen"] += t["seen"]
+                if t.get("ignored") and not trans[i].get("ignored"):
+                    trans[i]["ignored"] = t["ignored"]
         for f in r["faults"]:
             i = f_at.get(f["action"])
             if i is None:
@@ -65,16 +71,26 @@ def merge_coverage(*reports: Optional[Coverage]) -> Coverage:
                 faults.append(dict(f))
             else:
                 faults[i]["seen"] += f["seen"]
-    n_ops = n_ops_seen = n_resp = n_resp_seen = n_tr = n_tr_seen = 0
+    # an undocumented answer is not counted, nor an ignored row (counted in "ignored")
+    n_ops = n_ops_seen = n_resp = n_resp_seen = n_tr = n_tr_seen = n_ignored = 0
     for op in ops:
-        n_ops += 1
-        n_ops_seen += op["seen"] > 0
+        if op.get("ignored"):
+            n_ignored += 1
+        else:
+            n_ops += 1
+            n_ops_seen += op["seen"] > 0
         for resp in op["responses"]:
             if resp.get("undocumented"):
+                continue
+            if resp.get("ignored"):
+                n_ignored += 1
                 continue
             n_resp += 1
             n_resp_seen += resp["seen"] > 0
     for tr in trans:
+        if tr.get("ignored"):
+            n_ignored += 1
+            continue
         n_tr += 1
         n_tr_seen += tr["seen"] > 0
     out: Dict[str, Any] = {
@@ -88,6 +104,8 @@ def merge_coverage(*reports: Optional[Coverage]) -> Coverage:
             "percent": _percent(n_ops_seen + n_resp_seen + n_tr_seen, n_ops + n_resp + n_tr),
         },
     }
+    if n_ignored:
+        out["totals"]["ignored"] = n_ignored
     if other:
         out["other_undocumented"] = other
     return out  # type: ignore[return-value]

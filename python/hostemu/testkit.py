@@ -467,14 +467,18 @@ class Emulator:
         The pytest plugin calls it when a test failed."""
         return self.bundle(artifact_path(name), failure=failure)
 
-    def coverage(self, namespaces: Optional[str] = None) -> Coverage:
+    def coverage(self, namespaces: Optional[str] = None, ignore: Optional[str] = None) -> Coverage:
         """Which parts of the API the world has seen (``GET /_emulator/coverage``);
-        ``namespaces="all"`` for the union over every namespace of the server."""
+        ``namespaces="all"`` for the union over every namespace of the server; ``ignore``
+        the rows to leave out of the totals, as ``hostemu coverage --ignore`` takes them
+        (``"internal_error,POST /v1/files"``)."""
+        q = "" if ignore is None else "?ignore=" + urllib.parse.quote(ignore, safe=",")
         if namespaces is not None:
             if namespaces != "all":
                 raise ValueError(f'hostemu: coverage(namespaces=...) takes "all", got {namespaces!r}')
-            return cast(Coverage, self._r.json("GET", "/_emulator/coverage?namespaces=all", root=True))
-        return cast(Coverage, self._r.json("GET", "/_emulator/coverage"))
+            q = "?namespaces=all" + ("" if ignore is None else "&" + q[1:])
+            return cast(Coverage, self._r.json("GET", "/_emulator/coverage" + q, root=True))
+        return cast(Coverage, self._r.json("GET", "/_emulator/coverage" + q))
 
     def reset_coverage(self) -> None:
         """Starts counting the world's coverage afresh."""

@@ -199,7 +199,11 @@ export interface Emulator {
   /** Writes the bundle to $HOSTEMU_ARTIFACTS/<name>.hostemu.tgz and prints the replay command; resolves with the path. */
   saveBundle(name: string): Promise<string>;
   /** Which parts of the API the world has seen. */
-  coverage(options?: { namespaces?: "all" }): Promise<Coverage>;
+  /**
+   * `ignore`: rows left out of the totals and listed as ignored, as `hostemu coverage
+   * --ignore` takes them: error codes, operations ("POST /v1/files"), edges.
+   */
+  coverage(options?: { namespaces?: "all"; ignore?: string | string[] }): Promise<Coverage>;
   /** Starts counting the world's coverage afresh. */
   resetCoverage(): Promise<void>;
   /**

@@ -339,9 +339,13 @@ class Emulator {
 
   /** Which parts of the API the world has seen (GET /_emulator/coverage); { namespaces: "all" } for the union over every namespace. */
   async coverage(options) {
+    const q = new URLSearchParams();
+    if (options && options.namespaces === "all") q.set("namespaces", "all");
+    if (options && options.ignore !== undefined) q.set("ignore", Array.isArray(options.ignore) ? options.ignore.join(",") : options.ignore);
+    const path = "/_emulator/coverage" + (q.size > 0 ? "?" + q : "");
     // The union over every namespace is the server's, asked at the root.
-    if (options && options.namespaces === "all") return this._r.call("GET", "/_emulator/coverage?namespaces=all", undefined, { root: true });
-    return this._r.call("GET", "/_emulator/coverage");
+    if (options && options.namespaces === "all") return this._r.call("GET", path, undefined, { root: true });
+    return this._r.call("GET", path);
   }
 
   /** Starts counting the world's coverage afresh. */
@@ -501,6 +505,7 @@ function mergeCoverage(...reports) {
         out.operations.push(dst);
       }
       dst.seen += o.seen;
+      if (!dst.ignored && o.ignored) dst.ignored = o.ignored;
       for (const a of o.responses || []) {
         let b = dst.responses.find((x) => x.status === a.status && (x.code || "") === (a.code || "") && !!x.undocumented === !!a.undocumented);
         if (!b) {
@@ -508,6 +513,7 @@ function mergeCoverage(...reports) {
           dst.responses.push(b);
         }
         b.seen += a.seen;
+        if (!b.ignored && a.ignored) b.ignored = a.ignored;
       }
     }
     for (const t of r.transitions || []) {
@@ -519,6 +525,7 @@ function mergeCoverage(...reports) {
         out.transitions.push(dst);
       }
       dst.seen += t.seen;
+      if (!dst.ignored && t.ignored) dst.ignored = t.ignored;
     }
     for (const f of r.faults || []) {
       let dst = fAt.get(f.action);
@@ -536,19 +543,25 @@ function mergeCoverage(...reports) {
 }
 
 // coverageTotals computes a report's totals from its lists, as hostemu does: an
-// undocumented answer is not counted; percents have one decimal, rounded down.
+// undocumented answer is not counted, nor an ignored row (counted in ignored); percents
+// have one decimal, rounded down.
 function coverageTotals(r) {
-  let ops = 0, opsSeen = 0, resp = 0, respSeen = 0, trans = 0, transSeen = 0;
+  let ops = 0, opsSeen = 0, resp = 0, respSeen = 0, trans = 0, transSeen = 0, ignored = 0;
   for (const o of r.operations) {
-    ops++;
-    if (o.seen > 0) opsSeen++;
+    if (o.ignored) ignored++;
+    else {
+      ops++;
+      if (o.seen > 0) opsSeen++;
+    }
     for (const a of o.responses) {
       if (a.undocumented) continue;
+      if (a.ignored) { ignored++; continue; }
       resp++;
       if (a.seen > 0) respSeen++;
     }
   }
   for (const t of r.transitions) {
+    if (t.ignored) { ignored++; continue; }
     trans++;
     if (t.seen > 0) transSeen++;
   }
@@ -559,6 +572,7 @@ function coverageTotals(r) {
     responses: tally(respSeen, resp),
     transitions: tally(transSeen, trans),
     percent: pct(opsSeen + respSeen + transSeen, ops + resp + trans),
+    ...(ignored > 0 ? { ignored } : {}),
   };
 }
 

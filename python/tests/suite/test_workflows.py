@@ -81,6 +81,10 @@ def test_coverage(hostemu: Emulator, client) -> None:
     assert op["seen"] == 1
     assert 0 < cov["totals"]["percent"] < 100
     assert testkit.merge_coverage(cov, cov)["totals"] == cov["totals"]
+    # rows ignored stay out of the totals when reports are added up, as hostemu's own merge
+    ign = hostemu.coverage(ignore="internal_error")
+    assert ign["totals"]["ignored"] > 0
+    assert testkit.merge_coverage(ign, ign)["totals"] == ign["totals"]
 
 
 @pytest.mark.hostemu(seed=7)
