@@ -166,3 +166,40 @@ func TestMutateFlags(t *testing.T) {
 		}
 	}
 }
+
+// The issue's figure: a twelve-test Go suite with at least 150 mutants, the whole
+// mutation run against its baseline's wall time (docs/performance.md).
+//
+//	go test -run '^$' -bench BenchmarkMutateGoSuite12 -benchtime 1x ./emulator/internal/mutate/
+func BenchmarkMutateGoSuite12(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("no go command on PATH")
+	}
+	b.Chdir(moduleRoot)
+	for i := 0; i < b.N; i++ {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(context.Background(), []string{"mutate", "--format", "json", "--quiet", "--", "go", "test", "./emulator/internal/mutate/testdata/gosuite"}, os.Getenv, os.Environ(), &stdout, &stderr)
+		if code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		var r struct {
+			Mutants    []struct{ Result string } `json:"mutants"`
+			Runs       int                       `json:"runs"`
+			DurationMS float64                   `json:"duration_ms"`
+			Baseline   struct {
+				DurationMS float64 `json:"duration_ms"`
+			} `json:"baseline"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Mutants) < 150 {
+			b.Fatalf("%d mutants, want at least 150", len(r.Mutants))
+		}
+		b.ReportMetric(float64(len(r.Mutants)), "mutants")
+		b.ReportMetric(float64(r.Runs), "runs")
+		b.ReportMetric(r.Baseline.DurationMS, "baseline-ms")
+		b.ReportMetric(r.DurationMS, "total-ms")
+		b.ReportMetric(r.DurationMS/r.Baseline.DurationMS, "x-baseline")
+	}
+}
