@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/cli"
 )
 
@@ -201,5 +204,51 @@ func BenchmarkMutateGoSuite12(b *testing.B) {
 		b.ReportMetric(r.Baseline.DurationMS, "baseline-ms")
 		b.ReportMetric(r.DurationMS, "total-ms")
 		b.ReportMetric(r.DurationMS/r.Baseline.DurationMS, "x-baseline")
+	}
+}
+
+// Tests that Connect to one running hostemu each get a namespace; rounds run two at a
+// time against it, and each mutant lands in its own test's namespace only. The go test
+// command here has -args, which keeps `go test` for every round (the slower path).
+func TestMutateGoConnectNamespaces(t *testing.T) {
+	srv, err := emulator.Listen(emulator.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	defer srv.Shutdown(context.Background())
+	t.Setenv("HOSTEMU_URL", srv.URL())
+	code, out, errOut := mutateCLI(t, "--format", "json", "--parallel", "2", "--codes", "service_unavailable,invalid_token,reset",
+		"--", "go", "test", "./emulator/internal/mutate/testdata/goconnect", "-args")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "each round runs go test") {
+		t.Errorf("-args did not keep go test for the rounds:\n%s", errOut)
+	}
+	r := decodeReport(t, out)
+	if len(r.Mutants) != 6 {
+		t.Fatalf("mutants: %+v", r.Mutants)
+	}
+	for _, m := range r.Mutants {
+		want := "killed"
+		if m.Test == "TestConnectProjectCount" {
+			want = "survived"
+		}
+		if m.Result != want {
+			t.Errorf("%s %s %s: %s, want %s", m.Test, m.Operation, m.Code, m.Result, want)
+		}
+	}
+	// the default namespace met none of the mutants, nor any test's request
+	for path, empty := range map[string]string{"/_emulator/faults": `"faults":[]`, "/_emulator/requests?path=/v1/*": `"requests":[]`} {
+		resp, err := http.Get(srv.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), empty) {
+			t.Errorf("GET %s of the default namespace: %s", path, body)
+		}
 	}
 }
