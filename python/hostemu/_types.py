@@ -368,7 +368,7 @@ class CoverageTotals(_CoverageTotalsRequired, _CoverageTotalsOptional):
 CoverageFault = TypedDict(
     "CoverageFault",
     {
-        "action": Literal["status", "rate_limit", "delay", "drop", "timeout"],
+        "action": Literal["status", "rate_limit", "delay", "drop", "timeout", "error", "headers", "body", "break_reset", "break_empty", "break_truncate", "break_malformed", "break_slow", "break_wrong_type", "then", "pass"],
         "seen": int,
     },
 )

@@ -649,7 +649,7 @@ export interface components {
             }[];
             faults: {
                 /** @enum {string} */
-                action: "status" | "rate_limit" | "delay" | "drop" | "timeout";
+                action: "status" | "rate_limit" | "delay" | "drop" | "timeout" | "error" | "headers" | "body" | "break_reset" | "break_empty" | "break_truncate" | "break_malformed" | "break_slow" | "break_wrong_type" | "then" | "pass";
                 seen: number;
             }[];
             totals: {

@@ -30,7 +30,7 @@ export type DomainStatus = Schemas["DomainStatus"];
 export type Scope = C["Scope"];
 /** The service a request is for: "hosting" (the hosting API), "cipher" (the decryption service) or "edge". */
 export type Service = NonNullable<C["FaultMatch"]["service"]>;
-/** What an injected fault did, as coverage counts it: "status" | "rate_limit" | "delay" | "drop" | "timeout". */
+/** What an injected fault did, as coverage counts it: "status" | "error" | "rate_limit" | "delay" | "drop" | "timeout" | "pass", and "headers" | "body" | "break_reset" | … | "then" besides. */
 export type FaultAction = C["Coverage"]["faults"][number]["action"];
 
 /** The global fetch's type where the program has one (lib "dom" or @types/node), else a plain signature. */
