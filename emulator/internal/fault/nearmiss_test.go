@@ -107,3 +107,34 @@ func TestRankingKeepsTheClosest(t *testing.T) {
 		t.Error("an empty ranking is nil, not []")
 	}
 }
+
+// BenchmarkNearMissesOfAListing is the work GET /_emulator/faults does for near misses
+// at its bound: a fault with no hits weighed against the NearMissWindow newest requests
+// (a listing of n such faults costs n times this).
+func BenchmarkNearMissesOfAListing(b *testing.B) {
+	cands := make([]*fault.Candidate, fault.NearMissWindow)
+	for i := range cands {
+		c := &fault.Candidate{Seq: uint64(fault.NearMissWindow - i), ShownScope: "deploy", TokenSum: fault.TokenSum("t-deploy"), TokenSent: true}
+		c.Method, c.Path, c.Service, c.Scope, c.RawQuery = "POST", "/v1/deployments", "hosting", "deploy", "team=a"
+		c.Header = http.Header{"X-Run": {"r1"}, "Content-Type": {"application/json"}}
+		c.Body = `{"project_id":"prj_shop","target":"preview","files":{"index.html":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},"meta":{"branch":"main"}}`
+		cands[i] = c
+	}
+	for _, tt := range []struct {
+		name string
+		m    fault.Match
+	}{
+		{"path", fault.Match{Method: "POST", Path: "/v1/deployments/*/promote"}},
+		{"body", fault.Match{Operation: "createDeployment", Body: map[string]fault.BodyValue{"target": `"production"`, "meta.branch": `"main"`}}},
+		{"every field", fault.Match{Method: "POST", Path: "/v1/deployments", Service: "hosting", Scope: "deploy", Operation: "createDeployment",
+			Query: map[string]string{"team": "b"}, Headers: map[string]string{"X-Run": "r*"}, Body: map[string]fault.BodyValue{"target": `"production"`}, Token: "t-deploy"}},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			for b.Loop() {
+				if len(tt.m.NearMisses(cands)) == 0 {
+					b.Fatal("no near misses")
+				}
+			}
+		})
+	}
+}
