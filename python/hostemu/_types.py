@@ -133,7 +133,7 @@ NearMissDiffers = TypedDict(
         "headers": Dict[str, Optional[str]],  # A fault's: each header that failed, by the name the fault gives: the request's value, null when it was absent (credentials [redacted]).
         "header": Dict[str, Optional[str]],  # A journal query's or await's header: the request's value, null when absent.
         "response_header": Dict[str, Optional[str]],  # A journal query's or await's response_header: the answer's value, null when absent.
-        "body": Dict[str, Any],  # Each JSON path that failed: the value the request's body has there (any JSON), null when the path is not there or the body is not JSON.
+        "body": Dict[str, Any],  # Each JSON path that failed: the value the request's body has there (any JSON; over 256 bytes, a string saying its kind and size), null when the path is not there or the body is not JSON.
         "token": Literal["", "[redacted]"],  # The request had another token ([redacted]: a token is never written) or none (empty).
     },
     total=False,

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Near misses say what almost matched when nothing did: for a fault that never fired,
@@ -21,7 +22,32 @@ const (
 	NearMissWindow = 200
 	// RedactedToken stands for a token in a near miss: the token is never written.
 	RedactedToken = "[redacted]"
+	// MaxShownValue bounds, in bytes of JSON, a body value a near miss shows; a larger
+	// one is shown as a string saying its kind and size (ShownValue).
+	MaxShownValue = 256
+	// maxSummaryDiffers bounds, in bytes, what a message's summary writes of one near
+	// miss's differs.
+	maxSummaryDiffers = 512
 )
+
+// ShownValue is the JSON of a body value as a near miss shows it: as it is up to
+// MaxShownValue bytes, else a string such as "[an object of 3100 bytes]".
+func ShownValue(b json.RawMessage) json.RawMessage {
+	if len(b) <= MaxShownValue {
+		return b
+	}
+	kind := "a value"
+	switch b[0] {
+	case '{':
+		kind = "an object"
+	case '[':
+		kind = "an array"
+	case '"':
+		kind = "a string"
+	}
+	out, _ := json.Marshal("[" + kind + " of " + strconv.Itoa(len(b)) + " bytes]")
+	return out
+}
 
 // NearMiss is a journaled request that held all but one or two fields of a condition.
 type NearMiss struct {
@@ -387,11 +413,18 @@ func (r *Ranking) Result() []NearMiss {
 }
 
 // Summary writes near misses for a message: "seq 12 POST /v1/deployments differs in
-// {"path":"/v1/deployments"}", joined by "; ".
+// {"path":"/v1/deployments"}", joined by "; " (each differs cut at 512 bytes).
 func Summary(nms []NearMiss) string {
 	parts := make([]string, 0, len(nms))
 	for _, nm := range nms {
 		b, _ := json.Marshal(nm.Differs)
+		if len(b) > maxSummaryDiffers {
+			n := maxSummaryDiffers
+			for n > 0 && !utf8.RuneStart(b[n]) {
+				n-- // not inside a character
+			}
+			b = append(b[:n:n], "…"...)
+		}
 		parts = append(parts, "seq "+strconv.FormatUint(nm.Seq, 10)+" "+nm.Method+" "+nm.Path+" differs in "+string(b))
 	}
 	return strings.Join(parts, "; ")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -136,5 +137,22 @@ func BenchmarkNearMissesOfAListing(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A large body value is shown by its kind and size, not whole.
+func TestShownValueIsBounded(t *testing.T) {
+	t.Parallel()
+	big := `{"a":"` + strings.Repeat("x", 300) + `"}`
+	if got := string(fault.ShownValue(json.RawMessage(big))); got != `"[an object of 308 bytes]"` {
+		t.Errorf("ShownValue of a big object: %s", got)
+	}
+	if got := string(fault.ShownValue(json.RawMessage(`"small"`))); got != `"small"` {
+		t.Errorf("ShownValue of a small string: %s", got)
+	}
+	huge := strings.Repeat("/p", 400)
+	long := fault.Summary([]fault.NearMiss{{Seq: 1, Method: "GET", Path: "/", Differs: fault.Differs{Path: &huge}}})
+	if len(long) > 600 || !strings.HasSuffix(long, "…") {
+		t.Errorf("a summary is not cut: %d bytes", len(long))
 	}
 }

@@ -160,8 +160,12 @@ func (m *HeaderMatch) shown(h Headers) map[string]*string {
 	return map[string]*string{m.name: nil}
 }
 
+var _ fault.DocMatcher = (*BodyMatch)(nil) // near misses decode each body once
+
 // ValueIn is the JSON of the value at the match's path in a body decoded by
-// fault.DecodeBody, or nil when there is none (or the body is not JSON).
+// fault.DecodeBody, or nil when there is none (or the body is not JSON); a value of
+// more than fault.MaxShownValue bytes of JSON is shown as a string saying its kind and
+// size ("[an object of 3100 bytes]").
 func (m *BodyMatch) ValueIn(v any, ok bool) json.RawMessage {
 	if !ok {
 		return nil
@@ -174,7 +178,7 @@ func (m *BodyMatch) ValueIn(v any, ok bool) json.RawMessage {
 	if err != nil {
 		return nil
 	}
-	return b
+	return fault.ShownValue(b)
 }
 
 // Path is the match's JSON path as written (before "=").

@@ -1004,7 +1004,7 @@ export interface components {
             header?: components["schemas"]["NearMissValues"];
             /** @description A journal query's or await's response_header: the answer's value, null when absent. */
             response_header?: components["schemas"]["NearMissValues"];
-            /** @description Each JSON path that failed: the value the request's body has there (any JSON), null when the path is not there or the body is not JSON. */
+            /** @description Each JSON path that failed: the value the request's body has there (any JSON; over 256 bytes, a string saying its kind and size), null when the path is not there or the body is not JSON. */
             body?: {
                 [key: string]: unknown;
             };
