@@ -66,7 +66,7 @@ func TestCoverageCountsAScriptedWorkflow(t *testing.T) {
 	if before.c.Totals.Operations.Seen != 0 || before.c.Totals.Responses.Seen != 0 || before.c.Totals.Percent != 0 {
 		t.Fatalf("a fresh world has coverage: %+v", before.c.Totals)
 	}
-	if before.c.Totals.Operations.Total != 12 || len(before.c.Transitions) != 13 || len(before.c.Faults) != 5 {
+	if before.c.Totals.Operations.Total != 12 || len(before.c.Transitions) != 13 || len(before.c.Faults) != 16 {
 		t.Fatalf("denominator: %d operations, %d transitions, %d fault actions", before.c.Totals.Operations.Total, len(before.c.Transitions), len(before.c.Faults))
 	}
 

@@ -62,6 +62,16 @@ func FaultBodyValueOf(v any) FaultBodyValue {
 // FaultDelay is a fixed delay (Min == Max) or a uniform range.
 type FaultDelay = fault.Delay
 
+// NearMiss is a journaled request that held all but one or two fields of a fault's
+// match or of a journal condition, with what it had in the fields that differed: GET
+// /_emulator/faults gives them for each fault with no hits, an await's 408
+// await_timeout and an empty journal query for their condition.
+type NearMiss = fault.NearMiss
+
+// NearMissDiffers holds, for each field a near miss did not meet, what the request had
+// there (a token is never written: "[redacted]", or "" when none was sent).
+type NearMissDiffers = fault.Differs
+
 // JournalEntry is one journaled request, as GET /_emulator/requests lists it (and the
 // data of a request event). TestJournalEntryHasEveryField holds it to what the journal
 // writes.

@@ -16,6 +16,9 @@ type APIError struct {
 	Status  int
 	Code    string
 	Message string
+	// NearMisses, for an await_timeout of a requests condition, are the journaled
+	// requests that almost matched it (the message lists them too).
+	NearMisses []NearMiss
 }
 
 func (e *APIError) Error() string {
@@ -98,14 +101,15 @@ func exchange(ctx context.Context, client *http.Client, method, url string, body
 func decodeError(status int, raw []byte) error {
 	var env struct {
 		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
+			Code       string     `json:"code"`
+			Message    string     `json:"message"`
+			NearMisses []NearMiss `json:"near_misses"`
 		} `json:"error"`
 	}
 	if json.Unmarshal(raw, &env) != nil || env.Error.Code == "" {
 		return &APIError{Status: status, Code: "(no error envelope)", Message: fmt.Sprintf("%.200s", raw)}
 	}
-	return &APIError{Status: status, Code: env.Error.Code, Message: env.Error.Message}
+	return &APIError{Status: status, Code: env.Error.Code, Message: env.Error.Message, NearMisses: env.Error.NearMisses}
 }
 
 // call is do for the methods of Emulator: any failure stops the test, naming the call

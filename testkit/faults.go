@@ -32,6 +32,32 @@ func (f *Fault) Remove() {
 	f.e.call(http.MethodDelete, "/_emulator/faults/"+url.PathEscape(f.id), nil, nil)
 }
 
+// Faults lists the faults in force: those added, in the order added, then the active
+// scenario's; each with no hits carries its near misses.
+func (e *Emulator) Faults() []FaultInfo {
+	e.tb.Helper()
+	var out struct {
+		Faults []FaultInfo `json:"faults"`
+	}
+	e.call(http.MethodGet, "/_emulator/faults", nil, &out)
+	return out.Faults
+}
+
+// NearMisses is, while the fault has no hits, what almost matched it: up to 5 of the
+// newest 200 journaled requests that held all but one or two fields of its match, each
+// with what it had in the fields that differed (none once the fault has fired). Asking
+// after it was removed or the emulator reset fails the test.
+func (f *Fault) NearMisses() []NearMiss {
+	f.e.tb.Helper()
+	for _, x := range f.e.Faults() {
+		if x.ID == f.id {
+			return x.NearMisses
+		}
+	}
+	f.e.tb.Fatalf("testkit: fault %s is gone (removed, or the emulator was reset)", f.id)
+	return nil
+}
+
 // Hits is how many times the fault has fired. Asking after it was removed or the
 // emulator reset fails the test.
 func (f *Fault) Hits() int64 {

@@ -53,6 +53,26 @@ type FaultBodyValue = emulator.FaultBodyValue
 // FaultBodyValueOf is v as a FaultBodyValue: FaultBodyValueOf("production").
 func FaultBodyValueOf(v any) FaultBodyValue { return emulator.FaultBodyValueOf(v) }
 
+// NearMiss is a journaled request that held all but one or two fields of a fault's
+// match or of an await's condition, with what it had where it differed (Differs).
+type NearMiss = emulator.NearMiss
+
+// NearMissDiffers holds, for each field a near miss did not meet, what the request had
+// there.
+type NearMissDiffers = emulator.NearMissDiffers
+
+// FaultInfo is a fault as Faults lists it: its spec, id, source and hits, and for a
+// fault with no hits the near misses, the recent requests that almost matched it.
+type FaultInfo struct {
+	FaultSpec
+	ID     string `json:"id"`
+	Source string `json:"source"` // api, or scenario:<name>
+	Hits   int64  `json:"hits"`
+	// NearMisses are, for a fault with no hits, up to 5 of the newest 200 journaled
+	// requests that held all but one or two fields of its match, closest first.
+	NearMisses []NearMiss `json:"near_misses,omitempty"`
+}
+
 // Request is one journaled request, as Requests returns it.
 type Request = emulator.JournalEntry
 

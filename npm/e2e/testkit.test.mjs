@@ -150,6 +150,19 @@ describe("the control API", () => {
     await assert.rejects(emu.await({ deployment: "dpl_nope", status: "ready", timeout: "1m" }), (e) => e instanceof HostemuError && e.status >= 400);
   });
 
+  test("what almost matched: a fault's near_misses, an await's nearMisses", async () => {
+    await emu.reset();
+    await emu.faults.add({ match: { method: "DELETE", path: "/v1/projects" }, status: 503 });
+    assert.equal((await fetch(`${emu.url}/v1/projects`, { headers: json(emu.tokens.read) })).status, 200);
+    const [f] = await emu.faults.list();
+    assert.deepEqual(f.near_misses, [{ seq: 1, method: "GET", path: "/v1/projects", differs: { method: "GET" } }]);
+    const err = await emu.await({ requests: { method: "DELETE", path: "/v1/projects" }, timeout: "10ms" }).catch((e) => e);
+    assert.ok(err instanceof HostemuError);
+    assert.equal(err.code, "await_timeout");
+    assert.deepEqual(err.nearMisses, f.near_misses);
+    assert.match(err.stack, /^HostemuError: POST \/_emulator\/await: 408 await_timeout: .*near misses: seq 1 GET \/v1\/projects differs in \{"method":"GET"\}/);
+  });
+
   test("forceStatus, useScenario, state, reset, faults.list and clear, token", async () => {
     await emu.reset();
     const res = await fetch(`${emu.url}/v1/deployments`, { method: "POST", headers: json(emu.tokens.deploy), body: JSON.stringify({ project_id: "prj_demo", files: {} }) });

@@ -22,6 +22,8 @@ __all__ = [
     "FaultView",
     "JournalEntry",
     "JournalResponse",
+    "NearMiss",
+    "NearMissDiffers",
     "RequestFilter",
     "RequestsMatch",
 ]
@@ -115,6 +117,40 @@ FaultSpec = TypedDict(
 )
 
 
+#: Each field of the condition the request did not meet, with what the request had there.
+NearMissDiffers = TypedDict(
+    "NearMissDiffers",
+    {
+        "method": str,
+        "path": str,
+        "service": str,
+        "scope": str,  # The request's scope; empty when it had none.
+        "host": str,
+        "operation": str,  # The request's operationId; empty when it is no operation.
+        "status": int,  # A journal query's or await's: the status the request was answered.
+        "code": str,  # A journal query's or await's: the error code answered (empty for none).
+        "query": Dict[str, Optional[str]],  # Each query parameter that failed: the request's value, null when it was absent.
+        "headers": Dict[str, Optional[str]],  # A fault's: each header that failed, by the name the fault gives: the request's value, null when it was absent (credentials [redacted]).
+        "header": Dict[str, Optional[str]],  # A journal query's or await's header: the request's value, null when absent.
+        "response_header": Dict[str, Optional[str]],  # A journal query's or await's response_header: the answer's value, null when absent.
+        "body": Dict[str, Any],  # Each JSON path that failed: the value the request's body has there (any JSON; over 256 bytes, a string saying its kind and size), null when the path is not there or the body is not JSON.
+        "token": Literal["", "[redacted]"],  # The request had another token ([redacted]: a token is never written) or none (empty).
+    },
+    total=False,
+)
+
+
+NearMiss = TypedDict(
+    "NearMiss",
+    {
+        "seq": int,  # The journal entry's seq.
+        "method": str,
+        "path": str,
+        "differs": NearMissDiffers,  # Each field of the condition the request did not meet, with what the request had there.
+    },
+)
+
+
 _FaultViewRequired = TypedDict(
     "_FaultViewRequired",
     {
@@ -149,6 +185,7 @@ _FaultViewOptional = TypedDict(
         "after_bytes": int,  # With break truncate: the body bytes sent before the connection closes (absent: half).
         "bytes_per_second": int,  # With break slow: the rate the real answer is sent at.
         "then": List[FaultStep],
+        "near_misses": List[NearMiss],  # In GET /faults, for a fault with no hits: what almost matched it (see NearMiss); an empty list when nothing came close.
     },
     total=False,
 )
@@ -331,7 +368,7 @@ class CoverageTotals(_CoverageTotalsRequired, _CoverageTotalsOptional):
 CoverageFault = TypedDict(
     "CoverageFault",
     {
-        "action": Literal["status", "rate_limit", "delay", "drop", "timeout"],
+        "action": Literal["status", "rate_limit", "delay", "drop", "timeout", "error", "headers", "body", "break_reset", "break_empty", "break_truncate", "break_malformed", "break_slow", "break_wrong_type", "then", "pass"],
         "seen": int,
     },
 )

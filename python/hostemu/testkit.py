@@ -42,6 +42,7 @@ from ._types import (
     FaultSpec,
     FaultView,
     JournalEntry,
+    NearMiss,
     RequestFilter,
     RequestsMatch,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "Faults",
     "HostemuError",
     "JournalEntry",
+    "NearMiss",
     "RequestFilter",
     "RequestsMatch",
     "Tokens",
@@ -108,13 +110,16 @@ class HostemuError(Exception):
     """An error answer of hostemu's control API: its status, and its envelope's code and
     message (``await_timeout``, ``fault_not_found``, ``scenario_not_found``…)."""
 
-    def __init__(self, status: int, code: str, message: str, method: str, path: str) -> None:
+    def __init__(self, status: int, code: str, message: str, method: str, path: str, near_misses: Optional[List[NearMiss]] = None) -> None:
         super().__init__(f"{method} {path}: {status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
         self.method = method
         self.path = path
+        #: An await_timeout of a requests condition: the journaled requests that almost
+        #: matched it (the message lists them too); None otherwise.
+        self.near_misses = near_misses
 
 
 def _duration(by: Duration) -> str:
@@ -235,7 +240,8 @@ def _decode_error(status: int, data: bytes, method: str, path: str) -> HostemuEr
         env = json.loads(data)
         e = env.get("error") if isinstance(env, dict) else None
         if isinstance(e, dict) and isinstance(e.get("code"), str):
-            return HostemuError(status, e["code"], str(e.get("message", "")), method, path)
+            near = e.get("near_misses")
+            return HostemuError(status, e["code"], str(e.get("message", "")), method, path, near if isinstance(near, list) else None)
     except ValueError:
         pass
     return HostemuError(status, "(no error envelope)", data[:200].decode("utf-8", "replace"), method, path)

@@ -75,6 +75,9 @@ type Error struct {
 	Message string
 	// Missing lists file hashes the service does not hold (missing_files only).
 	Missing []string
+	// NearMisses, when not nil, is what almost matched an await's requests condition
+	// (await_timeout only): written as the envelope's "near_misses".
+	NearMisses any
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }

@@ -65,8 +65,13 @@ var transitions = []Transition{
 	{"certificate", "issued", "error", "renewal"},
 }
 
-// FaultActions are what an injected fault can do, in the order coverage lists them.
-var FaultActions = []string{"status", "rate_limit", "delay", "drop", "timeout"}
+// FaultActions are what an injected fault can do, in the order coverage lists them. A
+// firing counts its effect (status, error, rate_limit, timeout, drop, pass, or delay
+// when a delay is all it adds), and besides each way it changed the answer (headers,
+// body, break_<kind>) and then when it was a step of a then sequence.
+var FaultActions = []string{"status", "rate_limit", "delay", "drop", "timeout",
+	"error", "headers", "body", "break_reset", "break_empty", "break_truncate", "break_malformed", "break_slow", "break_wrong_type",
+	"then", "pass"}
 
 // Model is what coverage counts against.
 type Model struct {

@@ -457,6 +457,26 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.until("the edge's hosts", `document.getElementById("edge").textContent.includes("demo-shop.test")`)
 	})
 
+	t.Run("dashboard: the new answers' presets, and near misses", func(t *testing.T) {
+		s := server(t)
+		tb := openTab(t, b, s)
+		tb.open("/dashboard")
+		tb.do(chromedp.SetValue(chromedp.CSS("#preset-path"), "/v1/projects"), chromedp.Click(chromedp.CSS(`[data-preset="503-reset-success"]`)))
+		tb.until("the then fault", `document.querySelector('tr[data-fault="flt_1"]')?.textContent.includes("then: error service_unavailable → break reset → let through")`)
+		tb.do(chromedp.Click(chromedp.CSS(`[data-preset="fail-production-creates"]`)))
+		tb.until("the fault with its own match", `document.querySelector('tr[data-fault="flt_2"]')?.textContent.includes("createDeployment body target=production")`)
+		// a preview create is a near miss of flt_2, shown under its match
+		if status, body := api(t, s, "POST", "/v1/deployments", "hostemu-deploy", `{"project_id":"prj_demo","files":{},"target":"preview"}`); status != 201 {
+			t.Fatalf("a preview create: %d %s", status, body)
+		}
+		tb.do(chromedp.Click(chromedp.CSS(`[data-preset="retryable-503"]`))) // a change of faults lists them afresh
+		tb.until("the near miss", `document.querySelector('tr[data-fault="flt_2"] .near-misses')?.textContent.includes('differs in {"body":{"target":"preview"}}')`)
+		if status, _ := api(t, s, "GET", "/v1/projects", "hostemu-read", ""); status != 503 {
+			t.Fatalf("the then fault's first answer: %d", status)
+		}
+		tb.screenshot("fault-presets", "#faults-h")
+	})
+
 	t.Run("dashboard: switch scenario", func(t *testing.T) {
 		s := server(t)
 		tb := openTab(t, b, s)

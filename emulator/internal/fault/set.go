@@ -92,6 +92,8 @@ type Action struct {
 	Shape *Shape
 	// Pass lets the request through: a then sequence's {"pass": true} step.
 	Pass bool
+	// Step, when not 0, is the number (from 1) of the then sequence's step this is.
+	Step int
 	// Break, when not "", is how the wire breaks (one of Breaks), with its AfterBytes
 	// (truncate; 0: half the body) and BytesPerSecond (slow).
 	Break          string
@@ -386,8 +388,10 @@ func (s *Set) fires(f *Fault) bool {
 // its then sequence's step of that number.
 func (s *Set) action(f *Fault) Action {
 	sp := f.Spec.answer()
+	step := 0
 	if n := len(f.Spec.Then); n > 0 {
-		sp = f.Spec.Then[min(int(f.Hits), n)-1]
+		step = min(int(f.Hits), n)
+		sp = f.Spec.Then[step-1]
 	}
 	a := Action{
 		FaultID:    f.ID,
@@ -401,6 +405,7 @@ func (s *Set) action(f *Fault) Action {
 		Timeout:    sp.Timeout,
 		Error:      sp.Error,
 		Pass:       sp.Pass,
+		Step:       step,
 
 		Break:          sp.Break,
 		AfterBytes:     sp.AfterBytes,

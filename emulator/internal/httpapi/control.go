@@ -168,6 +168,8 @@ type faultView struct {
 	Source string `json:"source"`
 	Hits   int64  `json:"hits"`
 	fault.Spec
+	// NearMisses, in a listing, is what almost matched a fault with no hits.
+	NearMisses *[]fault.NearMiss `json:"near_misses,omitempty"`
 }
 
 func viewFault(f fault.Fault) faultView {
@@ -191,8 +193,12 @@ func (a *API) listFaults(c *gin.Context) (any, error) {
 	out := struct {
 		Faults []faultView `json:"faults"`
 	}{Faults: make([]faultView, len(fs))}
+	near := a.world(c).FaultNearMisses(fs)
 	for i, f := range fs {
 		out.Faults[i] = viewFault(f)
+		if nm, ok := near[f.ID]; ok {
+			out.Faults[i].NearMisses = &nm
+		}
 	}
 	return out, nil
 }

@@ -206,31 +206,16 @@ func ParseBodyMatch(s string) (*BodyMatch, error) {
 }
 
 // Matches reports whether body is JSON holding the match.
-func (m *BodyMatch) Matches(body string) bool {
-	dec := json.NewDecoder(strings.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+func (m *BodyMatch) Matches(body string) bool { return m.HoldsIn(fault.DecodeBody(body)) }
+
+// HoldsIn is Matches for a body decoded by fault.DecodeBody (ok false: not JSON).
+func (m *BodyMatch) HoldsIn(v any, ok bool) bool {
+	if !ok {
 		return false
 	}
-	for _, st := range m.steps {
-		switch node := v.(type) {
-		case map[string]any:
-			if st.key == "" {
-				return false
-			}
-			var ok bool
-			if v, ok = node[st.key]; !ok {
-				return false
-			}
-		case []any:
-			if st.key != "" || st.index >= len(node) {
-				return false
-			}
-			v = node[st.index]
-		default:
-			return false
-		}
+	v, ok = m.at(v)
+	if !ok {
+		return false
 	}
 	if m.value == nil {
 		return true
@@ -240,4 +225,28 @@ func (m *BodyMatch) Matches(body string) bool {
 	}
 	b, err := json.Marshal(v)
 	return err == nil && bytes.Equal(b, []byte(*m.value))
+}
+
+// at is the value at the match's path in v, and whether there is one.
+func (m *BodyMatch) at(v any) (any, bool) {
+	for _, st := range m.steps {
+		switch node := v.(type) {
+		case map[string]any:
+			if st.key == "" {
+				return nil, false
+			}
+			var ok bool
+			if v, ok = node[st.key]; !ok {
+				return nil, false
+			}
+		case []any:
+			if st.key != "" || st.index >= len(node) {
+				return nil, false
+			}
+			v = node[st.index]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
 }

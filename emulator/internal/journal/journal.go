@@ -87,6 +87,9 @@ type Entry struct {
 	// Response by Add.
 	rawAnswer     http.Header
 	rawAnswerBody []byte
+	// tokenSum is the fingerprint of the request's bearer token (SetToken), for near
+	// misses: the token itself is never kept.
+	tokenSum uint64
 }
 
 // Response is what the journal keeps of an answer: its status, the headers a client

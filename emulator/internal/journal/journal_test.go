@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 )
 
@@ -385,7 +386,18 @@ func TestWriteJSON(t *testing.T) {
 			j.Add(journal.Entry{Method: "GET", Path: fmt.Sprint("/v1/<", i, ">"), Query: strings.Repeat("a", journal.MaxQuery+i), Time: t0})
 		}
 		for _, f := range []journal.Filter{{}, {Path: "/v1/<1>"}} {
-			want, err := json.Marshal(map[string]any{"requests": j.List(f)})
+			answer := struct {
+				Requests   []journal.Entry   `json:"requests"`
+				NearMisses *[]fault.NearMiss `json:"near_misses,omitempty"`
+			}{Requests: j.List(f)}
+			if len(answer.Requests) == 0 && f.Conditions() > 0 {
+				nms := j.NearMisses(f) // what almost matched
+				answer.NearMisses = &nms
+				if n > 1 && len(nms) == 0 {
+					t.Errorf("%d entries, filter %+v: no near misses", n, f)
+				}
+			}
+			want, err := json.Marshal(answer)
 			if err != nil {
 				t.Fatal(err)
 			}

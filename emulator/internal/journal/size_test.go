@@ -8,8 +8,8 @@ import (
 )
 
 func TestEntryBytesFigure(t *testing.T) {
-	if MaxEntryBytes != 17536 {
-		t.Errorf("MaxEntryBytes = %d; docs/security.md says 17,536", MaxEntryBytes)
+	if MaxEntryBytes != 17544 {
+		t.Errorf("MaxEntryBytes = %d; docs/security.md says 17,544", MaxEntryBytes)
 	}
 }
 

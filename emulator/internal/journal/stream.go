@@ -12,7 +12,8 @@ import (
 // json.Marshal would, but entry by entry: the dump of a full journal costs a copy of the
 // selected entries' headers (the strings are shared, never changed) and a small buffer,
 // never the whole answer in memory. The selected entries are copied first (scan), then
-// written, so writing to a slow client never holds the lock Add takes.
+// written, so writing to a slow client never holds the lock Add takes. When f has a
+// condition and selects nothing, "near_misses" follows (NearMisses).
 func (j *Journal) WriteJSON(w io.Writer, f Filter) error {
 	entries := j.snapshot(f)
 	bw := bufio.NewWriterSize(w, 32<<10)
@@ -32,7 +33,13 @@ func (j *Journal) WriteJSON(w io.Writer, f Filter) error {
 		}
 		entries[i] = Entry{} // let the strings go as soon as they are written
 	}
-	bw.WriteString(`]}`)
+	bw.WriteByte(']')
+	if len(entries) == 0 { // nothing selected: what almost was
+		if err := j.writeNearMisses(bw, f); err != nil {
+			return err
+		}
+	}
+	bw.WriteByte('}')
 	return bw.Flush()
 }
 

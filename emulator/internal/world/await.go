@@ -146,8 +146,12 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 		return AwaitResult{}, err
 	}
 	if !ok {
-		return AwaitResult{}, apperr.Errorf(apperr.AwaitTimeout, "the condition did not hold within %s: %s; the clock moved %s, from %s to %s",
+		e := apperr.Errorf(apperr.AwaitTimeout, "the condition did not hold within %s: %s; the clock moved %s, from %s to %s",
 			timeout, w.whereThingsStand(req, out), w.clock.Now().Sub(began), formatTime(began), formatTime(w.clock.Now()))
+		if journaled {
+			w.nearMissesOf(req, e)
+		}
+		return AwaitResult{}, e
 	}
 	out.Now = state.Timestamp(w.clock.Now())
 	if manual && !journaled {

@@ -85,7 +85,10 @@ func (w *World) Exhausted(key string, perIP bool, retryAfter time.Duration) rate
 func (w *World) MatchFault(r fault.Request) (fault.Action, bool) {
 	act, ok := w.faults.Match(r)
 	if ok {
-		w.cov.Fault(faultAction(act))
+		var buf [maxFaultActions]string
+		for _, a := range faultActions(act, &buf) {
+			w.cov.Fault(a)
+		}
 	}
 	w.emitFaultHit(act, ok)
 	return act, ok
@@ -94,23 +97,6 @@ func (w *World) MatchFault(r fault.Request) (fault.Action, bool) {
 // FaultsWantBody reports whether a fault with a body matcher matches r on every other
 // field (fault.Set.WantsBody): the request's body is then read ahead for Match.
 func (w *World) FaultsWantBody(r fault.Request) bool { return w.faults.WantsBody(r) }
-
-// faultAction is what a fault that fired did, as coverage names it.
-func faultAction(act fault.Action) string {
-	switch {
-	case act.Status != 0:
-		return "status"
-	case act.RateLimit:
-		return "rate_limit"
-	case act.Timeout:
-		return "timeout"
-	case act.Drop:
-		return "drop"
-	case act.Pass, act.Delay == 0 && (act.Shape != nil || act.Break != ""):
-		return "" // not one of coverage's fault actions
-	}
-	return "delay"
-}
 
 // Coverage is what the world's clients exercised: answers by operation, lifecycle
 // edges, faults fired. It outlives resets and imports (DELETE /_emulator/coverage

@@ -649,7 +649,7 @@ export interface components {
             }[];
             faults: {
                 /** @enum {string} */
-                action: "status" | "rate_limit" | "delay" | "drop" | "timeout";
+                action: "status" | "rate_limit" | "delay" | "drop" | "timeout" | "error" | "headers" | "body" | "break_reset" | "break_empty" | "break_truncate" | "break_malformed" | "break_slow" | "break_wrong_type" | "then" | "pass";
                 seen: number;
             }[];
             totals: {
@@ -970,6 +970,52 @@ export interface components {
             /** @description With break slow: the rate the real answer is sent at. */
             bytes_per_second?: number;
             then?: components["schemas"]["FaultStep"][];
+            /** @description In GET /faults, for a fault with no hits: what almost matched it (see NearMiss); an empty list when nothing came close. */
+            near_misses?: components["schemas"]["NearMisses"];
+        };
+        /** @description Up to 5 of the newest 200 journaled requests that held all but one or two fields of a condition (a fault's match, a journal query, an await's requests), closest first: fewer fields differing, then nearer values (a path or host by its common prefix and suffix with the pattern), then the most recent. */
+        NearMisses: components["schemas"]["NearMiss"][];
+        NearMiss: {
+            /** @description The journal entry's seq. */
+            seq: number;
+            method: string;
+            path: string;
+            differs: components["schemas"]["NearMissDiffers"];
+        };
+        /** @description Each field of the condition the request did not meet, with what the request had there. */
+        NearMissDiffers: {
+            method?: string;
+            path?: string;
+            service?: string;
+            /** @description The request's scope; empty when it had none. */
+            scope?: string;
+            host?: string;
+            /** @description The request's operationId; empty when it is no operation. */
+            operation?: string;
+            /** @description A journal query's or await's: the status the request was answered. */
+            status?: number;
+            /** @description A journal query's or await's: the error code answered (empty for none). */
+            code?: string;
+            /** @description Each query parameter that failed: the request's value, null when it was absent. */
+            query?: components["schemas"]["NearMissValues"];
+            /** @description A fault's: each header that failed, by the name the fault gives: the request's value, null when it was absent (credentials [redacted]). */
+            headers?: components["schemas"]["NearMissValues"];
+            /** @description A journal query's or await's header: the request's value, null when absent. */
+            header?: components["schemas"]["NearMissValues"];
+            /** @description A journal query's or await's response_header: the answer's value, null when absent. */
+            response_header?: components["schemas"]["NearMissValues"];
+            /** @description Each JSON path that failed: the value the request's body has there (any JSON; over 256 bytes, a string saying its kind and size), null when the path is not there or the body is not JSON. */
+            body?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The request had another token ([redacted]: a token is never written) or none (empty).
+             * @enum {string}
+             */
+            token?: "" | "[redacted]";
+        };
+        NearMissValues: {
+            [key: string]: string | null;
         };
         FaultList: {
             faults: components["schemas"]["FaultView"][];
@@ -1031,6 +1077,8 @@ export interface components {
         };
         Journal: {
             requests: components["schemas"]["JournalEntry"][];
+            /** @description When the query gives a condition and selects nothing: what almost matched it, among the entries after since. */
+            near_misses?: components["schemas"]["NearMisses"];
         };
         JournalCleared: {
             /** @constant */
@@ -1160,6 +1208,8 @@ export interface components {
             doc_url: string;
             /** @description missing_files only: the file hashes never uploaded. */
             missing?: components["schemas"]["Sha256"][];
+            /** @description await_timeout of a requests await only: what almost matched its condition. */
+            near_misses?: components["schemas"]["NearMisses"];
         };
         /** @description A SHA-256, 64 lowercase hex characters. */
         Sha256: string;
@@ -2291,8 +2341,18 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "await_timeout",
-                     *         "message": "deployment dpl_1 is building after 10s",
-                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/await_timeout"
+                     *         "message": "the condition did not hold within 10s: the journal holds 0 matching requests; the clock moved 0s, from 2026-01-01T00:00:00.000Z to 2026-01-01T00:00:00.000Z; near misses: seq 3 POST /v1/deployments differs in {\"path\":\"/v1/deployments\"}",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/await_timeout",
+                     *         "near_misses": [
+                     *           {
+                     *             "seq": 3,
+                     *             "method": "POST",
+                     *             "path": "/v1/deployments",
+                     *             "differs": {
+                     *               "path": "/v1/deployments"
+                     *             }
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */

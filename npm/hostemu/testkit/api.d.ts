@@ -30,7 +30,7 @@ export type DomainStatus = Schemas["DomainStatus"];
 export type Scope = C["Scope"];
 /** The service a request is for: "hosting" (the hosting API), "cipher" (the decryption service) or "edge". */
 export type Service = NonNullable<C["FaultMatch"]["service"]>;
-/** What an injected fault did, as coverage counts it: "status" | "rate_limit" | "delay" | "drop" | "timeout". */
+/** What an injected fault did, as coverage counts it: "status" | "error" | "rate_limit" | "delay" | "drop" | "timeout" | "pass", and "headers" | "body" | "break_reset" | … | "then" besides. */
 export type FaultAction = C["Coverage"]["faults"][number]["action"];
 
 /** The global fetch's type where the program has one (lib "dom" or @types/node), else a plain signature. */
@@ -43,10 +43,12 @@ export type Duration = string | number;
 export type FaultSpec = C["FaultSpec"];
 /** Which requests a fault applies to; every field optional. */
 export type FaultMatch = C["FaultMatch"];
-/** A fault in force, with its id and hits. */
+/** A fault in force, with its id and hits; listed with no hits, its near_misses. */
 export type FaultView = C["FaultView"];
 /** One journaled request. */
 export type JournalEntry = C["JournalEntry"];
+/** A journaled request that held all but one or two fields of a fault's match or a journal condition, with what it had in those (differs). */
+export type NearMiss = C["NearMiss"];
 /** The whole state of a world (GET /_emulator/state). */
 export type WorldState = C["WorldState"];
 /** What an await answers: the emulated time when the condition held. */

@@ -190,7 +190,9 @@ function decodeError(res, method, p) {
   if (!e || typeof e.code !== "string") {
     return new HostemuError(res.status, "(no error envelope)", res.body.toString("utf8", 0, 200), method, p);
   }
-  return new HostemuError(res.status, e.code, e.message, method, p);
+  const err = new HostemuError(res.status, e.code, e.message, method, p);
+  if (Array.isArray(e.near_misses)) err.nearMisses = e.near_misses; // an await_timeout's: what almost matched
+  return err;
 }
 
 /** The faults of one emulator's world. */

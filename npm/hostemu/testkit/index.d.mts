@@ -1,5 +1,5 @@
 // Types of hostemu/testkit for ESM (import); index.d.cts says the same for require.
-import type { ConnectOptions, Coverage, Emulator, StartOptions } from "./api.js";
+import type { ConnectOptions, Coverage, Emulator, NearMiss, StartOptions } from "./api.js";
 
 export type * from "./api.js";
 
@@ -34,4 +34,6 @@ export declare class HostemuError extends Error {
   readonly method: string;
   /** The control call's path, e.g. /_emulator/await (under /_emulator/namespaces/ns_… for connect()'s). */
   readonly path: string;
+  /** An await_timeout of a requests condition: the journaled requests that almost matched it (its message lists them too). */
+  readonly nearMisses?: NearMiss[];
 }

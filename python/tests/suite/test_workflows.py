@@ -70,6 +70,12 @@ def test_journal(hostemu: Emulator, client) -> None:
     with pytest.raises(HostemuError) as e:
         hostemu.requests(metod="POST")
     assert e.value.status == 400 and '"method"' in e.value.message
+    # what almost matched: an await that times out names it, typed and in its message
+    with pytest.raises(HostemuError) as e:
+        hostemu.await_(requests={"method": "DELETE", "path": "/v1/projects"}, timeout="10ms")
+    assert e.value.code == "await_timeout"
+    assert e.value.near_misses is not None and [n["differs"] for n in e.value.near_misses] == [{"method": "GET"}]
+    assert 'differs in {"method":"GET"}' in e.value.message
     hostemu.clear_requests()
     assert hostemu.requests() == []
 

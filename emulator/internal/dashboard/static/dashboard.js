@@ -1,4 +1,5 @@
 import { call, download, el, guard, notify, subscribe, fmtTime, since, namespace } from "/dashboard/assets/api.js";
+import { presets } from "/dashboard/assets/presets.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -306,13 +307,24 @@ $("journal-clear").addEventListener("click", async () => {
 
 // ---- faults ----
 
-function describeFault(f) {
+// describeAnswer says what one answer does: a fault's, or a step of its then sequence.
+function describeAnswer(f) {
   const parts = [];
+  if (f.pass) parts.push("let through");
+  if (f.error) parts.push(`error ${f.error}`);
   if (f.status) parts.push(`answer ${f.status}${f.code ? " " + f.code : ""}`);
   if (f.delay) parts.push(`delay ${typeof f.delay === "string" ? f.delay : `${f.delay.min}–${f.delay.max}`}`);
   if (f.drop) parts.push("drop");
   if (f.rate_limit) parts.push("rate limit");
   if (f.timeout) parts.push("timeout");
+  if (f.break) parts.push(`break ${f.break}${f.after_bytes ? ` after ${f.after_bytes} B` : ""}${f.bytes_per_second ? ` at ${f.bytes_per_second} B/s` : ""}`);
+  if (f.headers) parts.push(`headers ${Object.keys(f.headers).join(", ")}`);
+  if (f.body !== undefined) parts.push("body replaced");
+  return parts.join(", ");
+}
+
+function describeFault(f) {
+  const parts = f.then ? [`then: ${f.then.map(describeAnswer).join(" → ")}`] : [describeAnswer(f)].filter(Boolean);
   if (f.times) parts.push(`${f.times}×`);
   if (f.probability !== undefined && f.probability !== null && f.probability !== 1) parts.push(`p=${f.probability}`);
   return parts.join(", ");
@@ -320,8 +332,18 @@ function describeFault(f) {
 
 function describeMatch(m) {
   if (!m) return "every request";
-  const parts = [m.method, m.path, m.service, m.host, m.scope && `scope ${m.scope}`].filter(Boolean);
+  const pairs = (o) => Object.entries(o).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join("&");
+  const parts = [m.operation, m.method, m.path, m.service, m.host, m.scope && `scope ${m.scope}`,
+    m.query && `?${pairs(m.query)}`, m.headers && `headers ${pairs(m.headers)}`, m.body && `body ${pairs(m.body)}`,
+    m.token && "a token"].filter(Boolean);
   return parts.join(" ") || "every request";
+}
+
+// describeNearMisses lists what almost matched a fault with no hits.
+function describeNearMisses(f) {
+  if (!f.near_misses || !f.near_misses.length) return null;
+  return el("ul", { class: "near-misses muted", "aria-label": `Near misses of ${f.id}` }, ...f.near_misses.map((n) =>
+    el("li", {}, `almost: #${n.seq} ${n.method} ${n.path}, differs in ${JSON.stringify(n.differs)}`)));
 }
 
 const loadFaults = coalesced(async () => {
@@ -329,7 +351,7 @@ const loadFaults = coalesced(async () => {
   if (!f) return;
   $("faults").replaceChildren(...f.faults.map((x) => el("tr", { "data-fault": x.id },
     el("td", { class: "mono" }, x.id, x.source !== "api" ? el("div", { class: "muted" }, x.source) : null),
-    el("td", { class: "mono" }, describeMatch(x.match)),
+    el("td", { class: "mono" }, describeMatch(x.match), describeNearMisses(x)),
     el("td", {}, describeFault(x)),
     el("td", { class: "hits" }, x.hits),
     el("td", {}, x.source === "api" ? el("button", { type: "button", class: "danger", "aria-label": `Remove fault ${x.id}`,
@@ -337,28 +359,24 @@ const loadFaults = coalesced(async () => {
   )));
 });
 
-const presets = {
-  "503-once": { status: 503, times: 1 },
-  "slow": { delay: "2s" },
-  "drop": { drop: true, times: 1 },
-  "rate-limit": { rate_limit: true },
-  "timeout": { timeout: true, times: 1 },
-};
-
 async function addFault(spec) {
   const f = await guard(() => call("POST", "/_emulator/faults", spec));
   if (f) notify(`Added fault ${f.id}.`);
 }
 
-for (const b of document.querySelectorAll("[data-preset]")) {
-  b.addEventListener("click", () => {
-    const match = {};
-    if ($("preset-path").value.trim()) match.path = $("preset-path").value.trim();
-    if ($("preset-method").value) match.method = $("preset-method").value;
-    if ($("preset-service").value) match.service = $("preset-service").value;
-    addFault({ match, ...presets[b.dataset.preset] });
-  });
-}
+// A button per preset (presets.js): its fault, on the form's path, method and service,
+// or on its own match when it has one.
+$("presets").replaceChildren(...presets.map((p) => el("button", { type: "button", "data-preset": p.id, title: p.title,
+  onclick: () => {
+    let match = p.match;
+    if (!match) {
+      match = {};
+      if ($("preset-path").value.trim()) match.path = $("preset-path").value.trim();
+      if ($("preset-method").value) match.method = $("preset-method").value;
+      if ($("preset-service").value) match.service = $("preset-service").value;
+    }
+    addFault({ match, ...p.fault });
+  } }, p.label)));
 $("raw-fault").addEventListener("submit", (ev) => {
   ev.preventDefault();
   addFault($("raw-fault-json").value); // sent as written: the server says what is wrong with it
