@@ -204,7 +204,7 @@ func TestPackages(t *testing.T) {
 	}
 	env := append(slices.Clip(npmEnv), "HOSTEMU_BINARY=") // the installed platform package's binary
 	t.Run("node --test", func(t *testing.T) {
-		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs", "orphan.test.mjs", "coverage.test.mjs")
+		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs", "orphan.test.mjs", "coverage.test.mjs", "mutant.test.mjs")
 		t.Log(lastLines(out, 8))
 	})
 	t.Run("node:test failure bundles", func(t *testing.T) {
