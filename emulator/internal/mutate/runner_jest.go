@@ -1,0 +1,51 @@
+package mutate
+
+import (
+	"path/filepath"
+	"regexp"
+)
+
+// jest runs a Jest suite: `jest`, `npx jest`, `node node_modules/jest/bin/jest.js`,
+// `npm test` with --runner jest… Its testkit tells each world's test (circus's running
+// test) and file, so one run of the suite tries a mutant per test.
+type jest struct{}
+
+func init() {
+	register("jest", func(argv []string) bool { return hasWord(argv, "jest") }, func() Runner { return jest{} })
+}
+
+// jestReport is --json's --outputFile in a run's directory.
+const jestReport = "jest.json"
+
+func (jest) Name() string { return "jest" }
+
+// Key is the test's file and full name (fileKey), as --json's testResults[].name and
+// assertionResults[].fullName give them.
+func (jest) Key(h Hello) string { return fileKey(h) }
+
+func (jest) Alone() bool { return false }
+
+// Command adds --json with --outputFile in dir (the human report stays on stderr) and,
+// for only, Jest's own filters: -t with a pattern that matches exactly those full names
+// (Jest reads it ignoring case) and the files as anchored path patterns. A test of the
+// same full name in another of those files, or in a file the command's own patterns
+// name, runs too: its worlds say which test they are, and get no mutant of another's.
+func (jest) Command(argv []string, dir string, only []string) ([]string, error) {
+	add := []string{"--json", "--outputFile=" + filepath.Join(dir, jestReport)}
+	if only != nil {
+		files, names, err := sortedFiles(only)
+		if err != nil {
+			return nil, err
+		}
+		add = append(add, "--testNamePattern="+namePattern(names))
+		for _, f := range files {
+			add = append(add, "^"+regexp.QuoteMeta(f)+"$")
+		}
+	}
+	return appendArgs(argv, add...), nil
+}
+
+// Results reads --json's file.
+func (jest) Results(dir string, _ []byte) (map[string]Outcome, error) {
+	return jsonResults(filepath.Join(dir, jestReport))
+}

@@ -1,0 +1,60 @@
+package mutate
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVitestCommand(t *testing.T) {
+	dir := "/tmp/run1"
+	json := []string{"--reporter=json", "--outputFile.json=/tmp/run1/vitest.json"}
+	for _, tc := range []struct {
+		argv string
+		only []string
+		want []string
+	}{
+		{"npx vitest run", nil, append([]string{"npx", "vitest", "run", "--reporter=default"}, json...)},
+		// never watch mode
+		{"vitest", nil, append([]string{"vitest", "run", "--reporter=default"}, json...)},
+		{"vitest --root web", nil, append([]string{"vitest", "run", "--root", "web", "--reporter=default"}, json...)},
+		{"npx vitest watch", nil, append([]string{"npx", "vitest", "run", "--reporter=default"}, json...)},
+		{"node node_modules/vitest/vitest.mjs run", nil, append([]string{"node", "node_modules/vitest/vitest.mjs", "run", "--reporter=default"}, json...)},
+		// the command's own reporters stay, and no default is added
+		{"vitest run --reporter=verbose", nil, append([]string{"vitest", "run", "--reporter=verbose"}, json...)},
+		// an npm script takes them after --
+		{"npm test", nil, append([]string{"npm", "test", "--", "--reporter=default"}, json...)},
+		// names sorted and made distinct, files too
+		{
+			"npx vitest run", []string{"/p/test/b.test.js\x00deploy retries (503)", "/p/test/a.test.js\x00lists projects", "/p/test/b.test.js\x00lists projects"},
+			append(append([]string{"npx", "vitest", "run", "--reporter=default"}, json...),
+				`--testNamePattern=^(?:deploy retries \(503\)|lists projects)$`, "/p/test/a.test.js", "/p/test/b.test.js"),
+		},
+	} {
+		got, err := vitest{}.Command(strings.Fields(tc.argv), dir, tc.only)
+		if err != nil {
+			t.Errorf("%s: %v", tc.argv, err)
+			continue
+		}
+		eq(t, tc.argv, got, tc.want)
+	}
+	if _, err := (vitest{}).Command([]string{"vitest"}, dir, []string{"no file"}); err == nil {
+		t.Error("Command took a key without its file")
+	}
+}
+
+func TestVitestResults(t *testing.T) {
+	got, err := vitest{}.Results(runDir(t, "vitest/report.json", vitestReport), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "outcomes", outcomes(got), map[string]string{
+		"/tmp/proj/test/client.test.js\x00lists projects":                                    "pass",
+		"/tmp/proj/test/client.test.js\x00deploy when the API is down (503) retries [twice]": "FAIL",
+		"/tmp/proj/test/client.test.js\x00deploy promotes":                                   "pass",
+		// two tests of one name in one file: failed, as one of them did
+		"/tmp/proj/test/other.test.js\x00lists projects": "FAIL",
+	})
+	if o := got["/tmp/proj/test/client.test.js\x00deploy when the API is down (503) retries [twice]"]; !strings.Contains(o.Output, "expected 'ready' to be 'error'") {
+		t.Errorf("the failure's output is %q, want Vitest's message", o.Output)
+	}
+}
