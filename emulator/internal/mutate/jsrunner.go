@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -27,22 +28,49 @@ const maxReport = 256 << 20
 const maxFailure = 16 << 10
 
 // fileKey is the key of a test of a runner whose testkit tells the test file: the file's
-// absolute path, NUL, the test's full name (its describe blocks and its title, joined by
-// spaces). NUL cannot be in a path, so the key splits back into both (splitFileKey).
+// path relative to the working directory (where hostemu mutate runs the command), " > ",
+// the test's full name (its describe blocks and its title, joined by spaces), as
+// "test/client.test.js > deploy retries on 503". The hello's file and the report's are
+// both absolute, and made relative alike; splitFileKey makes it absolute again.
 func fileKey(h Hello) string {
 	if h.Test == "" || h.File == "" {
 		return ""
 	}
-	return h.File + "\x00" + h.Test
+	return relFile(h.File) + fileSep + h.Test
 }
 
-// splitFileKey is fileKey's file and name.
-func splitFileKey(key string) (file, name string, err error) {
-	file, name, ok := strings.Cut(key, "\x00")
-	if !ok || file == "" || name == "" {
-		return "", "", fmt.Errorf("%q is not a test of this runner (FILE NUL NAME)", key)
+// fileSep parts a test's file from its name in its key.
+const fileSep = " > "
+
+// relFile is file relative to the working directory when it is absolute and that can be
+// said, else file.
+func relFile(file string) string {
+	if !filepath.IsAbs(file) {
+		return file
 	}
-	return file, name, nil
+	wd, err := os.Getwd()
+	if err != nil {
+		return file
+	}
+	rel, err := filepath.Rel(wd, file)
+	if err != nil {
+		return file
+	}
+	return filepath.ToSlash(rel)
+}
+
+// splitFileKey is fileKey's file, absolute, and name: a file's name holds no " > " (a
+// test's may).
+func splitFileKey(key string) (file, name string, err error) {
+	file, name, ok := strings.Cut(key, fileSep)
+	if !ok || file == "" || name == "" {
+		return "", "", fmt.Errorf("%q is not a test of this runner (FILE > NAME)", key)
+	}
+	abs, err := filepath.Abs(filepath.FromSlash(file))
+	if err != nil {
+		return "", "", err
+	}
+	return abs, name, nil
 }
 
 // readReport reads a report file: nil, nil when there is none (the run ended before

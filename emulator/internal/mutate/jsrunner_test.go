@@ -75,11 +75,12 @@ func TestFindJSRunners(t *testing.T) {
 }
 
 func TestFileKey(t *testing.T) {
+	t.Chdir("/") // keys hold files relative to the working directory
 	for _, tc := range []struct {
 		h    Hello
 		want string
 	}{
-		{Hello{Test: "deploy retries", File: "/p/test/a.test.js"}, "/p/test/a.test.js\x00deploy retries"},
+		{Hello{Test: "deploy retries", File: "/p/test/a.test.js"}, "p/test/a.test.js > deploy retries"},
 		{Hello{}, ""},
 		{Hello{File: "/p/test/a.test.js"}, ""}, // a world of a beforeAll
 		{Hello{Test: "deploy retries"}, ""},
@@ -89,6 +90,16 @@ func TestFileKey(t *testing.T) {
 				t.Errorf("%s: Key(%+v) = %q, want %q", r.Name(), tc.h, got, tc.want)
 			}
 		}
+	}
+	// from a project's directory, its files are named from there, and split back whole
+	dir := t.TempDir()
+	t.Chdir(dir)
+	key := vitest{}.Key(Hello{Test: "deploy > retries", File: filepath.Join(dir, "test", "a b.test.js")})
+	if key != "test/a b.test.js > deploy > retries" {
+		t.Errorf("Key = %q", key)
+	}
+	if file, name, err := splitFileKey(key); err != nil || file != filepath.Join(dir, "test", "a b.test.js") || name != "deploy > retries" {
+		t.Errorf("splitFileKey(%q) = %q, %q, %v", key, file, name, err)
 	}
 	if got := newNode().Key(Hello{Test: "x", File: "/f"}); got != "" {
 		t.Errorf("node: Key = %q, want \"\" (its testkit cannot tell its test)", got)

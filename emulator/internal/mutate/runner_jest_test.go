@@ -6,6 +6,7 @@ import (
 )
 
 func TestJestCommand(t *testing.T) {
+	t.Chdir("/")
 	json := []string{"--json", "--outputFile=/tmp/run1/jest.json"}
 	for _, tc := range []struct {
 		argv string
@@ -16,7 +17,7 @@ func TestJestCommand(t *testing.T) {
 		{"npm test", nil, append([]string{"npm", "test", "--"}, json...)},
 		{"node node_modules/jest/bin/jest.js --ci", nil, append([]string{"node", "node_modules/jest/bin/jest.js", "--ci"}, json...)},
 		{
-			"npx jest", []string{"/p/test/a.test.cjs\x00deploy retries [twice]", "/p/test/a.test.cjs\x00lists projects"},
+			"npx jest", []string{"p/test/a.test.cjs > deploy retries [twice]", "p/test/a.test.cjs > lists projects"},
 			append(append([]string{"npx", "jest"}, json...), `--testNamePattern=^(?:deploy retries \[twice\]|lists projects)$`, `^/p/test/a\.test\.cjs$`),
 		},
 	} {
@@ -30,18 +31,20 @@ func TestJestCommand(t *testing.T) {
 }
 
 func TestJestResults(t *testing.T) {
-	got, err := jest{}.Results(runDir(t, "jest/report.json", jestReport), nil)
+	dir := runDir(t, "jest/report.json", jestReport)
+	t.Chdir("/")
+	got, err := jest{}.Results(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// broken.test.cjs failed to load: its test never ran, and is not there
 	eq(t, "outcomes", outcomes(got), map[string]string{
-		"/tmp/proj/jest/client.test.cjs\x00lists projects":                                    "pass",
-		"/tmp/proj/jest/client.test.cjs\x00deploy when the API is down (503) retries [twice]": "FAIL",
-		"/tmp/proj/jest/client.test.cjs\x00deploy promotes":                                   "pass",
-		"/tmp/proj/jest/other.test.cjs\x00lists projects":                                     "FAIL",
+		"tmp/proj/jest/client.test.cjs > lists projects":                                    "pass",
+		"tmp/proj/jest/client.test.cjs > deploy when the API is down (503) retries [twice]": "FAIL",
+		"tmp/proj/jest/client.test.cjs > deploy promotes":                                   "pass",
+		"tmp/proj/jest/other.test.cjs > lists projects":                                     "FAIL",
 	})
-	if o := got["/tmp/proj/jest/client.test.cjs\x00deploy when the API is down (503) retries [twice]"]; !strings.Contains(o.Output, `Received: "ready"`) {
+	if o := got["tmp/proj/jest/client.test.cjs > deploy when the API is down (503) retries [twice]"]; !strings.Contains(o.Output, `Received: "ready"`) {
 		t.Errorf("the failure's output is %q, want Jest's message", o.Output)
 	}
 }

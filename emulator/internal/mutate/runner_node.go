@@ -111,23 +111,23 @@ func countFlag(argv []string, name string) int {
 	return n
 }
 
-// junitSuite is a <testsuites> or <testsuite> of node:test's JUnit reporter: a describe
+// nodeSuite is a <testsuites> or <testsuite> of node:test's JUnit reporter: a describe
 // block, or a test with subtests.
-type junitSuite struct {
-	Name   string       `xml:"name,attr"`
-	Suites []junitSuite `xml:"testsuite"`
-	Cases  []junitCase  `xml:"testcase"`
+type nodeSuite struct {
+	Name   string      `xml:"name,attr"`
+	Suites []nodeSuite `xml:"testsuite"`
+	Cases  []nodeCase  `xml:"testcase"`
 }
 
-// junitCase is a <testcase>: a test without subtests.
-type junitCase struct {
-	Name    string     `xml:"name,attr"`
-	Failure *junitText `xml:"failure"`
-	Error   *junitText `xml:"error"`
-	Skipped *junitText `xml:"skipped"`
+// nodeCase is a <testcase>: a test without subtests.
+type nodeCase struct {
+	Name    string    `xml:"name,attr"`
+	Failure *nodeText `xml:"failure"`
+	Error   *nodeText `xml:"error"`
+	Skipped *nodeText `xml:"skipped"`
 }
 
-type junitText struct {
+type nodeText struct {
 	Message string `xml:"message,attr"`
 	Text    string `xml:",chardata"`
 }
@@ -142,15 +142,15 @@ func (n *node) Results(dir string, _ []byte) (map[string]Outcome, error) {
 	if data == nil || err != nil {
 		return map[string]Outcome{}, err
 	}
-	var root junitSuite
+	var root nodeSuite
 	if err := xml.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	out := map[string]Outcome{}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var walk func(s junitSuite, path []string)
-	walk = func(s junitSuite, path []string) {
+	var walk func(s nodeSuite, path []string)
+	walk = func(s nodeSuite, path []string) {
 		for _, c := range s.Cases {
 			key := strings.Join(append(slices.Clip(path), c.Name), nodeSep)
 			n.leaf[key] = c.Name

@@ -6,6 +6,7 @@ import (
 )
 
 func TestVitestCommand(t *testing.T) {
+	t.Chdir("/")
 	dir := "/tmp/run1"
 	json := []string{"--reporter=json", "--outputFile.json=/tmp/run1/vitest.json"}
 	for _, tc := range []struct {
@@ -25,7 +26,7 @@ func TestVitestCommand(t *testing.T) {
 		{"npm test", nil, append([]string{"npm", "test", "--", "--reporter=default"}, json...)},
 		// names sorted and made distinct, files too
 		{
-			"npx vitest run", []string{"/p/test/b.test.js\x00deploy retries (503)", "/p/test/a.test.js\x00lists projects", "/p/test/b.test.js\x00lists projects"},
+			"npx vitest run", []string{"p/test/b.test.js > deploy retries (503)", "p/test/a.test.js > lists projects", "p/test/b.test.js > lists projects"},
 			append(append([]string{"npx", "vitest", "run", "--reporter=default"}, json...),
 				`--testNamePattern=^(?:deploy retries \(503\)|lists projects)$`, "/p/test/a.test.js", "/p/test/b.test.js"),
 		},
@@ -43,18 +44,20 @@ func TestVitestCommand(t *testing.T) {
 }
 
 func TestVitestResults(t *testing.T) {
-	got, err := vitest{}.Results(runDir(t, "vitest/report.json", vitestReport), nil)
+	dir := runDir(t, "vitest/report.json", vitestReport)
+	t.Chdir("/")
+	got, err := vitest{}.Results(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	eq(t, "outcomes", outcomes(got), map[string]string{
-		"/tmp/proj/test/client.test.js\x00lists projects":                                    "pass",
-		"/tmp/proj/test/client.test.js\x00deploy when the API is down (503) retries [twice]": "FAIL",
-		"/tmp/proj/test/client.test.js\x00deploy promotes":                                   "pass",
+		"tmp/proj/test/client.test.js > lists projects":                                    "pass",
+		"tmp/proj/test/client.test.js > deploy when the API is down (503) retries [twice]": "FAIL",
+		"tmp/proj/test/client.test.js > deploy promotes":                                   "pass",
 		// two tests of one name in one file: failed, as one of them did
-		"/tmp/proj/test/other.test.js\x00lists projects": "FAIL",
+		"tmp/proj/test/other.test.js > lists projects": "FAIL",
 	})
-	if o := got["/tmp/proj/test/client.test.js\x00deploy when the API is down (503) retries [twice]"]; !strings.Contains(o.Output, "expected 'ready' to be 'error'") {
+	if o := got["tmp/proj/test/client.test.js > deploy when the API is down (503) retries [twice]"]; !strings.Contains(o.Output, "expected 'ready' to be 'error'") {
 		t.Errorf("the failure's output is %q, want Vitest's message", o.Output)
 	}
 }
