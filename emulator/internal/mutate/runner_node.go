@@ -93,7 +93,7 @@ func (n *node) leaves(only []string) ([]string, error) {
 		}
 		if others := n.byLeaf[l]; len(others) > 1 {
 			keys := slices.Sorted(maps.Keys(others))
-			return nil, fmt.Errorf("node:test cannot run %q alone: %d tests are named %q (%s); --test-name-pattern tells them apart by their own names only", k, len(keys), l, strings.Join(keys, "; "))
+			return nil, fmt.Errorf("node:test's --test-name-pattern picks tests by their own names, and %d tests are named %q (%s): give them distinct names", len(keys), l, strings.Join(keys, "; "))
 		}
 		out = append(out, l)
 	}
