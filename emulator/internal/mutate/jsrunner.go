@@ -100,6 +100,8 @@ type jsonReport struct {
 	TestResults []struct {
 		Name             string `json:"name"` // the test file's absolute path
 		AssertionResults []struct {
+			AncestorTitles  []string `json:"ancestorTitles"`
+			Title           string   `json:"title"`
 			FullName        string   `json:"fullName"`
 			Status          string   `json:"status"`
 			FailureMessages []string `json:"failureMessages"`
@@ -109,8 +111,10 @@ type jsonReport struct {
 
 // jsonResults reads a Jest-shaped JSON report into outcomes by fileKey. Only tests that
 // ran are there (passed or failed; not skipped, todo or pending); a test whose file and
-// full name are another's too (two tests of one name) failed when either did.
-func jsonResults(file string) (map[string]Outcome, error) {
+// full name are another's too (two tests of one name) failed when either did. A failed
+// test's output is its failure messages; a passed one's, what passed gives for its file
+// and names (its describe blocks' and its own), the report holding none.
+func jsonResults(file string, passed func(file string, names []string) string) (map[string]Outcome, error) {
 	data, err := readReport(file)
 	if data == nil || err != nil {
 		return map[string]Outcome{}, err
@@ -125,6 +129,7 @@ func jsonResults(file string) (map[string]Outcome, error) {
 			var o Outcome
 			switch a.Status {
 			case "passed":
+				o.Output = clip(passed(f.Name, append(slices.Clip(a.AncestorTitles), a.Title)), maxFailure)
 			case "failed":
 				o = Outcome{Failed: true, Output: clip(strings.Join(a.FailureMessages, "\n"), maxFailure)}
 			default:

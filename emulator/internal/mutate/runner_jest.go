@@ -3,6 +3,7 @@ package mutate
 import (
 	"path/filepath"
 	"regexp"
+	"strings"
 )
 
 // jest runs a Jest suite: `jest`, `npx jest`, `node node_modules/jest/bin/jest.js`,
@@ -45,7 +46,11 @@ func (jest) Command(argv []string, dir string, only []string) ([]string, error) 
 	return appendArgs(argv, add...), nil
 }
 
-// Results reads --json's file.
+// Results reads --json's file. A passed test's output says so: Jest's report holds no
+// output of a passing test, and its console lines in the run's output do not say whose
+// they are.
 func (jest) Results(dir string, _ []byte) (map[string]Outcome, error) {
-	return jsonResults(filepath.Join(dir, jestReport))
+	return jsonResults(filepath.Join(dir, jestReport), func(_ string, names []string) string {
+		return "✓ " + strings.Join(names, " › ") + " passed\n"
+	})
 }

@@ -47,4 +47,7 @@ func TestJestResults(t *testing.T) {
 	if o := got["tmp/proj/jest/client.test.cjs > deploy when the API is down (503) retries [twice]"]; !strings.Contains(o.Output, `Received: "ready"`) {
 		t.Errorf("the failure's output is %q, want Jest's message", o.Output)
 	}
+	if o := got["tmp/proj/jest/client.test.cjs > deploy promotes"]; o.Output != "✓ deploy › promotes passed\n" {
+		t.Errorf("a passed test's output is %q", o.Output)
+	}
 }

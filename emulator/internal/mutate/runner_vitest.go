@@ -3,6 +3,7 @@ package mutate
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // vitest runs a Vitest suite: `vitest`, `vitest run`, `npx vitest run`, `node
@@ -63,7 +64,47 @@ func (vitest) Command(argv []string, dir string, only []string) ([]string, error
 	return appendArgs(out, add...), nil
 }
 
-// Results reads the json reporter's file.
-func (vitest) Results(dir string, _ []byte) (map[string]Outcome, error) {
-	return jsonResults(filepath.Join(dir, vitestReport))
+// Results reads the json reporter's file. A passed test's output is what it printed, as
+// the default reporter shows it in the run's output ("stdout | FILE > describe > title"
+// and the lines after it), under a line saying it passed.
+func (vitest) Results(dir string, output []byte) (map[string]Outcome, error) {
+	return jsonResults(filepath.Join(dir, vitestReport), func(file string, names []string) string {
+		return "✓ " + strings.Join(names, " > ") + " passed\n" + vitestPrinted(output, file, names)
+	})
+}
+
+// vitestPrinted is what the test of file and names printed, from Vitest's default
+// reporter's blocks in output: a "stdout | " or "stderr | " line naming the test by its
+// file (relative to Vitest's root) and its names joined by " > ", the lines it printed,
+// a blank line.
+func vitestPrinted(output []byte, file string, names []string) string {
+	suffix := " > " + strings.Join(names, " > ")
+	var b strings.Builder
+	in := false
+	for line := range strings.Lines(string(output)) {
+		text := strings.TrimRight(line, "\r\n")
+		if in {
+			if text == "" {
+				in = false
+				b.WriteString("\n")
+				continue
+			}
+			b.WriteString(line)
+			continue
+		}
+		head, ok := strings.CutPrefix(text, "stdout | ")
+		if !ok {
+			head, ok = strings.CutPrefix(text, "stderr | ")
+		}
+		if !ok || !strings.HasSuffix(head, suffix) {
+			continue
+		}
+		rel := strings.TrimSuffix(head, suffix)
+		if rel == "" || !strings.HasSuffix(filepath.ToSlash(file), "/"+strings.TrimPrefix(rel, "./")) {
+			continue
+		}
+		in = true
+		b.WriteString(line)
+	}
+	return b.String()
 }

@@ -1,6 +1,8 @@
 package mutate
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,8 +47,12 @@ func TestVitestCommand(t *testing.T) {
 
 func TestVitestResults(t *testing.T) {
 	dir := runDir(t, "vitest/report.json", vitestReport)
+	output, err := os.ReadFile(filepath.Join("testdata", "vitest", "output.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir("/")
-	got, err := vitest{}.Results(dir, nil)
+	got, err := vitest{}.Results(dir, output)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,5 +65,13 @@ func TestVitestResults(t *testing.T) {
 	})
 	if o := got["tmp/proj/test/client.test.js > deploy when the API is down (503) retries [twice]"]; !strings.Contains(o.Output, "expected 'ready' to be 'error'") {
 		t.Errorf("the failure's output is %q, want Vitest's message", o.Output)
+	}
+	// a passed test's output: what it printed, from the default reporter's blocks
+	want := "✓ deploy > promotes passed\nstdout | test/client.test.js > deploy > promotes\npromoted dpl_1\n\nstderr | test/client.test.js > deploy > promotes\na warning\n\n"
+	if o := got["tmp/proj/test/client.test.js > deploy promotes"]; o.Output != want {
+		t.Errorf("a passed test's output is %q, want %q", o.Output, want)
+	}
+	if o := got["tmp/proj/test/client.test.js > lists projects"]; o.Output != "✓ lists projects passed\n" {
+		t.Errorf("a passed test that printed nothing has the output %q", o.Output)
 	}
 }

@@ -6,5 +6,5 @@ describe("deploy", () => {
     test.skip("gives up", () => {});
     test.todo("backs off");
   });
-  test("promotes", () => {});
+  test("promotes", () => { console.log("promoted dpl_1"); console.error("a warning"); });
 });
