@@ -301,6 +301,14 @@ func TestPackages(t *testing.T) {
 				mutateJS(t, proj, env, tc.runner, tc.test, tc.cmd)
 			})
 		}
+		// the issue's figure for Vitest (docs/performance.md): twelve tests, 156 mutants,
+		// the whole run against its baseline; a minute or two, so only when asked
+		t.Run("twelve Vitest tests", func(t *testing.T) {
+			if os.Getenv("HOSTEMU_MUTATE_BENCH") == "" {
+				t.Skip("set HOSTEMU_MUTATE_BENCH=1 to measure a mutation run of a twelve-test Vitest suite")
+			}
+			mutateBench(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", filepath.Join("mutate", "suite12"))
+		})
 	})
 	t.Run("playwright (docs/npm.md)", func(t *testing.T) {
 		chromium := findChromium()
@@ -423,6 +431,43 @@ func mutateJS(t *testing.T, proj string, env []string, runner, test string, cmd 
 	if code != 2 || !strings.Contains(errOut, "the baseline failed") || !strings.Contains(errOut, "MUTATE_FAIL is set") || out != "" {
 		t.Errorf("a failing baseline: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+}
+
+// mutateBench runs `npx hostemu mutate` over a suite (cmd) and logs its figures: mutants,
+// runs, the baseline's time and the whole run's, and their ratio.
+func mutateBench(t *testing.T, proj string, env []string, cmd ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, "npx", append([]string{"--no-install", "hostemu", "mutate", "--format", "json", "--quiet", "--"}, cmd...)...)
+	c.Dir = proj
+	c.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("hostemu mutate -- %s: %v\n%s", strings.Join(cmd, " "), err, stderr.String())
+	}
+	var r struct {
+		Score   float64 `json:"score"`
+		Mutants []struct {
+			Result string `json:"result"`
+		} `json:"mutants"`
+		Runs       int   `json:"runs"`
+		DurationMS int64 `json:"duration_ms"`
+		Baseline   struct {
+			DurationMS int64 `json:"duration_ms"`
+		} `json:"baseline"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, stdout.String())
+	}
+	if len(r.Mutants) < 150 {
+		t.Errorf("%d mutants, want at least 150", len(r.Mutants))
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("hostemu mutate -- %s: %d mutants (score %.1f%%), %d runs after the baseline; baseline %.1f s, in all %.1f s: %.1f× the baseline (load average %s)",
+		strings.Join(cmd, " "), len(r.Mutants), r.Score*100, r.Runs, float64(r.Baseline.DurationMS)/1000, float64(r.DurationMS)/1000,
+		float64(r.DurationMS)/float64(r.Baseline.DurationMS), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 }
 
 // npmTools installs packages (name@version) once into a directory of the user's cache

@@ -26,13 +26,15 @@ func (jest) Key(h Hello) string { return fileKey(h) }
 
 func (jest) Alone() bool { return false }
 
-// Command adds --json with --outputFile in dir (the human report stays on stderr) and,
-// for only, Jest's own filters: -t with a pattern that matches exactly those full names
-// (Jest reads it ignoring case) and the files as anchored path patterns. A test of the
-// same full name in another of those files, or in a file the command's own patterns
-// name, runs too: its worlds say which test they are, and get no mutant of another's.
+// Command adds --json with --outputFile in dir (the human report stays on stderr), turns
+// code coverage off and, for only, adds Jest's own filters: -t with a pattern that
+// matches exactly those full names (Jest reads it ignoring case) and the files as
+// anchored path patterns. A test of the same full name in another of those files, or in
+// a file the command's own patterns name, runs too: its worlds say which test they are,
+// and get no mutant of another's.
 func (jest) Command(argv []string, dir string, only []string) ([]string, error) {
-	add := []string{"--json", "--outputFile=" + filepath.Join(dir, jestReport)}
+	// code coverage: nothing mutate reads, and time (or thresholds) in every run
+	add := []string{"--json", "--outputFile=" + filepath.Join(dir, jestReport), "--coverage=false"}
 	if only != nil {
 		files, names, err := sortedFiles(only)
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 
 func TestJestCommand(t *testing.T) {
 	t.Chdir("/")
-	json := []string{"--json", "--outputFile=/tmp/run1/jest.json"}
+	json := []string{"--json", "--outputFile=/tmp/run1/jest.json", "--coverage=false"}
 	for _, tc := range []struct {
 		argv string
 		only []string

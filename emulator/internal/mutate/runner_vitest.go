@@ -27,12 +27,12 @@ func (vitest) Key(h Hello) string { return fileKey(h) }
 
 func (vitest) Alone() bool { return false }
 
-// Command runs the suite once (`run`, never watch mode), adds the json reporter, writing
-// to dir, beside the default one (or the reporters the command names) and, for only,
-// Vitest's own filters: -t with a pattern that matches exactly those full names, and
-// the files. A test of the same full name in another file, or in a file the command's own
-// filters name, runs too: its worlds say which test they are, and get no mutant of
-// another's.
+// Command runs the suite once (`run`, never watch mode) without code coverage, adds the
+// json reporter, writing to dir, beside the default one (or the reporters the command
+// names) and, for only, Vitest's own filters: -t with a pattern that matches exactly
+// those full names, and the files. A test of the same full name in another file, or in
+// a file the command's own filters name, runs too: its worlds say which test they are,
+// and get no mutant of another's.
 func (vitest) Command(argv []string, dir string, only []string) ([]string, error) {
 	out := slices.Clone(argv)
 	if i := wordIndex(out, "vitest"); i >= 0 {
@@ -52,7 +52,8 @@ func (vitest) Command(argv []string, dir string, only []string) ([]string, error
 	if !hasFlag(argv, "--reporter") {
 		add = append(add, "--reporter=default")
 	}
-	add = append(add, "--reporter=json", "--outputFile.json="+filepath.Join(dir, vitestReport))
+	// code coverage: nothing mutate reads, and time (or thresholds) in every run
+	add = append(add, "--reporter=json", "--outputFile.json="+filepath.Join(dir, vitestReport), "--coverage.enabled=false")
 	if only != nil {
 		files, names, err := sortedFiles(only)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 func TestVitestCommand(t *testing.T) {
 	t.Chdir("/")
 	dir := "/tmp/run1"
-	json := []string{"--reporter=json", "--outputFile.json=/tmp/run1/vitest.json"}
+	json := []string{"--reporter=json", "--outputFile.json=/tmp/run1/vitest.json", "--coverage.enabled=false"}
 	for _, tc := range []struct {
 		argv string
 		only []string
