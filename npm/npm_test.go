@@ -204,7 +204,7 @@ func TestPackages(t *testing.T) {
 	}
 	env := append(slices.Clip(npmEnv), "HOSTEMU_BINARY=") // the installed platform package's binary
 	t.Run("node --test", func(t *testing.T) {
-		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs", "orphan.test.mjs", "coverage.test.mjs")
+		out := run(t, proj, env, "node", "--test", "testkit.test.mjs", "require.test.cjs", "exit.test.mjs", "command.test.mjs", "orphan.test.mjs", "coverage.test.mjs", "mutant.test.mjs")
 		t.Log(lastLines(out, 8))
 	})
 	t.Run("node:test failure bundles", func(t *testing.T) {
@@ -285,6 +285,31 @@ func TestPackages(t *testing.T) {
 		}
 		t.Logf("collectedCoverage() over two Vitest workers' worlds: %s%%", m[1])
 	})
+	t.Run("hostemu mutate", func(t *testing.T) {
+		nm := npmTools(t, "vitest@"+vitestVersion, "jest@"+jestVersion)
+		link(t, nm, proj, "vitest", "jest")
+		for _, tc := range []struct {
+			runner string
+			cmd    []string
+			test   string // the prefix of the tests' names in the report
+		}{
+			{"vitest", []string{"node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", filepath.Join("mutate", "vitest")}, "mutate/vitest/client.test.mjs > client "},
+			{"jest", []string{"node", filepath.Join("node_modules", "jest", "bin", "jest.js"), "--rootDir", filepath.Join("mutate", "jest")}, "mutate/jest/client.test.cjs > client "},
+			{"node", []string{"node", "--test", filepath.Join("mutate", "node", "client.test.mjs")}, "client > "},
+		} {
+			t.Run(tc.runner, func(t *testing.T) {
+				mutateJS(t, proj, env, tc.runner, tc.test, tc.cmd)
+			})
+		}
+		// the issue's figure for Vitest (docs/performance.md): twelve tests, 156 mutants,
+		// the whole run against its baseline; a minute or two, so only when asked
+		t.Run("twelve Vitest tests", func(t *testing.T) {
+			if os.Getenv("HOSTEMU_MUTATE_BENCH") == "" {
+				t.Skip("set HOSTEMU_MUTATE_BENCH=1 to measure a mutation run of a twelve-test Vitest suite")
+			}
+			mutateBench(t, proj, env, "node", filepath.Join("node_modules", "vitest", "vitest.mjs"), "run", "--root", filepath.Join("mutate", "suite12"))
+		})
+	})
 	t.Run("playwright (docs/npm.md)", func(t *testing.T) {
 		chromium := findChromium()
 		if chromium == "" {
@@ -321,6 +346,128 @@ func TestPackages(t *testing.T) {
 		run(t, proj, env, "node", tsc, "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext",
 			"--target", "es2022", "--typeRoots", nodeTypes, "--types", "node", "dispose.ts", "types.ts", "types.cts")
 	})
+}
+
+// mutateJS runs `npx hostemu mutate` over npm/e2e/mutate's suite for runner (cmd): the
+// mutants of the client's call that swallows its errors survive, those of the one that
+// throws them are killed, a second run gives the same report, --min says under or not,
+// and a failing baseline is exit 2 with its output's end.
+func mutateJS(t *testing.T, proj string, env []string, runner, test string, cmd []string) {
+	t.Helper()
+	mutate := func(extra []string, args ...string) (int, string, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		c := exec.CommandContext(ctx, "npx", append([]string{"--no-install", "hostemu", "mutate", "--codes", "service_unavailable,reset", "--parallel", "2"}, args...)...)
+		c.Dir = proj
+		c.Env = append(append(os.Environ(), env...), extra...)
+		var stdout, stderr bytes.Buffer
+		c.Stdout, c.Stderr = &stdout, &stderr
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("npx hostemu mutate: %v\n%s", err, stderr.String())
+		}
+		return code, stdout.String(), stderr.String()
+	}
+	type report struct {
+		Score   float64 `json:"score"`
+		Mutants []struct {
+			Test, Operation, Code, Result string
+		} `json:"mutants"`
+		Baseline struct {
+			Runner     string `json:"runner"`
+			Passed     bool   `json:"passed"`
+			Tests      int    `json:"tests"`
+			WithWorlds int    `json:"with_worlds"`
+		} `json:"baseline"`
+	}
+	results := func(out string) ([]string, report) {
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("the JSON report: %v\n%s", err, out)
+		}
+		var lines []string
+		for _, m := range r.Mutants {
+			lines = append(lines, fmt.Sprintf("%s | %s %s: %s", m.Test, m.Operation, m.Code, m.Result))
+		}
+		return lines, r
+	}
+	args := append([]string{"--format", "json", "--min", "50", "--"}, cmd...)
+	began := time.Now()
+	code, out, errOut := mutate(nil, args...)
+	if code != 0 {
+		t.Fatalf("hostemu mutate -- %s: exit %d\n%s\n%s", strings.Join(cmd, " "), code, out, errOut)
+	}
+	took := time.Since(began)
+	got, r := results(out)
+	want := []string{
+		test + "counts projects | listProjects service_unavailable: survived",
+		test + "counts projects | listProjects reset: survived",
+		test + "creates a deployment | createDeployment service_unavailable: killed",
+		test + "creates a deployment | createDeployment reset: killed",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("mutants:\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
+	}
+	if r.Score != 0.5 || r.Baseline.Runner != runner || !r.Baseline.Passed || r.Baseline.Tests != 2 || r.Baseline.WithWorlds != 2 {
+		t.Errorf("score %v, baseline %+v", r.Score, r.Baseline)
+	}
+	t.Logf("hostemu mutate -- %s: %d mutants in %s", strings.Join(cmd, " "), len(got), took.Round(time.Millisecond))
+
+	// the same suite: the same report; under --min, exit 1
+	args[3] = "51"
+	code, out, errOut = mutate(nil, args...)
+	if code != 1 || !strings.Contains(errOut, "under --min 51%") {
+		t.Errorf("--min 51: exit %d, want 1\n%s", code, errOut)
+	}
+	if again, _ := results(out); !slices.Equal(again, got) {
+		t.Errorf("a second run's mutants:\n%s\nthe first's\n%s", strings.Join(again, "\n"), strings.Join(got, "\n"))
+	}
+
+	// a failing baseline: exit 2, its output's end, no report
+	code, out, errOut = mutate([]string{"MUTATE_FAIL=1"}, append([]string{"--"}, cmd...)...)
+	if code != 2 || !strings.Contains(errOut, "the baseline failed") || !strings.Contains(errOut, "MUTATE_FAIL is set") || out != "" {
+		t.Errorf("a failing baseline: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// mutateBench runs `npx hostemu mutate` over a suite (cmd) and logs its figures: mutants,
+// runs, the baseline's time and the whole run's, and their ratio.
+func mutateBench(t *testing.T, proj string, env []string, cmd ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, "npx", append([]string{"--no-install", "hostemu", "mutate", "--format", "json", "--quiet", "--"}, cmd...)...)
+	c.Dir = proj
+	c.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("hostemu mutate -- %s: %v\n%s", strings.Join(cmd, " "), err, stderr.String())
+	}
+	var r struct {
+		Score   float64 `json:"score"`
+		Mutants []struct {
+			Result string `json:"result"`
+		} `json:"mutants"`
+		Runs       int   `json:"runs"`
+		DurationMS int64 `json:"duration_ms"`
+		Baseline   struct {
+			DurationMS int64 `json:"duration_ms"`
+		} `json:"baseline"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, stdout.String())
+	}
+	if len(r.Mutants) < 150 {
+		t.Errorf("%d mutants, want at least 150", len(r.Mutants))
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("hostemu mutate -- %s: %d mutants (score %.1f%%), %d runs after the baseline; baseline %.1f s, in all %.1f s: %.1f× the baseline (load average %s)",
+		strings.Join(cmd, " "), len(r.Mutants), r.Score*100, r.Runs, float64(r.Baseline.DurationMS)/1000, float64(r.DurationMS)/1000,
+		float64(r.DurationMS)/float64(r.Baseline.DurationMS), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 }
 
 // npmTools installs packages (name@version) once into a directory of the user's cache

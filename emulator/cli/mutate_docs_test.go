@@ -15,7 +15,11 @@ func TestMutateDocCommandsParse(t *testing.T) {
 		}
 		text := strings.ReplaceAll(s.text, "\\\n", " ")
 		for _, line := range strings.Split(text, "\n") {
+			// go run …/cmd/hostemu@latest mutate, or npx hostemu mutate (npm)
 			_, rest, ok := strings.Cut(line, "hostemu@latest mutate ")
+			if !ok {
+				_, rest, ok = strings.Cut(line, "npx hostemu mutate ")
+			}
 			if !ok {
 				continue
 			}
@@ -27,7 +31,7 @@ func TestMutateDocCommandsParse(t *testing.T) {
 			}
 		}
 	}
-	if n < 2 {
-		t.Errorf("found %d mutate command lines in docs/mutate.md's CI snippets, want the GitHub and GitLab ones", n)
+	if n < 3 {
+		t.Errorf("found %d mutate command lines in docs/mutate.md's CI snippets, want the GitHub (Go and npm) and GitLab ones", n)
 	}
 }

@@ -36,8 +36,13 @@ func shortNames(ms []Mutant) map[string]string {
 	return names
 }
 
-// Shorten gives the run's mutants the names the report shows.
+// Shorten gives the run's mutants the names the report shows. Only go test's keys are
+// "package test": the other runners' names hold spaces of their own (Vitest's
+// "test/a.test.js > client counts projects") and are shown whole.
 func (r *Run) Shorten() {
+	if r.Baseline.Runner != "go" {
+		return
+	}
 	names := shortNames(r.Mutants)
 	for i := range r.Mutants {
 		r.Mutants[i].Test = names[r.Mutants[i].Test]

@@ -68,10 +68,25 @@ func TestReportFormats(t *testing.T) {
 
 // Two packages: tests keep their package.
 func TestShortenKeepsPackagesApart(t *testing.T) {
-	r := &Run{Mutants: []Mutant{{Test: "p TestA"}, {Test: "q TestA"}}}
+	r := &Run{Mutants: []Mutant{{Test: "p TestA"}, {Test: "q TestA"}}, Baseline: Baseline{Runner: "go"}}
 	r.Shorten()
 	if r.Mutants[0].Test != "p TestA" || r.Mutants[1].Test != "q TestA" {
 		t.Errorf("%+v", r.Mutants)
+	}
+}
+
+// The JavaScript runners' keys hold spaces of their own: they are shown whole.
+func TestShortenKeepsJSNames(t *testing.T) {
+	for runner, keys := range map[string][]string{
+		"vitest": {"test/a.test.js > client counts projects", "test/a.test.js > client creates a deployment"},
+		"jest":   {"test/a.test.cjs > counts projects", "test/a.test.cjs > creates a deployment"},
+		"node":   {"client > counts projects", "client > creates a deployment"},
+	} {
+		r := &Run{Mutants: []Mutant{{Test: keys[0]}, {Test: keys[1]}}, Baseline: Baseline{Runner: runner}}
+		r.Shorten()
+		if r.Mutants[0].Test != keys[0] || r.Mutants[1].Test != keys[1] {
+			t.Errorf("%s: %q, %q; want them whole", runner, r.Mutants[0].Test, r.Mutants[1].Test)
+		}
 	}
 }
 

@@ -310,7 +310,14 @@ func (x *executor) baseline(ctx context.Context, b *Baseline) (map[string]map[st
 			defer mu.Unlock()
 			if o, ok := res.outcomes[k]; res.err != nil || !ok || o.Failed {
 				if firstErr == nil {
-					firstErr = fmt.Errorf("%w: %s fails when it runs alone (mutate runs each test of this runner alone)", ErrBaseline, k)
+					why := "fails when it runs alone"
+					switch {
+					case res.err != nil:
+						why = "cannot run alone: " + res.err.Error()
+					case !ok:
+						why = "did not run when run alone (the runner's filter left it out)"
+					}
+					firstErr = fmt.Errorf("%w: %s %s (mutate runs each test of this runner alone)", ErrBaseline, k, why)
 					b.Output = string(res.output)
 				}
 				return

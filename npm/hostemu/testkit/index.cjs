@@ -235,6 +235,8 @@ class Faults {
 class Emulator {
   constructor(r, creds, extra) {
     Object.defineProperty(this, "_r", { value: r });
+    // in a mutation run, the coordinator's name for this world (see mutantHello)
+    Object.defineProperty(this, "_mutant", { value: null, writable: true });
     this.url = r.url;
     this.cipherUrl = (extra && extra.cipherUrl) || r.url;
     this.tlsUrl = (extra && extra.tlsUrl) || "";
@@ -370,7 +372,7 @@ class Emulator {
         keep = this.bundle().then((bytes) => bytes, () => null);
         watching.closed.push(keep);
       }
-      this._closing = keep.then(() => collect(this)).then(() => this._close()).finally(() => {
+      this._closing = keep.then(() => collect(this)).then(() => mutantReport(this)).then(() => this._close()).finally(() => {
         live.delete(this);
         this._r.agent.destroy();
       });
@@ -407,6 +409,119 @@ if (typeof Symbol.asyncDispose === "symbol") {
   Emulator.prototype[Symbol.asyncDispose] = function () {
     return this.close();
   };
+}
+
+// Mutation runs (docs/mutate.md, "How the testkits take part"): `hostemu mutate` runs the
+// suite with HOSTEMU_MUTANT set to its coordinator's URL. Each world says which test made
+// it and arms the fault it is handed before the test gets it; at close() it posts its
+// coverage, from which the baseline learns which operations each test called. Outside
+// a mutation run none of this happens: start() and connect() read one variable more.
+
+// mutantTimeout bounds a call to the coordinator, on 127.0.0.1.
+const mutantTimeout = 10_000;
+
+// coordinator is the Remote of $HOSTEMU_MUTANT, made at the first world.
+let coordinator = null;
+
+// mutantPost posts body to the coordinator's path and resolves with its answer (null
+// when it has no body); an error answer, or none, rejects.
+async function mutantPost(p, body) {
+  const base = process.env.HOSTEMU_MUTANT;
+  if (!coordinator || coordinator.url !== base) coordinator = new Remote(base);
+  const res = await coordinator.send("POST", p, body, mutantTimeout);
+  const text = res.body.toString("utf8");
+  if (res.status < 200 || res.status > 299) {
+    let why = text.slice(0, 300);
+    try {
+      const e = JSON.parse(text).error;
+      if (e && typeof e.message === "string") why = `${e.code}: ${e.message}`;
+    } catch {
+      // not the envelope: the text as it is
+    }
+    throw new Error(`${res.status} ${why}`);
+  }
+  return text ? JSON.parse(text) : null;
+}
+
+// mutantHello tells the coordinator that the running test made emu's world, and adds the
+// fault it hands back to the world. It throws when either fails: a mutant never injected
+// must not be reported as survived.
+async function mutantHello(emu) {
+  const base = process.env.HOSTEMU_MUTANT;
+  let welcome;
+  try {
+    welcome = await mutantPost("/world", runningTest());
+  } catch (err) {
+    throw new Error(`hostemu: this test runs under hostemu mutate, whose coordinator (HOSTEMU_MUTANT=${base}) did not answer the world's hello: ${err.message}`, { cause: err });
+  }
+  if (!welcome || typeof welcome.world !== "string") {
+    throw new Error(`hostemu: hostemu mutate's coordinator answered the world's hello with ${JSON.stringify(welcome)}, not {"world", "fault", "report"}`);
+  }
+  if (welcome.fault) {
+    try {
+      await emu.faults.add(welcome.fault);
+    } catch (err) {
+      throw new Error(`hostemu: the mutant of hostemu mutate (${JSON.stringify(welcome.fault)}) could not be added to the world: ${err.message}`, { cause: err });
+    }
+  }
+  emu._mutant = { world: welcome.world, report: welcome.report === true };
+}
+
+// mutantReport posts the world's coverage to the coordinator before close() ends it. A
+// failure is a warning: the test has run.
+async function mutantReport(emu) {
+  const m = emu._mutant;
+  if (!m || !m.report || !process.env.HOSTEMU_MUTANT) return;
+  emu._mutant = null;
+  try {
+    const coverage = await emu.coverage();
+    await mutantPost("/coverage", { world: m.world, coverage });
+  } catch (err) {
+    process.stderr.write(`hostemu: the coverage of ${emu.namespace || emu.url} could not be sent to hostemu mutate, which will not know what this test called: ${err.message}\n`);
+  }
+}
+
+// runningTest is the hello of a world made now: the running test's name as its runner's
+// JSON reporter calls it (fullName: the describe blocks and the title, joined by spaces)
+// and its file's absolute path; {} when no one test is running (a beforeAll, a module's
+// top level, node:test, a concurrent test among others), for the coordinator to decide.
+function runningTest() {
+  // Vitest: its worker state's current task, set by its runner before each test (and its
+  // hooks) and back to the suite after
+  const vitest = globalThis.__vitest_worker__;
+  if (vitest && typeof vitest === "object") {
+    const task = vitest.current;
+    if (!task || task.type !== "test" || !task.file || othersRunning(task)) return {};
+    const names = [];
+    for (let x = task; x && x !== task.file && x.type !== "file"; x = x.suite) names.unshift(x.name);
+    return { test: names.join(" "), file: task.file.filepath };
+  }
+  // Jest: circus's state, whose running test is set from its start to its end (its
+  // beforeEach and afterEach hooks included); expect's state knows the file
+  const sym = Object.getOwnPropertySymbols(globalThis).find((s) => s.description === "JEST_STATE_SYMBOL");
+  const test = sym && globalThis[sym] && globalThis[sym].currentlyRunningTest;
+  if (test && !test.concurrent) {
+    const names = [];
+    for (let x = test; x && x.parent; x = x.parent) names.unshift(x.name); // the root block has no parent
+    // expect's state, global even when Jest's globals are not (injectGlobals: false)
+    const matchers = globalThis[Symbol.for("$$jest-matchers-object")];
+    const file = matchers && matchers.state && matchers.state.testPath;
+    if (typeof file === "string" && file) return { test: names.join(" "), file };
+  }
+  return {};
+}
+
+// othersRunning tells whether another test of task's file runs too (concurrent tests):
+// Vitest's current task is then the last one started, not necessarily the caller.
+function othersRunning(task) {
+  if (!task.concurrent) return false;
+  const stack = [task.file];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x !== task && x.type === "test" && x.result && x.result.state === "run") return true;
+    if (Array.isArray(x.tasks)) stack.push(...x.tasks);
+  }
+  return false;
 }
 
 // collected is the coverage of every world of this process that close() ended (start()'s
@@ -836,6 +951,15 @@ async function start(options) {
     throw err;
   }
   track(emu);
+  if (process.env.HOSTEMU_MUTANT) {
+    try {
+      await mutantHello(emu);
+    } catch (err) {
+      live.delete(emu);
+      r.kill();
+      throw err;
+    }
+  }
   // The process and its pipes must not keep this one alive: a test runner whose test
   // forgot close() still ends, and its exit hook stops the emulator.
   child.unref();
@@ -966,6 +1090,15 @@ async function connect(url, options) {
   r.namespace = ns.namespace;
   const emu = new Emulator(r, { tokens: ns.tokens, cipherKey: ns.cipher_key }, { cipherUrl: o.cipherUrl });
   track(emu);
+  if (process.env.HOSTEMU_MUTANT) {
+    try {
+      await mutantHello(emu);
+    } catch (err) {
+      emu._mutant = null; // no coverage to report for a world the test never got
+      await emu.close().catch(() => {});
+      throw err;
+    }
+  }
   return emu;
 }
 

@@ -1,0 +1,2 @@
+require("./no-such-module");
+test("never runs", () => {});

@@ -1,0 +1,9 @@
+test("lists projects", () => { expect(1).toBe(1); });
+describe("deploy", () => {
+  describe("when the API is down (503)", () => {
+    test("retries [twice]", () => { expect("ready").toBe("error"); });
+    test.skip("gives up", () => {});
+    test.todo("backs off");
+  });
+  test("promotes", () => {});
+});

@@ -1,0 +1,2 @@
+test("lists projects", () => { expect(2).toBe(2); });
+test("lists projects", () => { expect(2).toBe(3); });
