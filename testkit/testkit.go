@@ -145,6 +145,7 @@ func Start(tb testing.TB, opts ...Option) *Emulator {
 			tb.Errorf("testkit: emulator serving failed: %v", err)
 		}
 	})
+	r.joinMutation(tb)
 	return &Emulator{tb: tb, r: r}
 }
 
@@ -198,6 +199,7 @@ func Connect(tb testing.TB, url string, opts ...Option) *Emulator {
 				tb.Logf("testkit: deleting namespace %s: %v", r.namespace, err)
 			}
 		})
+		r.joinMutation(tb)
 		return e
 	}
 	// A control call now, so that a wrong or missing control token fails here, clearly.

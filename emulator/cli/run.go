@@ -55,6 +55,8 @@ func Run(ctx context.Context, args []string, getenv func(string) string, environ
 		return replay(ctx, rest, getenv, environ, stdout, stderr)
 	case "coverage":
 		return coverageCmd(ctx, rest, getenv, stdout, stderr)
+	case "mutate":
+		return mutateCmd(ctx, rest, stdout, stderr)
 	case "openapi":
 		return openapi.Command(rest, stdout, stderr)
 	case "version":
@@ -87,6 +89,9 @@ Commands:
   hostemu coverage [--url U] [--namespaces all] [--min PCT] [--format text|json|markdown|junit]
                                  print which operations, answers and lifecycle edges
                                  clients exercised; exit 1 under --min (see --help)
+  hostemu mutate [flags] -- COMMAND [ARGS...]
+                                 run a test suite once per documented error answer of each
+                                 operation each test called: would the tests notice? (see --help)
   hostemu ca [--ca-dir DIR]      print the certificate of the local CA kept in DIR
                                  (HOSTEMU_CA_DIR, else <user config dir>/hostemu/ca)
   hostemu ca install|uninstall   trust the CA in the system store and the NSS databases

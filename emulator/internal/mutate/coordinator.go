@@ -172,6 +172,11 @@ func (c *Coordinator) coverage(w http.ResponseWriter, req *http.Request) {
 	if !decode(w, req, &rep) {
 		return
 	}
+	var cov Coverage
+	if err := json.Unmarshal(rep.Coverage, &cov); err != nil {
+		problem(w, http.StatusBadRequest, "invalid_json", "coverage: "+err.Error())
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key, ok := r.keyOf[rep.World]
@@ -185,7 +190,7 @@ func (c *Coordinator) coverage(w http.ResponseWriter, req *http.Request) {
 			set = map[string]bool{}
 			r.called[key] = set
 		}
-		for _, op := range rep.Coverage.Operations {
+		for _, op := range cov.Operations {
 			if op.Seen > 0 {
 				set[strings.ToUpper(op.Method)+" "+op.Path] = true
 			}

@@ -13,6 +13,7 @@
 package mutate
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -49,8 +50,10 @@ type Welcome struct {
 
 // Report is what a testkit posts to $HOSTEMU_MUTANT/coverage at a world's end.
 type Report struct {
-	World    string   `json:"world"`
-	Coverage Coverage `json:"coverage"`
+	World string `json:"world"`
+	// Coverage is GET /_emulator/coverage as the world answered it; the coordinator reads
+	// the part Coverage describes and ignores the rest (hostemu's answer may grow).
+	Coverage json.RawMessage `json:"coverage"`
 }
 
 // Coverage is the part of GET /_emulator/coverage the coordinator reads: which

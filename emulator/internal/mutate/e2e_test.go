@@ -1,0 +1,168 @@
+package mutate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator/cli"
+)
+
+// goClient is the sample client's package, run from the module's root.
+const goClient = "./emulator/internal/mutate/testdata/goclient"
+
+// moduleRoot is the module's root, where the sample client's path is relative to.
+var moduleRoot, _ = filepath.Abs("../../..")
+
+// mutateCLI runs `hostemu mutate args...` in process from the module root and gives
+// its exit code, standard output and error.
+func mutateCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs go test on a sample client: not with -short")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	t.Chdir(moduleRoot)
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), append([]string{"mutate"}, args...), os.Getenv, os.Environ(), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+type report struct {
+	Score   float64 `json:"score"`
+	Mutants []struct {
+		Test, Operation, Code, Result, Output string
+	} `json:"mutants"`
+	Baseline struct {
+		Runner     string `json:"runner"`
+		Passed     bool   `json:"passed"`
+		Tests      int    `json:"tests"`
+		WithWorlds int    `json:"with_worlds"`
+	} `json:"baseline"`
+}
+
+func decodeReport(t *testing.T, out string) report {
+	t.Helper()
+	var r report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, out)
+	}
+	return r
+}
+
+// The sample client swallows ProjectCount's errors and returns CreateDeployment's: every
+// mutant of listProjects survives, every one of createDeployment is killed, and two runs
+// give the same report.
+func TestMutateGoSwallowedAndHandled(t *testing.T) {
+	args := []string{"--format", "json", "--parallel", "2", "--codes", "service_unavailable,invalid_token,reset", "--", "go", "test", goClient}
+	code, out, errOut := mutateCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	r := decodeReport(t, out)
+	if r.Baseline.Runner != "go" || !r.Baseline.Passed || r.Baseline.Tests != 2 || r.Baseline.WithWorlds != 2 {
+		t.Errorf("baseline = %+v", r.Baseline)
+	}
+	want := map[string]string{}
+	for _, c := range []string{"invalid_token", "service_unavailable", "reset"} {
+		want["TestProjectCount listProjects "+c] = "survived"
+		want["TestCreateDeployment createDeployment "+c] = "killed"
+	}
+	got := map[string]string{}
+	for _, m := range r.Mutants {
+		got[m.Test+" "+m.Operation+" "+m.Code] = m.Result
+		if m.Result == "survived" && !strings.Contains(m.Output, "TestProjectCount") {
+			t.Errorf("a survivor's output tail does not show its test: %q", m.Output)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("mutants = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	if r.Score != 0.5 {
+		t.Errorf("score = %v, want 0.5", r.Score)
+	}
+	// the same suite gives the same mutants in the same order with the same results
+	code2, out2, errOut2 := mutateCLI(t, args...)
+	if code2 != 0 {
+		t.Fatalf("second run: exit %d\n%s", code2, errOut2)
+	}
+	r2 := decodeReport(t, out2)
+	for i := range r.Mutants {
+		a, b := r.Mutants[i], r2.Mutants[i]
+		if a.Test != b.Test || a.Operation != b.Operation || a.Code != b.Code || a.Result != b.Result {
+			t.Errorf("run 2 mutant %d = %+v, run 1 %+v", i, b, a)
+		}
+	}
+	// --min: 50 % passes, 51 % is exit 1 (the report is still written)
+	code, out, errOut = mutateCLI(t, "--format", "markdown", "--min", "51", "--codes", "service_unavailable", "--", "go", "test", goClient)
+	if code != 1 || !strings.Contains(errOut, "under --min 51%") || !strings.Contains(out, "| `listProjects` (GET /v1/projects) | 503 service_unavailable | TestProjectCount |") {
+		t.Errorf("--min 51: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = mutateCLI(t, "--quiet", "--min", "50", "--codes", "service_unavailable", "--", "go", "test", goClient)
+	if code != 0 {
+		t.Errorf("--min 50: exit %d\n%s", code, errOut)
+	}
+}
+
+// A baseline that fails is exit 2 with the end of its output; --budget leaves the rest
+// not_run.
+func TestMutateGoBaselineAndBudget(t *testing.T) {
+	t.Setenv("GOCLIENT_FAIL", "1")
+	code, out, errOut := mutateCLI(t, "--", "go", "test", goClient)
+	if code != 2 || !strings.Contains(errOut, "the baseline failed") || !strings.Contains(errOut, "GOCLIENT_FAIL is set") || out != "" {
+		t.Errorf("failing baseline: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	os.Unsetenv("GOCLIENT_FAIL")
+	code, out, errOut = mutateCLI(t, "--format", "json", "--budget", "1ns", "--codes", "reset", "--", "go", "test", goClient)
+	if code != 0 {
+		t.Fatalf("--budget: exit %d\n%s", code, errOut)
+	}
+	r := decodeReport(t, out)
+	if len(r.Mutants) != 2 {
+		t.Fatalf("mutants = %+v", r.Mutants)
+	}
+	for _, m := range r.Mutants {
+		if m.Result != "not_run" {
+			t.Errorf("%+v: want not_run past the budget", m)
+		}
+	}
+}
+
+// Flags are strict: a typo is exit 2 naming the closest.
+func TestMutateFlags(t *testing.T) {
+	t.Chdir(moduleRoot)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"go", "test", "./x"}, "put -- before the test command"},
+		{[]string{}, "no test command"},
+		{[]string{"--"}, "no test command after --"},
+		{[]string{"--codes", "service_unavailabel", "--", "go", "test"}, `did you mean "service_unavailable"?`},
+		{[]string{"--operations", "createDeploymnet", "--", "go", "test"}, `did you mean "createDeployment"?`},
+		{[]string{"--format", "jsn", "--", "go", "test"}, `did you mean "json"?`},
+		{[]string{"--runner", "og", "--", "x"}, `did you mean "go"?`},
+		{[]string{"--parallel", "0", "--", "go", "test"}, "--parallel 0"},
+		{[]string{"--min", "101", "--", "go", "test"}, "percentage"},
+		{[]string{"--bogus", "--", "go", "test"}, "unknown flag -bogus"},
+		{[]string{"--", "make", "test"}, "cannot tell the test runner"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(context.Background(), append([]string{"mutate"}, tc.args...), os.Getenv, os.Environ(), &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("mutate %q: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}

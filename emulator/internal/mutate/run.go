@@ -1,0 +1,514 @@
+package mutate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxOutput bounds how much of one run's output (standard output and error together)
+// mutate reads back: the runner's report when it is the output (go test -json), and
+// the tail shown for a survivor. A run may print more; the rest is not read.
+const maxOutput = 64 << 20
+
+// tailBytes is how much of a run's output a survivor or a failing baseline shows.
+const tailBytes = 4 << 10
+
+// Config is one mutation run.
+type Config struct {
+	Argv   []string // the test command
+	Runner Runner
+	Dir    string   // where to run it ("" the working directory)
+	Env    []string // its environment (nil: this process's)
+	// Tests, Operations and Codes narrow the mutants (globs, * any run of characters);
+	// empty: all.
+	Tests, Operations, Codes []string
+	Budget                   time.Duration // 0: none
+	Parallel                 int
+	Timeout                  time.Duration // per run of the command
+	Catalogue                *Catalogue
+	// Progress, when not nil, gets a line per finished run.
+	Progress io.Writer
+}
+
+// Baseline is what the report says of the run without mutants.
+type Baseline struct {
+	Runner     string `json:"runner"`
+	Command    string `json:"command"`
+	Passed     bool   `json:"passed"`
+	Tests      int    `json:"tests"`       // tests that passed
+	WithWorlds int    `json:"with_worlds"` // of which called an operation through a testkit world
+	// Nameless counts worlds no test could be named for (made outside a test).
+	Nameless   int    `json:"nameless_worlds,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Output     string `json:"output,omitempty"` // the tail, when it failed
+}
+
+// Outcome of the whole run.
+type Run struct {
+	Score      float64  `json:"score"`
+	Mutants    []Mutant `json:"mutants"`
+	Baseline   Baseline `json:"baseline"`
+	Runs       int      `json:"runs"` // runs of the command after the baseline
+	DurationMS int64    `json:"duration_ms"`
+}
+
+// ErrBaseline is the error of a baseline that did not pass (exit 2).
+var ErrBaseline = errors.New("the baseline failed")
+
+// Execute makes the mutation run: the baseline, then the mutants.
+func Execute(ctx context.Context, cfg Config) (*Run, error) {
+	if cfg.Parallel < 1 {
+		cfg.Parallel = 1
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Minute
+	}
+	co, err := NewCoordinator()
+	if err != nil {
+		return nil, err
+	}
+	defer co.Close()
+	x := &executor{cfg: cfg, co: co, start: time.Now()}
+	run := &Run{Mutants: []Mutant{}}
+	run.Baseline.Runner = cfg.Runner.Name()
+	run.Baseline.Command = strings.Join(cfg.Argv, " ")
+
+	called, err := x.baseline(ctx, &run.Baseline)
+	if err != nil {
+		return run, err
+	}
+	mutants, err := x.mutants(called)
+	if err != nil {
+		return run, err
+	}
+	run.Mutants = mutants
+	x.runMutants(ctx, run)
+	run.Score = score(run.Mutants)
+	run.DurationMS = time.Since(x.start).Milliseconds()
+	return run, nil
+}
+
+// score is killed / (killed + survived + timed out); 1 when none ran.
+func score(ms []Mutant) float64 {
+	var killed, ran int
+	for _, m := range ms {
+		switch m.Result {
+		case Killed:
+			killed++
+			ran++
+		case Survived, TimedOut:
+			ran++
+		}
+	}
+	if ran == 0 {
+		return 1
+	}
+	return float64(killed) / float64(ran)
+}
+
+type executor struct {
+	cfg   Config
+	co    *Coordinator
+	start time.Time
+}
+
+// result is one finished run of the command.
+type result struct {
+	outcomes map[string]Outcome
+	output   []byte // the tail
+	exitErr  error
+	timedOut bool
+	err      error // the run could not be made or read
+	elapsed  time.Duration
+}
+
+// once runs the command for round r, narrowed to only (nil: all tests).
+func (x *executor) once(ctx context.Context, r *round, only []string) result {
+	dir, err := os.MkdirTemp("", "hostemu-mutate-")
+	if err != nil {
+		return result{err: err}
+	}
+	defer os.RemoveAll(dir)
+	argv, err := x.cfg.Runner.Command(x.cfg.Argv, dir, only)
+	if err != nil {
+		return result{err: err}
+	}
+	id, url := x.co.open(r)
+	defer x.co.close(id)
+
+	out, err := os.Create(filepath.Join(dir, "output"))
+	if err != nil {
+		return result{err: err}
+	}
+	defer out.Close()
+	rctx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
+	cmd.Dir = x.cfg.Dir
+	cmd.Env = runEnv(x.cfg.Env, url, filepath.Join(dir, "artifacts"))
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Stdin = nil
+	killGroup(cmd)
+	began := time.Now()
+	runErr := cmd.Run()
+	res := result{exitErr: runErr, elapsed: time.Since(began)}
+	if rctx.Err() == context.DeadlineExceeded {
+		res.timedOut = true
+	}
+	output, err := readBounded(filepath.Join(dir, "output"), maxOutput)
+	if err != nil {
+		return result{err: err}
+	}
+	res.output = tail(output, tailBytes)
+	var ee *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &ee) && !res.timedOut {
+		res.err = fmt.Errorf("running %s: %w", argv[0], runErr)
+		return res
+	}
+	res.outcomes, err = x.cfg.Runner.Results(dir, output)
+	if err != nil && !res.timedOut {
+		res.err = err
+	}
+	return res
+}
+
+// runEnv is the environment of a run: the base with HOSTEMU_MUTANT set, failure
+// bundles kept out of the user's tree, and no coverage collection.
+func runEnv(base []string, url, artifacts string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+2)
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case Env, "HOSTEMU_ARTIFACTS", "HOSTEMU_COVERAGE_DIR":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, Env+"="+url, "HOSTEMU_ARTIFACTS="+artifacts)
+}
+
+func readBounded(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) <= n {
+		return append([]byte(nil), b...)
+	}
+	t := b[len(b)-n:]
+	if i := bytes.IndexByte(t, '\n'); i >= 0 && i < len(t)-1 {
+		t = t[i+1:]
+	}
+	return append([]byte(nil), t...)
+}
+
+func (x *executor) progress(format string, args ...any) {
+	if x.cfg.Progress != nil {
+		fmt.Fprintf(x.cfg.Progress, "hostemu mutate: "+format+"\n", args...)
+	}
+}
+
+// baseline runs the suite as it is and learns which operations each test called.
+func (x *executor) baseline(ctx context.Context, b *Baseline) (map[string]map[string]bool, error) {
+	r := &round{runner: x.cfg.Runner, baseline: true}
+	res := x.once(ctx, r, nil)
+	b.DurationMS = res.elapsed.Milliseconds()
+	if res.err != nil {
+		b.Output = string(res.output)
+		return nil, fmt.Errorf("%w: %v", ErrBaseline, res.err)
+	}
+	failed := []string{}
+	for k, o := range res.outcomes {
+		if o.Failed {
+			failed = append(failed, k)
+		}
+	}
+	sort.Strings(failed)
+	if res.timedOut || res.exitErr != nil || len(failed) > 0 {
+		b.Output = string(res.output)
+		why := "it exited with " + fmt.Sprint(res.exitErr)
+		switch {
+		case res.timedOut:
+			why = fmt.Sprintf("it ran over --timeout %s", x.cfg.Timeout)
+		case len(failed) > 0:
+			why = "these tests failed: " + strings.Join(failed, ", ")
+		}
+		return nil, fmt.Errorf("%w: %s", ErrBaseline, why)
+	}
+	b.Passed = true
+	for _, o := range res.outcomes {
+		if !o.Failed {
+			b.Tests++
+		}
+	}
+	x.progress("baseline passed: %d tests in %s", b.Tests, res.elapsed.Round(time.Millisecond))
+	called := r.called
+	b.Nameless = r.nameless
+	if x.cfg.Runner.Alone() {
+		// the testkit cannot name tests: run each alone to learn its operations
+		keys := make([]string, 0, len(res.outcomes))
+		for k := range res.outcomes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		called = map[string]map[string]bool{}
+		var mu sync.Mutex
+		var firstErr error
+		x.parallel(len(keys), func(i int) {
+			k := keys[i]
+			r := &round{runner: x.cfg.Runner, baseline: true, only: k}
+			res := x.once(ctx, r, []string{k})
+			mu.Lock()
+			defer mu.Unlock()
+			if o, ok := res.outcomes[k]; res.err != nil || !ok || o.Failed {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("%w: %s fails when it runs alone (mutate runs each test of this runner alone)", ErrBaseline, k)
+					b.Output = string(res.output)
+				}
+				return
+			}
+			called[k] = r.called[k]
+		})
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		b.Nameless = 0
+	}
+	for k, ops := range called {
+		if k != "" && len(ops) > 0 {
+			b.WithWorlds++
+		}
+	}
+	return called, nil
+}
+
+// parallel calls f(0..n-1), at most Parallel at a time.
+func (x *executor) parallel(n int, f func(int)) {
+	sem := make(chan struct{}, x.cfg.Parallel)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}(i)
+	}
+	wg.Wait()
+}
+
+// mutants are the mutants of the tests' calls, in a fixed order: by test, then by
+// operation in the description's order, then by code in its order, reset last.
+func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) {
+	cat := x.cfg.Catalogue
+	keys := make([]string, 0, len(called))
+	for k := range called {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := []Mutant{}
+	matchedTest := false
+	for _, k := range keys {
+		if !glob(x.cfg.Tests, k) {
+			continue
+		}
+		matchedTest = true
+		for _, op := range cat.Ops {
+			if !called[k][op.Method+" "+op.Path] || !glob(x.cfg.Operations, op.ID) {
+				continue
+			}
+			for _, code := range append(append([]string(nil), op.Codes...), Reset) {
+				if !glob(x.cfg.Codes, code) {
+					continue
+				}
+				out = append(out, Mutant{Test: k, Operation: op.ID, Method: op.Method, Path: op.Path, Code: code, Status: op.Status[code]})
+			}
+		}
+	}
+	if len(out) == 0 {
+		switch {
+		case len(keys) == 0:
+			return nil, fmt.Errorf("no mutants: no test of the baseline called an operation through a world it made with a testkit " +
+				"(mutate learns which operations a test calls from the worlds its testkit makes; see docs/mutate.md)")
+		case !matchedTest:
+			return nil, fmt.Errorf("no mutants: --tests %s matches none of the baseline's tests (%s)", strings.Join(x.cfg.Tests, ","), strings.Join(firstN(keys, 5), ", "))
+		default:
+			return nil, fmt.Errorf("no mutants: --operations and --codes leave none of the operations the tests called")
+		}
+	}
+	return out, nil
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(append([]string(nil), s[:n]...), "…")
+	}
+	return s
+}
+
+// job is one run of the command with some mutants armed.
+type job struct {
+	mutants map[string]int // test key → index into run.Mutants
+	alone   string         // the one test this job runs alone ("" many)
+	retry   bool
+}
+
+// runMutants runs every mutant: K rounds of the suite, each test meeting its next
+// mutant, or, for runners whose tests run alone, a run per mutant.
+func (x *executor) runMutants(ctx context.Context, run *Run) {
+	byTest := map[string][]int{}
+	var order []string
+	for i, m := range run.Mutants {
+		if byTest[m.Test] == nil {
+			order = append(order, m.Test)
+		}
+		byTest[m.Test] = append(byTest[m.Test], i)
+	}
+	var jobs []job
+	if x.cfg.Runner.Alone() {
+		for i, m := range run.Mutants {
+			jobs = append(jobs, job{mutants: map[string]int{m.Test: i}, alone: m.Test})
+		}
+	} else {
+		for round := 0; ; round++ {
+			j := job{mutants: map[string]int{}}
+			for _, k := range order {
+				if round < len(byTest[k]) {
+					j.mutants[k] = byTest[k][round]
+				}
+			}
+			if len(j.mutants) == 0 {
+				break
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) == 0 {
+		return
+	}
+	var mu sync.Mutex
+	queue := make(chan job, len(jobs)+len(run.Mutants))
+	for _, j := range jobs {
+		queue <- j
+	}
+	pending := len(jobs)
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for w := 0; w < x.cfg.Parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				var j job
+				select {
+				case j = <-queue:
+				case <-done:
+					return
+				}
+				over := ctx.Err() != nil || (x.cfg.Budget > 0 && time.Since(x.start) > x.cfg.Budget)
+				var retries []job
+				if over {
+					mu.Lock()
+					for _, i := range j.mutants {
+						run.Mutants[i].Result = NotRun
+						run.Mutants[i].Why = "past --budget"
+						if ctx.Err() != nil {
+							run.Mutants[i].Why = "interrupted"
+						}
+					}
+					mu.Unlock()
+				} else {
+					retries = x.runJob(ctx, run, j, &mu)
+				}
+				mu.Lock()
+				if !over {
+					run.Runs++
+				}
+				pending += len(retries) - 1
+				for _, r := range retries {
+					queue <- r
+				}
+				last := pending == 0
+				mu.Unlock()
+				if last {
+					close(done)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// runJob runs one job and records its mutants' results; it gives the retries of tests
+// that did not report (a crash elsewhere in the run).
+func (x *executor) runJob(ctx context.Context, run *Run, j job, mu *sync.Mutex) []job {
+	r := &round{runner: x.cfg.Runner, only: j.alone, mutants: map[string]*Mutant{}}
+	mu.Lock()
+	only := make([]string, 0, len(j.mutants))
+	for k, i := range j.mutants {
+		m := run.Mutants[i]
+		r.mutants[k] = &m
+		only = append(only, k)
+	}
+	mu.Unlock()
+	sort.Strings(only)
+	res := x.once(ctx, r, only)
+	mu.Lock()
+	defer mu.Unlock()
+	var retries []job
+	killed := 0
+	for k, i := range j.mutants {
+		m := &run.Mutants[i]
+		o, ok := res.outcomes[k]
+		switch {
+		case res.err != nil:
+			m.Result, m.Why = NotRun, "the run could not be made: "+res.err.Error()
+			m.Output = string(res.output)
+		case !ok && res.timedOut:
+			m.Result, m.Why = TimedOut, fmt.Sprintf("the run went over --timeout %s", x.cfg.Timeout)
+			m.Output = string(res.output)
+		case !ok && !j.retry:
+			retries = append(retries, job{mutants: map[string]int{k: i}, alone: k, retry: true})
+		case !ok:
+			m.Result, m.Why = Killed, "the run ended before the test reported (it crashed under the mutant)"
+			killed++
+		case o.Failed:
+			m.Result = Killed
+			killed++
+		case !r.armed[k]:
+			m.Result, m.Why = NotRun, "the test made no world in this run"
+		case !r.called[k][m.Method+" "+m.Path]:
+			m.Result, m.Why = NotRun, fmt.Sprintf("the test did not call %s in this run", m.Operation)
+		default:
+			m.Result = Survived
+			m.Output = o.Output
+			if m.Output == "" {
+				m.Output = string(res.output)
+			}
+			m.Output = string(tail([]byte(m.Output), tailBytes))
+		}
+	}
+	x.progress("run %d: %d mutants, %d killed, in %s", run.Runs+1, len(j.mutants), killed, res.elapsed.Round(time.Millisecond))
+	return retries
+}
