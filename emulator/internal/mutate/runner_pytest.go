@@ -128,26 +128,26 @@ func (pytestRunner) Command(argv []string, dir string, only []string) ([]string,
 	return append(out, argv[at:]...), nil
 }
 
-// junitCase is what Results reads of a <testcase>.
-type junitCase struct {
+// pytestCase is what Results reads of a <testcase>.
+type pytestCase struct {
 	Classname string `xml:"classname,attr"`
 	Name      string `xml:"name,attr"`
 	Props     []struct {
 		Name  string `xml:"name,attr"`
 		Value string `xml:"value,attr"`
 	} `xml:"properties>property"`
-	Failures []junitText `xml:"failure"`
-	Errors   []junitText `xml:"error"`
+	Failures []pytestText `xml:"failure"`
+	Errors   []pytestText `xml:"error"`
 	Out      []string    `xml:"system-out"`
 	Err      []string    `xml:"system-err"`
 }
 
-type junitText struct {
+type pytestText struct {
 	Message string `xml:"message,attr"`
 	Text    string `xml:",chardata"`
 }
 
-func (c junitCase) nodeID() string {
+func (c pytestCase) nodeID() string {
 	for _, p := range c.Props {
 		if p.Name == pytestNodeID {
 			return p.Value
@@ -161,13 +161,16 @@ func (c junitCase) nodeID() string {
 // non-strict xpass pass). Its Output is the failures' text and the captured output.
 // A test whose call failed and whose teardown raised has two entries, the first
 // without the node id: it is matched to the second by classname and name. No report
-// (the run was killed, or pytest stopped before its end) is no outcome; a report of
-// tests none of which has a node id is an error (the hostemu plugin is not loaded).
+// (pytest stopped before its session's end: a usage error, os._exit, a signal) and a
+// report of tests none of which has a node id (the hostemu plugin is not loaded) are
+// errors: the run's mutants are not_run, never killed by a run that could not tell.
 func (pytestRunner) Results(dir string, _ []byte) (map[string]Outcome, error) {
 	path := filepath.Join(dir, pytestReport)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]Outcome{}, nil
+		// pytest writes it at the session's end, whatever failed: without it, pytest did
+		// not start its tests (a usage error) or died (os._exit, a signal). Not a kill.
+		return nil, fmt.Errorf("mutate: pytest wrote no report (%s): it stopped before the session's end (see its output)", pytestReport)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mutate: %w", err)
@@ -182,7 +185,7 @@ func (pytestRunner) Results(dir string, _ []byte) (map[string]Outcome, error) {
 
 // pytestOutcomes reads a JUnit report of pytest's (see Results).
 func pytestOutcomes(r io.Reader) (map[string]Outcome, error) {
-	cases, err := readJUnit(io.LimitReader(r, pytestMaxReport+1))
+	cases, err := readPytestJUnit(io.LimitReader(r, pytestMaxReport+1))
 	if err != nil {
 		return nil, err
 	}
@@ -219,11 +222,11 @@ func pytestOutcomes(r io.Reader) (map[string]Outcome, error) {
 	return out, nil
 }
 
-// readJUnit reads every <testcase> of a JUnit report, however its suites nest.
-func readJUnit(r io.Reader) ([]junitCase, error) {
+// readPytestJUnit reads every <testcase> of a JUnit report, however its suites nest.
+func readPytestJUnit(r io.Reader) ([]pytestCase, error) {
 	lr := &pytestCounter{r: r}
 	dec := xml.NewDecoder(lr)
-	var cases []junitCase
+	var cases []pytestCase
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -236,7 +239,7 @@ func readJUnit(r io.Reader) ([]junitCase, error) {
 			return nil, err
 		}
 		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "testcase" {
-			var c junitCase
+			var c pytestCase
 			if err := dec.DecodeElement(&c, &se); err != nil {
 				return nil, err
 			}
@@ -262,9 +265,9 @@ func (c *pytestCounter) Read(p []byte) (int, error) {
 
 // output is an entry's failures, errors and captured output, without pytest's empty
 // "---- Captured X ----" sections.
-func (c junitCase) output() string {
+func (c pytestCase) output() string {
 	var b strings.Builder
-	for _, t := range append(append([]junitText{}, c.Failures...), c.Errors...) {
+	for _, t := range append(append([]pytestText{}, c.Failures...), c.Errors...) {
 		s := strings.TrimSpace(t.Text)
 		if s == "" {
 			s = t.Message
