@@ -138,8 +138,8 @@ type pytestCase struct {
 	} `xml:"properties>property"`
 	Failures []pytestText `xml:"failure"`
 	Errors   []pytestText `xml:"error"`
-	Out      []string    `xml:"system-out"`
-	Err      []string    `xml:"system-err"`
+	Out      []string     `xml:"system-out"`
+	Err      []string     `xml:"system-err"`
 }
 
 type pytestText struct {
