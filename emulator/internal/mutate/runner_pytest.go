@@ -138,6 +138,7 @@ type pytestCase struct {
 	} `xml:"properties>property"`
 	Failures []pytestText `xml:"failure"`
 	Errors   []pytestText `xml:"error"`
+	Skipped  []pytestText `xml:"skipped"`
 	Out      []string     `xml:"system-out"`
 	Err      []string     `xml:"system-err"`
 }
@@ -158,7 +159,9 @@ func (c pytestCase) nodeID() string {
 
 // Results reads DIR/pytest-junit.xml: a test failed when an entry of its has a
 // <failure> or an <error> (setup and teardown errors included; a skip, an xfail and a
-// non-strict xpass pass). Its Output is the failures' text and the captured output.
+// non-strict xpass pass). Its Output is the failures' text, a skip's reason and the
+// captured output (a line saying there was none, rather than nothing: mutate would show
+// the whole run's output, other tests' failures included, for a survivor).
 // A test whose call failed and whose teardown raised has two entries, the first
 // without the node id: it is matched to the second by classname and name. No report
 // (pytest stopped before its session's end: a usage error, os._exit, a signal) and a
@@ -215,6 +218,14 @@ func pytestOutcomes(r io.Reader) (map[string]Outcome, error) {
 		o.Failed = o.Failed || len(c.Failures) > 0 || len(c.Errors) > 0
 		o.Output = pytestTail(o.Output+c.output(), pytestMaxOutput)
 		out[id] = o
+	}
+	for id, o := range out {
+		if o.Output == "" {
+			// the report holds the test's output, which is nothing: say so, rather than
+			// leave mutate to show the whole run's (other tests' failures)
+			o.Output = id + ": passed; pytest captured no output of it\n"
+			out[id] = o
+		}
 	}
 	if len(out) == 0 && len(nameless) > 0 {
 		return nil, fmt.Errorf("it names no test by its node id (%s): is hostemu's pytest plugin loaded (not -p no:hostemu), or did collection fail?", strings.Join(pytestFirst(nameless, 3), ", "))
@@ -276,6 +287,9 @@ func (c pytestCase) output() string {
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}
+	}
+	for _, t := range c.Skipped {
+		b.WriteString("skipped: " + strings.TrimSpace(t.Message) + "\n")
 	}
 	for _, s := range append(append([]string{}, c.Out...), c.Err...) {
 		for _, sec := range splitCaptured(s) {

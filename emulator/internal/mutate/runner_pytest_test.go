@@ -172,8 +172,11 @@ func TestPytestResults(t *testing.T) {
 					}
 				}
 			}
-			if out := got["test_shapes.py::test_param[a.b]"].Output; out != "" {
-				t.Errorf("a quiet passing test's Output is %q, want empty (no empty Captured sections)", out)
+			if out, want := got["test_shapes.py::test_param[a.b]"].Output, "test_shapes.py::test_param[a.b]: passed; pytest captured no output of it\n"; out != want {
+				t.Errorf("a quiet passing test's Output is %q, want %q (no empty Captured sections)", out, want)
+			}
+			if out := got["test_shapes.py::test_skipped"].Output; !strings.Contains(out, "skipped: not today") {
+				t.Errorf("a skipped test's Output is %q, want its reason", out)
 			}
 		})
 	}
