@@ -273,8 +273,9 @@ func envName(flagName string) string {
 // otherVariables are HOSTEMU_* names that are not serve flags but mean something to a
 // tool around hostemu (testkit's examples find a running hostemu by HOSTEMU_URL; testkit
 // writes failed tests' bundles to HOSTEMU_ARTIFACTS; the JS testkit shares the coverage of
-// a run's processes through HOSTEMU_COVERAGE_DIR).
-var otherVariables = []string{"HOSTEMU_URL", "HOSTEMU_ARTIFACTS", "HOSTEMU_COVERAGE_DIR"}
+// a run's processes through HOSTEMU_COVERAGE_DIR), and hostemu mutate's coordinator
+// (HOSTEMU_MUTANT, for the testkits of the suite it runs).
+var otherVariables = []string{"HOSTEMU_URL", "HOSTEMU_ARTIFACTS", "HOSTEMU_COVERAGE_DIR", "HOSTEMU_MUTANT"}
 
 // UnknownVariables names each HOSTEMU_* variable of environ ("NAME=value" entries, as
 // os.Environ) that no flag reads, with the nearest known name when one is close, so

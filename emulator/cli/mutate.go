@@ -38,6 +38,53 @@ Exit status: 0, or 1 under --min, 2 when the baseline fails or a flag is wrong.`
 
 // mutateCmd is `hostemu mutate`.
 func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, opt, err := parseMutate(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stdout, mutateUsage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu mutate: %v\n", err)
+		return 2
+	}
+	if !opt.quiet {
+		cfg.Progress = stderr
+	}
+	run, err := mutate.Execute(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu mutate: %v\n", err)
+		if errors.Is(err, mutate.ErrBaseline) && run != nil && run.Baseline.Output != "" {
+			fmt.Fprintf(stderr, "\nthe end of its output:\n%s\n", strings.TrimRight(run.Baseline.Output, "\n"))
+		}
+		return 2
+	}
+	run.Shorten()
+	if err := run.Write(stdout, opt.format); err != nil {
+		fmt.Fprintf(stderr, "hostemu mutate: writing the report: %v\n", err)
+		return 1
+	}
+	if opt.format != "text" && !opt.quiet {
+		// the machine-readable report is on stdout: the figure a person reads goes to stderr
+		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%%\n", run.Score*100)
+	}
+	if opt.min.set && run.Score*100 < opt.min.v {
+		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%% is under --min %s%%\n", run.Score*100, opt.min.String())
+		return 1
+	}
+	return 0
+}
+
+// mutateOpts are the flags of mutate that are not the run's.
+type mutateOpts struct {
+	format string
+	quiet  bool
+	min    pctFlag
+}
+
+// parseMutate reads mutate's command line: the run's configuration (in the working
+// directory) and the report's options, or what is wrong with it (flag.ErrHelp for -h).
+func parseMutate(args []string) (mutate.Config, mutateOpts, error) {
+	var opt mutateOpts
 	fset := flag.NewFlagSet("hostemu mutate", flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	runnerName := fset.String("runner", "", "")
@@ -47,99 +94,62 @@ func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	budget := fset.Duration("budget", 0, "")
 	parallel := fset.Int("parallel", runtime.NumCPU(), "")
 	timeout := fset.Duration("timeout", 10*time.Minute, "")
-	format := fset.String("format", "text", "")
-	quiet := fset.Bool("quiet", false, "")
-	var min pctFlag
-	fset.Var(&min, "min", "")
+	fset.StringVar(&opt.format, "format", "text", "")
+	fset.BoolVar(&opt.quiet, "quiet", false, "")
+	fset.Var(&opt.min, "min", "")
+	var cfg mutate.Config
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, mutateUsage)
-			return 0
+			return cfg, opt, err
 		}
-		fmt.Fprintf(stderr, "hostemu mutate: %v\n", mutateFlagError(err))
-		return 2
+		return cfg, opt, mutateFlagError(err)
 	}
 	argv := fset.Args()
 	// flag stops at "--" and drops it; without one, a command was given without it
 	if !dashed(args, len(argv)) {
 		if len(argv) == 0 {
-			fmt.Fprintf(stderr, "hostemu mutate: no test command: hostemu mutate [flags] -- COMMAND [ARGS...]\n")
-		} else {
-			fmt.Fprintf(stderr, "hostemu mutate: put -- before the test command: hostemu mutate [flags] -- %s\n", strings.Join(argv, " "))
+			return cfg, opt, errors.New("no test command: hostemu mutate [flags] -- COMMAND [ARGS...]")
 		}
-		return 2
+		return cfg, opt, fmt.Errorf("put -- before the test command: hostemu mutate [flags] -- %s", strings.Join(argv, " "))
 	}
 	if len(argv) == 0 {
-		fmt.Fprintf(stderr, "hostemu mutate: no test command after --\n")
-		return 2
+		return cfg, opt, errors.New("no test command after --")
 	}
 	cat, err := mutate.DefaultCatalogue()
 	if err != nil {
-		fmt.Fprintf(stderr, "hostemu mutate: %v\n", err)
-		return 2
-	}
-	bad := func(msg string) int {
-		fmt.Fprintf(stderr, "hostemu mutate: %s\n", msg)
-		return 2
+		return cfg, opt, err
 	}
 	switch {
-	case !contains(mutate.Formats, *format):
-		return bad(fmt.Sprintf("--format %q is not one of %s%s", *format, strings.Join(mutate.Formats, ", "), yamlcheck.Suggest(*format, mutate.Formats)))
+	case !contains(mutate.Formats, opt.format):
+		return cfg, opt, fmt.Errorf("--format %q is not one of %s%s", opt.format, strings.Join(mutate.Formats, ", "), yamlcheck.Suggest(opt.format, mutate.Formats))
 	case *parallel < 1 || *parallel > 256:
-		return bad(fmt.Sprintf("--parallel %d: want 1 to 256", *parallel))
+		return cfg, opt, fmt.Errorf("--parallel %d: want 1 to 256", *parallel)
 	case *budget < 0:
-		return bad("--budget must not be negative")
+		return cfg, opt, errors.New("--budget must not be negative")
 	case *timeout <= 0:
-		return bad("--timeout must be positive")
+		return cfg, opt, errors.New("--timeout must be positive")
 	}
-	opList, msg := checkList("--operations", *ops, cat.IDs())
-	if msg != "" {
-		return bad(msg)
+	opList, err := checkList("--operations", *ops, cat.IDs())
+	if err != nil {
+		return cfg, opt, err
 	}
-	codeList, msg := checkList("--codes", *codes, cat.Codes())
-	if msg != "" {
-		return bad(msg)
+	codeList, err := checkList("--codes", *codes, cat.Codes())
+	if err != nil {
+		return cfg, opt, err
 	}
 	runner, err := mutate.FindRunner(*runnerName, argv)
 	if err != nil {
-		return bad(err.Error())
+		return cfg, opt, err
 	}
 	dir, err := os.Getwd()
 	if err != nil {
-		return bad(err.Error())
+		return cfg, opt, err
 	}
-	cfg := mutate.Config{
+	cfg = mutate.Config{
 		Argv: argv, Runner: runner, Dir: dir, Tests: splitList(*tests), Operations: opList, Codes: codeList,
 		Budget: *budget, Parallel: *parallel, Timeout: *timeout, Catalogue: cat,
 	}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	run, err := mutate.Execute(ctx, cfg)
-	if err != nil {
-		if errors.Is(err, mutate.ErrBaseline) {
-			fmt.Fprintf(stderr, "hostemu mutate: %v\n", err)
-			if run != nil && run.Baseline.Output != "" {
-				fmt.Fprintf(stderr, "\nthe end of its output:\n%s\n", strings.TrimRight(run.Baseline.Output, "\n"))
-			}
-			return 2
-		}
-		return bad(err.Error())
-	}
-	run.Shorten()
-	if err := run.Write(stdout, *format); err != nil {
-		fmt.Fprintf(stderr, "hostemu mutate: writing the report: %v\n", err)
-		return 1
-	}
-	if *format != "text" && !*quiet {
-		// the machine-readable report is on stdout: the figure a person reads goes to stderr
-		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%%\n", run.Score*100)
-	}
-	if min.set && run.Score*100 < min.v {
-		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%% is under --min %s%%\n", run.Score*100, min.String())
-		return 1
-	}
-	return 0
+	return cfg, opt, nil
 }
 
 // dashed reports whether args held a "--" before its last n words (flag drops it).
@@ -157,12 +167,12 @@ func mutateFlagError(err error) error {
 }
 
 // checkList splits a list flag and refuses a name without a * that is not in known.
-func checkList(flagName, s string, known []string) ([]string, string) {
+func checkList(flagName, s string, known []string) ([]string, error) {
 	list := splitList(s)
 	for _, x := range list {
 		if !strings.Contains(x, "*") && !contains(known, x) {
-			return nil, fmt.Sprintf("%s: %q is not one%s", flagName, x, yamlcheck.Suggest(x, known))
+			return nil, fmt.Errorf("%s: %q is not one%s", flagName, x, yamlcheck.Suggest(x, known))
 		}
 	}
-	return list, ""
+	return list, nil
 }

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/cli"
 )
 
@@ -163,6 +166,89 @@ func TestMutateFlags(t *testing.T) {
 		code := cli.Run(context.Background(), append([]string{"mutate"}, tc.args...), os.Getenv, os.Environ(), &stdout, &stderr)
 		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("mutate %q: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+// The issue's figure: a twelve-test Go suite with at least 150 mutants, the whole
+// mutation run against its baseline's wall time (docs/performance.md).
+//
+//	go test -run '^$' -bench BenchmarkMutateGoSuite12 -benchtime 1x ./emulator/internal/mutate/
+func BenchmarkMutateGoSuite12(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("no go command on PATH")
+	}
+	b.Chdir(moduleRoot)
+	for i := 0; i < b.N; i++ {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(context.Background(), []string{"mutate", "--format", "json", "--quiet", "--", "go", "test", "./emulator/internal/mutate/testdata/gosuite"}, os.Getenv, os.Environ(), &stdout, &stderr)
+		if code != 0 {
+			b.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		var r struct {
+			Mutants    []struct{ Result string } `json:"mutants"`
+			Runs       int                       `json:"runs"`
+			DurationMS float64                   `json:"duration_ms"`
+			Baseline   struct {
+				DurationMS float64 `json:"duration_ms"`
+			} `json:"baseline"`
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Mutants) < 150 {
+			b.Fatalf("%d mutants, want at least 150", len(r.Mutants))
+		}
+		b.ReportMetric(float64(len(r.Mutants)), "mutants")
+		b.ReportMetric(float64(r.Runs), "runs")
+		b.ReportMetric(r.Baseline.DurationMS, "baseline-ms")
+		b.ReportMetric(r.DurationMS, "total-ms")
+		b.ReportMetric(r.DurationMS/r.Baseline.DurationMS, "x-baseline")
+	}
+}
+
+// Tests that Connect to one running hostemu each get a namespace; rounds run two at a
+// time against it, and each mutant lands in its own test's namespace only. The go test
+// command here has -args, which keeps `go test` for every round (the slower path).
+func TestMutateGoConnectNamespaces(t *testing.T) {
+	srv, err := emulator.Listen(emulator.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	defer srv.Shutdown(context.Background())
+	t.Setenv("HOSTEMU_URL", srv.URL())
+	code, out, errOut := mutateCLI(t, "--format", "json", "--parallel", "2", "--codes", "service_unavailable,invalid_token,reset",
+		"--", "go", "test", "./emulator/internal/mutate/testdata/goconnect", "-args")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "each round runs go test") {
+		t.Errorf("-args did not keep go test for the rounds:\n%s", errOut)
+	}
+	r := decodeReport(t, out)
+	if len(r.Mutants) != 6 {
+		t.Fatalf("mutants: %+v", r.Mutants)
+	}
+	for _, m := range r.Mutants {
+		want := "killed"
+		if m.Test == "TestConnectProjectCount" {
+			want = "survived"
+		}
+		if m.Result != want {
+			t.Errorf("%s %s %s: %s, want %s", m.Test, m.Operation, m.Code, m.Result, want)
+		}
+	}
+	// the default namespace met none of the mutants, nor any test's request
+	for path, empty := range map[string]string{"/_emulator/faults": `"faults":[]`, "/_emulator/requests?path=/v1/*": `"requests":[]`} {
+		resp, err := http.Get(srv.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), empty) {
+			t.Errorf("GET %s of the default namespace: %s", path, body)
 		}
 	}
 }

@@ -92,6 +92,25 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 		return run, err
 	}
 	run.Mutants = mutants
+	if p, ok := cfg.Runner.(preparer); ok {
+		tmp, err := os.MkdirTemp("", "hostemu-mutate-bin-")
+		if err != nil {
+			return run, err
+		}
+		defer os.RemoveAll(tmp)
+		keys := make([]string, 0, len(mutants))
+		for _, m := range mutants {
+			keys = append(keys, m.Test)
+		}
+		began := time.Now()
+		r, why := p.Prepare(ctx, cfg.Argv, cfg.Dir, tmp, keys)
+		if why != "" {
+			x.progress("%s", why)
+		} else {
+			x.progress("test binaries built in %s", time.Since(began).Round(time.Millisecond))
+		}
+		x.cfg.Runner = r
+	}
 	x.runMutants(ctx, run)
 	run.Score = score(run.Mutants)
 	run.DurationMS = time.Since(x.start).Milliseconds()
@@ -155,6 +174,9 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 	defer cancel()
 	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
 	cmd.Dir = x.cfg.Dir
+	if d, ok := x.cfg.Runner.(dirRunner); ok && len(only) > 0 {
+		cmd.Dir = d.Dir(only)
+	}
 	cmd.Env = runEnv(x.cfg.Env, url, filepath.Join(dir, "artifacts"))
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Stdin = nil
@@ -390,17 +412,34 @@ func (x *executor) runMutants(ctx context.Context, run *Run) {
 			jobs = append(jobs, job{mutants: map[string]int{m.Test: i}, alone: m.Test})
 		}
 	} else {
-		for round := 0; ; round++ {
-			j := job{mutants: map[string]int{}}
-			for _, k := range order {
-				if round < len(byTest[k]) {
-					j.mutants[k] = byTest[k][round]
+		// rounds per group (the go binary runner: per package), groups in order of their
+		// first test
+		g, _ := x.cfg.Runner.(grouper)
+		var groups []string
+		members := map[string][]string{}
+		for _, k := range order {
+			name := ""
+			if g != nil {
+				name = g.Group(k)
+			}
+			if members[name] == nil {
+				groups = append(groups, name)
+			}
+			members[name] = append(members[name], k)
+		}
+		for _, name := range groups {
+			for round := 0; ; round++ {
+				j := job{mutants: map[string]int{}}
+				for _, k := range members[name] {
+					if round < len(byTest[k]) {
+						j.mutants[k] = byTest[k][round]
+					}
 				}
+				if len(j.mutants) == 0 {
+					break
+				}
+				jobs = append(jobs, j)
 			}
-			if len(j.mutants) == 0 {
-				break
-			}
-			jobs = append(jobs, j)
 		}
 	}
 	if len(jobs) == 0 {

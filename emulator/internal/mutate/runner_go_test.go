@@ -73,3 +73,54 @@ func TestFindRunner(t *testing.T) {
 		t.Error("go build: found a runner")
 	}
 }
+
+func TestGoArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args              []string
+		build, test, pkgs string
+		ok                bool
+	}{
+		{[]string{"./..."}, "", "", "./...", true},
+		{[]string{}, "", "", ".", true},
+		{[]string{"-race", "-tags", "integration", "-short", "-timeout=30s", "-run", "TestX", "-v", "./a", "./b"}, "-race -tags=integration", "-test.short -test.timeout=30s", "./a ./b", true},
+		{[]string{"-count", "3", "-json", "-parallel", "4", "."}, "", "-test.parallel=4", ".", true},
+		{[]string{"./x", "-args", "-flag"}, "", "", "", false},
+		{[]string{"-coverprofile", "c.out", "./x"}, "", "", "", false},
+		{[]string{"-exec", "sudo", "./x"}, "", "", "", false},
+		{[]string{"-timeout"}, "", "", "", false},
+	} {
+		b, te, p, ok := goArgs(tc.args)
+		if ok != tc.ok || (ok && (strings.Join(b, " ") != tc.build || strings.Join(te, " ") != tc.test || strings.Join(p, " ") != tc.pkgs)) {
+			t.Errorf("goArgs(%q) = %q %q %q %v", tc.args, b, te, p, ok)
+		}
+	}
+}
+
+// The binary's test2json framing: outcomes by package and name, each test's own output.
+func TestGoBinResults(t *testing.T) {
+	dir := t.TempDir()
+	r := &goBinRunner{pkgs: map[string]goBinary{"p": {bin: "/bin/p.test", dir: "/src/p"}}, test: []string{"-test.short"}}
+	argv, err := r.Command(nil, dir, []string{"p TestX/a_b", "p TestY"})
+	if err != nil || strings.Join(argv, " ") != "/bin/p.test -test.v=test2json -test.count=1 -test.run=^(TestX|TestY)$ -test.short" {
+		t.Fatalf("Command = %q, %v", argv, err)
+	}
+	if d := r.Dir([]string{"p TestY"}); d != "/src/p" {
+		t.Errorf("Dir = %q", d)
+	}
+	out := "\x16=== RUN   TestX\n    x_test.go:3: hello\n\x16=== RUN   TestX/a_b\nprinted\n    x_test.go:3: bad\n" +
+		"\x16--- FAIL: TestX/a_b (0.00s)\n\x16=== NAME  TestX\n\x16--- FAIL: TestX (0.00s)\n\x16=== NAME  \n" +
+		"\x16=== RUN   TestY\n\x16=== PAUSE TestY\n\x16=== CONT  TestY\nno newline\x16--- SKIP: TestY (0.00s)\n\x16FAIL\n"
+	got, err := r.Results(dir, []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !got["p TestX/a_b"].Failed || !got["p TestX"].Failed || got["p TestY"].Failed {
+		t.Fatalf("Results = %+v", got)
+	}
+	if o := got["p TestX/a_b"].Output; !strings.Contains(o, "printed\n") || !strings.Contains(o, "bad") || strings.Contains(o, "hello") {
+		t.Errorf("TestX/a_b's output = %q", o)
+	}
+	if o := got["p TestY"].Output; !strings.Contains(o, "no newline\n") {
+		t.Errorf("TestY's output = %q", o)
+	}
+}
