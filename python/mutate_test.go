@@ -109,9 +109,10 @@ func (c *standInCoordinator) calledBy() map[string]string {
 }
 
 // mutantProtocol runs the sample under a stand-in coordinator: the worlds say hello
-// with their node ids (the session's own hostemu and a test without a world say
-// nothing), the fault is armed before the test gets its world, the coverage is posted
-// at each world's end; a coordinator that refuses fails the tests that make worlds.
+// with their node ids (the session's own hostemu, a shared world and a test without a
+// world say nothing), the fault is armed before the test gets its world, the coverage
+// is posted at each world's end; a coordinator that refuses fails the tests that make
+// worlds.
 func mutantProtocol(t *testing.T, work string, env []string, vpy string, xdist bool) {
 	co := &standInCoordinator{called: map[string][]string{}, helloed: map[string]string{}, faults: map[string]any{
 		deployID: map[string]any{"match": map[string]any{"operation": "createDeployment"}, "error": "service_unavailable", "times": 1},
@@ -124,7 +125,7 @@ func mutantProtocol(t *testing.T, work string, env []string, vpy string, xdist b
 		args = append(args, "-n", "2")
 	}
 	r := runIn(t, work, menv, vpy, args...)
-	if r.code != 1 || !strings.Contains(r.out, "1 failed, 2 passed") || !strings.Contains(r.out, "503") {
+	if r.code != 1 || !strings.Contains(r.out, "1 failed, 3 passed") || !strings.Contains(r.out, "503") {
 		t.Fatalf("pytest under a mutant of createDeployment: exit %d, want 1 with the deploy test failed on its 503:\n%s", r.code, r.out)
 	}
 	co.mu.Lock()
@@ -148,7 +149,7 @@ func mutantProtocol(t *testing.T, work string, env []string, vpy string, xdist b
 	co.refuse = true
 	co.mu.Unlock()
 	r = runIn(t, work, menv, vpy, args...)
-	if r.code != 1 || !strings.Contains(r.out, "1 passed, 2 errors") || !strings.Contains(r.out, "MutantError: hostemu mutate: the coordinator answered 404") {
+	if r.code != 1 || !strings.Contains(r.out, "2 passed, 2 errors") || !strings.Contains(r.out, "MutantError: hostemu mutate: the coordinator answered 404") {
 		t.Errorf("a coordinator that refuses: exit %d, want 1 with both world tests in error (their setup raised MutantError):\n%s", r.code, r.out)
 	}
 
@@ -157,7 +158,7 @@ func mutantProtocol(t *testing.T, work string, env []string, vpy string, xdist b
 	co.faults = map[string]any{projectCountID: map[string]any{"match": map[string]any{"operation": "listProjects"}, "error": "no_such_code"}}
 	co.mu.Unlock()
 	r = runIn(t, work, menv, vpy, args...)
-	if r.code != 1 || !strings.Contains(r.out, "2 passed, 1 error") || !strings.Contains(r.out, "could not be armed in this world") {
+	if r.code != 1 || !strings.Contains(r.out, "3 passed, 1 error") || !strings.Contains(r.out, "could not be armed in this world") {
 		t.Errorf("a fault that cannot be armed: exit %d, want 1 with the test in error (a mutant never injected must not survive):\n%s", r.code, r.out)
 	}
 }
@@ -228,8 +229,8 @@ func mutatePytest(t *testing.T, work string, env []string, vpy, hostemu string, 
 	}
 
 	r := report(nil)
-	if r.Baseline.Runner != "pytest" || !r.Baseline.Passed || r.Baseline.Tests != 3 || r.Baseline.WithWorlds != 2 {
-		t.Errorf("baseline = %+v, want pytest, passed, 3 tests of which 2 with worlds", r.Baseline)
+	if r.Baseline.Runner != "pytest" || !r.Baseline.Passed || r.Baseline.Tests != 4 || r.Baseline.WithWorlds != 2 {
+		t.Errorf("baseline = %+v, want pytest, passed, 4 tests of which 2 with worlds (none for the shared one)", r.Baseline)
 	}
 	want := map[string]string{}
 	for _, c := range strings.Split(codes, ",") {

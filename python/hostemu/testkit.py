@@ -747,8 +747,8 @@ def connect(
     document (a dict, or a .json file); ``scenarios`` scenario documents (YAML strings)
     this namespace knows beside the server's. ``shared=True`` drives the default
     namespace instead (the well-known tokens; reset() is then everyone's). Under
-    ``hostemu mutate`` (``HOSTEMU_MUTANT`` set) the world takes part in the run: see
-    docs/mutate.md."""
+    ``hostemu mutate`` (``HOSTEMU_MUTANT`` set) the world takes part in the run, unless
+    shared: see docs/mutate.md."""
     if not isinstance(url, str) or not re.match(r"^https?://", url):
         raise ValueError(f"hostemu: connect() takes the hosting service's base URL, e.g. http://127.0.0.1:4700, got {url!r}")
     base = re.sub(r"/v1$", "", url.rstrip("/"))
@@ -763,11 +763,13 @@ def connect(
         emu = Emulator(r, tokens, key, cipher_url=cipher_url or "")
         if scenario:
             emu.use_scenario(scenario)
-    else:
-        ns = r.json("POST", "/_emulator/namespaces", _namespace_spec(scenario, seed, clock, clock_start, fixtures, scenarios))
-        r.namespace = str(ns["namespace"])
-        t = ns["tokens"]
-        emu = Emulator(r, Tokens(read=t["read"], deploy=t["deploy"], admin=t["admin"]), str(ns.get("cipher_key", "")), cipher_url=cipher_url or "")
+        # A world shared by every test cannot be armed for one of them: under hostemu
+        # mutate it takes no part (as the Go testkit's Connect with Shared).
+        return emu
+    ns = r.json("POST", "/_emulator/namespaces", _namespace_spec(scenario, seed, clock, clock_start, fixtures, scenarios))
+    r.namespace = str(ns["namespace"])
+    t = ns["tokens"]
+    emu = Emulator(r, Tokens(read=t["read"], deploy=t["deploy"], admin=t["admin"]), str(ns.get("cipher_key", "")), cipher_url=cipher_url or "")
     if _mutant.active():
         emu._join_mutation()
     return emu

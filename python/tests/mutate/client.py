@@ -1,5 +1,6 @@
-"""The sample client of hostemu mutate's pytest test (python/python_test.go): one
-function swallows its errors, one lets them reach its caller."""
+"""The sample client of hostemu mutate's pytest test (python/mutate_test.go): one
+function swallows its errors, one lets them reach its caller. (test_client.py also has
+a test of a shared world, never armed, and one without a world: neither has mutants.)"""
 
 import json
 import urllib.request

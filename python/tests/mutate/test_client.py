@@ -3,6 +3,7 @@ import os
 import pytest
 
 from client import Client
+from hostemu import testkit
 
 
 def test_project_count(hostemu):
@@ -20,3 +21,9 @@ class TestDeploy:
 
 def test_no_world():
     assert 1 + 1 == 2  # no hostemu: no mutants, and nothing asked of the coordinator
+
+
+def test_shared_world(hostemu_url):
+    # the default namespace, shared by every test: never armed for one of them
+    with testkit.connect(hostemu_url, shared=True) as emu:
+        assert Client(emu.url, emu.tokens["read"]).project_count() >= 0
