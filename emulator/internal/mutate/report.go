@@ -36,8 +36,13 @@ func shortNames(ms []Mutant) map[string]string {
 	return names
 }
 
-// Shorten gives the run's mutants the names the report shows.
+// Shorten gives the run's mutants the names the report shows. Only Go's keys are
+// "package name": other runners' names hold spaces of their own (a pytest parameter,
+// test[a b]; a Vitest full name) and are shown whole.
 func (r *Run) Shorten() {
+	if r.Baseline.Runner != "go" {
+		return
+	}
 	names := shortNames(r.Mutants)
 	for i := range r.Mutants {
 		r.Mutants[i].Test = names[r.Mutants[i].Test]

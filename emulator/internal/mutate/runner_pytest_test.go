@@ -264,3 +264,12 @@ func FuzzPytestResults(f *testing.F) {
 		}
 	})
 }
+
+// A node id with a space (a parameter's) is shown whole: Shorten is Go's.
+func TestPytestNamesShownWhole(t *testing.T) {
+	r := &Run{Baseline: Baseline{Runner: "pytest"}, Mutants: []Mutant{{Test: "tests/test_a.py::test_x[a b]"}, {Test: "tests/test_a.py::test_x[a c]"}}}
+	r.Shorten()
+	if r.Mutants[0].Test != "tests/test_a.py::test_x[a b]" || r.Mutants[1].Test != "tests/test_a.py::test_x[a c]" {
+		t.Errorf("Shorten made %q and %q of pytest node ids", r.Mutants[0].Test, r.Mutants[1].Test)
+	}
+}
