@@ -1,6 +1,7 @@
 """The sample client of hostemu mutate's pytest test (python/mutate_test.go): one
 function swallows its errors, one lets them reach its caller. (test_client.py also has
-a test of a shared world, never armed, and one without a world: neither has mutants.)"""
+a test of a world of its own process, testkit.start(), a test of a shared world, never
+armed, and one without a world: the last two have no mutants.)"""
 
 import json
 import urllib.request

@@ -27,3 +27,9 @@ def test_shared_world(hostemu_url):
     # the default namespace, shared by every test: never armed for one of them
     with testkit.connect(hostemu_url, shared=True) as emu:
         assert Client(emu.url, emu.tokens["read"]).project_count() >= 0
+
+
+def test_started_world():
+    # a hostemu process of the test's own: it takes part as the fixture's namespaces do
+    with testkit.start() as emu:
+        assert Client(emu.url, emu.tokens["deploy"]).deploy("prj_demo")["status"] == "queued"
