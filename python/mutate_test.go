@@ -146,6 +146,20 @@ func mutantProtocol(t *testing.T, work string, env []string, vpy string, xdist b
 		t.Errorf("a mutant's failure left a bundle:\n%s", r.out)
 	}
 
+	// a module-scoped fixture's world names no test; the test's own fixture names it
+	co.mu.Lock()
+	co.hellos = nil
+	co.mu.Unlock()
+	if r := runIn(t, work, menv, vpy, "-m", "pytest", "-p", "no:cacheprovider", "mutate_scopes"); r.code != 0 {
+		t.Fatalf("pytest mutate_scopes: exit %d\n%s", r.code, r.out)
+	}
+	co.mu.Lock()
+	hellos = slices.Sorted(slices.Values(co.hellos))
+	co.mu.Unlock()
+	if want := []string{"", "mutate_scopes/test_scopes.py::test_first"}; !slices.Equal(hellos, want) {
+		t.Errorf("hellos %q, want %q (the module's world names no test)", hellos, want)
+	}
+
 	co.mu.Lock()
 	co.refuse = true
 	co.mu.Unlock()
