@@ -29,7 +29,7 @@ test did not look. See docs/mutate.md.
   --codes LIST         only these error codes (service_unavailable, …; reset for the reset)
   --budget DURATION    stop starting runs after this long; the rest are not_run (default none)
   --parallel N         runs at a time (default the number of cores)
-  --timeout DURATION   bound on each run of COMMAND (default 10m)
+  --timeout DURATION   bound on each run of COMMAND (default 10m; the baseline gets at least 10m)
   --format F           text (default), json, markdown (for $GITHUB_STEP_SUMMARY), junit
   --min PCT            exit 1 when the score (killed / run) is under PCT percent
   --quiet              no progress lines on stderr

@@ -252,3 +252,17 @@ func TestMutateGoConnectNamespaces(t *testing.T) {
 		}
 	}
 }
+
+// A run over --timeout is killed with its process group, and its mutant is timed_out
+// (counted in the score's denominator, not as killed).
+func TestMutateGoTimeout(t *testing.T) {
+	code, out, errOut := mutateCLI(t, "--format", "json", "--timeout", "3s", "--codes", "service_unavailable",
+		"--", "go", "test", "./emulator/internal/mutate/testdata/gohang")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	r := decodeReport(t, out)
+	if len(r.Mutants) != 1 || r.Mutants[0].Result != "timed_out" || r.Score != 0 {
+		t.Errorf("report: %s", out)
+	}
+}

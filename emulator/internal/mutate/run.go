@@ -23,6 +23,10 @@ const maxOutput = 64 << 20
 // tailBytes is how much of a run's output a survivor or a failing baseline shows.
 const tailBytes = 4 << 10
 
+// baselineTimeout is the least bound on the baseline's run, whatever --timeout says: it
+// builds the suite.
+const baselineTimeout = 10 * time.Minute
+
 // Config is one mutation run.
 type Config struct {
 	Argv   []string // the test command
@@ -170,7 +174,11 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 		return result{err: err}
 	}
 	defer out.Close()
-	rctx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
+	bound := x.cfg.Timeout
+	if r.baseline && r.only == "" && bound < baselineTimeout {
+		bound = baselineTimeout // the baseline builds the suite too
+	}
+	rctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, argv[0], argv[1:]...)
 	cmd.Dir = x.cfg.Dir
@@ -269,7 +277,7 @@ func (x *executor) baseline(ctx context.Context, b *Baseline) (map[string]map[st
 		why := "it exited with " + fmt.Sprint(res.exitErr)
 		switch {
 		case res.timedOut:
-			why = fmt.Sprintf("it ran over --timeout %s", x.cfg.Timeout)
+			why = fmt.Sprintf("it ran over %s", max(x.cfg.Timeout, baselineTimeout))
 		case len(failed) > 0:
 			why = "these tests failed: " + strings.Join(failed, ", ")
 		}
