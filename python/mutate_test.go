@@ -288,6 +288,16 @@ func mutatePytest(t *testing.T, work string, env []string, vpy, hostemu string, 
 	if code != 2 || out != "" || !strings.Contains(errOut, "the baseline failed") || !strings.Contains(errOut, "MUTATE_SAMPLE_FAIL is set") {
 		t.Errorf("a failing baseline: exit %d, want 2 and its output's tail\nstdout %s\nstderr %s", code, out, errOut)
 	}
+	// --timeout: the hanging test's mutant timed out; the one that finished in the same
+	// run, before pytest could write its report, survived (the plugin's lines say so)
+	code, out, errOut = runSplit(t, work, env, hostemu, "mutate", "--format", "json", "--quiet", "--timeout", "15s", "--codes", "service_unavailable", "--", vpy, "-m", "pytest", "mutate_hang")
+	var h mutateReport
+	if err := json.Unmarshal([]byte(out), &h); code != 0 || err != nil {
+		t.Fatalf("--timeout 15s: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	if got := fmt.Sprint(key(h)); got != "[mutate_hang/test_hang.py::test_hangs_on_error listProjects service_unavailable timed_out mutate_hang/test_hang.py::test_retries listProjects service_unavailable survived]" {
+		t.Errorf("--timeout 15s: %s, want test_hangs_on_error timed_out and test_retries survived", got)
+	}
 	// --budget: what is past it is not_run
 	code, out, errOut = mutate(nil, "--format", "json", "--quiet", "--budget", "1ns", "--codes", "reset")
 	var b mutateReport

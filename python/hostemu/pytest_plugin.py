@@ -99,6 +99,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only the tests whose node ids FILE lists, one a line (hostemu mutate narrows its runs with it); "
         "the others are deselected",
     )
+    group.addoption(
+        "--hostemu-outcomes",
+        metavar="FILE",
+        default=None,
+        help="append each test phase's outcome to FILE as it ends, a JSON line (hostemu mutate reads it when a run "
+        "is stopped before pytest writes its JUnit report)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -245,7 +252,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         rep.sections.append(("hostemu failure bundle", item.stash[_bundle_key]))
 
 
+# _OUTCOME_MAX bounds the failure text of one line of --hostemu-outcomes.
+_OUTCOME_MAX = 8 * 1024
+
+
+def _write_outcome(report: pytest.TestReport) -> None:
+    """--hostemu-outcomes: the phase's outcome as a JSON line, flushed at once (the run may
+    be killed at any moment); written by the process that reports (xdist's controller,
+    which receives every worker's reports), never by a worker."""
+    config = _config
+    if config is None or _is_worker(config):
+        return
+    path = config.getoption("hostemu_outcomes")
+    if not path:
+        return
+    line: Dict[str, Any] = {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome}
+    if report.failed:
+        line["text"] = report.longreprtext[-_OUTCOME_MAX:]
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _write_outcome(report)
     if report.when != "teardown":
         return
     for name, text in report.sections:

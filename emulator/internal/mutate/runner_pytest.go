@@ -1,6 +1,8 @@
 package mutate
 
 import (
+	"bufio"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -25,6 +27,9 @@ const (
 	pytestReport = "pytest-junit.xml"
 	// pytestOnly lists the node ids a narrowed run runs, one a line.
 	pytestOnly = "pytest-only.txt"
+	// pytestProgress is the plugin's --hostemu-outcomes: each test phase's outcome as it
+	// ends, a JSON line, for a run stopped before pytest wrote its JUnit report.
+	pytestProgress = "pytest-outcomes.jsonl"
 	// pytestNodeID is the plugin's JUnit property of a test's node id.
 	pytestNodeID = "hostemu_nodeid"
 	// pytestMaxReport bounds the JUnit report mutate reads.
@@ -89,14 +94,16 @@ func (pytestRunner) Alone() bool { return false }
 // --junitxml=DIR/pytest-junit.xml, -p no:cacheprovider (no .pytest_cache written by
 // the runs), -o junit_logging=all (the tests' captured output in the report, for a
 // survivor's), --maxfail=0 (a mutant's failure stops no other test, whatever -x the
-// user passed) and, with only, --hostemu-only=DIR/pytest-only.txt listing the node
-// ids. A command that does not run pytest itself (--runner pytest) must pass trailing
+// user passed), --hostemu-outcomes=DIR/pytest-outcomes.jsonl (the plugin's line per
+// test phase as it ends) and, with only, --hostemu-only=DIR/pytest-only.txt listing
+// the node ids. A command that does not run pytest itself (--runner pytest) must pass trailing
 // arguments on to it.
 func (pytestRunner) Command(argv []string, dir string, only []string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("mutate: no command to run")
 	}
-	add := []string{"--junitxml=" + filepath.Join(dir, pytestReport), "-p", "no:cacheprovider", "-o", "junit_logging=all", "--maxfail=0"}
+	add := []string{"--junitxml=" + filepath.Join(dir, pytestReport), "-p", "no:cacheprovider", "-o", "junit_logging=all", "--maxfail=0",
+		"--hostemu-outcomes=" + filepath.Join(dir, pytestProgress)}
 	if only != nil {
 		var b strings.Builder
 		for _, id := range only {
@@ -163,17 +170,21 @@ func (c pytestCase) nodeID() string {
 // captured output (a line saying there was none, rather than nothing: mutate would show
 // the whole run's output, other tests' failures included, for a survivor).
 // A test whose call failed and whose teardown raised has two entries, the first
-// without the node id: it is matched to the second by classname and name. No report
-// (pytest stopped before its session's end: a usage error, os._exit, a signal) and a
-// report of tests none of which has a node id (the hostemu plugin is not loaded) are
-// errors: the run's mutants are not_run, never killed by a run that could not tell.
+// without the node id: it is matched to the second by classname and name. Without the
+// report (pytest was stopped before its session's end: the run's --timeout, a signal,
+// os._exit), the outcomes are those of the tests whose teardown the plugin's
+// --hostemu-outcomes lines show, so that one hanging test does not take the round's
+// finished ones with it. Neither file (pytest ran no test: a usage error), and a report
+// of tests none of which has a node id (the hostemu plugin is not loaded), are errors:
+// the run's mutants are not_run, never killed by a run that could not tell.
 func (pytestRunner) Results(dir string, _ []byte) (map[string]Outcome, error) {
 	path := filepath.Join(dir, pytestReport)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		// pytest writes it at the session's end, whatever failed: without it, pytest did
-		// not start its tests (a usage error) or died (os._exit, a signal). Not a kill.
-		return nil, fmt.Errorf("mutate: pytest wrote no report (%s): it stopped before the session's end (see its output)", pytestReport)
+		// pytest writes it at the session's end: without it, pytest was stopped (the
+		// run's --timeout, a signal, os._exit) and the plugin's lines tell which tests
+		// had finished, or it never ran a test (a usage error): not a kill.
+		return pytestProgressed(filepath.Join(dir, pytestProgress))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mutate: %w", err)
@@ -181,6 +192,10 @@ func (pytestRunner) Results(dir string, _ []byte) (map[string]Outcome, error) {
 	defer f.Close()
 	out, err := pytestOutcomes(f)
 	if err != nil {
+		// a report cut short (the run killed while pytest wrote it): the lines tell more
+		if lines, lerr := pytestProgressed(filepath.Join(dir, pytestProgress)); lerr == nil && len(lines) > 0 {
+			return lines, nil
+		}
 		return nil, fmt.Errorf("mutate: pytest's report %s: %w", path, err)
 	}
 	return out, nil
@@ -229,6 +244,65 @@ func pytestOutcomes(r io.Reader) (map[string]Outcome, error) {
 	}
 	if len(out) == 0 && len(nameless) > 0 {
 		return nil, fmt.Errorf("it names no test by its node id (%s): is hostemu's pytest plugin loaded (not -p no:hostemu), or did collection fail?", strings.Join(pytestFirst(nameless, 3), ", "))
+	}
+	return out, nil
+}
+
+// pytestProgressed reads the plugin's --hostemu-outcomes lines: a test whose teardown
+// ended has an outcome, failed when a phase of it failed.
+func pytestProgressed(path string) (map[string]Outcome, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("mutate: pytest wrote no report (%s) and ran no test: it stopped before (see its output)", pytestReport)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mutate: %w", err)
+	}
+	defer f.Close()
+	return pytestLines(io.LimitReader(f, pytestMaxReport))
+}
+
+// pytestLines reads --hostemu-outcomes lines; a line cut short by the run's end, or
+// that is not one, is skipped.
+func pytestLines(r io.Reader) (map[string]Outcome, error) {
+	type phase struct {
+		NodeID  string `json:"nodeid"`
+		When    string `json:"when"`
+		Outcome string `json:"outcome"`
+		Text    string `json:"text"`
+	}
+	seen := map[string]*Outcome{}
+	done := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var p phase
+		if json.Unmarshal(sc.Bytes(), &p) != nil || p.NodeID == "" {
+			continue
+		}
+		o := seen[p.NodeID]
+		if o == nil {
+			o = &Outcome{}
+			seen[p.NodeID] = o
+		}
+		if p.Outcome == "failed" {
+			o.Failed = true
+			o.Output = pytestTail(o.Output+strings.TrimSpace(p.Text)+"\n", pytestMaxOutput)
+		}
+		if p.When == "teardown" {
+			done[p.NodeID] = true
+		}
+	}
+	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
+		return nil, err
+	}
+	out := map[string]Outcome{}
+	for id := range done {
+		o := *seen[id]
+		if o.Output == "" {
+			o.Output = id + ": passed (the run was stopped before pytest's report; its output is not known)\n"
+		}
+		out[id] = o
 	}
 	return out, nil
 }

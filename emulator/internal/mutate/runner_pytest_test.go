@@ -54,7 +54,7 @@ func TestPytestDetect(t *testing.T) {
 func TestPytestCommand(t *testing.T) {
 	dir := t.TempDir()
 	report := "--junitxml=" + filepath.Join(dir, pytestReport)
-	ours := []string{report, "-p", "no:cacheprovider", "-o", "junit_logging=all", "--maxfail=0"}
+	ours := []string{report, "-p", "no:cacheprovider", "-o", "junit_logging=all", "--maxfail=0", "--hostemu-outcomes=" + filepath.Join(dir, pytestProgress)}
 	cat := func(parts ...[]string) []string { return slices.Concat(parts...) }
 	r := pytestRunner{}
 	for _, tc := range []struct {
@@ -186,12 +186,58 @@ func TestPytestResults(t *testing.T) {
 			t.Errorf("Results of a report without node ids: %v, want an error naming the plugin and a test", err)
 		}
 	})
-	t.Run("no report", func(t *testing.T) {
+	t.Run("no report, no test run", func(t *testing.T) {
 		got, err := r.Results(t.TempDir(), nil)
 		if err == nil || !strings.Contains(err.Error(), "no report") {
 			t.Errorf("Results without a report = %v, %v; want an error (a run that cannot tell kills nothing)", got, err)
 		}
 	})
+	for _, name := range []string{"outcomes.jsonl", "outcomes-xdist.jsonl"} {
+		t.Run("stopped before the report: "+name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "pytest", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, pytestProgress), data, 0o644)
+			got, err := r.Results(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := map[string]bool{}
+			for k, o := range got {
+				failed[k] = o.Failed
+			}
+			if !reflect.DeepEqual(failed, shapes) {
+				t.Errorf("Results from the lines: %v\nwant %v", failed, shapes)
+			}
+			if out := got["test_shapes.py::test_call_and_teardown_fail"].Output; !strings.Contains(out, "call fails too") || !strings.Contains(out, "teardown breaks") {
+				t.Errorf("Output of a failed test from the lines: %q", out)
+			}
+			if out := got["test_shapes.py::test_plain"].Output; !strings.Contains(out, "passed") {
+				t.Errorf("Output of a passed test from the lines: %q", out)
+			}
+
+			// killed in the middle of a line: the tests whose teardown was written count
+			cut := bytes.Index(data, []byte(`"test_shapes.py::test_setup_error", "when": "teardown"`))
+			if cut < 0 {
+				t.Fatal("no teardown line of test_setup_error")
+			}
+			os.WriteFile(filepath.Join(dir, pytestProgress), data[:cut+10], 0o644)
+			got, err = r.Results(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := got["test_shapes.py::test_setup_error"]; ok || len(got) == 0 {
+				t.Errorf("Results of lines cut in test_setup_error's teardown: %v, want the tests before it and not it", got)
+			}
+			// a cut JUnit report beside the lines: the lines
+			os.WriteFile(filepath.Join(dir, pytestReport), []byte(`<testsuites><testsuite><testcase classname="x" name`), 0o644)
+			if got2, err := r.Results(dir, nil); err != nil || !reflect.DeepEqual(got2, got) {
+				t.Errorf("a cut report beside the lines: %v, %v; want the lines' %v", got2, err, got)
+			}
+		})
+	}
 	t.Run("an empty run", func(t *testing.T) {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, pytestReport), []byte(`<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" skipped="0" tests="0"/></testsuites>`), 0o644)
@@ -235,8 +281,8 @@ func TestPytestKey(t *testing.T) {
 	}
 }
 
-// FuzzPytestResults: whatever the report holds, Results neither panics nor names a test
-// it was not told.
+// FuzzPytestResults: whatever a JUnit report or the plugin's lines hold, neither reader
+// panics, names a test "" or keeps more output than its bound.
 func FuzzPytestResults(f *testing.F) {
 	for _, name := range []string{"junit.xml", "junit-xdist.xml", "junit-legacy.xml", "junit-noplugin.xml"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "pytest", name))
@@ -246,6 +292,13 @@ func FuzzPytestResults(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`<testcase classname="a" name="b"><properties><property name="hostemu_nodeid" value="a.py::b"/></properties><error message="x"/></testcase>`))
+	for _, name := range []string{"outcomes.jsonl", "outcomes-xdist.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "pytest", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := pytestOutcomes(bytes.NewReader(data))
 		if err != nil {
@@ -261,6 +314,15 @@ func FuzzPytestResults(f *testing.F) {
 		}
 		if len(got) > 0 && !bytes.Contains(data, []byte(pytestNodeID)) {
 			t.Errorf("Results named tests of a report without %s: %v", pytestNodeID, got)
+		}
+		lines, err := pytestLines(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		for id, o := range lines {
+			if id == "" || o.Output == "" || len(o.Output) > pytestMaxOutput+8 {
+				t.Errorf("pytestLines: %q: %+v", id, o)
+			}
 		}
 	})
 }
