@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hostemu/hostemu/testkit"
 )
 
 // The pytest side of hostemu mutate (docs/mutate.md), on the installed wheel: TestWheels
@@ -221,8 +223,9 @@ func runSplit(t *testing.T, dir string, env []string, name string, args ...strin
 func mutatePytest(t *testing.T, work string, env []string, vpy, hostemu string, xdist bool) {
 	pytest := []string{vpy, "-m", "pytest", "mutate"}
 	codes := "service_unavailable,invalid_token,reset"
+	runEnv := env
 	mutate := func(extra []string, flags ...string) (int, string, string) {
-		return runSplit(t, work, env, hostemu, append(append(append([]string{"mutate"}, flags...), "--"), append(slices.Clip(pytest), extra...)...)...)
+		return runSplit(t, work, runEnv, hostemu, append(append(append([]string{"mutate"}, flags...), "--"), append(slices.Clip(pytest), extra...)...)...)
 	}
 	report := func(extra []string) mutateReport {
 		code, out, errOut := mutate(extra, "--format", "json", "--quiet", "--parallel", "2", "--codes", codes)
@@ -274,6 +277,13 @@ func mutatePytest(t *testing.T, work string, env []string, vpy, hostemu string, 
 			t.Errorf("under pytest -n 2 the report differs:\n%q\nwithout:\n%q", key(par), key(r))
 		}
 	}
+	// every run's worlds as namespaces of one hostemu (HOSTEMU_URL), two runs at a time:
+	// the mutants do not touch each other's worlds
+	runEnv = append(slices.Clip(env), "HOSTEMU_URL="+testkit.Start(t).URL())
+	if one := report(nil); !slices.Equal(key(one), key(r)) {
+		t.Errorf("on one hostemu (HOSTEMU_URL) the report differs:\n%q\nwith a hostemu per run:\n%q", key(one), key(r))
+	}
+	runEnv = env
 
 	// --min: the score is 2/3; 66 % passes, 67 % is exit 1 with the report still written
 	code, out, errOut := mutate(nil, "--min", "67", "--format", "markdown", "--codes", "service_unavailable")
