@@ -12,8 +12,9 @@
   xdist workers too), fails the session under PCT.
 - Under ``hostemu mutate`` (``HOSTEMU_MUTANT`` set): the testkit learns from here which
   test is running (its node id), each test's JUnit entry gets a ``hostemu_nodeid``
-  property, and ``--hostemu-only FILE`` narrows a run to the node ids FILE lists. See
-  docs/mutate.md.
+  property, no failure bundles are saved, ``--hostemu-only FILE`` narrows a run to the
+  node ids FILE lists and ``--hostemu-outcomes FILE`` appends each test phase's outcome
+  as it ends. See docs/mutate.md.
 
 Nothing happens in a session whose tests do not ask for the fixture.
 """
