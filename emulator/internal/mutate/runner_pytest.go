@@ -77,7 +77,7 @@ func pytestAt(argv []string) int {
 }
 
 // pythonTools are the programs whose "run" (or "exec") runs a Python environment's program.
-var pythonTools = map[string]bool{"uv": true, "poetry": true, "pdm": true, "pipenv": true, "hatch": true, "pipx": true, "rye": true, "tox": true}
+var pythonTools = map[string]bool{"uv": true, "poetry": true, "pdm": true, "pipenv": true, "hatch": true, "pipx": true, "rye": true}
 
 type pytestRunner struct{}
 
@@ -96,8 +96,8 @@ func (pytestRunner) Alone() bool { return false }
 // survivor's), --maxfail=0 (a mutant's failure stops no other test, whatever -x the
 // user passed), --hostemu-outcomes=DIR/pytest-outcomes.jsonl (the plugin's line per
 // test phase as it ends) and, with only, --hostemu-only=DIR/pytest-only.txt listing
-// the node ids. A command that does not run pytest itself (--runner pytest) must pass trailing
-// arguments on to it.
+// the node ids. A command that does not run pytest itself (--runner pytest) must pass
+// trailing arguments on to it.
 func (pytestRunner) Command(argv []string, dir string, only []string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("mutate: no command to run")
@@ -169,6 +169,7 @@ func (c pytestCase) nodeID() string {
 // non-strict xpass pass). Its Output is the failures' text, a skip's reason and the
 // captured output (a line saying there was none, rather than nothing: mutate would show
 // the whole run's output, other tests' failures included, for a survivor).
+//
 // A test whose call failed and whose teardown raised has two entries, the first
 // without the node id: it is matched to the second by classname and name. Without the
 // report (pytest was stopped before its session's end: the run's --timeout, a signal,
