@@ -225,6 +225,19 @@ func TestWheels(t *testing.T) {
 			t.Errorf("--hostemu-coverage-min 99.9: exit %d, want 1 with its FAIL line and 9 passed:\n%s", r.code, r.out)
 		}
 	})
+	xdist := runIn(t, work, venvEnv, vpy, "-c", "import xdist").code == 0
+	t.Run("hostemu mutate's protocol (a stand-in coordinator)", func(t *testing.T) {
+		mutantProtocol(t, work, venvEnv, vpy, false)
+	})
+	t.Run("hostemu mutate's protocol under pytest -n 2", func(t *testing.T) {
+		if !xdist {
+			t.Skip("pytest-xdist is not installed (python3-pytest-xdist)")
+		}
+		mutantProtocol(t, work, venvEnv, vpy, true)
+	})
+	t.Run("hostemu mutate -- python -m pytest", func(t *testing.T) {
+		mutatePytest(t, work, venvEnv, vpy, installed, xdist)
+	})
 	t.Run("docs/python.md's example", func(t *testing.T) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "test_deploy.py"), []byte(docsSnippet(t, "# test_deploy.py\n")), 0o644); err != nil {

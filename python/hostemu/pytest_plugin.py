@@ -10,6 +10,11 @@
   (``failure.txt``), and the session's summary prints the replay command.
 - ``--hostemu-coverage-min PCT``: the coverage of every test's world, added up (across
   xdist workers too), fails the session under PCT.
+- Under ``hostemu mutate`` (``HOSTEMU_MUTANT`` set): the testkit learns from here which
+  test is running (its node id), each test's JUnit entry gets a ``hostemu_nodeid``
+  property, no failure bundles are saved, ``--hostemu-only FILE`` narrows a run to the
+  node ids FILE lists and ``--hostemu-outcomes FILE`` appends each test phase's outcome
+  as it ends. See docs/mutate.md.
 
 Nothing happens in a session whose tests do not ask for the fixture.
 """
@@ -24,7 +29,7 @@ from typing import Any, Callable, Dict, Generator, List, Optional, TypeVar, cast
 
 import pytest
 
-from . import testkit
+from . import _mutant, testkit
 from ._coverage import merge_coverage
 from ._types import Coverage
 
@@ -32,6 +37,9 @@ from ._types import Coverage
 _MARKER_KEYS = ("scenario", "clock", "seed", "clock_start", "fixtures", "scenarios")
 # failure.txt is cut to this many characters (the head: the message comes first).
 _FAILURE_MAX = 16 * 1024
+#: The JUnit property of a test's node id under hostemu mutate: JUnit's classname and
+#: name cannot give it back exactly (parameters with dots or "::", nested classes).
+NODEID_PROPERTY = "hostemu_nodeid"
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -85,6 +93,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="fail the session when the coverage of the tests' hostemu worlds, added up, is under PCT percent",
     )
+    group.addoption(
+        "--hostemu-only",
+        metavar="FILE",
+        default=None,
+        help="run only the tests whose node ids FILE lists, one a line (hostemu mutate narrows its runs with it); "
+        "the others are deselected",
+    )
+    group.addoption(
+        "--hostemu-outcomes",
+        metavar="FILE",
+        default=None,
+        help="append each test phase's outcome to FILE as it ends, a JSON line (hostemu mutate reads it when a run "
+        "is stopped before pytest writes its JUnit report)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -94,6 +116,52 @@ def pytest_configure(config: pytest.Config) -> None:
         "the options of the test's hostemu world (see docs/python.md)",
     )
     config.stash[_state_key] = _State(config.getoption("hostemu_coverage_min"))
+    _mutant.set_plugin()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    """--hostemu-only FILE: the listed node ids run, the others are deselected (exact, where
+    node ids as arguments are relative to the invocation directory and -k matches
+    substrings)."""
+    path = config.getoption("hostemu_only")
+    if not path:
+        return
+    try:
+        with open(path, encoding="utf-8") as f:
+            wanted = {line.rstrip("\r\n") for line in f if line.strip()}
+    except OSError as err:
+        raise pytest.UsageError(f"--hostemu-only: {err}") from None
+    keep = [i for i in items if i.nodeid in wanted]
+    gone = [i for i in items if i.nodeid not in wanted]
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = keep
+
+
+@_hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]) -> Generator[None, None, None]:
+    """The running test, setup to teardown, for the worlds made meanwhile (hostemu mutate)."""
+    if _mutant.active():
+        item.user_properties.append((NODEID_PROPERTY, item.nodeid))
+    prev = _mutant.set_current(item.nodeid)
+    try:
+        yield
+    finally:
+        _mutant.set_current(prev)
+
+
+@_hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Generator[None, None, None]:
+    """A world a fixture of a wider scope than the function makes (a session's, a
+    module's) belongs to no one test: it is made while no test is recorded."""
+    if getattr(fixturedef, "scope", "function") == "function":
+        yield
+        return
+    prev = _mutant.set_current(None)
+    try:
+        yield
+    finally:
+        _mutant.set_current(prev)
 
 
 def _url(config: pytest.Config) -> str:
@@ -112,7 +180,7 @@ def hostemu_url(pytestconfig: pytest.Config) -> Generator[str, None, None]:
     if url:
         yield url
         return
-    emu = testkit.start()
+    emu = testkit._start()  # the session's server: its default namespace is no test's world
     try:
         yield emu.url
     finally:
@@ -148,7 +216,8 @@ def hostemu(request: pytest.FixtureRequest, hostemu_url: str) -> Generator[testk
     finally:
         try:
             failure = item.stash.get(_failure_key, None)
-            if failure is not None:
+            # Under hostemu mutate a failure is what a mutant is for: no bundles.
+            if failure is not None and not _mutant.active():
                 _save_bundle(item, emu, failure)
             if state.coverage_min is not None:
                 state.add_coverage(emu.coverage())
@@ -184,7 +253,29 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         rep.sections.append(("hostemu failure bundle", item.stash[_bundle_key]))
 
 
+# _OUTCOME_MAX bounds the failure text of one line of --hostemu-outcomes.
+_OUTCOME_MAX = 8 * 1024
+
+
+def _write_outcome(report: pytest.TestReport) -> None:
+    """--hostemu-outcomes: the phase's outcome as a JSON line, flushed at once (the run may
+    be killed at any moment); written by the process that reports (xdist's controller,
+    which receives every worker's reports), never by a worker."""
+    config = _config
+    if config is None or _is_worker(config):
+        return
+    path = config.getoption("hostemu_outcomes")
+    if not path:
+        return
+    line: Dict[str, Any] = {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome}
+    if report.failed:
+        line["text"] = report.longreprtext[-_OUTCOME_MAX:]
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _write_outcome(report)
     if report.when != "teardown":
         return
     for name, text in report.sections:

@@ -30,7 +30,7 @@ import urllib.parse
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast, overload
 
-from . import _process
+from . import _mutant, _process
 from ._coverage import merge_coverage
 from ._find import find_hostemu_bin
 from ._types import (
@@ -326,6 +326,8 @@ class Emulator:
         self.cipher_key = cipher_key
         self.faults = Faults(remote)
         self._closed = False
+        # The world's id at hostemu mutate's coordinator, when it asked for the coverage.
+        self._mutant_world: Optional[str] = None
         self._close_mu = threading.Lock()
         with _live_mu:
             _live.add(self)
@@ -498,6 +500,8 @@ class Emulator:
                 return
             self._closed = True
         try:
+            if self._mutant_world is not None:
+                self._report_mutant()
             if self._r.process is not None:
                 _process.stop(self._r.process)
             elif self._r.namespace:
@@ -511,6 +515,34 @@ class Emulator:
         finally:
             with _live_mu:
                 _live.discard(self)
+
+
+    def _join_mutation(self) -> None:
+        """Under hostemu mutate: says hello for this new world and arms the mutant's fault
+        in it. A world that cannot be armed is closed and the call raises MutantError."""
+        try:
+            welcome = _mutant.hello()
+            fault = welcome.get("fault")
+            if fault is not None:
+                try:
+                    self.faults.add(cast(FaultSpec, fault))
+                except (HostemuError, ConnectionError, ValueError) as err:
+                    raise _mutant.MutantError(f"hostemu mutate: the mutant's fault {json.dumps(fault)} could not be armed in this world: {err}") from err
+            if welcome.get("report"):
+                self._mutant_world = str(welcome["world"])
+        except BaseException:
+            self.close()
+            raise
+
+    def _report_mutant(self) -> None:
+        world, self._mutant_world = self._mutant_world, None
+        assert world is not None
+        try:
+            cov: Any = self.coverage()
+        except (HostemuError, ConnectionError, ValueError) as err:
+            print(f"hostemu mutate: warning: world {world}'s coverage could not be read: {err}", file=sys.stderr)
+            return
+        _mutant.report(world, cov)
 
 
 def artifact_path(name: str) -> str:
@@ -615,7 +647,32 @@ def start(
     a directory of scenario YAML, ``args`` more serve flags, ``binary`` the binary to
     run (default: HOSTEMU_BINARY, else this platform's wheel's). ``log``: True prints
     the emulator's JSON log lines to stderr, a function receives them. HOSTEMU_*
-    variables of this process are not passed on (the options decide)."""
+    variables of this process are not passed on (the options decide). Under ``hostemu
+    mutate`` (``HOSTEMU_MUTANT`` set) the world takes part in the run: see
+    docs/mutate.md."""
+    emu = _start(scenario, seed, clock, clock_start, control_token, fixtures, scenarios_dir, tls, binary, args, env, log, start_timeout)
+    if _mutant.active():
+        emu._join_mutation()
+    return emu
+
+
+def _start(
+    scenario: Optional[str] = None,
+    seed: int = 1,
+    clock: str = "manual",
+    clock_start: Union[str, datetime, None] = None,
+    control_token: Optional[str] = None,
+    fixtures: "Union[str, os.PathLike[str], None]" = None,
+    scenarios_dir: "Union[str, os.PathLike[str], None]" = None,
+    tls: bool = False,
+    binary: Optional[str] = None,
+    args: Sequence[str] = (),
+    env: Optional[Mapping[str, str]] = None,
+    log: Union[bool, Callable[[str], None]] = False,
+    start_timeout: float = START_TIMEOUT,
+) -> Emulator:
+    """start() without a part in hostemu mutate: the pytest plugin's session hostemu,
+    whose default namespace is no test's world."""
     bin_path = binary or find_hostemu_bin()
     argv = [bin_path] + _start_args(scenario, seed, clock, clock_start, control_token, _opt_path(fixtures), _opt_path(scenarios_dir), tls, args)
     p = _process.spawn(argv, env)
@@ -695,7 +752,9 @@ def connect(
     2026-01-01T00:00:00Z unless told, deleted by close(). ``fixtures`` is a fixture
     document (a dict, or a .json file); ``scenarios`` scenario documents (YAML strings)
     this namespace knows beside the server's. ``shared=True`` drives the default
-    namespace instead (the well-known tokens; reset() is then everyone's)."""
+    namespace instead (the well-known tokens; reset() is then everyone's). Under
+    ``hostemu mutate`` (``HOSTEMU_MUTANT`` set) the world takes part in the run, unless
+    shared: see docs/mutate.md."""
     if not isinstance(url, str) or not re.match(r"^https?://", url):
         raise ValueError(f"hostemu: connect() takes the hosting service's base URL, e.g. http://127.0.0.1:4700, got {url!r}")
     base = re.sub(r"/v1$", "", url.rstrip("/"))
@@ -710,9 +769,14 @@ def connect(
         emu = Emulator(r, tokens, key, cipher_url=cipher_url or "")
         if scenario:
             emu.use_scenario(scenario)
+        # A world shared by every test cannot be armed for one of them: under hostemu
+        # mutate it takes no part (as the Go testkit's Connect with Shared).
         return emu
     ns = r.json("POST", "/_emulator/namespaces", _namespace_spec(scenario, seed, clock, clock_start, fixtures, scenarios))
     r.namespace = str(ns["namespace"])
     t = ns["tokens"]
-    return Emulator(r, Tokens(read=t["read"], deploy=t["deploy"], admin=t["admin"]), str(ns.get("cipher_key", "")), cipher_url=cipher_url or "")
+    emu = Emulator(r, Tokens(read=t["read"], deploy=t["deploy"], admin=t["admin"]), str(ns.get("cipher_key", "")), cipher_url=cipher_url or "")
+    if _mutant.active():
+        emu._join_mutation()
+    return emu
 

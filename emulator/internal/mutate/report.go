@@ -36,9 +36,9 @@ func shortNames(ms []Mutant) map[string]string {
 	return names
 }
 
-// Shorten gives the run's mutants the names the report shows. Only go test's keys are
-// "package test": the other runners' names hold spaces of their own (Vitest's
-// "test/a.test.js > client counts projects") and are shown whole.
+// Shorten gives the run's mutants the names the report shows. Only Go's keys are
+// "package name": other runners' names hold spaces of their own (a pytest parameter,
+// test[a b]; a Vitest full name) and are shown whole.
 func (r *Run) Shorten() {
 	if r.Baseline.Runner != "go" {
 		return

@@ -1,0 +1,3 @@
+class TestOuter:
+    def test_method(self):
+        pass
