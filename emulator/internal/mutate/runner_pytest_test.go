@@ -131,8 +131,8 @@ var shapes = map[string]bool{ // node id → failed
 	"sub/test_dup.py::TestOuter::test_method":         false,
 }
 
-// runDir is a run's directory holding the named testdata report as pytest-junit.xml.
-func runDir(t *testing.T, name string) string {
+// pytestRunDir is a run's directory holding the named testdata report as pytest-junit.xml.
+func pytestRunDir(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "pytest", name))
 	if err != nil {
@@ -149,7 +149,7 @@ func TestPytestResults(t *testing.T) {
 	r := pytestRunner{}
 	for _, name := range []string{"junit.xml", "junit-xdist.xml", "junit-legacy.xml"} {
 		t.Run(name, func(t *testing.T) {
-			got, err := r.Results(runDir(t, name), nil)
+			got, err := r.Results(pytestRunDir(t, name), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +181,7 @@ func TestPytestResults(t *testing.T) {
 		})
 	}
 	t.Run("without the plugin", func(t *testing.T) {
-		_, err := r.Results(runDir(t, "junit-noplugin.xml"), nil)
+		_, err := r.Results(pytestRunDir(t, "junit-noplugin.xml"), nil)
 		if err == nil || !strings.Contains(err.Error(), "plugin") || !strings.Contains(err.Error(), "test_shapes::test_plain") {
 			t.Errorf("Results of a report without node ids: %v, want an error naming the plugin and a test", err)
 		}
@@ -247,7 +247,7 @@ func TestPytestResults(t *testing.T) {
 		}
 	})
 	t.Run("a cut report", func(t *testing.T) {
-		dir := runDir(t, "junit.xml")
+		dir := pytestRunDir(t, "junit.xml")
 		p := filepath.Join(dir, pytestReport)
 		data, _ := os.ReadFile(p)
 		os.WriteFile(p, data[:len(data)/2], 0o644)
