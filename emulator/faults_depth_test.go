@@ -126,6 +126,7 @@ func TestFaultMatchStrict(t *testing.T) {
 		{"unknown match key", map[string]any{"match": map[string]any{"bdy": map[string]any{}}, "status": 503}, `"body"`},
 		{"bad body path", map[string]any{"match": map[string]any{"body": map[string]any{"files[x]": 1}}, "status": 503}, "index"},
 		{"bad header name", map[string]any{"match": map[string]any{"headers": map[string]string{"X Bad": "1"}}, "status": 503}, "header name"},
+		{"bad answer header name", map[string]any{"headers": map[string]string{"X(Bad)": "1"}, "status": 503}, "not a header name"},
 		{"unknown error code", map[string]any{"error": "service_unavailabe"}, `"service_unavailable"`},
 		{"error with status", map[string]any{"error": "service_unavailable", "status": 500}, "error excludes status"},
 		{"answer header Content-Length", map[string]any{"headers": map[string]string{"Content-Length": "3"}}, "Content-Length"},
@@ -515,7 +516,8 @@ func TestFaultBreakStrict(t *testing.T) {
 		fault map[string]any
 		want  string
 	}{
-		{map[string]any{"break": "rest"}, `closest: "reset"`},
+		{map[string]any{"break": "rest"}, `did you mean "reset"?`},
+		{map[string]any{"break": "snap"}, "want reset, empty, truncate, malformed, slow, wrong_type"},
 		{map[string]any{"break": "slow"}, "needs bytes_per_second"},
 		{map[string]any{"break": "empty", "after_bytes": 3}, "after_bytes goes with break truncate"},
 		{map[string]any{"status": 500, "bytes_per_second": 3}, "bytes_per_second goes with break slow"},

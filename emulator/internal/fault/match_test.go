@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
-	_ "github.com/hostemu/hostemu/emulator/internal/journal" // fault.ParseBody
 )
 
+// A fault's operations are coverage's, with their operationIds and services.
 func TestOperations(t *testing.T) {
 	t.Parallel()
+	model := coverage.Default()
 	for _, tt := range []struct {
 		id, method, template, service string
 	}{
@@ -20,13 +22,24 @@ func TestOperations(t *testing.T) {
 		{"addDomain", "POST", "/v1/projects/{project_id}/domains", "hosting"},
 		{"decrypt", "POST", "/v1/decrypt", "cipher"},
 	} {
-		op := fault.OperationByID(tt.id)
-		if op == nil || op.Method != tt.method || op.Template != tt.template || op.Service != tt.service {
+		i := model.OpByID(tt.id)
+		if i < 0 {
+			t.Errorf("%s: no operation", tt.id)
+			continue
+		}
+		if op := model.Operations[i]; op.Method != tt.method || op.Path != tt.template || op.Service != tt.service {
 			t.Errorf("%s: %+v", tt.id, op)
 		}
+		if err := (&fault.Spec{Match: fault.Match{Operation: tt.id}, Status: 503}).Validate(); err != nil {
+			t.Errorf("%s: %v", tt.id, err)
+		}
 	}
-	if op := fault.OperationByID("getOpenApiJson"); op != nil {
-		t.Errorf("the description's own route is no fault's operation: %+v", op)
+	if model.OpByID("getOpenApiJson") >= 0 {
+		t.Error("the description's own route is no fault's operation")
+	}
+	err := (&fault.Spec{Match: fault.Match{Operation: "getOpenApiJson"}, Status: 503}).Validate()
+	if err == nil || !strings.Contains(err.Error(), "unknown operation") || !strings.Contains(err.Error(), `closest: "`) {
+		t.Errorf("getOpenApiJson: %v", err)
 	}
 }
 
@@ -202,8 +215,9 @@ func FuzzReachable(f *testing.F) {
 		spec := fault.Spec{Match: fault.Match{Path: path}, Status: 503}
 		err := spec.Validate() // must not panic nor take long
 		routed := false
-		for _, op := range fault.Operations() {
-			if fault.RouteMatches(op, path) {
+		model := coverage.Default()
+		for _, op := range model.Operations {
+			if model.Op(op.Method, "", path) >= 0 {
 				routed = true
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 )
 
 // Fault is a snapshot of one fault held by a [Set], as the control API lists it.
@@ -25,8 +26,17 @@ type Fault struct {
 	Hits int64
 
 	m       *matcher  // Spec.Match compiled
+	answer  *Step     // Spec's answer fields (compile)
 	matched int64     // the requests it matched (after skips the first ones)
 	since   time.Time // when it was activated: added, or its scenario made active or reset
+}
+
+// compile readies a fault made from a valid spec for matching: its match compiled, its
+// answer taken apart.
+func (f *Fault) compile() {
+	f.m, _ = compile(f.Spec.Match)
+	a := f.Spec.answer()
+	f.answer = &a
 }
 
 // MarshalJSON writes the fault object of GET /_emulator/faults: the spec's fields
@@ -56,7 +66,20 @@ type Request struct {
 	// Body is the journal's copy of the request's body: set when Set.WantsBody said so.
 	Body string
 
-	query map[string][]string // RawQuery parsed, once
+	query  map[string][]string // RawQuery parsed, once
+	op     int                 // the operation's index in coverage.Default(), or -1 (once found)
+	opSeen bool
+}
+
+// operation is the index in coverage.Default() of r's operation, or -1: found by
+// coverage's router from the method and path (faults are matched before routing, as
+// coverage finds the operation of a request refused before it), once, and only when a
+// fault that could hold names an operation.
+func (r *Request) operation() int {
+	if !r.opSeen {
+		r.op, r.opSeen = coverage.Default().Op(r.Method, "", r.Path), true
+	}
+	return r.op
 }
 
 // Action is what a fault that fired makes the HTTP layer do. Delay applies with any of
@@ -205,7 +228,7 @@ func (s *Set) Add(spec Spec) (Fault, error) {
 		return Fault{}, &TooMany{Max: s.maxLocked(), Want: n}
 	}
 	f := &Fault{ID: fmt.Sprintf("flt_%d", s.next), Spec: spec.Clone(), Source: "api", since: s.clock()}
-	f.m, _ = compile(f.Spec.Match)
+	f.compile()
 	s.next++
 	s.api = append(s.api, f)
 	s.count()
@@ -262,7 +285,7 @@ func (s *Set) SetScenarioFaults(name string, specs []Spec) {
 			Source: "scenario:" + name,
 			since:  s.clock(),
 		}
-		faults[i].m, _ = compile(faults[i].Spec.Match)
+		faults[i].compile()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -385,7 +408,7 @@ func (s *Set) fires(f *Fault) bool {
 // action is what f does on its firing number f.Hits (counted already): its answer, or
 // its then sequence's step of that number.
 func (s *Set) action(f *Fault) Action {
-	sp := f.Spec.answer()
+	sp := *f.answer
 	if n := len(f.Spec.Then); n > 0 {
 		sp = f.Spec.Then[min(int(f.Hits), n)-1]
 	}
