@@ -11,6 +11,7 @@ package coverage
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,10 +31,14 @@ type Response struct {
 }
 
 // Operation is one documented operation: its method and route template, as the
-// description writes it (/v1/deployments/{id}).
+// description writes it (/v1/deployments/{id}), its operationId (getDeployment) and the
+// service that answers it (hosting, or cipher for the description's "decryption" tag):
+// what a fault's match.operation names.
 type Operation struct {
 	Method    string
 	Path      string
+	ID        string
+	Service   string
 	Responses []Response
 	segs      []string // the template's segments; "" is a parameter
 	resp      int      // index of Responses[0] among all responses of the model
@@ -156,12 +161,17 @@ func Build(doc []byte) (*Model, error) {
 		for _, meth := range methods {
 			node := root.Paths[p][meth]
 			var op struct {
+				ID        string                 `yaml:"operationId"`
+				Tags      []string               `yaml:"tags"`
 				Responses map[string]rawResponse `yaml:"responses"`
 			}
 			if err := node.Decode(&op); err != nil {
 				return nil, fmt.Errorf("coverage: %s %s: %w", strings.ToUpper(meth), p, err)
 			}
-			o := Operation{Method: strings.ToUpper(meth), Path: p, resp: m.responses}
+			o := Operation{Method: strings.ToUpper(meth), Path: p, ID: op.ID, Service: "hosting", resp: m.responses}
+			if slices.Contains(op.Tags, "decryption") {
+				o.Service = "cipher"
+			}
 			statuses := make([]string, 0, len(op.Responses))
 			for s := range op.Responses {
 				if s != "default" {
@@ -269,6 +279,16 @@ func (m *Model) Op(method, route, path string) int {
 	for i := range m.Operations {
 		o := &m.Operations[i]
 		if methodSlot(o.Method) == slot && matches(o.segs, path) {
+			return i
+		}
+	}
+	return -1
+}
+
+// OpByID is the index of the operation whose operationId is id, or -1.
+func (m *Model) OpByID(id string) int {
+	for i := range m.Operations {
+		if m.Operations[i].ID == id && id != "" {
 			return i
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,7 +133,7 @@ func (s *Spec) Validate() error {
 	var problems []string
 	if len(s.Then) > 0 {
 		if s.answer().set() {
-			problems = append(problems, "then excludes the answer fields (status, code, message, error, delay, delay_clock, drop, rate_limit, retry_after, timeout, headers, body, break, after_bytes, bytes_per_second): give them in its steps")
+			problems = append(problems, "then excludes the answer fields ("+strings.Join(AnswerFields, ", ")+"): give them in its steps")
 		}
 		if s.Times != 0 {
 			problems = append(problems, "then excludes times: the fault is spent after its last step")
@@ -200,19 +201,44 @@ const (
 	MaxPayloadBytes = 64 << 10 // a replacement body
 )
 
-// answer is the spec's own answer fields as a step.
-func (s *Spec) answer() Step {
-	return Step{Status: s.Status, Code: s.Code, Message: s.Message, Error: s.Error, Delay: s.Delay, DelayClock: s.DelayClock,
-		Drop: s.Drop, RateLimit: s.RateLimit, RetryAfter: s.RetryAfter, Timeout: s.Timeout, Headers: s.Headers, Body: s.Body,
-		Break: s.Break, AfterBytes: s.AfterBytes, BytesPerSecond: s.BytesPerSecond}
+// AnswerFields are a fault's answer fields as users write them (JSON and YAML keys), in
+// order: the fields of Step but pass, which Spec has too. Step is the one list: a then
+// sequence excludes these beside it, each of its steps takes them (and pass), a
+// scenario's fault and step take them as keys, and answer copies them.
+var AnswerFields, answerField = answerFields()
+
+// answerFields are AnswerFields, and each one's index in Step paired with the index of
+// Spec's field of the same name and type (answerField).
+func answerFields() (names []string, pairs [][2]int) {
+	st, sp := reflect.TypeFor[Step](), reflect.TypeFor[Spec]()
+	for i := range st.NumField() {
+		f := st.Field(i)
+		if f.Name == "Pass" {
+			continue
+		}
+		g, ok := sp.FieldByName(f.Name)
+		if !ok || g.Type != f.Type || g.Tag.Get("json") != f.Tag.Get("json") || len(g.Index) != 1 {
+			panic("fault: Spec has no answer field " + f.Name + " as Step has it") // caught by the package's tests
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names = append(names, name)
+		pairs = append(pairs, [2]int{i, g.Index[0]})
+	}
+	return names, pairs
 }
 
-// set reports whether any answer field is given.
-func (st Step) set() bool {
-	return st.Pass || st.Status != 0 || st.Code != "" || st.Message != "" || st.Error != "" || st.Delay != nil || st.DelayClock != "" ||
-		st.Drop || st.RateLimit || st.RetryAfter != 0 || st.Timeout || st.Headers != nil || st.Body != nil ||
-		st.Break != "" || st.AfterBytes != 0 || st.BytesPerSecond != 0
+// answer is the spec's own answer fields as a step.
+func (s *Spec) answer() Step {
+	var st Step
+	src, dst := reflect.ValueOf(s).Elem(), reflect.ValueOf(&st).Elem()
+	for _, f := range answerField {
+		dst.Field(f[0]).Set(src.Field(f[1]))
+	}
+	return st
 }
+
+// set reports whether any answer field is given (pass included).
+func (st Step) set() bool { return !reflect.ValueOf(st).IsZero() }
 
 // problems checks one answer; at prefixes the field names ("then[1].").
 func (st Step) problems(at string, step bool) []string {
@@ -251,7 +277,7 @@ func (st Step) problems(at string, step bool) []string {
 		if d, ok := apperr.Lookup(apperr.Code(st.Error)); ok {
 			errStatus = d.Status
 		} else {
-			add("error %q: not a documented error code%s", st.Error, closestOf(st.Error, errorCodes()))
+			add("error %q: not a documented error code%s", st.Error, yamlcheck.Suggest(st.Error, errorCodes()))
 		}
 		if st.Status != 0 || st.Code != "" {
 			add("error excludes status and code: the code brings its status")
@@ -288,7 +314,7 @@ func (st Step) problems(at string, step bool) []string {
 	for _, k := range sortedKeys(st.Headers) {
 		v := st.Headers[k]
 		switch {
-		case !validHeaderName(k):
+		case !ValidHeaderName(k):
 			add("headers %q: not a header name", k)
 		case strings.EqualFold(k, "Content-Length") || strings.EqualFold(k, "Transfer-Encoding") || strings.EqualFold(k, "Connection"):
 			add("headers %q: set by hostemu from the body; change the body instead", k)
@@ -327,7 +353,7 @@ func (st Step) breakProblems(at string) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, at+fmt.Sprintf(format, args...)) }
 	if st.Break != "" && !slices.Contains(Breaks, st.Break) {
-		add("break %q: want one of %s%s", st.Break, strings.Join(Breaks, ", "), closestOf(st.Break, Breaks))
+		add("break %q: not a way to break%s", st.Break, yamlcheck.Suggest(st.Break, Breaks))
 	}
 	if st.Break != "" && (st.Drop || st.Timeout || st.RateLimit) {
 		add("break excludes drop, timeout and rate_limit")

@@ -3,11 +3,11 @@ package fault
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
@@ -19,18 +19,6 @@ const (
 	MaxMatchEntries = 16
 	MaxMatchGlob    = 512
 )
-
-// BodyMatcher is a compiled condition on a request's JSON body: the journal's
-// journal.BodyMatch, the one implementation shared by faults, journal queries and
-// awaits.
-type BodyMatcher interface {
-	Matches(body string) bool
-}
-
-// ParseBody compiles "json.path=value" into a BodyMatcher. The journal package sets it
-// to journal.ParseBodyMatch when it is loaded (the journal imports this package, so this
-// one cannot import it): every binary that serves requests has it set.
-var ParseBody func(s string) (BodyMatcher, error)
 
 // BodyValue is the value a match.body path must hold, kept as canonical JSON (keys
 // sorted, numbers as written), so that it compares as the journal's matcher compares.
@@ -85,19 +73,21 @@ type matcher struct {
 	method, service, scope, path, host, token string
 	headOK                                    bool // a GET operation's method: HEAD is one too
 
-	op      *Operation
-	headers [][2]string // canonical name, glob
+	op      int // the operation's index in coverage.Default(), or -1
+	headers []HeaderMatch
 	query   [][2]string // name, glob (sorted by name)
-	body    []BodyMatcher
+	body    []*BodyMatch
 }
 
 // compile checks and compiles m; the error lists every problem, naming the field.
 func compile(m Match) (*matcher, []string) {
 	var problems []string
-	c := &matcher{method: strings.ToUpper(m.Method), service: m.Service, scope: m.Scope, path: m.Path, host: strings.ToLower(m.Host), token: m.Token}
+	c := &matcher{method: strings.ToUpper(m.Method), service: m.Service, scope: m.Scope, path: m.Path, host: strings.ToLower(m.Host), token: m.Token, op: -1}
 	if m.Operation != "" {
-		if op := OperationByID(m.Operation); op != nil {
-			c.op = op
+		model := coverage.Default()
+		if i := model.OpByID(m.Operation); i >= 0 {
+			op := &model.Operations[i]
+			c.op = i
 			if c.method == "" {
 				c.method, c.headOK = op.Method, op.Method == "GET"
 			}
@@ -108,7 +98,7 @@ func compile(m Match) (*matcher, []string) {
 				problems = append(problems, fmt.Sprintf("match.operation %q is the %s service's, not %s's", m.Operation, op.Service, m.Service))
 			}
 			if m.Method != "" && m.Method != op.Method && !(m.Method == "HEAD" && op.Method == "GET") {
-				problems = append(problems, fmt.Sprintf("match.operation %q is %s %s, not %s", m.Operation, op.Method, op.Template, m.Method))
+				problems = append(problems, fmt.Sprintf("match.operation %q is %s %s, not %s", m.Operation, op.Method, op.Path, m.Method))
 			}
 		} else {
 			problems = append(problems, fmt.Sprintf("match.operation %q: unknown operation%s", m.Operation, closestOf(m.Operation, operationIDs())))
@@ -139,16 +129,17 @@ func compile(m Match) (*matcher, []string) {
 	if check("headers", len(m.Headers)) {
 		for _, k := range sortedKeys(m.Headers) {
 			g := m.Headers[k]
-			if !validHeaderName(k) || len(k) > MaxMatchGlob || len(g) > MaxMatchGlob {
+			h, ok := NewHeaderMatch(k, g, true)
+			if !ok || len(k) > MaxMatchGlob || len(g) > MaxMatchGlob {
 				problems = append(problems, fmt.Sprintf("match.headers %q: want a header name and a glob of at most %d bytes", k, MaxMatchGlob))
 				continue
 			}
-			c.headers = append(c.headers, [2]string{http.CanonicalHeaderKey(k), g})
+			c.headers = append(c.headers, h)
 		}
 	}
 	if check("body", len(m.Body)) {
 		for _, k := range sortedKeys(m.Body) {
-			bm, err := parseBodyMatch(k, m.Body[k])
+			bm, err := bodyMatchOf(k, m.Body[k])
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("match.body %q: %v", k, err))
 				continue
@@ -160,26 +151,6 @@ func compile(m Match) (*matcher, []string) {
 		problems = append(problems, "match.token: at most 4096 bytes")
 	}
 	return c, problems
-}
-
-// parseBodyMatch turns one {"path": value} entry into the journal's "path=value": a
-// string is compared as its text, any other value as its JSON.
-func parseBodyMatch(path string, v BodyValue) (BodyMatcher, error) {
-	if ParseBody == nil {
-		return nil, fmt.Errorf("body matching is not available (the journal package is not linked)")
-	}
-	if v == "" {
-		v = "null"
-	}
-	if strings.Contains(path, "=") {
-		return nil, fmt.Errorf(`a body path has no "=": give the value as the entry's value`)
-	}
-	val := string(v)
-	var s string
-	if json.Unmarshal([]byte(v), &s) == nil {
-		val = s
-	}
-	return ParseBody(path + "=" + val)
 }
 
 // routed reports whether a match's path is checked against route templates: it is for
@@ -213,19 +184,6 @@ func closestOf(got string, known []string) string {
 	return ""
 }
 
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
 // holds reports whether every field of a match but its body holds for r (method
 // case-insensitively, path and host by [PathMatch], the others exactly), the cheap plain
 // fields first, so that a world of faults that do not match costs a request little.
@@ -236,29 +194,34 @@ func (c *matcher) holds(r *Request) bool {
 		(c.host != "" && !PathMatch(c.host, r.Host)) {
 		return false
 	}
-	if c.op != nil && !c.op.matches(r.Method, r.Path, r.Service) {
+	if c.op >= 0 && r.operation() != c.op {
 		return false
 	}
 	for _, h := range c.headers {
-		v, ok := r.Header[h[0]]
-		if !ok || len(v) == 0 || !PathMatch(h[1], v[0]) {
+		if !h.In(r.Header) {
 			return false
 		}
 	}
 	if len(c.query) > 0 {
-		if r.query == nil {
-			q, _ := url.ParseQuery(r.RawQuery)
-			if q == nil {
-				q = url.Values{}
-			}
-			r.query = q
-		}
+		query := r.parsedQuery()
 		for _, q := range c.query {
-			v, ok := r.query[q[0]]
+			v, ok := query[q[0]]
 			if !ok || len(v) == 0 || !PathMatch(q[1], v[0]) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// parsedQuery is r's query, parsed once.
+func (r *Request) parsedQuery() map[string][]string {
+	if r.query == nil {
+		q, _ := url.ParseQuery(r.RawQuery)
+		if q == nil {
+			q = url.Values{}
+		}
+		r.query = q
+	}
+	return r.query
 }

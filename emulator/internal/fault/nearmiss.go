@@ -2,6 +2,7 @@ package fault
 
 import (
 	"encoding/json"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"hash/maphash"
 	"net/http"
 	"net/url"
@@ -132,28 +133,17 @@ func DecodeBody(body string) (any, bool) {
 	return v, true
 }
 
-// DocMatcher is a BodyMatcher that also looks at a body decoded once (the journal's
-// does): near misses decode each body once, whatever the number of faults, and show
-// the value the request had.
-type DocMatcher interface {
-	BodyMatcher
-	// HoldsIn is Matches for the body decoded (ok false: not JSON).
-	HoldsIn(doc any, ok bool) bool
-	// ValueIn is the JSON of the value at the match's path, or nil when there is none.
-	ValueIn(doc any, ok bool) json.RawMessage
-}
-
 // bodyEntry is one match.body entry ready for near misses.
 type bodyEntry struct {
 	path string
-	m    BodyMatcher
+	m    *BodyMatch
 }
 
 // nearMatch is a fault's match ready to weigh candidates field by field.
 type nearMatch struct {
 	m      Match
-	host   string // lower case
-	op     *Operation
+	host   string   // lower case
+	op     int      // the operation's index in coverage.Default(), -1 none
 	query  []string // names, sorted
 	header []string // names as written, sorted
 	body   []bodyEntry
@@ -162,12 +152,12 @@ type nearMatch struct {
 }
 
 func prepare(m Match) *nearMatch {
-	n := &nearMatch{m: m, host: strings.ToLower(m.Host), query: sortedKeys(m.Query), header: sortedKeys(m.Headers), token: TokenSum(m.Token)}
+	n := &nearMatch{m: m, host: strings.ToLower(m.Host), query: sortedKeys(m.Query), header: sortedKeys(m.Headers), token: TokenSum(m.Token), op: -1}
 	if m.Operation != "" {
-		n.op = OperationByID(m.Operation)
+		n.op = coverage.Default().OpByID(m.Operation)
 	}
 	for _, k := range sortedKeys(m.Body) {
-		bm, err := parseBodyMatch(k, m.Body[k])
+		bm, err := bodyMatchOf(k, m.Body[k])
 		if err != nil {
 			continue // refused when the fault was added: not held
 		}
@@ -232,7 +222,7 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 			return d, diff, far, false
 		}
 	}
-	if m.Operation != "" && (n.op == nil || !opHolds(n.op, c.Method, c.Path, c.Service)) {
+	if m.Operation != "" && (n.op < 0 || opOf(c.Method, c.Path, c.Service) != n.op) {
 		id := OperationOf(c.Method, c.Path, c.Service)
 		d.Operation = &id
 		if miss(1) {
@@ -304,16 +294,12 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 
 // bodyCheck is whether a body matcher holds for c, and when not the value c's body has
 // at its path (nil: none, or not JSON).
-func bodyCheck(bm BodyMatcher, c *Candidate) (bool, json.RawMessage) {
-	dm, ok := bm.(DocMatcher)
-	if !ok {
-		return bm.Matches(c.Body), nil
-	}
+func bodyCheck(bm *BodyMatch, c *Candidate) (bool, json.RawMessage) {
 	doc, isJSON := c.Doc()
-	if dm.HoldsIn(doc, isJSON) {
+	if bm.HoldsIn(doc, isJSON) {
 		return true, nil
 	}
-	return false, dm.ValueIn(doc, isJSON)
+	return false, bm.ValueIn(doc, isJSON)
 }
 
 func first(v []string) *string {
@@ -323,19 +309,22 @@ func first(v []string) *string {
 	return &v[0]
 }
 
-// opHolds reports whether a request is op's: its service, its method (HEAD for a GET)
-// and a path of its route.
-func opHolds(op *Operation, method, path, service string) bool {
-	return service == op.Service && (method == op.Method || method == "HEAD" && op.Method == "GET") && RouteMatches(op, path)
+// opOf is the index in coverage.Default() of the operation of a request (method, path,
+// service) as the coverage model's router finds it (HEAD as GET), or -1.
+func opOf(method, path, service string) int {
+	model := coverage.Default()
+	i := model.Op(method, "", path)
+	if i < 0 || model.Operations[i].Service != service {
+		return -1
+	}
+	return i
 }
 
 // OperationOf is the operationId of the request (method, path, service), or "" when it
 // is no operation of the emulated APIs.
 func OperationOf(method, path, service string) string {
-	for _, op := range Operations() {
-		if opHolds(op, method, path, service) {
-			return op.ID
-		}
+	if i := opOf(method, path, service); i >= 0 {
+		return coverage.Default().Operations[i].ID
 	}
 	return ""
 }

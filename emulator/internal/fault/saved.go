@@ -129,7 +129,7 @@ func (s *Set) Restore(sv Saved) {
 	s.api = make([]*Fault, len(sv.Faults))
 	for i, f := range sv.Faults {
 		s.api[i] = &Fault{ID: f.ID, Spec: f.Spec.Clone(), Source: "api", Hits: f.Hits, matched: f.Matched, since: f.Since}
-		s.api[i].m, _ = compile(s.api[i].Spec.Match)
+		s.api[i].compile()
 	}
 	s.next = sv.Next
 	counts := map[string]SavedCount{}

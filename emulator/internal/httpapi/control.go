@@ -413,7 +413,7 @@ func requestsFilter(c *gin.Context) (journal.Filter, error) {
 		f.Limit = int(min(n, 1<<20))
 	}
 	if q.Has("body") {
-		m, err := journal.ParseBodyMatch(q.Get("body"))
+		m, err := fault.ParseBodyMatch(q.Get("body"))
 		if err != nil {
 			return f, apperr.New(apperr.InvalidRequest, "query parameter \"body\": "+err.Error())
 		}

@@ -1,12 +1,9 @@
 package journal
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -28,17 +25,11 @@ type Filter struct {
 	// with Since, it pages forward. Count ignores it.
 	Limit int
 	// Body, when set, selects the entries whose body is JSON holding its match.
-	Body *BodyMatch
+	Body *fault.BodyMatch
 	// Header and ResponseHeader, when set, select the entries whose request's, or
 	// answer's, headers hold their match.
 	Header, ResponseHeader *HeaderMatch
 }
-
-// Bounds of the journal's query filters.
-const (
-	MaxBodyMatch = 512 // bytes of a body match: path=value
-	MaxBodyDepth = 32  // steps of a body match's path
-)
 
 // The values Filter's enumerated fields take. The journal records CONNECT (a tunnel
 // opened, or refused) besides the methods a fault may match.
@@ -91,14 +82,14 @@ func (f Filter) matches(e *Entry) bool {
 // MaxHeaderMatch bounds a header match, in bytes: Name:glob.
 const MaxHeaderMatch = 512
 
-// HeaderMatch selects entries by one header: "Retry-After" holds when the header is
-// there, "Retry-After:30" when its value is 30, "Content-Type:application/json*" when
-// its value matches the glob (`*` wildcards, as paths). The name is compared in any
-// case, the value as written; spaces around the value are ignored.
+// HeaderMatch is a header filter as a query or an await writes it: "Retry-After" holds
+// when the header is there, "Retry-After:30" when its value is 30,
+// "Content-Type:application/json*" when its value matches the glob. It is
+// [fault.HeaderMatch], the one header matcher, with the text it was read from; spaces
+// around the name and the value are ignored.
 type HeaderMatch struct {
-	name, glob string
-	hasValue   bool
-	raw        string
+	fault.HeaderMatch
+	raw string
 }
 
 // String is the match as written.
@@ -114,139 +105,15 @@ func ParseHeaderMatch(s string) (*HeaderMatch, error) {
 	if name == "" {
 		return nil, errors.New(`a header match needs a header name, e.g. "Retry-After" or "Retry-After:30"`)
 	}
-	for i := 0; i < len(name); i++ {
-		if !tokenByte(name[i]) {
-			return nil, fmt.Errorf("header match %q: %q is not a header name", s, name)
-		}
+	m, ok := fault.NewHeaderMatch(name, strings.TrimSpace(glob), hasValue)
+	if !ok {
+		return nil, fmt.Errorf("header match %q: %q is not a header name", s, name)
 	}
-	return &HeaderMatch{name: name, glob: strings.TrimSpace(glob), hasValue: hasValue, raw: s}, nil
-}
-
-// tokenByte reports whether c may be in a header name (RFC 9110's tchar).
-func tokenByte(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+	return &HeaderMatch{HeaderMatch: m, raw: s}, nil
 }
 
 // Matches reports whether h holds the match.
 func (m *HeaderMatch) Matches(h Headers) bool {
-	for _, x := range h {
-		if strings.EqualFold(x.Name, m.name) {
-			return !m.hasValue || fault.PathMatch(m.glob, x.Value)
-		}
-	}
-	return false
-}
-
-// BodyMatch selects request bodies by the JSON value at a path: "target=production"
-// holds for {"target":"production"}, "meta.branch=main" for {"meta":{"branch":"main"}},
-// "files[0].path=/index.html" for a first file of that path, and a path alone
-// ("meta.commit") for a body where it exists. A leading "$." is allowed. A string is
-// compared with the text after "=", any other value with its JSON (3, true, null).
-type BodyMatch struct {
-	steps []step
-	value *string
-	raw   string
-}
-
-// step is one step of a body path: a key, or an index when key is "" and index >= 0.
-type step struct {
-	key   string
-	index int
-}
-
-// String is the match as written.
-func (m *BodyMatch) String() string { return m.raw }
-
-// ParseBodyMatch reads "path=value" or "path"; the error says what is wrong.
-func ParseBodyMatch(s string) (*BodyMatch, error) {
-	if len(s) > MaxBodyMatch {
-		return nil, fmt.Errorf("a body match is at most %d bytes", MaxBodyMatch)
-	}
-	m := &BodyMatch{raw: s}
-	path, value, hasValue := strings.Cut(s, "=")
-	if hasValue {
-		m.value = &value
-	}
-	path = strings.TrimPrefix(strings.TrimPrefix(path, "$"), ".")
-	if path == "" {
-		return nil, errors.New(`a body match needs a path, e.g. "target=production" or "files[0].path=/index.html"`)
-	}
-	for part := range strings.SplitSeq(path, ".") {
-		key, rest, _ := strings.Cut(part, "[")
-		if key == "" && rest == "" {
-			return nil, fmt.Errorf("body match %q: empty key in the path", s)
-		}
-		if key != "" {
-			m.steps = append(m.steps, step{key: key, index: -1})
-		}
-		for rest != "" {
-			idx, after, ok := strings.Cut(rest, "]")
-			n, err := strconv.Atoi(idx)
-			if !ok || err != nil || n < 0 || idx != strconv.Itoa(n) {
-				return nil, fmt.Errorf("body match %q: want [n], an index from 0", s)
-			}
-			m.steps = append(m.steps, step{index: n})
-			if after == "" {
-				break
-			}
-			if after[0] != '[' {
-				return nil, fmt.Errorf("body match %q: want . or [ after ]", s)
-			}
-			rest = after[1:]
-		}
-	}
-	if len(m.steps) > MaxBodyDepth {
-		return nil, fmt.Errorf("body match %q: at most %d steps", s, MaxBodyDepth)
-	}
-	return m, nil
-}
-
-// Matches reports whether body is JSON holding the match.
-func (m *BodyMatch) Matches(body string) bool { return m.HoldsIn(fault.DecodeBody(body)) }
-
-// HoldsIn is Matches for a body decoded by fault.DecodeBody (ok false: not JSON).
-func (m *BodyMatch) HoldsIn(v any, ok bool) bool {
-	if !ok {
-		return false
-	}
-	v, ok = m.at(v)
-	if !ok {
-		return false
-	}
-	if m.value == nil {
-		return true
-	}
-	if s, ok := v.(string); ok {
-		return s == *m.value
-	}
-	b, err := json.Marshal(v)
-	return err == nil && bytes.Equal(b, []byte(*m.value))
-}
-
-// at is the value at the match's path in v, and whether there is one.
-func (m *BodyMatch) at(v any) (any, bool) {
-	for _, st := range m.steps {
-		switch node := v.(type) {
-		case map[string]any:
-			if st.key == "" {
-				return nil, false
-			}
-			var ok bool
-			if v, ok = node[st.key]; !ok {
-				return nil, false
-			}
-		case []any:
-			if st.key != "" || st.index >= len(node) {
-				return nil, false
-			}
-			v = node[st.index]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
+	v, ok := h.Lookup(m.Name())
+	return ok && m.Value(v)
 }

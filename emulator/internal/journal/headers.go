@@ -88,12 +88,18 @@ type Headers []Header
 
 // Get is the value of the header name (any case), or "".
 func (h Headers) Get(name string) string {
+	v, _ := h.Lookup(name)
+	return v
+}
+
+// Lookup is the value of the header name (any case), and whether there is one.
+func (h Headers) Lookup(name string) (string, bool) {
 	for _, x := range h {
 		if strings.EqualFold(x.Name, name) {
-			return x.Value
+			return x.Value, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // MarshalJSON writes {"Name":"value",…} in name order.

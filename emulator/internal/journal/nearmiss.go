@@ -153,38 +153,11 @@ func (f Filter) weigh(e *Entry, fields int) (d fault.Differs, diff int, far floa
 // has no such header.
 func (m *HeaderMatch) shown(h Headers) map[string]*string {
 	for i := range h {
-		if strings.EqualFold(h[i].Name, m.name) {
-			return map[string]*string{m.name: &h[i].Value}
+		if strings.EqualFold(h[i].Name, m.Name()) {
+			return map[string]*string{m.Name(): &h[i].Value}
 		}
 	}
-	return map[string]*string{m.name: nil}
-}
-
-var _ fault.DocMatcher = (*BodyMatch)(nil) // near misses decode each body once
-
-// ValueIn is the JSON of the value at the match's path in a body decoded by
-// fault.DecodeBody, or nil when there is none (or the body is not JSON); a value of
-// more than fault.MaxShownValue bytes of JSON is shown as a string saying its kind and
-// size ("[an object of 3100 bytes]").
-func (m *BodyMatch) ValueIn(v any, ok bool) json.RawMessage {
-	if !ok {
-		return nil
-	}
-	v, ok = m.at(v)
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return fault.ShownValue(b)
-}
-
-// Path is the match's JSON path as written (before "=").
-func (m *BodyMatch) Path() string {
-	p, _, _ := strings.Cut(m.raw, "=")
-	return p
+	return map[string]*string{m.Name(): nil}
 }
 
 // writeNearMisses writes `,"near_misses":[…]` into a query's answer that found

@@ -13,11 +13,11 @@ func TestNearMissAgreesWithFilter(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(34, 4))
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
-	parse := func(s string) *BodyMatch {
+	parse := func(s string) *fault.BodyMatch {
 		if s == "" {
 			return nil
 		}
-		m, err := ParseBodyMatch(s)
+		m, err := fault.ParseBodyMatch(s)
 		if err != nil {
 			t.Fatal(err)
 		}

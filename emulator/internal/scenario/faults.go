@@ -7,14 +7,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
-	// the journal hands faults its body matcher (fault.ParseBody): match.body is read
-	// with it
-	_ "github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // answerKeys are a fault's answer fields, the keys of a then step too (with "pass").
-var answerKeys = []string{"status", "code", "message", "error", "delay", "delay_clock", "drop", "rate_limit", "retry_after", "timeout", "headers", "body", "break", "after_bytes", "bytes_per_second"}
+var answerKeys = fault.AnswerFields
 
 var faultKeys = append([]string{"match", "times", "probability", "after", "from", "until", "for", "then"}, answerKeys...)
 

@@ -54,10 +54,10 @@ func TestParseFaultDepthProblems(t *testing.T) {
 		{"unreachable path", "faults:\n  - status: 503\n    match: {path: /v1/deployment}\n", 2, `closest: "/v1/deployments"`},
 		{"query not a mapping", "faults:\n  - status: 503\n    match: {query: page}\n", 3, "want a mapping"},
 		{"header value not a string", "faults:\n  - status: 503\n    match:\n      headers: {X-A: [1]}\n", 4, "X-A"},
-		{"unknown error code", "faults:\n  - error: service_unavalable\n", 2, `closest: "service_unavailable"`},
+		{"unknown error code", "faults:\n  - error: service_unavalable\n", 2, `did you mean "service_unavailable"?`},
 		{"unknown step key", "faults:\n  - then:\n      - {pas: true}\n", 3, `unknown key "pas" (did you mean "pass"?)`},
 		{"step without action", "faults:\n  - then:\n      - {}\n", 2, "then[0] needs an action"},
-		{"unknown break", "faults:\n  - break: trunkate\n", 2, `closest: "truncate"`},
+		{"unknown break", "faults:\n  - break: trunkate\n", 2, `did you mean "truncate"?`},
 		{"after_bytes too large", "faults:\n  - {break: truncate, after_bytes: 99999999}\n", 2, "after_bytes"},
 		{"then with times", "faults:\n  - times: 2\n    then: [{status: 500}]\n", 2, "then excludes times"},
 	} {

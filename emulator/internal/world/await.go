@@ -10,6 +10,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
@@ -65,7 +66,7 @@ func (m *RequestsMatch) Filter() (journal.Filter, error) {
 	f := journal.Filter{Method: strings.ToUpper(m.Method), Path: m.Path, Status: m.Status,
 		Service: m.Service, Scope: m.Scope, Code: m.Code, Since: m.Since}
 	if m.Body != nil {
-		b, err := journal.ParseBodyMatch(*m.Body)
+		b, err := fault.ParseBodyMatch(*m.Body)
 		if err != nil {
 			return f, apperr.New(apperr.InvalidRequest, "requests.body: "+err.Error())
 		}

@@ -1,0 +1,173 @@
+package fault
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Bounds of a body match (a fault's match.body entry, the journal's body filter).
+const (
+	MaxBodyMatch = 512 // bytes of a body match: path=value
+	MaxBodyDepth = 32  // steps of a body match's path
+)
+
+// BodyMatch selects request bodies by the JSON value at a path: "target=production"
+// holds for {"target":"production"}, "meta.branch=main" for {"meta":{"branch":"main"}},
+// "files[0].path=/index.html" for a first file of that path, and a path alone
+// ("meta.commit") for a body where it exists. A leading "$." is allowed. A string is
+// compared with the text after "=", any other value with its JSON (3, true, null).
+//
+// It is hostemu's one body matcher: a fault's match.body, and the journal's body
+// filter of queries and awaits.
+type BodyMatch struct {
+	steps []bodyStep
+	value *string
+	raw   string
+}
+
+// bodyStep is one step of a body path: a key, or an index when key is "" and index
+// >= 0.
+type bodyStep struct {
+	key   string
+	index int
+}
+
+// String is the match as written.
+func (m *BodyMatch) String() string { return m.raw }
+
+// ParseBodyMatch reads "path=value" or "path"; the error says what is wrong.
+func ParseBodyMatch(s string) (*BodyMatch, error) {
+	if len(s) > MaxBodyMatch {
+		return nil, fmt.Errorf("a body match is at most %d bytes", MaxBodyMatch)
+	}
+	m := &BodyMatch{raw: s}
+	path, value, hasValue := strings.Cut(s, "=")
+	if hasValue {
+		m.value = &value
+	}
+	path = strings.TrimPrefix(strings.TrimPrefix(path, "$"), ".")
+	if path == "" {
+		return nil, errors.New(`a body match needs a path, e.g. "target=production" or "files[0].path=/index.html"`)
+	}
+	for part := range strings.SplitSeq(path, ".") {
+		key, rest, _ := strings.Cut(part, "[")
+		if key == "" && rest == "" {
+			return nil, fmt.Errorf("body match %q: empty key in the path", s)
+		}
+		if key != "" {
+			m.steps = append(m.steps, bodyStep{key: key, index: -1})
+		}
+		for rest != "" {
+			idx, after, ok := strings.Cut(rest, "]")
+			n, err := strconv.Atoi(idx)
+			if !ok || err != nil || n < 0 || idx != strconv.Itoa(n) {
+				return nil, fmt.Errorf("body match %q: want [n], an index from 0", s)
+			}
+			m.steps = append(m.steps, bodyStep{index: n})
+			if after == "" {
+				break
+			}
+			if after[0] != '[' {
+				return nil, fmt.Errorf("body match %q: want . or [ after ]", s)
+			}
+			rest = after[1:]
+		}
+	}
+	if len(m.steps) > MaxBodyDepth {
+		return nil, fmt.Errorf("body match %q: at most %d steps", s, MaxBodyDepth)
+	}
+	return m, nil
+}
+
+// Matches reports whether body is JSON holding the match.
+func (m *BodyMatch) Matches(body string) bool { return m.HoldsIn(DecodeBody(body)) }
+
+// HoldsIn is Matches for a body decoded by DecodeBody (ok false: not JSON): near misses
+// and the journal decode each body once, whatever the number of matches.
+func (m *BodyMatch) HoldsIn(v any, ok bool) bool {
+	if !ok {
+		return false
+	}
+	v, ok = m.at(v)
+	if !ok {
+		return false
+	}
+	if m.value == nil {
+		return true
+	}
+	if s, ok := v.(string); ok {
+		return s == *m.value
+	}
+	b, err := json.Marshal(v)
+	return err == nil && bytes.Equal(b, []byte(*m.value))
+}
+
+// at is the value at the match's path in v, and whether there is one.
+func (m *BodyMatch) at(v any) (any, bool) {
+	for _, st := range m.steps {
+		switch node := v.(type) {
+		case map[string]any:
+			if st.key == "" {
+				return nil, false
+			}
+			var ok bool
+			if v, ok = node[st.key]; !ok {
+				return nil, false
+			}
+		case []any:
+			if st.key != "" || st.index >= len(node) {
+				return nil, false
+			}
+			v = node[st.index]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// ValueIn is the JSON of the value at the match's path in a body decoded by
+// DecodeBody, or nil when there is none (or the body is not JSON); a value of more than
+// MaxShownValue bytes of JSON is shown as a string saying its kind and size ("[an
+// object of 3100 bytes]").
+func (m *BodyMatch) ValueIn(v any, ok bool) json.RawMessage {
+	if !ok {
+		return nil
+	}
+	v, ok = m.at(v)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return ShownValue(b)
+}
+
+// Path is the match's JSON path as written (before "=").
+func (m *BodyMatch) Path() string {
+	p, _, _ := strings.Cut(m.raw, "=")
+	return p
+}
+
+// bodyMatchOf turns one match.body entry, {"path": value}, into the BodyMatch of
+// "path=value": a string is compared as its text, any other value as its JSON.
+func bodyMatchOf(path string, v BodyValue) (*BodyMatch, error) {
+	if v == "" {
+		v = "null"
+	}
+	if strings.Contains(path, "=") {
+		return nil, fmt.Errorf(`a body path has no "=": give the value as the entry's value`)
+	}
+	val := string(v)
+	var s string
+	if json.Unmarshal([]byte(v), &s) == nil {
+		val = s
+	}
+	return ParseBodyMatch(path + "=" + val)
+}

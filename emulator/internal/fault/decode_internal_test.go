@@ -1,0 +1,45 @@
+package fault
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The answer fields are listed once, by Step: each of Spec's reaches its answer, and the
+// refusal of a then beside them names them all.
+func TestAnswerFieldsOnce(t *testing.T) {
+	t.Parallel()
+	var sp Spec
+	v := reflect.ValueOf(&sp).Elem()
+	for _, f := range answerField {
+		switch x := v.Field(f[1]); x.Kind() {
+		case reflect.Int:
+			x.SetInt(1)
+		case reflect.String:
+			x.SetString("x")
+		case reflect.Bool:
+			x.SetBool(true)
+		case reflect.Pointer:
+			x.Set(reflect.New(x.Type().Elem()))
+		case reflect.Map:
+			x.Set(reflect.MakeMap(x.Type()))
+		default:
+			t.Fatalf("a field of kind %v", x.Kind())
+		}
+	}
+	st := reflect.ValueOf(sp.answer())
+	for i := range st.NumField() {
+		if name := st.Type().Field(i).Name; name != "Pass" && st.Field(i).IsZero() {
+			t.Errorf("Spec's %s does not reach its answer", name)
+		}
+	}
+	if len(AnswerFields) != st.NumField()-1 || AnswerFields[0] != "status" || AnswerFields[len(AnswerFields)-1] != "bytes_per_second" {
+		t.Errorf("AnswerFields %v", AnswerFields)
+	}
+	sp.Then = []Step{{Pass: true}}
+	err := sp.Validate()
+	if err == nil || !strings.Contains(err.Error(), "then excludes the answer fields ("+strings.Join(AnswerFields, ", ")+")") {
+		t.Errorf("%v", err)
+	}
+}
