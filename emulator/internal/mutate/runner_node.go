@@ -142,9 +142,18 @@ func (n *node) Results(dir string, _ []byte) (map[string]Outcome, error) {
 	if data == nil || err != nil {
 		return map[string]Outcome{}, err
 	}
+	out, err := n.parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return out, nil
+}
+
+// parse is Results of a report's bytes; it learns the own names of the tests it holds.
+func (n *node) parse(data []byte) (map[string]Outcome, error) {
 	var root nodeSuite
 	if err := xml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, err
 	}
 	out := map[string]Outcome{}
 	n.mu.Lock()
