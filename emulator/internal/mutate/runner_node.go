@@ -16,7 +16,7 @@ import (
 // Alone: each test runs by itself, found with --test-name-pattern.
 type node struct {
 	mu sync.Mutex
-	// guards leaves: each test key's own name, and the keys of each own name, as the
+	// guards leaf and byLeaf: each test key's own name, and the keys of each own name, as the
 	// reports read so far (the baseline's first) tell them.
 	leaf   map[string]string
 	byLeaf map[string]map[string]bool
