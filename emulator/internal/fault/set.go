@@ -131,14 +131,12 @@ type Shape struct {
 // Set holds the faults added through the control API and those of the active scenario,
 // and decides which one fires for a request. It is safe for concurrent use.
 type Set struct {
-	// held mirrors len(api)+len(scenario) so that Match takes no lock when there are
-	// no faults, the usual case.
-	held atomic.Int64
-	// bodies counts the faults with body matchers, so that WantsBody takes no lock
-	// without them.
-	bodies atomic.Int64
+	// idx is where Match and WantsBody look for the faults that could match a request
+	// (index.go): built anew, under mu, whenever the faults change, and read without a
+	// lock; nil while the set holds no fault, the usual case.
+	idx atomic.Pointer[index]
 
-	mu       sync.Mutex       // guards rng, api, scenario, next and now
+	mu       sync.Mutex       // guards rng, api, scenario, next, now and the faults' counts
 	now      func() time.Time // the emulator's clock (SetClock)
 	rng      *rand.Rand
 	dice     Dice     // rng's source when its position can be saved (NewSetWithDice)
@@ -146,17 +144,11 @@ type Set struct {
 	scenario []*Fault
 	next     int // sequence of the next API-added id
 	max      int // faults held at most, API-added and the scenario's together (SetMax)
-
-	// order is every fault in the order they are tried (api, then scenario), and ms
-	// their matchers, side by side in one array: a request that matches none of them
-	// walks contiguous memory, not a pointer per fault. count rebuilds both.
-	order []*Fault
-	ms    []matcher
 }
 
-// DefaultMax is how many faults a Set holds at most when SetMax was not called: every
-// request is matched against each, in order, so their number is bounded
-// (--max-faults).
+// DefaultMax is how many faults a Set holds at most when SetMax was not called: a
+// request may meet each of those its index offers, and the index is built anew at each
+// change, so their number is bounded (--max-faults).
 const DefaultMax = 1000
 
 // TooMany is the error of a set that would hold more than its maximum of faults.
@@ -333,14 +325,46 @@ func (s *Set) Reset(rng *rand.Rand) {
 // 1, 0 never fires; only probabilities strictly between draw). A fault that matches
 // but does not fire leaves the request to the next one.
 func (s *Set) Match(r Request) (Action, bool) {
-	if s.held.Load() == 0 {
+	x := s.idx.Load()
+	if x == nil {
 		return Action{}, false
 	}
+	// Look without the lock: most requests match no fault. The first that holds is
+	// then looked at again under the lock, from where the look stopped, unless the
+	// faults changed in between: then from the start.
+	bs := x.bucketsOf(&r, false)
+	if bs.n == 0 {
+		return Action{}, false
+	}
+	var c cursor
+	if !bs.candidates(&r, &c) {
+		return Action{}, false
+	}
+	for p := c.next(); p >= 0; p = c.next() {
+		if m := &x.ms[p]; m.holds(&r) && bodyHolds(m, &r) {
+			return s.matchFrom(x, &r, &c, p)
+		}
+	}
+	return Action{}, false
+}
+
+// matchFrom goes on from the fault at position p of x, which holds for r, with the
+// positions left in c: under the lock, the first of them that fires, fires.
+func (s *Set) matchFrom(x *index, r *Request, c *cursor, p int32) (Action, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range s.ms {
-		if m := &s.ms[i]; m.holds(&r) && bodyHolds(m, &r) {
-			if f := s.order[i]; s.fires(f) {
+	if now := s.idx.Load(); now != x {
+		if x, c = now, new(cursor); x == nil {
+			return Action{}, false
+		}
+		if bs := x.bucketsOf(r, false); !bs.candidates(r, c) {
+			return Action{}, false
+		}
+		p = c.next()
+	}
+	for ; p >= 0; p = c.next() {
+		if m := &x.ms[p]; m.holds(r) && bodyHolds(m, r) {
+			if f := x.order[p]; s.fires(f) {
 				f.Hits++
 				return s.action(f), true
 			}
@@ -351,16 +375,23 @@ func (s *Set) Match(r Request) (Action, bool) {
 
 // WantsBody reports whether a fault with a body matcher matches r on every other field:
 // only then does the HTTP layer read the body ahead of the handler (into the journal's
-// copy, so it is read once) and ask Match again with Request.Body set. Without such
-// faults it takes no lock.
+// copy, so it is read once) and ask Match again with Request.Body set. It takes no
+// lock.
 func (s *Set) WantsBody(r Request) bool {
-	if s.bodies.Load() == 0 {
+	x := s.idx.Load()
+	if x == nil || x.bodies == 0 {
 		return false
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.ms {
-		if m := &s.ms[i]; len(m.body) > 0 && m.holds(&r) {
+	bs := x.bucketsOf(&r, true)
+	if bs.n == 0 {
+		return false
+	}
+	var c cursor
+	if !bs.candidates(&r, &c) {
+		return false
+	}
+	for p := c.next(); p >= 0; p = c.next() {
+		if m := &x.ms[p]; len(m.body) > 0 && m.holds(&r) {
 			return true
 		}
 	}
@@ -454,19 +485,14 @@ func (s *Set) draw(lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(s.rng.Uint64N(span+1))
 }
 
-// count refreshes held and bodies; s.mu is held.
+// count builds the index of the faults held anew; s.mu is held.
 func (s *Set) count() {
-	s.order = append(append(s.order[:0:0], s.api...), s.scenario...)
-	s.ms = make([]matcher, len(s.order))
-	n := 0
-	for i, f := range s.order {
-		s.ms[i] = *f.m
-		if len(f.m.body) > 0 {
-			n++
-		}
+	order := append(append([]*Fault(nil), s.api...), s.scenario...)
+	if len(order) == 0 {
+		s.idx.Store(nil)
+		return
 	}
-	s.held.Store(int64(len(s.order)))
-	s.bodies.Store(int64(n))
+	s.idx.Store(buildIndex(order))
 }
 
 // Clone copies spec deeply (its delay and probability are pointers), so that neither

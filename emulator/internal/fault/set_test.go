@@ -348,6 +348,69 @@ func TestConcurrentMatch(t *testing.T) {
 	}
 }
 
+// Matching goes on, lock-free, while the faults change under it: a fault that holds is
+// looked at again under the lock, from the start when the faults changed in between,
+// so a times fault fires exactly its times, in its place in the order.
+func TestConcurrentMatchWhileChanging(t *testing.T) {
+	t.Parallel()
+	s := fault.NewSet(seeded())
+	first := mustAdd(t, s, fault.Spec{Match: fault.Match{Operation: "createDeployment"}, Status: 500, Times: 200})
+	stop := make(chan struct{})
+	var churn sync.WaitGroup
+	for g := range 2 {
+		churn.Go(func() { // faults after it that hold for the request, added and removed
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				never, _ := s.Add(fault.Spec{Match: fault.Match{Method: "POST", Path: "/v1/deployments"}, Status: 503, Probability: prob(0)})
+				later, _ := s.Add(fault.Spec{Match: fault.Match{Path: "/v1/deployments", Headers: map[string]string{"X-G": "*"}}, Status: 502})
+				s.Remove(later.ID)
+				s.Remove(never.ID)
+				if i%10 == g {
+					s.SetScenarioFaults("x", []fault.Spec{{Match: fault.Match{Service: "hosting"}, Status: 501, Times: 1}})
+				}
+			}
+		})
+	}
+	var match sync.WaitGroup
+	counts := make([]int, 4)
+	for g := range 4 {
+		match.Go(func() {
+			r := post
+			r.Header = map[string][]string{"X-G": {"1"}}
+			other := false // a later fault fired: first is spent, and stays so
+			for range 400 {
+				a, ok := s.Match(r)
+				switch {
+				case !ok:
+				case a.FaultID == first.ID:
+					if other {
+						t.Errorf("%s fired after a later fault did", first.ID)
+					}
+					counts[g]++
+				case a.Status == 503:
+					t.Errorf("a fault of probability 0 fired: %+v", a)
+				default:
+					other = true
+				}
+			}
+		})
+	}
+	match.Wait()
+	close(stop)
+	churn.Wait()
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	if total != 200 {
+		t.Errorf("a times-200 fault fired %d times", total)
+	}
+}
+
 func BenchmarkMatchNoFaults(b *testing.B) {
 	s := fault.NewSet(seeded())
 	b.ReportAllocs()
