@@ -461,23 +461,29 @@ func TestFaultBreaks(t *testing.T) {
 	}
 }
 
-// slow sends the real answer at bytes_per_second: it takes at least its size over the
-// rate (the lower bound is what the emulator decides; how much longer a loaded machine
-// takes is not, so only it is asserted, and the ratio logged).
+// slow sends the real answer at bytes_per_second: its wall time is its size over the
+// rate. Measured and logged for answers of a half and a whole second; asserted are a
+// lower bound the emulator decides (its waits add up to size/rate before the last
+// byte) and a generous upper one, 1.5×, since how much longer a loaded machine (a
+// -race run of every package) takes to wake ten times is not the emulator's to decide:
+// the 20 % is the figure logged, 1.00–1.05 on an idle machine.
 func TestFaultBreakSlow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	const path = "/v1/deployments/dpl_first"
 	_, real := e.rawDo(t, "GET", path, "t-read")
-	bps := len(real) * 4 // a quarter of a second
-	e.addFault(t, map[string]any{"break": "slow", "bytes_per_second": bps})
-	start := time.Now()
-	_, body := e.rawDo(t, "GET", path, "t-read")
-	took := time.Since(start)
-	want := time.Duration(len(real)) * time.Second / time.Duration(bps)
-	t.Logf("slow: %d bytes at %d B/s in %v, %.2f of %v", len(body), bps, took, took.Seconds()/want.Seconds(), want)
-	if string(body) != string(real) || took < want*8/10 {
-		t.Fatalf("%d bytes in %v, want the whole body in no less than %v", len(body), took, want*8/10)
+	for _, seconds := range []float64{0.5, 1} {
+		bps := int(float64(len(real)) / seconds)
+		e.addFault(t, map[string]any{"break": "slow", "bytes_per_second": bps, "times": 1})
+		start := time.Now()
+		_, body := e.rawDo(t, "GET", path, "t-read")
+		took := time.Since(start)
+		want := time.Duration(len(real)) * time.Second / time.Duration(bps)
+		ratio := took.Seconds() / want.Seconds()
+		t.Logf("slow: %d bytes at %d B/s in %v: %.3f of size/bytes_per_second (%v)", len(body), bps, took.Round(time.Millisecond), ratio, want.Round(time.Millisecond))
+		if string(body) != string(real) || ratio < 0.95 || ratio > 1.5 {
+			t.Errorf("%d bytes in %v, want the whole body in %v (0.95 to 1.5 of it)", len(body), took, want)
+		}
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 )
 
 // slowBreak sends the real answer at bytes_per_second: the body in slices of a tenth of
-// a second's bytes, each flushed, then a wait of wall time (the network's). It stops
-// when the client gives up or the server shuts down.
+// a second's bytes, each after the wait of wall time (the network's) its bytes take, then
+// flushed, so that the last byte arrives size/bytes_per_second after the first was due,
+// as over a link of that bandwidth. It stops when the client gives up or the server
+// shuts down.
 type slowBreak struct {
 	http.ResponseWriter
 	a   *API
@@ -30,15 +32,15 @@ func (b *slowBreak) Write(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
 		m := min(slice, len(p)-n)
+		b.a.wait(b.r.Context(), time.Duration(m)*time.Second/time.Duration(b.bps))
+		if b.r.Context().Err() != nil {
+			return n, errGaveUp
+		}
 		if _, err := b.ResponseWriter.Write(p[n : n+m]); err != nil {
 			return n, err
 		}
 		n += m
 		rc.Flush()
-		b.a.wait(b.r.Context(), time.Duration(m)*time.Second/time.Duration(b.bps))
-		if b.r.Context().Err() != nil {
-			return n, errGaveUp
-		}
 	}
 	return n, nil
 }
