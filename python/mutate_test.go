@@ -208,7 +208,9 @@ func runSplit(t *testing.T, dir string, env []string, name string, args ...strin
 	began := time.Now()
 	err := cmd.Run()
 	// each step in the log, for the reader of a failure
-	defer func() { t.Logf("%s %s: %s", filepath.Base(name), strings.Join(args, " "), time.Since(began).Round(time.Millisecond)) }()
+	defer func() {
+		t.Logf("%s %s: %s", filepath.Base(name), strings.Join(args, " "), time.Since(began).Round(time.Millisecond))
+	}()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
