@@ -223,7 +223,7 @@ AwaitRequest = TypedDict(
         "count": int,  # With requests: how many journaled requests to wait for (default 1).
         "edge": str,  # A host the edge answers.
         "code": str,  # With edge: the error code to wait for there.
-        "timeout": str,  # How long to wait: emulated time on a manual clock (default 1h, which costs nothing), real time on a real one (default 10s).
+        "timeout": str,  # How long to wait, in emulated time: on a manual or auto clock the await moves the clock itself (default 1h, which costs nothing); on a real clock it waits (default 10s); on a scaled:N clock, emulated time passing N times as fast as the wall (default 10s of wall time, N×10s emulated). A wait for journaled requests is in wall time on every clock (default 10s).
     },
     total=False,
 )

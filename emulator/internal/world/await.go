@@ -102,6 +102,23 @@ type AwaitResult struct {
 	Code       string `json:"code,omitempty"`
 }
 
+// defaultAwait is the timeout of an await that names none. A wait for journaled
+// requests is in wall time whatever the clock (requests arrive from clients): 10 s. The
+// others: an hour of emulated time on a clock that stands (the await moves it, so it
+// costs nothing); 10 s on a real clock; on a scaled one, the same 10 s of wall time,
+// rate times as much emulated time.
+func defaultAwait(mode clock.Mode, journaled bool) time.Duration {
+	switch {
+	case journaled:
+		return defaultAwaitReal
+	case mode.Stands():
+		return defaultAwaitManual
+	case mode.Kind() == clock.Scaled:
+		return time.Duration(float64(defaultAwaitReal) * mode.Rate())
+	}
+	return defaultAwaitReal
+}
+
 // Await waits until the request's condition holds, or answers await_timeout. On a
 // manual clock it advances the clock from due transition to due transition; on a real
 // clock it waits. Requests arrive from clients, so a wait for journal entries is always
@@ -109,15 +126,7 @@ type AwaitResult struct {
 func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error) {
 	mode := w.clock.Mode()
 	manual := mode.Stands()
-	timeout := defaultAwaitReal
-	switch {
-	case manual:
-		timeout = defaultAwaitManual
-	case mode.Kind() == clock.Scaled:
-		// the same wall time as on a real clock: a scaled clock's timeouts are
-		// emulated time, which passes rate times as fast
-		timeout = time.Duration(float64(defaultAwaitReal) * mode.Rate())
-	}
+	var timeout time.Duration
 	if req.Timeout != nil {
 		d, err := clock.ParseDuration(*req.Timeout)
 		if err != nil {
@@ -129,6 +138,9 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 	cond, journaled, err := w.awaitCondition(req, &out)
 	if err != nil {
 		return AwaitResult{}, err
+	}
+	if req.Timeout == nil {
+		timeout = defaultAwait(mode, journaled)
 	}
 	began := w.clock.Now()
 	var ok bool
