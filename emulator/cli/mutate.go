@@ -24,7 +24,7 @@ test fails and survives when it still passes: the client swallowed the error, or
 test did not look. See docs/mutate.md.
 
   --runner NAME        go, jest, node, pytest or vitest (default: found from COMMAND)
-  --tests LIST         only these tests (comma-separated; * matches any run of characters)
+  --tests LIST         only these tests, as the report names them (comma-separated; * matches any run of characters)
   --operations LIST    only these operations, by operationId (createDeployment, …)
   --codes LIST         only these error codes (service_unavailable, …; reset for the reset)
   --budget DURATION    stop starting runs after this long; the rest are not_run (default none)

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // maxOutput bounds how much of one run's output (standard output and error together)
@@ -365,8 +368,21 @@ func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) 
 	sort.Strings(keys)
 	out := []Mutant{}
 	matchedTest := false
+	used := make([]bool, len(x.cfg.Tests))
+	var shown []string // the tests by the names --tests takes, for a suggestion
 	for _, k := range keys {
-		if !glob(x.cfg.Tests, k) {
+		names := x.testNames(k)
+		shown = append(shown, names[len(names)-1])
+		selected := len(x.cfg.Tests) == 0
+		for i, p := range x.cfg.Tests {
+			for _, n := range names {
+				if fault.PathMatch(p, n) {
+					used[i], selected = true, true
+					break
+				}
+			}
+		}
+		if !selected {
 			continue
 		}
 		matchedTest = true
@@ -382,6 +398,19 @@ func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) 
 			}
 		}
 	}
+	for i, p := range x.cfg.Tests {
+		if used[i] || len(keys) == 0 {
+			continue
+		}
+		if strings.Contains(p, "*") {
+			return nil, fmt.Errorf("no mutants: --tests %q matches none of the baseline's tests (%s)", p, strings.Join(firstN(shown, 5), ", "))
+		}
+		hint := ""
+		if len(p) <= 256 {
+			hint = fmt.Sprintf(" (closest: %q)", yamlcheck.Nearest(p, shown))
+		}
+		return nil, fmt.Errorf("no mutants: --tests %q is none of the baseline's tests%s", p, hint)
+	}
 	if len(out) == 0 {
 		switch {
 		case len(keys) == 0:
@@ -394,6 +423,18 @@ func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) 
 		}
 	}
 	return out, nil
+}
+
+// testNames are the names by which --tests picks the test of key k: the key and, for
+// Go, the test's name without its package (as the report shows it when the run has one
+// package, and as -run takes it), last.
+func (x *executor) testNames(k string) []string {
+	if x.cfg.Runner.Name() == "go" {
+		if _, name, ok := strings.Cut(k, " "); ok {
+			return []string{k, name}
+		}
+	}
+	return []string{k}
 }
 
 func firstN(s []string, n int) []string {
