@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/mutate"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
@@ -102,7 +104,7 @@ func parseMutate(args []string) (mutate.Config, mutateOpts, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, opt, err
 		}
-		return cfg, opt, mutateFlagError(err)
+		return cfg, opt, mutateFlagError(fset, err)
 	}
 	argv := fset.Args()
 	// flag stops at "--" and drops it; without one, a command was given without it
@@ -158,20 +160,32 @@ func dashed(args []string, n int) bool {
 	return i >= 0 && args[i] == "--"
 }
 
-func mutateFlagError(err error) error {
+func mutateFlagError(fset *flag.FlagSet, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		var names []string
+		fset.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if best := yamlcheck.Closest(strings.TrimLeft(name, "-"), names); best != "" {
+			return fmt.Errorf("unknown flag %s (did you mean --%s?)", name, best)
+		}
 		return fmt.Errorf("unknown flag %s (see hostemu mutate -h)", name)
 	}
 	return flagError(err)
 }
 
-// checkList splits a list flag and refuses a name without a * that is not in known.
+// checkList splits a list flag and refuses a name without a * that is not in known,
+// and a pattern that matches none of known: a typo must not narrow a gate silently.
 func checkList(flagName, s string, known []string) ([]string, error) {
 	list := splitList(s)
 	for _, x := range list {
-		if !strings.Contains(x, "*") && !contains(known, x) {
-			return nil, fmt.Errorf("%s: %q is not one%s", flagName, x, yamlcheck.Suggest(x, known))
+		if !strings.Contains(x, "*") {
+			if !contains(known, x) {
+				return nil, fmt.Errorf("%s: %q is not one%s", flagName, x, yamlcheck.Suggest(x, known))
+			}
+			continue
+		}
+		if !slices.ContainsFunc(known, func(k string) bool { return fault.PathMatch(x, k) }) {
+			return nil, fmt.Errorf("%s: %q matches none of them (%s, …)", flagName, x, strings.Join(known[:min(len(known), 5)], ", "))
 		}
 	}
 	return list, nil
