@@ -78,6 +78,7 @@ func NewCoordinator() (*Coordinator, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /r/{round}/world", c.world)
 	mux.HandleFunc("POST /r/{round}/coverage", c.coverage)
+	mux.HandleFunc("/", unrouted)
 	c.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	go c.srv.Serve(ln) //nolint:errcheck // ends with Close
 	return c, nil
@@ -161,6 +162,17 @@ func problem(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
+
+// unrouted answers what no route takes, in the envelope (not ServeMux's text): another
+// method than POST on a round's routes, any other path.
+func unrouted(w http.ResponseWriter, r *http.Request) {
+	if parts := strings.Split(r.URL.Path, "/"); len(parts) == 4 && parts[0] == "" && parts[1] == "r" && (parts[3] == "world" || parts[3] == "coverage") {
+		w.Header().Set("Allow", http.MethodPost)
+		problem(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s takes POST, not %s", r.URL.Path, r.Method))
+		return
+	}
+	problem(w, http.StatusNotFound, "not_found", "mutate's coordinator serves POST /r/ROUND/world and /r/ROUND/coverage only")
 }
 
 // decode reads a strict JSON body into v.

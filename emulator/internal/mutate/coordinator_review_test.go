@@ -201,3 +201,40 @@ func TestCoordinatorBoundsWhatItKeeps(t *testing.T) {
 		t.Errorf("a known test's hello once the names are full: %d", w.Code)
 	}
 }
+
+// Whatever is asked of the coordinator, an error is answered in the envelope: an
+// unknown path, another method than POST.
+func TestCoordinatorErrorsInTheEnvelope(t *testing.T) {
+	c, err := NewCoordinator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, url := c.open(&round{runner: goRunner{}})
+	base := "http://" + c.ln.Addr().String()
+	for _, tc := range []struct {
+		method, url string
+		status      int
+		code        string
+	}{
+		{"GET", url + "/world", 405, "method_not_allowed"},
+		{"PUT", url + "/coverage", 405, "method_not_allowed"},
+		{"GET", base + "/", 404, "not_found"},
+		{"POST", base + "/r/x/other", 404, "not_found"},
+		{"GET", base + "/favicon.ico", 404, "not_found"},
+	} {
+		q, _ := http.NewRequest(tc.method, tc.url, nil)
+		resp, err := http.DefaultClient.Do(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || body.Error.Code != tc.code || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: %d %q (%s), want %d %s", tc.method, tc.url, resp.StatusCode, body.Error.Code, resp.Header.Get("Content-Type"), tc.status, tc.code)
+		}
+	}
+}
