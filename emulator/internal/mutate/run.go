@@ -194,6 +194,7 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 	killGroup(cmd)
 	began := time.Now()
 	runErr := cmd.Run()
+	endGroup(cmd) // what the run left running goes with it
 	res := result{exitErr: runErr, elapsed: time.Since(began)}
 	if rctx.Err() == context.DeadlineExceeded {
 		res.timedOut = true
