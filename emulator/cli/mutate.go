@@ -36,7 +36,8 @@ test did not look. See docs/mutate.md.
   --min PCT            exit 1 when the score (killed / run) is under PCT percent
   --quiet              no progress lines on stderr
 
-Exit status: 0, or 1 under --min, 2 when the baseline fails or a flag is wrong.`
+Exit status: 0, or 1 under --min, 2 when the baseline fails, a flag is wrong or the run
+was interrupted.`
 
 // mutateCmd is `hostemu mutate`.
 func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -68,6 +69,11 @@ func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if opt.format != "text" && !opt.quiet {
 		// the machine-readable report is on stdout: the figure a person reads goes to stderr
 		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%%\n", run.Score*100)
+	}
+	if run.Interrupted {
+		// part of a run is no verdict: a gate must not pass on it
+		fmt.Fprintln(stderr, "hostemu mutate: interrupted: the report is partial (the mutants left are not_run)")
+		return 2
 	}
 	if opt.min.set && run.Score*100 < opt.min.v {
 		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%% is under --min %s%%\n", run.Score*100, opt.min.String())

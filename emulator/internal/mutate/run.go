@@ -67,6 +67,9 @@ type Run struct {
 	Baseline   Baseline `json:"baseline"`
 	Runs       int      `json:"runs"` // runs of the command after the baseline
 	DurationMS int64    `json:"duration_ms"`
+	// Interrupted says mutate was stopped (SIGINT, SIGTERM) before every mutant ran: the
+	// mutants left are not_run, and the report is partial.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // ErrBaseline is the error of a baseline that did not pass (exit 2).
@@ -119,6 +122,7 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 		x.cfg.Runner = r
 	}
 	x.runMutants(ctx, run)
+	run.Interrupted = ctx.Err() != nil
 	run.Score = score(run.Mutants)
 	run.DurationMS = time.Since(x.start).Milliseconds()
 	return run, nil
@@ -584,6 +588,9 @@ func (x *executor) runJob(ctx context.Context, run *Run, j job, mu *sync.Mutex) 
 		case !ok && res.timedOut:
 			m.Result, m.Why = TimedOut, fmt.Sprintf("the run went over --timeout %s", x.cfg.Timeout)
 			m.Output = string(res.output)
+		case !ok && ctx.Err() != nil:
+			// mutate was interrupted and killed the run: it tells nothing of the mutant
+			m.Result, m.Why = NotRun, "interrupted"
 		case !ok && !j.retry:
 			retries = append(retries, job{mutants: map[string]int{k: i}, alone: k, retry: true})
 		case !ok:
