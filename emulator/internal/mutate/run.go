@@ -408,13 +408,13 @@ func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) 
 			continue
 		}
 		if strings.Contains(p, "*") {
-			return nil, fmt.Errorf("no mutants: --tests %q matches none of the baseline's tests (%s)", p, strings.Join(firstN(shown, 5), ", "))
+			return nil, fmt.Errorf("no mutants: --tests %q matches none of the baseline's tests that called an operation (%s)", p, strings.Join(firstN(shown, 5), ", "))
 		}
 		hint := ""
 		if len(p) <= 256 {
 			hint = fmt.Sprintf(" (closest: %q)", yamlcheck.Nearest(p, shown))
 		}
-		return nil, fmt.Errorf("no mutants: --tests %q is none of the baseline's tests%s", p, hint)
+		return nil, fmt.Errorf("no mutants: --tests %q is none of the baseline's tests that called an operation%s", p, hint)
 	}
 	if len(out) == 0 {
 		switch {

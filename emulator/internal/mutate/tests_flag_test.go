@@ -29,8 +29,8 @@ func TestTestsFlagNamesAsShown(t *testing.T) {
 		{tests: []string{"TestB/*"}, want: []string{"example.com/p TestB/sub case"}},
 		{tests: []string{"*TestC"}, want: []string{"example.com/q TestC"}},
 		{tests: []string{"TestA", "TestC"}, want: []string{"example.com/p TestA", "example.com/q TestC"}},
-		{tests: []string{"TestA", "TestAA"}, err: `--tests "TestAA" is none of the baseline's tests (closest: "TestA")`},
-		{tests: []string{"TestZ*"}, err: `--tests "TestZ*" matches none of the baseline's tests`},
+		{tests: []string{"TestA", "TestAA"}, err: `--tests "TestAA" is none of the baseline's tests that called an operation (closest: "TestA")`},
+		{tests: []string{"TestZ*"}, err: `--tests "TestZ*" matches none of the baseline's tests that called an operation`},
 	} {
 		x := &executor{cfg: Config{Runner: goRunner{}, Catalogue: cat, Tests: tc.tests}}
 		ms, err := x.mutants(called)
