@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // helloThenHang, as the test binary's own process (HOSTEMU_MUTATE_HELPER=hang), says
@@ -20,7 +21,7 @@ func init() {
 	if err == nil {
 		resp.Body.Close()
 	}
-	select {}
+	time.Sleep(time.Hour) // until killed (select{} alone could be reported a deadlock)
 }
 
 // helloRunner runs its command as it is and calls hello at each world's hello.

@@ -28,7 +28,7 @@ func (shRunner) Results(string, []byte) (map[string]Outcome, error) {
 func alive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return syscall.Kill(pid, 0) == nil
+		return false // gone
 	}
 	// pid (comm) STATE …
 	s := string(b)
@@ -54,6 +54,9 @@ func alive(pid int) bool {
 // A run that ends leaves nothing of its process group behind: a test's server or
 // worker that outlived the command is killed with the group, as after --timeout.
 func TestRunLeavesNoProcessBehind(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc: whether a process is gone cannot be told at once")
+	}
 	co, err := NewCoordinator()
 	if err != nil {
 		t.Fatal(err)
