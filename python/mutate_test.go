@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -204,7 +205,12 @@ func runSplit(t *testing.T, dir string, env []string, name string, args ...strin
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	began := time.Now()
 	err := cmd.Run()
+	// each step in the log, for the reader of a failure
+	defer func() {
+		t.Logf("%s %s: %s", filepath.Base(name), strings.Join(args, " "), time.Since(began).Round(time.Millisecond))
+	}()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

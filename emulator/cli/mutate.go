@@ -56,6 +56,11 @@ func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	run, err := mutate.Execute(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "hostemu mutate: %v\n", err)
+		if run != nil {
+			for _, sk := range run.Baseline.Skipped {
+				fmt.Fprintf(stderr, "  not mutated: %s: %s\n", sk.Test, sk.Why)
+			}
+		}
 		if errors.Is(err, mutate.ErrBaseline) && run != nil && run.Baseline.Output != "" {
 			fmt.Fprintf(stderr, "\nthe end of its output:\n%s\n", strings.TrimRight(run.Baseline.Output, "\n"))
 		}

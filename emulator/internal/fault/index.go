@@ -19,7 +19,7 @@ import (
 // or "any") and its method (likewise; a GET operation's is "GET or HEAD"), and within
 // it under the most selective field it has, as its matcher compares it:
 //
-//	token          the request's token, looked up
+//	token          the request's token, looked up (keys)
 //	path (no `*`)  the request's path, looked up
 //	operation      its route's path, as a path: the template itself when it has no
 //	               parameter, else its literal prefix and suffix (so the index never
@@ -27,7 +27,8 @@ import (
 //	               of the faults it offers do)
 //	host (no `*`)  the request's host, looked up
 //	headers        the presence of its first header (by name): one look per name
-//	path glob      its literal prefix and suffix: one comparison per distinct pair
+//	path glob      its literal prefix and suffix (affixIndex): one look per distinct
+//	               length of the longer of the two, however many globs
 //	host glob      the same, for the host
 //	query          the presence of its first parameter: one look per name
 //

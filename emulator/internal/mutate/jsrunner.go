@@ -119,9 +119,18 @@ func jsonResults(file string, passed func(file string, names []string) string) (
 	if data == nil || err != nil {
 		return map[string]Outcome{}, err
 	}
+	out, err := parseJSONReport(data, passed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return out, nil
+}
+
+// parseJSONReport is jsonResults of a report's bytes.
+func parseJSONReport(data []byte, passed func(file string, names []string) string) (map[string]Outcome, error) {
 	var rep jsonReport
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, err
 	}
 	out := map[string]Outcome{}
 	for _, f := range rep.TestResults {

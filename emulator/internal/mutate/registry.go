@@ -77,3 +77,22 @@ func hasWord(argv []string, w string) bool {
 	}
 	return false
 }
+
+// launchers are words that start another program: a runner's name after them is the
+// program's (npx vitest, pnpm exec jest, node node_modules/vitest/vitest.mjs).
+var launchers = map[string]bool{"npx": true, "pnpm": true, "yarn": true, "bunx": true, "bun": true, "node": true,
+	"exec": true, "run": true, "dlx": true, "env": true, "--": true}
+
+// programIs reports whether the program argv runs is w: its first word that is not a
+// launcher, a flag or an environment assignment (X=1). `python -m pytest tests/jest` is
+// python's, not jest's.
+func programIs(argv []string, w string) bool {
+	for _, x := range words(argv) {
+		switch {
+		case launchers[x], strings.HasPrefix(x, "-"), strings.Contains(x, "=") && !strings.HasPrefix(x, "="):
+			continue
+		}
+		return x == w
+	}
+	return false
+}

@@ -134,6 +134,9 @@ func (r *Run) text(w io.Writer) error {
 			fmt.Fprintf(w, "%-9s %s: %s answered %s%s\n", strings.ToUpper(string(m.Result)), m.Test, m.Operation, codeText(m), why)
 		}
 	}
+	for _, sk := range r.Baseline.Skipped {
+		fmt.Fprintf(w, "NOT MUTATED %s: %s\n", sk.Test, sk.Why)
+	}
 	_, err := fmt.Fprintf(w, "hostemu mutate: %s\n", r.summary())
 	return err
 }

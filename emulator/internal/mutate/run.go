@@ -54,10 +54,19 @@ type Baseline struct {
 	Passed     bool   `json:"passed"`
 	Tests      int    `json:"tests"`       // tests that passed
 	WithWorlds int    `json:"with_worlds"` // of which called an operation through a testkit world
+	// Skipped are the tests of a runner whose tests run alone that could not be run
+	// alone, with why: they are not mutated.
+	Skipped []SkippedTest `json:"skipped,omitempty"`
 	// Nameless counts worlds no test could be named for (made outside a test).
 	Nameless   int    `json:"nameless_worlds,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	Output     string `json:"output,omitempty"` // the tail, when it failed
+}
+
+// SkippedTest is a test the baseline could not prepare for mutants.
+type SkippedTest struct {
+	Test string `json:"test"`
+	Why  string `json:"why"`
 }
 
 // Outcome of the whole run.
@@ -309,7 +318,6 @@ func (x *executor) baseline(ctx context.Context, b *Baseline) (map[string]map[st
 		sort.Strings(keys)
 		called = map[string]map[string]bool{}
 		var mu sync.Mutex
-		var firstErr error
 		x.parallel(len(keys), func(i int) {
 			k := keys[i]
 			r := &round{runner: x.cfg.Runner, baseline: true, only: k}
@@ -317,24 +325,21 @@ func (x *executor) baseline(ctx context.Context, b *Baseline) (map[string]map[st
 			mu.Lock()
 			defer mu.Unlock()
 			if o, ok := res.outcomes[k]; res.err != nil || !ok || o.Failed {
-				if firstErr == nil {
-					why := "fails when it runs alone"
-					switch {
-					case res.err != nil:
-						why = "cannot run alone: " + res.err.Error()
-					case !ok:
-						why = "did not run when run alone (the runner's filter left it out)"
-					}
-					firstErr = fmt.Errorf("%w: %s %s (mutate runs each test of this runner alone)", ErrBaseline, k, why)
-					b.Output = string(res.output)
+				// a test that cannot be run alone cannot be mutated; the others still can
+				why := "it fails when it runs alone"
+				switch {
+				case res.err != nil:
+					why = "it cannot run alone: " + res.err.Error()
+				case !ok:
+					why = "it did not run when run alone (the runner's filter left it out)"
 				}
+				b.Skipped = append(b.Skipped, SkippedTest{Test: k, Why: why})
+				x.progress("%s is not mutated: %s", k, why)
 				return
 			}
 			called[k] = r.called[k]
 		})
-		if firstErr != nil {
-			return nil, firstErr
-		}
+		sort.Slice(b.Skipped, func(i, j int) bool { return b.Skipped[i].Test < b.Skipped[j].Test })
 		b.Nameless = 0
 	}
 	for k, ops := range called {

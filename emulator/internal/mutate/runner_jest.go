@@ -12,7 +12,7 @@ import (
 type jest struct{}
 
 func init() {
-	register("jest", func(argv []string) bool { return hasWord(argv, "jest") }, func() Runner { return jest{} })
+	register("jest", func(argv []string) bool { return programIs(argv, "jest") }, func() Runner { return jest{} })
 }
 
 // jestReport is --json's --outputFile in a run's directory.

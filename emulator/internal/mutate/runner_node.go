@@ -16,7 +16,7 @@ import (
 // Alone: each test runs by itself, found with --test-name-pattern.
 type node struct {
 	mu sync.Mutex
-	// guards leaves: each test key's own name, and the keys of each own name, as the
+	// guards leaf and byLeaf: each test key's own name, and the keys of each own name, as the
 	// reports read so far (the baseline's first) tell them.
 	leaf   map[string]string
 	byLeaf map[string]map[string]bool
@@ -142,9 +142,18 @@ func (n *node) Results(dir string, _ []byte) (map[string]Outcome, error) {
 	if data == nil || err != nil {
 		return map[string]Outcome{}, err
 	}
+	out, err := n.parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return out, nil
+}
+
+// parse is Results of a report's bytes; it learns the own names of the tests it holds.
+func (n *node) parse(data []byte) (map[string]Outcome, error) {
 	var root nodeSuite
 	if err := xml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, err
 	}
 	out := map[string]Outcome{}
 	n.mu.Lock()

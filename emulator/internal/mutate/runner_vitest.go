@@ -13,7 +13,7 @@ import (
 type vitest struct{}
 
 func init() {
-	register("vitest", func(argv []string) bool { return hasWord(argv, "vitest") }, func() Runner { return vitest{} })
+	register("vitest", func(argv []string) bool { return programIs(argv, "vitest") }, func() Runner { return vitest{} })
 }
 
 // vitestReport is the json reporter's file in a run's directory.

@@ -1192,11 +1192,11 @@ export interface components {
         };
         /** @description No fields; sending none is the same as sending no body. */
         PromoteRequest: Record<string, never>;
-        /** @description Every error answer. */
-        ErrorEnvelope: {
-            error: components["schemas"]["ErrorDetail"];
+        /** @description Every error answer of the control API (the hosting ErrorEnvelope, and near misses on an await_timeout). */
+        ControlErrorEnvelope: {
+            error: components["schemas"]["ControlErrorDetail"];
         };
-        ErrorDetail: {
+        ControlErrorDetail: {
             /** @description Machine-readable, snake_case; see `x-error-codes` of each response and /docs/errors. */
             code: string;
             /** @description What was wrong with this request. */
@@ -1334,7 +1334,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description With --control-token: no token, or a wrong one. */
@@ -1352,7 +1352,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description A web page of another origin, or a host that is not hostemu's own. */
@@ -1370,7 +1370,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description No namespace has this id (a namespace's routes). */
@@ -1388,7 +1388,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description The body is over its limit (1 MiB; a state or a namespace's fixtures: --max-state-bytes). */
@@ -1406,7 +1406,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description A body was sent with a Content-Type other than JSON. */
@@ -1424,7 +1424,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
         /** @description hostemu failed; its log has the details. */
@@ -1442,7 +1442,7 @@ export interface components {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ErrorEnvelope"];
+                "application/json": components["schemas"]["ControlErrorEnvelope"];
             };
         };
     };
@@ -1641,7 +1641,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             413: components["responses"]["TooLarge"];
@@ -1661,7 +1661,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
@@ -1680,7 +1680,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             /** @description The namespaces' worlds together would be over --max-world-bytes. */
@@ -1698,7 +1698,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -1747,7 +1747,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
@@ -1836,7 +1836,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -1912,7 +1912,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             /** @description The namespaces' worlds together would be over --max-world-bytes. */
@@ -1930,7 +1930,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -1977,7 +1977,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -2041,7 +2041,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
@@ -2061,7 +2061,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             /** @description The namespaces' worlds together would be over --max-world-bytes. */
@@ -2079,7 +2079,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -2140,7 +2140,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -2356,7 +2356,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             413: components["responses"]["TooLarge"];
@@ -2520,7 +2520,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
@@ -2702,7 +2702,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -2750,7 +2750,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
@@ -2831,7 +2831,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             413: components["responses"]["TooLarge"];
@@ -2902,7 +2902,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             413: components["responses"]["TooLarge"];
@@ -2998,7 +2998,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             413: components["responses"]["TooLarge"];
@@ -3119,7 +3119,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
@@ -3324,7 +3324,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             /** @description Only a ready deployment can be promoted. */
@@ -3342,7 +3342,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             413: components["responses"]["TooLarge"];
@@ -3396,7 +3396,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -3416,7 +3416,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
@@ -3485,7 +3485,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             /** @description The hostname is already attached to a project. */
@@ -3503,7 +3503,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             413: components["responses"]["TooLarge"];
@@ -3524,7 +3524,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
         };
@@ -3574,7 +3574,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
                 };
             };
             500: components["responses"]["Internal"];
