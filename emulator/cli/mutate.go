@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/mutate"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
@@ -24,7 +26,7 @@ test fails and survives when it still passes: the client swallowed the error, or
 test did not look. See docs/mutate.md.
 
   --runner NAME        go, jest, node, pytest or vitest (default: found from COMMAND)
-  --tests LIST         only these tests (comma-separated; * matches any run of characters)
+  --tests LIST         only these tests, as the report names them (comma-separated; * matches any run of characters)
   --operations LIST    only these operations, by operationId (createDeployment, …)
   --codes LIST         only these error codes (service_unavailable, …; reset for the reset)
   --budget DURATION    stop starting runs after this long; the rest are not_run (default none)
@@ -34,7 +36,8 @@ test did not look. See docs/mutate.md.
   --min PCT            exit 1 when the score (killed / run) is under PCT percent
   --quiet              no progress lines on stderr
 
-Exit status: 0, or 1 under --min, 2 when the baseline fails or a flag is wrong.`
+Exit status: 0, or 1 under --min, 2 when the baseline fails, a flag is wrong or the run
+was interrupted.`
 
 // mutateCmd is `hostemu mutate`.
 func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -72,6 +75,11 @@ func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// the machine-readable report is on stdout: the figure a person reads goes to stderr
 		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%%\n", run.Score*100)
 	}
+	if run.Interrupted {
+		// part of a run is no verdict: a gate must not pass on it
+		fmt.Fprintln(stderr, "hostemu mutate: interrupted: the report is partial (the mutants left are not_run)")
+		return 2
+	}
 	if opt.min.set && run.Score*100 < opt.min.v {
 		fmt.Fprintf(stderr, "hostemu mutate: score %.1f%% is under --min %s%%\n", run.Score*100, opt.min.String())
 		return 1
@@ -107,7 +115,7 @@ func parseMutate(args []string) (mutate.Config, mutateOpts, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, opt, err
 		}
-		return cfg, opt, mutateFlagError(err)
+		return cfg, opt, mutateFlagError(fset, err)
 	}
 	argv := fset.Args()
 	// flag stops at "--" and drops it; without one, a command was given without it
@@ -163,20 +171,32 @@ func dashed(args []string, n int) bool {
 	return i >= 0 && args[i] == "--"
 }
 
-func mutateFlagError(err error) error {
+func mutateFlagError(fset *flag.FlagSet, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		var names []string
+		fset.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if best := yamlcheck.Closest(strings.TrimLeft(name, "-"), names); best != "" {
+			return fmt.Errorf("unknown flag %s (did you mean --%s?)", name, best)
+		}
 		return fmt.Errorf("unknown flag %s (see hostemu mutate -h)", name)
 	}
 	return flagError(err)
 }
 
-// checkList splits a list flag and refuses a name without a * that is not in known.
+// checkList splits a list flag and refuses a name without a * that is not in known,
+// and a pattern that matches none of known: a typo must not narrow a gate silently.
 func checkList(flagName, s string, known []string) ([]string, error) {
 	list := splitList(s)
 	for _, x := range list {
-		if !strings.Contains(x, "*") && !contains(known, x) {
-			return nil, fmt.Errorf("%s: %q is not one%s", flagName, x, yamlcheck.Suggest(x, known))
+		if !strings.Contains(x, "*") {
+			if !contains(known, x) {
+				return nil, fmt.Errorf("%s: %q is not one%s", flagName, x, yamlcheck.Suggest(x, known))
+			}
+			continue
+		}
+		if !slices.ContainsFunc(known, func(k string) bool { return fault.PathMatch(x, k) }) {
+			return nil, fmt.Errorf("%s: %q matches none of them (%s, …)", flagName, x, strings.Join(known[:min(len(known), 5)], ", "))
 		}
 	}
 	return list, nil

@@ -57,5 +57,5 @@ func (b *cutBreak) end() {
 	buf.WriteString("\r\n")
 	buf.Write(body[:keep])
 	buf.Flush()
-	conn.Close() // a FIN, not a reset: the client reads what was sent, then EOF
+	b.ex.closeLater(conn, false) // a FIN, not a reset: the client reads what was sent, then EOF
 }

@@ -39,7 +39,7 @@ func (b *resetBreak) reset() {
 	if err != nil {
 		panic(http.ErrAbortHandler) // HTTP/2: the stream is reset instead (finish drops it)
 	}
-	resetConn(conn)
+	b.ex.closeLater(conn, true) // once the request is journaled and counted
 }
 
 func (b *resetBreak) Unwrap() http.ResponseWriter { return b.ResponseWriter }

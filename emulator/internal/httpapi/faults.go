@@ -104,7 +104,16 @@ func drop(ex *exchange) {
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	resetConn(conn)
+	ex.closeLater(conn, true)
+}
+
+// closeCut closes a connection a fault broke: at once, with a reset when reset.
+func closeCut(conn net.Conn, reset bool) {
+	if reset {
+		resetConn(conn)
+		return
+	}
+	conn.Close()
 }
 
 // resetConn closes a hijacked connection at once: with a TCP reset where it can (no

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -53,6 +54,18 @@ type exchange struct {
 	answerFrom  answerFrom
 	answerBytes int
 	above       aboveWriter
+
+	// cut is a connection a fault broke (reset, drop, a cut answer), hijacked and held
+	// open until the request is journaled and counted (finish): a client that looks
+	// right after it sees the break finds the request. cutReset closes it with a reset.
+	cut      net.Conn
+	cutReset bool
+}
+
+// closeLater has finish close conn, hijacked by a fault's break, once the request is
+// journaled and counted (with a TCP reset when reset).
+func (ex *exchange) closeLater(conn net.Conn, reset bool) {
+	ex.cut, ex.cutReset = conn, reset
 }
 
 // reuse readies a pooled exchange for a request, keeping its answer buffer.
@@ -219,6 +232,10 @@ func (a *API) finish(ex *exchange, r *http.Request) {
 	rec := recover()
 	if rec == nil {
 		rec = endBreak(ex) // a fault's break sends what it left of the answer
+	}
+	if conn := ex.cut; conn != nil {
+		// a broken connection closes once the request is journaled and counted below
+		defer closeCut(conn, ex.cutReset)
 	}
 	switch {
 	case rec == nil:

@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 )
 
 // maxPost bounds what a testkit may post to the coordinator: a world's coverage is a few
@@ -21,6 +24,13 @@ const maxPost = 4 << 20
 // maxWorlds bounds the worlds one round may make (a suite that makes more is refused
 // with 507): memory stays bounded whatever a suite does.
 const maxWorlds = 100_000
+
+// maxHello bounds a hello (a test's name, its package or file), and maxNames the bytes
+// of the distinct test names one round keeps (a world of a test named already costs
+// nothing more): a suite that names more is refused with 507.
+const maxHello = 64 << 10
+
+var maxNames = 64 << 20 // a variable for its test
 
 // Coordinator hands each world its mutant and gathers the baseline's coverage. It
 // listens on 127.0.0.1 only; each round has an unguessable id in its URL.
@@ -53,6 +63,9 @@ type round struct {
 	called map[string]map[string]bool
 	// nameless counts worlds that named no test in a run of many (not attributable).
 	nameless int
+	// names interns the test keys the round's hellos gave; held is their bytes.
+	names map[string]string
+	held  int
 }
 
 // NewCoordinator starts a coordinator on 127.0.0.1:0.
@@ -65,6 +78,7 @@ func NewCoordinator() (*Coordinator, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /r/{round}/world", c.world)
 	mux.HandleFunc("POST /r/{round}/coverage", c.coverage)
+	mux.HandleFunc("/", unrouted)
 	c.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	go c.srv.Serve(ln) //nolint:errcheck // ends with Close
 	return c, nil
@@ -81,6 +95,7 @@ func (c *Coordinator) open(r *round) (id, url string) {
 	r.keyOf = map[string]string{}
 	r.armed = map[string]bool{}
 	r.called = map[string]map[string]bool{}
+	r.names = map[string]string{}
 	c.mu.Lock()
 	c.rounds[id] = r
 	c.mu.Unlock()
@@ -100,6 +115,48 @@ func (c *Coordinator) find(id string) *round {
 	return c.rounds[id]
 }
 
+// over reports, with c.mu held, whether round r (id) has ended since a handler found
+// it: mutate reads a round's results once it is closed, so nothing may change it then.
+func (c *Coordinator) over(id string, r *round) bool {
+	return c.rounds[id] != r
+}
+
+// guard refuses what no testkit sends and a web page may: an Origin or a
+// Sec-Fetch-Site (a browser's fetch or form, which needs no preflight to POST
+// text/plain), a Host that is not loopback (a name rebound to 127.0.0.1), and a body
+// that is not declared JSON (so that a page's cross-origin POST needs a preflight,
+// which the coordinator never answers).
+func guard(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Origin") != "" || (r.Header.Get("Sec-Fetch-Site") != "" && r.Header.Get("Sec-Fetch-Site") != "none") {
+		problem(w, http.StatusForbidden, "forbidden_origin", "mutate's coordinator answers the testkits of the run, not web pages")
+		return false
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if ip := net.ParseIP(host); !(strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback()) {
+		problem(w, http.StatusForbidden, "forbidden_host", "mutate's coordinator answers requests to 127.0.0.1 only")
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		problem(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "mutate's coordinator takes Content-Type: application/json")
+		return false
+	}
+	return true
+}
+
+// knownOps are the operations of the description, "METHOD /path": the only ones a
+// round records of a world's coverage (mutants are made of them, and a post of others
+// must not grow the round).
+var knownOps = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, o := range coverage.Default().Operations {
+		m[strings.ToUpper(o.Method)+" "+o.Path] = true
+	}
+	return m
+})
+
 // problem answers the documented envelope of hostemu's errors.
 func problem(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
@@ -107,14 +164,25 @@ func problem(w http.ResponseWriter, status int, code, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
 }
 
+// unrouted answers what no route takes, in the envelope (not ServeMux's text): another
+// method than POST on a round's routes, any other path.
+func unrouted(w http.ResponseWriter, r *http.Request) {
+	if parts := strings.Split(r.URL.Path, "/"); len(parts) == 4 && parts[0] == "" && parts[1] == "r" && (parts[3] == "world" || parts[3] == "coverage") {
+		w.Header().Set("Allow", http.MethodPost)
+		problem(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s takes POST, not %s", r.URL.Path, r.Method))
+		return
+	}
+	problem(w, http.StatusNotFound, "not_found", "mutate's coordinator serves POST /r/ROUND/world and /r/ROUND/coverage only")
+}
+
 // decode reads a strict JSON body into v.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPost))
+func decode(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			problem(w, http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the body is over %d bytes", maxPost))
+			problem(w, http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the body is over %d bytes", limit))
 			return false
 		}
 		problem(w, http.StatusBadRequest, "invalid_json", "the body is not what mutate expects: "+err.Error())
@@ -128,18 +196,26 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 func (c *Coordinator) world(w http.ResponseWriter, req *http.Request) {
-	r := c.find(req.PathValue("round"))
+	if !guard(w, req) {
+		return
+	}
+	id := req.PathValue("round")
+	r := c.find(id)
 	if r == nil {
 		problem(w, http.StatusNotFound, "not_found", "no such mutation round (it is over)")
 		return
 	}
 	var h Hello
-	if !decode(w, req, &h) {
+	if !decode(w, req, &h, maxHello) {
 		return
 	}
 	key := r.runner.Key(h)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.over(id, r) {
+		problem(w, http.StatusNotFound, "not_found", "no such mutation round (it is over)")
+		return
+	}
 	if r.worlds >= maxWorlds {
 		problem(w, http.StatusInsufficientStorage, "too_many_worlds", fmt.Sprintf("a run made more than %d worlds", maxWorlds))
 		return
@@ -147,13 +223,23 @@ func (c *Coordinator) world(w http.ResponseWriter, req *http.Request) {
 	if key == "" {
 		key = r.only
 	}
+	if k, ok := r.names[key]; ok {
+		key = k // one copy of each name, however many worlds
+	} else if key != "" {
+		if r.held+len(key) > maxNames {
+			problem(w, http.StatusInsufficientStorage, "too_many_tests", fmt.Sprintf("a run named tests of more than %d bytes in all", maxNames))
+			return
+		}
+		r.names[key] = key
+		r.held += len(key)
+	}
 	if key == "" {
 		r.nameless++
 	}
 	r.worlds++
-	id := fmt.Sprintf("w%d", r.worlds)
-	r.keyOf[id] = key
-	ans := Welcome{World: id, Report: true}
+	world := fmt.Sprintf("w%d", r.worlds)
+	r.keyOf[world] = key
+	ans := Welcome{World: world, Report: true}
 	if m := r.mutants[key]; m != nil && key != "" {
 		ans.Fault = m.Fault()
 		r.armed[key] = true
@@ -163,13 +249,17 @@ func (c *Coordinator) world(w http.ResponseWriter, req *http.Request) {
 }
 
 func (c *Coordinator) coverage(w http.ResponseWriter, req *http.Request) {
-	r := c.find(req.PathValue("round"))
+	if !guard(w, req) {
+		return
+	}
+	id := req.PathValue("round")
+	r := c.find(id)
 	if r == nil {
 		problem(w, http.StatusNotFound, "not_found", "no such mutation round (it is over)")
 		return
 	}
 	var rep Report
-	if !decode(w, req, &rep) {
+	if !decode(w, req, &rep, maxPost) {
 		return
 	}
 	var cov Coverage
@@ -179,6 +269,10 @@ func (c *Coordinator) coverage(w http.ResponseWriter, req *http.Request) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.over(id, r) {
+		problem(w, http.StatusNotFound, "not_found", "no such mutation round (it is over)")
+		return
+	}
 	key, ok := r.keyOf[rep.World]
 	if !ok {
 		problem(w, http.StatusNotFound, "not_found", fmt.Sprintf("no world %q in this round", rep.World))
@@ -190,9 +284,10 @@ func (c *Coordinator) coverage(w http.ResponseWriter, req *http.Request) {
 			set = map[string]bool{}
 			r.called[key] = set
 		}
+		known := knownOps()
 		for _, op := range cov.Operations {
-			if op.Seen > 0 {
-				set[strings.ToUpper(op.Method)+" "+op.Path] = true
+			if k := strings.ToUpper(op.Method) + " " + op.Path; op.Seen > 0 && known[k] {
+				set[k] = true
 			}
 		}
 	}

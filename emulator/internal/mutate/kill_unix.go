@@ -15,3 +15,11 @@ func killGroup(cmd *exec.Cmd) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 }
+
+// endGroup kills what is left of cmd's process group once cmd has ended: a server or a
+// worker of the run's that outlived it (a run must leave nothing running).
+func endGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -141,9 +141,9 @@ func (r *Run) text(w io.Writer) error {
 	return err
 }
 
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "`", "'").Replace(s)
-}
+// mdEscape keeps s in its table cell as text: no column, no line break, no code span,
+// no HTML (a step summary renders some).
+var mdEscape = strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ", "`", "'", "&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
 
 func (r *Run) markdown(w io.Writer) error {
 	fmt.Fprintf(w, "## hostemu mutate: %.1f%%\n\n%s\n\n", r.Score*100, r.summary())

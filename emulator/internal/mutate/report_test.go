@@ -116,3 +116,22 @@ func contains(s []string, x string) bool {
 	}
 	return false
 }
+
+// A test's name is the runner's, whatever it holds: in the markdown report (a GitHub
+// step summary) it stays in its table cell and its row, and its HTML is text, not
+// markup (a name holding </details> does not end the folded table).
+func TestMarkdownKeepsOddNamesInTheirCell(t *testing.T) {
+	r := &Run{Mutants: []Mutant{{Test: "t > a|b\r\n<b>x</b></details>`c`", Operation: "listProjects", Method: "GET", Path: "/v1/projects", Code: "reset", Result: Survived}},
+		Baseline: Baseline{Runner: "vitest", Passed: true}}
+	var md bytes.Buffer
+	if err := r.Write(&md, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	if strings.Count(out, "</details>") != 1 || strings.Contains(out, "<b>") || strings.Contains(out, "\r") {
+		t.Errorf("markdown:\n%s", out)
+	}
+	if !strings.Contains(out, `t &gt; a\|b  &lt;b&gt;x&lt;/b&gt;&lt;/details&gt;'c'`) {
+		t.Errorf("the name is not shown as text in its cell:\n%s", out)
+	}
+}

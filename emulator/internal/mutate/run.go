@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // maxOutput bounds how much of one run's output (standard output and error together)
@@ -73,6 +76,9 @@ type Run struct {
 	Baseline   Baseline `json:"baseline"`
 	Runs       int      `json:"runs"` // runs of the command after the baseline
 	DurationMS int64    `json:"duration_ms"`
+	// Interrupted says mutate was stopped (SIGINT, SIGTERM) before every mutant ran: the
+	// mutants left are not_run, and the report is partial.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // ErrBaseline is the error of a baseline that did not pass (exit 2).
@@ -125,6 +131,7 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 		x.cfg.Runner = r
 	}
 	x.runMutants(ctx, run)
+	run.Interrupted = ctx.Err() != nil
 	run.Score = score(run.Mutants)
 	run.DurationMS = time.Since(x.start).Milliseconds()
 	return run, nil
@@ -200,6 +207,7 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 	killGroup(cmd)
 	began := time.Now()
 	runErr := cmd.Run()
+	endGroup(cmd) // what the run left running goes with it
 	res := result{exitErr: runErr, elapsed: time.Since(began)}
 	if rctx.Err() == context.DeadlineExceeded {
 		res.timedOut = true
@@ -370,8 +378,21 @@ func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) 
 	sort.Strings(keys)
 	out := []Mutant{}
 	matchedTest := false
+	used := make([]bool, len(x.cfg.Tests))
+	var shown []string // the tests by the names --tests takes, for a suggestion
 	for _, k := range keys {
-		if !glob(x.cfg.Tests, k) {
+		names := x.testNames(k)
+		shown = append(shown, names[len(names)-1])
+		selected := len(x.cfg.Tests) == 0
+		for i, p := range x.cfg.Tests {
+			for _, n := range names {
+				if fault.PathMatch(p, n) {
+					used[i], selected = true, true
+					break
+				}
+			}
+		}
+		if !selected {
 			continue
 		}
 		matchedTest = true
@@ -387,6 +408,19 @@ func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) 
 			}
 		}
 	}
+	for i, p := range x.cfg.Tests {
+		if used[i] || len(keys) == 0 {
+			continue
+		}
+		if strings.Contains(p, "*") {
+			return nil, fmt.Errorf("no mutants: --tests %q matches none of the baseline's tests that called an operation (%s)", p, strings.Join(firstN(shown, 5), ", "))
+		}
+		hint := ""
+		if len(p) <= 256 {
+			hint = fmt.Sprintf(" (closest: %q)", yamlcheck.Nearest(p, shown))
+		}
+		return nil, fmt.Errorf("no mutants: --tests %q is none of the baseline's tests that called an operation%s", p, hint)
+	}
 	if len(out) == 0 {
 		switch {
 		case len(keys) == 0:
@@ -399,6 +433,18 @@ func (x *executor) mutants(called map[string]map[string]bool) ([]Mutant, error) 
 		}
 	}
 	return out, nil
+}
+
+// testNames are the names by which --tests picks the test of key k: the key and, for
+// Go, the test's name without its package (as the report shows it when the run has one
+// package, and as -run takes it), last.
+func (x *executor) testNames(k string) []string {
+	if x.cfg.Runner.Name() == "go" {
+		if _, name, ok := strings.Cut(k, " "); ok {
+			return []string{k, name}
+		}
+	}
+	return []string{k}
 }
 
 func firstN(s []string, n int) []string {
@@ -547,6 +593,9 @@ func (x *executor) runJob(ctx context.Context, run *Run, j job, mu *sync.Mutex) 
 		case !ok && res.timedOut:
 			m.Result, m.Why = TimedOut, fmt.Sprintf("the run went over --timeout %s", x.cfg.Timeout)
 			m.Output = string(res.output)
+		case !ok && ctx.Err() != nil:
+			// mutate was interrupted and killed the run: it tells nothing of the mutant
+			m.Result, m.Why = NotRun, "interrupted"
 		case !ok && !j.retry:
 			retries = append(retries, job{mutants: map[string]int{k: i}, alone: k, retry: true})
 		case !ok:
