@@ -1,7 +1,9 @@
 // Command baregin is the baseline of hostemu's speed bar: a bare gin engine, no
-// middleware, answering GET /v1/deployments/:id with fixed bytes (a deployment as
-// hostemu renders it). The binary comparison in package perf runs it beside the
-// hostemu binary; it is not shipped.
+// middleware, serving the reference handlers of package bare (GET
+// /v1/deployments/:id with fixed bytes, a deployment as hostemu renders it; the
+// creates, uploads, encrypt and decrypt doing the same work as hostemu and nothing
+// else). The binary comparison in package perf runs it beside the hostemu binary; it
+// is not shipped.
 package main
 
 import (
@@ -10,7 +12,7 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/gin-gonic/gin"
+	"github.com/hostemu/hostemu/emulator/internal/perf/bare"
 )
 
 func main() {
@@ -21,8 +23,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
-	r.GET("/v1/deployments/:id", func(c *gin.Context) { c.Data(http.StatusOK, "application/json; charset=utf-8", body) })
-	log.Fatal(http.ListenAndServe(*addr, r))
+	_, h := bare.New(body)
+	log.Fatal(http.ListenAndServe(*addr, h))
 }
