@@ -122,11 +122,19 @@ func hotCases(t *testing.T) []hotCase {
 	cmpShape(t, call(t, emu, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201),
 		call(t, ref, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201))
 	cases = append(cases, hotCase{name: "POST /v1/deployments", round: 200 * time.Millisecond,
-		emu:  func() { call(t, emu, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201) },
-		bare: func() { call(t, ref, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201) }})
+		emu: func() {
+			call(t, emu, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201)
+		},
+		bare: func() {
+			call(t, ref, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201)
+		}})
 	cases = append(cases, hotCase{name: "POST /v1/deployments --state", round: 300 * time.Millisecond,
-		emu:  func() { call(t, emuState, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201) },
-		bare: func() { call(t, refState, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201) }})
+		emu: func() {
+			call(t, emuState, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201)
+		},
+		bare: func() {
+			call(t, refState, "POST", "/v1/deployments", bare.DeployToken, "application/json", create, nil, 201)
+		}})
 
 	for _, size := range []int{1 << 10, 1 << 20} {
 		file := make([]byte, size)
@@ -135,8 +143,12 @@ func hotCases(t *testing.T) []hotCase {
 		cmpShape(t, call(t, emu, "POST", "/v1/files", bare.DeployToken, "application/octet-stream", file, hdr, 201),
 			call(t, ref, "POST", "/v1/files", bare.DeployToken, "application/octet-stream", file, hdr, 201))
 		cases = append(cases, hotCase{name: "POST /v1/files " + size1(size), round: 200 * time.Millisecond,
-			emu:  func() { call(t, emu, "POST", "/v1/files", bare.DeployToken, "application/octet-stream", file, hdr, 201) },
-			bare: func() { call(t, ref, "POST", "/v1/files", bare.DeployToken, "application/octet-stream", file, hdr, 201) }})
+			emu: func() {
+				call(t, emu, "POST", "/v1/files", bare.DeployToken, "application/octet-stream", file, hdr, 201)
+			},
+			bare: func() {
+				call(t, ref, "POST", "/v1/files", bare.DeployToken, "application/octet-stream", file, hdr, 201)
+			}})
 	}
 
 	for _, size := range []int{1 << 10, 64 << 10} {
@@ -361,4 +373,3 @@ func loadAvg() string {
 	f := strings.Fields(string(b))
 	return strings.Join(f[:3], " ")
 }
-
