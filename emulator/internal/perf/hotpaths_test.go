@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -194,7 +195,11 @@ func edgeWorld(t *testing.T, page []byte) (http.Handler, string) {
 	var created struct{ URL string }
 	json.Unmarshal(out, &created)
 	callHost(t, h, "127.0.0.1", "POST", "/_emulator/clock/advance", "", "application/json", []byte(`{"by":"60s"}`), nil, 200)
-	return h, strings.TrimPrefix(created.URL, "https://")
+	u, err := url.Parse(created.URL)
+	if err != nil || u.Host == "" {
+		t.Fatalf("deployment url %q", created.URL)
+	}
+	return h, u.Host
 }
 
 // namespaceCreate prints the median of 300 namespace creations from the default

@@ -11,6 +11,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"testing/fstest"
 
 	"github.com/hostemu/hostemu/emulator/internal/perf/bare"
 )
@@ -18,11 +19,28 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	bodyFile := flag.String("body", "", "file holding the bytes to answer")
+	stateLog := flag.String("state-log", "", "a file each create is appended to and synced (hostemu's --state)")
+	edgeAddr := flag.String("edge-addr", "", "an address serving -edge-file as /index.html with http.FileServer")
+	edgeFile := flag.String("edge-file", "", "the edge's file")
 	flag.Parse()
 	body, err := os.ReadFile(*bodyFile)
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, h := bare.New(body)
+	var logFile *os.File
+	if *stateLog != "" {
+		if logFile, err = os.OpenFile(*stateLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if *edgeAddr != "" {
+		page, err := os.ReadFile(*edgeFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fs := http.FileServer(http.FS(fstest.MapFS{"index.html": {Data: page}}))
+		go func() { log.Fatal(http.ListenAndServe(*edgeAddr, fs)) }()
+	}
+	_, h := bare.NewWithLog(body, logFile)
 	log.Fatal(http.ListenAndServe(*addr, h))
 }
