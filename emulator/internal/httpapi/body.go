@@ -70,19 +70,27 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 	}
 }
 
-// nextCap is the next capacity of a body buffer: doubling from 512 bytes, up to the
-// declared length (plus one byte to read its end) or else the limit (plus one byte to
-// see it passed). Once 1 MiB has come, a declared length is believed and allocated at
-// once: the client is really sending, and doubling would leave as much garbage again.
+// nextCap is the next capacity of a body buffer: doubling from 512 bytes (from 64 KiB
+// when the length is declared), up to the declared length (plus one byte to read its
+// end) or else the limit (plus one byte to see it passed). Once 1 MiB has come, a
+// declared length is believed and allocated at once: the client is really sending, and
+// doubling would leave as much garbage again. A step that would end on the declared
+// length exactly takes the byte more, so that its end is not one more copy.
 func nextCap(c int, declared, limit int64) int {
 	end := limit + 1
+	first := int64(512)
 	if declared >= 0 {
 		end = declared + 1
 		if c >= 1<<20 {
 			return int(end)
 		}
+		first = 64 << 10
 	}
-	return int(min(int64(max(2*c, 512)), end))
+	n := min(max(2*int64(c), first), end)
+	if declared >= 0 && n == declared {
+		n = end
+	}
+	return int(n)
 }
 
 func isCoded(err error) bool {

@@ -28,54 +28,82 @@ func skipSpace(b []byte, i int) int {
 // fastStringField returns the value of body when body is {"name":"value"} (white space
 // allowed) and value has no escapes or control characters and is valid UTF-8.
 func fastStringField(body []byte, name string) (string, bool) {
+	v, ok := fastStringBytes(body, name)
+	return string(v), ok
+}
+
+// fastStringBytes is fastStringField returning the value where it lies in body.
+func fastStringBytes(body []byte, name string) ([]byte, bool) {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return "", false
+		return nil, false
 	}
 	i = skipSpace(body, i+1)
 	if len(body)-i < len(name)+2 || body[i] != '"' || string(body[i+1:i+1+len(name)]) != name || body[i+1+len(name)] != '"' {
-		return "", false
+		return nil, false
 	}
 	i = skipSpace(body, i+2+len(name))
 	if i >= len(body) || body[i] != ':' {
-		return "", false
+		return nil, false
 	}
 	i = skipSpace(body, i+1)
 	if i >= len(body) || body[i] != '"' {
-		return "", false
+		return nil, false
 	}
 	start := i + 1
 	end := bytes.IndexByte(body[start:], '"')
 	if end < 0 {
-		return "", false
+		return nil, false
 	}
 	value := body[start : start+end]
 	if bytes.IndexByte(value, '\\') >= 0 || !utf8.Valid(value) {
-		return "", false
+		return nil, false
 	}
 	for _, c := range value {
 		if c < 0x20 {
-			return "", false
+			return nil, false
 		}
 	}
 	i = skipSpace(body, start+end+1)
 	if i >= len(body) || body[i] != '}' || skipSpace(body, i+1) != len(body) {
-		return "", false
+		return nil, false
 	}
-	return string(value), true
+	return value, true
+}
+
+// stringFieldBytes is decodeStringField returning the value as bytes, where it lies in
+// the body when the fast path reads it (no copy); present is false when the field is
+// missing (or the body empty).
+func stringFieldBytes(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string) (value []byte, present bool, err error) {
+	b, err := readJSONBody(c, limit)
+	if err != nil || b == nil {
+		return nil, false, err
+	}
+	if v, ok := fastStringBytes(b, name); ok {
+		return v, true, nil
+	}
+	s, err := decodeStringField(c, limit, name, exact, dst, field, b)
+	if err != nil || s == nil {
+		return nil, false, err
+	}
+	return []byte(*s), true, nil
 }
 
 // decodeStringField reads a body of one string field: the fast path when it fits, else
 // decodeJSON's full rules into dst, whose field *string is then returned. With exact,
 // a value that encoding/json could only approximate (invalid UTF-8, a lone surrogate)
 // is a 400 rather than a string with U+FFFD in it.
-func decodeStringField(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string) (*string, error) {
-	b, err := readJSONBody(c, limit)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	if v, ok := fastStringField(b, name); ok {
-		return &v, nil
+// body holds the body when it was read already.
+func decodeStringField(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string, body []byte) (*string, error) {
+	b := body
+	if b == nil {
+		var err error
+		if b, err = readJSONBody(c, limit); err != nil || b == nil {
+			return nil, err
+		}
+		if v, ok := fastStringField(b, name); ok {
+			return &v, nil
+		}
 	}
 	if err := unmarshalStrict(b, dst); err != nil {
 		return nil, err

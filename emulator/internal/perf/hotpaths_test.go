@@ -72,13 +72,33 @@ func TestHotPaths(t *testing.T) {
 	}
 }
 
+// BenchmarkHot runs each hot path of TestHotPaths on each side as a benchmark, for
+// profiles of one side:
+//
+//	go test -run '^$' -bench 'Hot/POST_/v1/deployments$/hostemu' -cpuprofile cpu.out ./emulator/internal/perf/
+func BenchmarkHot(b *testing.B) {
+	for _, c := range hotCases(b) {
+		for _, side := range []struct {
+			name string
+			op   func()
+		}{{"hostemu", c.emu}, {"bare", c.bare}} {
+			b.Run(c.name+"/"+side.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					side.op()
+				}
+			})
+		}
+	}
+}
+
 type hotCase struct {
 	name      string
 	emu, bare func() // one request (or, for the cipher, an encrypt and its decrypt)
 	round     time.Duration
 }
 
-func hotCases(t *testing.T) []hotCase {
+func hotCases(t testing.TB) []hotCase {
 	t.Helper()
 	newEmu := func(o emulator.Options) http.Handler {
 		o.RateLimitsOff = true
@@ -183,7 +203,7 @@ func hotCases(t *testing.T) []hotCase {
 
 // edgeWorld is an emulator on a manual clock serving page as a ready deployment's
 // index.html, and that deployment's host.
-func edgeWorld(t *testing.T, page []byte) (http.Handler, string) {
+func edgeWorld(t testing.TB, page []byte) (http.Handler, string) {
 	e, err := emulator.New(emulator.Options{ClockMode: emulator.ClockManual})
 	if err != nil {
 		t.Fatal(err)
@@ -277,11 +297,11 @@ func (w *writer) Write(b []byte) (int, error) {
 }
 func (w *writer) Flush() {}
 
-func call(t *testing.T, h http.Handler, method, path, token, ctype string, body []byte, hdr map[string]string, want int) []byte {
+func call(t testing.TB, h http.Handler, method, path, token, ctype string, body []byte, hdr map[string]string, want int) []byte {
 	return callHost(t, h, "127.0.0.1", method, path, token, ctype, body, hdr, want)
 }
 
-func callHost(t *testing.T, h http.Handler, host, method, path, token, ctype string, body []byte, hdr map[string]string, want int) []byte {
+func callHost(t testing.TB, h http.Handler, host, method, path, token, ctype string, body []byte, hdr map[string]string, want int) []byte {
 	r := httptest.NewRequest(method, path, bytes.NewReader(body))
 	r.Host = host
 	r.RemoteAddr = "127.0.0.1:40000"
@@ -303,7 +323,7 @@ func callHost(t *testing.T, h http.Handler, host, method, path, token, ctype str
 }
 
 // cmpShape fails unless the two JSON answers have the same keys.
-func cmpShape(t *testing.T, a, b []byte) {
+func cmpShape(t testing.TB, a, b []byte) {
 	t.Helper()
 	var x, y map[string]any
 	if err := json.Unmarshal(a, &x); err != nil {
@@ -327,7 +347,7 @@ func keys(m map[string]any) []string {
 	return k
 }
 
-func firstDeploymentIn(t *testing.T, h http.Handler) string {
+func firstDeploymentIn(t testing.TB, h http.Handler) string {
 	m := firstID.FindSubmatch(call(t, h, "GET", "/v1/deployments?limit=1", bare.ReadToken, "", nil, nil, 200))
 	if m == nil {
 		t.Fatal("no deployment in the default fixtures")
