@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // The decryption service's bodies are one string field, often large: {"payload": "…"}
@@ -226,4 +227,142 @@ func hex4(s []byte, i int) (rune, bool) {
 	}
 	n, err := strconv.ParseUint(string(s[i:i+4]), 16, 16)
 	return rune(n), err == nil
+}
+
+// fastNewDeployment reads a create's body, {"project_id":…, "files":{…}, "target":…,
+// "env":{…}}, without encoding/json's scanner or reflection when it has exactly that
+// shape: each of the four keys at most once and spelled so, string values and objects of
+// string values (white space allowed), every string without escapes or control
+// characters and valid UTF-8. Anything else — another key, another spelling, null, a
+// number, an escape, data after the object — reports false and is left to the full
+// decoder, so the answers are the same either way. Every string is cut from one copy of
+// the body.
+func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
+	var s string // the body, copied once when the shape is right
+	str := func(i int) (string, int, bool) {
+		if i >= len(body) || body[i] != '"' {
+			return "", i, false
+		}
+		end := bytes.IndexByte(body[i+1:], '"')
+		if end < 0 {
+			return "", i, false
+		}
+		v := body[i+1 : i+1+end]
+		for _, c := range v {
+			if c < 0x20 || c == '\\' {
+				return "", i, false
+			}
+		}
+		if !utf8.Valid(v) {
+			return "", i, false
+		}
+		return s[i+1 : i+1+end], i + 2 + end, true
+	}
+	obj := func(i int) (map[string]string, int, bool) {
+		if i >= len(body) || body[i] != '{' {
+			return nil, i, false
+		}
+		m := map[string]string{}
+		i = skipSpace(body, i+1)
+		if i < len(body) && body[i] == '}' {
+			return m, i + 1, true
+		}
+		for {
+			k, j, ok := str(i)
+			if !ok {
+				return nil, i, false
+			}
+			if j = skipSpace(body, j); j >= len(body) || body[j] != ':' {
+				return nil, i, false
+			}
+			v, j, ok := str(skipSpace(body, j+1))
+			if !ok {
+				return nil, i, false
+			}
+			m[k] = v // a repeated key: the last wins, as with encoding/json
+			if i = skipSpace(body, j); i < len(body) && body[i] == ',' {
+				i = skipSpace(body, i+1)
+				continue
+			}
+			if i < len(body) && body[i] == '}' {
+				return m, i + 1, true
+			}
+			return nil, i, false
+		}
+	}
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return false
+	}
+	s = string(body)
+	var out world.NewDeployment
+	var seen [4]bool
+	i = skipSpace(body, i+1)
+	if i < len(body) && body[i] == '}' {
+		i++
+	} else {
+		for {
+			k, j, ok := str(i)
+			if !ok {
+				return false
+			}
+			if j = skipSpace(body, j); j >= len(body) || body[j] != ':' {
+				return false
+			}
+			j = skipSpace(body, j+1)
+			field := -1
+			switch k {
+			case "project_id":
+				field = 0
+			case "files":
+				field = 1
+			case "target":
+				field = 2
+			case "env":
+				field = 3
+			}
+			if field < 0 || seen[field] {
+				return false
+			}
+			seen[field] = true
+			switch field {
+			case 0, 2:
+				v, next, ok := str(j)
+				if !ok {
+					return false
+				}
+				if field == 0 {
+					out.ProjectID = &v
+				} else {
+					out.Target = &v
+				}
+				j = next
+			case 1, 3:
+				m, next, ok := obj(j)
+				if !ok {
+					return false
+				}
+				if field == 1 {
+					out.Files = m
+				} else {
+					out.Env = m
+				}
+				j = next
+			}
+			if i = skipSpace(body, j); i < len(body) && body[i] == ',' {
+				i = skipSpace(body, i+1)
+				continue
+			}
+			if i < len(body) && body[i] == '}' {
+				i++
+				break
+			}
+			return false
+		}
+	}
+	if skipSpace(body, i) != len(body) {
+		return false
+	}
+	*dst = out
+	return true
 }
