@@ -12,7 +12,7 @@ func TestLoadRemembersHashedContents(t *testing.T) {
 	page := []byte("<h1>a site page</h1>")
 	d := Digest(page)
 	for range 2 {
-		if err := NewFileStore(1<<20).Load(map[string][]byte{d: page}); err != nil {
+		if err := NewFileStore(1 << 20).Load(map[string][]byte{d: page}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -21,7 +21,7 @@ func TestLoadRemembersHashedContents(t *testing.T) {
 	}
 	other := []byte("<h1>a site page!</h1>")
 	for _, b := range [][]byte{other, page[:len(page)-1], append([]byte(nil), page[:len(page)-1]...)} {
-		if err := NewFileStore(1<<20).Load(map[string][]byte{d: b}); !errors.Is(err, ErrDigestMismatch) {
+		if err := NewFileStore(1 << 20).Load(map[string][]byte{d: b}); !errors.Is(err, ErrDigestMismatch) {
 			t.Fatalf("%q under the digest of %q: %v", b, page, err)
 		}
 	}
