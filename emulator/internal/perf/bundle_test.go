@@ -39,25 +39,25 @@ func TestBinaryBundle(t *testing.T) {
 	download(t, base+"/_emulator/state", stateFile)
 
 	t.Logf("load before: %s", loadAvg())
-	var fromFixtures, fromBundle []float64
+	var fromFixtures, fromBundle, cpuFixtures, cpuBundle []float64
 	for r := range rounds {
 		for _, replay := range []bool{r%2 == 1, r%2 == 0} {
 			a := freeAddr(t)
-			var took time.Duration
+			var took, cpu time.Duration
 			var stop func()
 			if replay {
-				took, stop = healthy(t, bin, a, append([]string{"replay", bundleFile, "--addr", a}, common...)...)
-				fromBundle = append(fromBundle, took.Seconds())
+				took, cpu, stop = healthyCPU(t, bin, a, append([]string{"replay", bundleFile, "--addr", a}, common...)...)
+				fromBundle, cpuBundle = append(fromBundle, took.Seconds()), append(cpuBundle, cpu.Seconds())
 			} else {
-				took, stop = healthy(t, bin, a, append([]string{"--fixtures", fixtures, "--clock", "manual", "--addr", a}, common...)...)
-				fromFixtures = append(fromFixtures, took.Seconds())
+				took, cpu, stop = healthyCPU(t, bin, a, append([]string{"--fixtures", fixtures, "--clock", "manual", "--addr", a}, common...)...)
+				fromFixtures, cpuFixtures = append(fromFixtures, took.Seconds()), append(cpuFixtures, cpu.Seconds())
 			}
 			stop()
 		}
 	}
-	t.Logf("exec → healthy: replay of the bundle %.2f s (%.2f–%.2f), from the fixtures %.2f s (%.2f–%.2f): %.2f× | load %s",
-		median(fromBundle), slices.Min(fromBundle), slices.Max(fromBundle), median(fromFixtures), slices.Min(fromFixtures), slices.Max(fromFixtures),
-		median(fromBundle)/median(fromFixtures), loadAvg())
+	t.Logf("exec → healthy: replay of the bundle %.2f s (%.2f–%.2f, %.2f s CPU), from the fixtures %.2f s (%.2f–%.2f, %.2f s CPU): %.2f× | load %s",
+		median(fromBundle), slices.Min(fromBundle), slices.Max(fromBundle), median(cpuBundle), median(fromFixtures), slices.Min(fromFixtures), slices.Max(fromFixtures),
+		median(cpuFixtures), median(fromBundle)/median(fromFixtures), loadAvg())
 
 	var putBundle, putState []float64
 	for r := range rounds {
@@ -77,6 +77,12 @@ func TestBinaryBundle(t *testing.T) {
 // healthy starts the binary and returns the time from exec to its first 200 of
 // /_emulator/health on addr, and what stops it.
 func healthy(t *testing.T, bin, addr string, args ...string) (time.Duration, func()) {
+	took, _, stop := healthyCPU(t, bin, addr, args...)
+	return took, stop
+}
+
+// healthyCPU is healthy also returning the process's CPU time until then.
+func healthyCPU(t *testing.T, bin, addr string, args ...string) (time.Duration, time.Duration, func()) {
 	t.Helper()
 	client := &http.Client{Timeout: time.Second}
 	start := time.Now()
@@ -92,7 +98,8 @@ func healthy(t *testing.T, bin, addr string, args ...string) (time.Duration, fun
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
-				return time.Since(start), stop
+				took := time.Since(start)
+				return took, cpuTime(t, p.Process.Pid), stop
 			}
 		}
 		if time.Since(start) > 2*time.Minute {
