@@ -236,9 +236,11 @@ func hex4(s []byte, i int) (rune, bool) {
 // characters and valid UTF-8. Anything else — another key, another spelling, null, a
 // number, an escape, data after the object — reports false and is left to the full
 // decoder, so the answers are the same either way. Every string is cut from one copy of
-// the body.
+// the body, unless what is kept is less than half of it (white space, say): the world
+// keeps these strings, and must not keep a body many times their size.
 func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 	var s string // the body, copied once when the shape is right
+	kept := 0    // bytes of the strings cut from s
 	str := func(i int) (string, int, bool) {
 		if i >= len(body) || body[i] != '"' {
 			return "", i, false
@@ -258,6 +260,7 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 		}
 		return s[i+1 : i+1+end], i + 2 + end, true
 	}
+	keep := func(v string) string { kept += len(v); return v }
 	obj := func(i int) (map[string]string, int, bool) {
 		if i >= len(body) || body[i] != '{' {
 			return nil, i, false
@@ -279,7 +282,7 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 			if !ok {
 				return nil, i, false
 			}
-			m[k] = v // a repeated key: the last wins, as with encoding/json
+			m[keep(k)] = keep(v) // a repeated key: the last wins, as with encoding/json
 			if i = skipSpace(body, j); i < len(body) && body[i] == ',' {
 				i = skipSpace(body, i+1)
 				continue
@@ -331,6 +334,7 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 				if !ok {
 					return false
 				}
+				v = keep(v)
 				if field == 0 {
 					out.ProjectID = &v
 				} else {
@@ -363,6 +367,29 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 	if skipSpace(body, i) != len(body) {
 		return false
 	}
+	if 2*kept < len(s) {
+		cloneStrings(&out)
+	}
 	*dst = out
 	return true
+}
+
+// cloneStrings gives every string of in memory of its own.
+func cloneStrings(in *world.NewDeployment) {
+	for _, p := range []**string{&in.ProjectID, &in.Target} {
+		if *p != nil {
+			v := strings.Clone(**p)
+			*p = &v
+		}
+	}
+	for _, m := range []*map[string]string{&in.Files, &in.Env} {
+		if *m == nil {
+			continue
+		}
+		c := make(map[string]string, len(*m))
+		for k, v := range *m {
+			c[strings.Clone(k)] = strings.Clone(v)
+		}
+		*m = c
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -167,6 +168,23 @@ func TestFastNewDeploymentReads(t *testing.T) {
 		var req world.NewDeployment
 		if got := fastNewDeployment([]byte(body), &req); got != want {
 			t.Errorf("%s: fast path %v, want %v", body, got, want)
+		}
+	}
+}
+
+// A body padded with white space is read, but its strings do not keep the body alive;
+// an unpadded one's strings share one copy of it.
+func TestFastNewDeploymentPaddedBody(t *testing.T) {
+	for pad, wantShared := range map[int]bool{0: true, 1 << 16: false} {
+		body := []byte(`{"project_id":"p",` + strings.Repeat(" ", pad) + `"files":{"a":"` + strings.Repeat("b", 64) + `"}}`)
+		var req world.NewDeployment
+		if !fastNewDeployment(body, &req) || *req.ProjectID != "p" || req.Files["a"] != strings.Repeat("b", 64) {
+			t.Fatalf("pad %d: %+v", pad, req)
+		}
+		pid, file := uintptr(unsafe.Pointer(unsafe.StringData(*req.ProjectID))), uintptr(unsafe.Pointer(unsafe.StringData(req.Files["a"])))
+		shared := file-pid == uintptr(bytes.Index(body, []byte(`"bb`))-bytes.Index(body, []byte(`"p"`)))
+		if shared != wantShared {
+			t.Fatalf("pad %d: the strings share one copy of the body: %v", pad, shared)
 		}
 	}
 }
