@@ -29,11 +29,11 @@ func TestReadBodyDoesNotTrustContentLength(t *testing.T) {
 	}
 }
 
-// TestNextCap: the body buffer's steps. A declared length up to 64 KiB is one buffer
-// (its byte more reads the end); above, doubling from 64 KiB, never landing on the
-// declared length itself (which would take one more copy to see the end); after 1 MiB
-// the declared length at once; an undeclared length doubles from 512 bytes up to the
-// limit and its byte more.
+// TestNextCap: the body buffer's steps. 512 bytes first; once they have come, a
+// declared length up to 64 KiB is one buffer (its byte more reads the end); above,
+// doubling from 64 KiB, never landing on the declared length itself (which would take
+// one more copy to see the end); after 1 MiB the declared length at once; an undeclared
+// length doubles from 512 bytes up to the limit and its byte more.
 func TestNextCap(t *testing.T) {
 	steps := func(declared, limit int64) []int {
 		var caps []int
@@ -52,10 +52,12 @@ func TestNextCap(t *testing.T) {
 	}{
 		{0, 1 << 20, []int{1}},
 		{100, 1 << 20, []int{101}},
-		{64 << 10, 1 << 20, []int{64<<10 + 1}},
-		{64<<10 + 1, 1 << 20, []int{64 << 10, 64<<10 + 2}},
-		{256 << 10, 1 << 20, []int{64 << 10, 128 << 10, 256<<10 + 1}},
-		{3 << 20, 4 << 20, []int{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 3<<20 + 1}},
+		{512, 1 << 20, []int{513}},
+		{1024, 1 << 20, []int{512, 1025}},
+		{64 << 10, 1 << 20, []int{512, 64<<10 + 1}},
+		{64<<10 + 1, 1 << 20, []int{512, 64 << 10, 64<<10 + 2}},
+		{256 << 10, 1 << 20, []int{512, 64 << 10, 128 << 10, 256<<10 + 1}},
+		{3 << 20, 4 << 20, []int{512, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 3<<20 + 1}},
 		{-1, 4 << 10, []int{512, 1024, 2048, 4096, 4097}},
 	} {
 		if got := steps(tc.declared, tc.limit); !slices.Equal(got, tc.want) {
