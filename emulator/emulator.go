@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/persist"
@@ -30,6 +32,16 @@ type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// warm starts, once a process, the two readings of the embedded hosting description
+// that the first world needs — the fault matcher's operations and the coverage model,
+// each a YAML parse of a few milliseconds — on goroutines of their own, so that on a
+// second core they overlap the scenarios and fixtures rather than follow them (both
+// are computed once; whoever needs one first waits for it).
+var warm = sync.OnceFunc(func() {
+	go fault.Operations()
+	go coverage.Default()
+})
 
 // Emulator is one emulated world and its HTTP handlers.
 type Emulator struct {
@@ -55,6 +67,7 @@ type Emulator struct {
 // New builds an emulator from opts: scenarios (built in, plus a watched directory),
 // fixtures (embedded, or from files), the world, and its handlers.
 func New(opts Options) (*Emulator, error) {
+	warm()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -19,6 +19,7 @@
 package envelope
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -66,8 +67,21 @@ func layoutFor(idLen int) layout {
 // deterministic reader to get reproducible envelopes). It returns ErrNoKeys if the
 // keyring is empty.
 func (k *Keyring) Seal(random io.Reader, plaintext []byte) (string, error) {
+	out, err := k.AppendSeal(make([]byte, 0, MaxLen(len(plaintext))), random, plaintext)
+	return string(out), err
+}
+
+// MaxLen is the length of the longest envelope of a payload of n bytes (its key id
+// MaxKeyIDLen bytes long): room enough for AppendSeal.
+func MaxLen(n int) int {
+	return len(Prefix) + b64.EncodedLen(fixedSize+MaxKeyIDLen+n)
+}
+
+// AppendSeal is Seal appending the envelope to dst: the answer that carries it is
+// written with no copy of the envelope (or of its base64) between.
+func (k *Keyring) AppendSeal(dst []byte, random io.Reader, plaintext []byte) ([]byte, error) {
 	if k == nil || k.primary == nil {
-		return "", ErrNoKeys
+		return dst, ErrNoKeys
 	}
 	if random == nil {
 		random = rand.Reader
@@ -75,12 +89,12 @@ func (k *Keyring) Seal(random io.Reader, plaintext []byte) (string, error) {
 	mk := k.primary
 	var fresh [SecretSize + 2*nonceSize]byte
 	if _, err := io.ReadFull(random, fresh[:]); err != nil {
-		return "", fmt.Errorf("envelope: reading random: %w", err)
+		return dst, fmt.Errorf("envelope: reading random: %w", err)
 	}
 	dek := fresh[:SecretSize]
 	dataAEAD, err := newGCM(dek)
 	if err != nil {
-		return "", fmt.Errorf("envelope: data key: %w", err)
+		return dst, fmt.Errorf("envelope: data key: %w", err)
 	}
 
 	l := layoutFor(len(mk.id))
@@ -95,10 +109,8 @@ func (k *Keyring) Seal(random io.Reader, plaintext []byte) (string, error) {
 	dataAEAD.Seal(raw[l.ciphertext:l.ciphertext], raw[l.dataNonce:l.wrapNonce], plaintext, raw[:l.ciphertext])
 	raw = raw[:cap(raw)]
 
-	out := make([]byte, len(Prefix)+b64.EncodedLen(len(raw)))
-	copy(out, Prefix)
-	b64.Encode(out[len(Prefix):], raw)
-	return string(out), nil
+	dst = append(dst, Prefix...)
+	return b64.AppendEncode(dst, raw), nil
 }
 
 // Open decrypts an envelope made by Seal with any key of the keyring. It returns
@@ -116,6 +128,27 @@ func (k *Keyring) Open(envelope string) ([]byte, error) {
 	if err != nil || b64.EncodedLen(len(raw)) != len(body) {
 		return nil, ErrInvalidEnvelope
 	}
+	return k.openRaw(raw)
+}
+
+// OpenBytes is Open of an envelope held in bytes (a request body's), which it only
+// reads: the envelope is decoded straight from them.
+func (k *Keyring) OpenBytes(envelope []byte) ([]byte, error) {
+	body, ok := bytes.CutPrefix(envelope, []byte(Prefix))
+	if !ok {
+		return nil, ErrInvalidEnvelope
+	}
+	raw := make([]byte, b64.DecodedLen(len(body)))
+	n, err := b64.Decode(raw, body)
+	raw = raw[:n]
+	if err != nil || b64.EncodedLen(len(raw)) != len(body) { // as in Open
+		return nil, ErrInvalidEnvelope
+	}
+	return k.openRaw(raw)
+}
+
+// openRaw opens a decoded envelope, in place.
+func (k *Keyring) openRaw(raw []byte) ([]byte, error) {
 	if len(raw) < fixedSize+1 || raw[0] != Version {
 		return nil, ErrInvalidEnvelope
 	}

@@ -517,6 +517,11 @@ func FuzzOpen(f *testing.F) {
 	f.Add(envelope.Prefix + "AQJrMQ")
 	f.Fuzz(func(t *testing.T, env string) {
 		got, err := kr.Open(env)
+		// OpenBytes, the HTTP path's, opens and refuses exactly as Open does
+		if gotB, errB := kr.OpenBytes([]byte(env)); string(gotB) != string(got) || (err == nil) != (errB == nil) ||
+			(err != nil && (errors.Is(err, envelope.ErrInvalidEnvelope) != errors.Is(errB, envelope.ErrInvalidEnvelope) || errors.Is(err, envelope.ErrKeyNotFound) != errors.Is(errB, envelope.ErrKeyNotFound))) {
+			t.Fatalf("OpenBytes(%q) = %q, %v; Open: %q, %v", env, gotB, errB, got, err)
+		}
 		if want, ok := valid[env]; ok {
 			if err != nil || string(got) != want {
 				t.Fatalf("Open(valid %q) = %q, %v; want %q", env, got, err, want)
@@ -525,6 +530,33 @@ func FuzzOpen(f *testing.F) {
 		}
 		wantRefused(t, "Open("+env+")", got, err, true)
 	})
+}
+
+// TestAppendSeal: AppendSeal appends to what dst holds an envelope that Open and
+// OpenBytes open, never longer than MaxLen, for every key id length.
+func TestAppendSeal(t *testing.T) {
+	for _, id := range []string{"k", strings.Repeat("k", envelope.MaxKeyIDLen)} {
+		kr := newKeyring(t, envelope.Key{ID: id, Secret: fixedSecret(3)})
+		for _, n := range []int{0, 1, 1000, 64 << 10} {
+			payload := bytes.Repeat([]byte{'p'}, n)
+			out, err := kr.AppendSeal([]byte(`{"envelope":"`), nil, payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, ok := strings.CutPrefix(string(out), `{"envelope":"`)
+			if !ok || len(env) > envelope.MaxLen(n) {
+				t.Fatalf("id %d bytes, payload %d: %d bytes, MaxLen %d", len(id), n, len(env), envelope.MaxLen(n))
+			}
+			for _, open := range []func() ([]byte, error){func() ([]byte, error) { return kr.Open(env) }, func() ([]byte, error) { return kr.OpenBytes([]byte(env)) }} {
+				if got, err := open(); err != nil || !bytes.Equal(got, payload) {
+					t.Fatalf("opened %d bytes, %v; want %d", len(got), err, n)
+				}
+			}
+		}
+	}
+	if _, err := (&envelope.Keyring{}).AppendSeal(nil, nil, nil); !errors.Is(err, envelope.ErrNoKeys) {
+		t.Fatalf("no keys: %v", err)
+	}
 }
 
 func FuzzParseKey(f *testing.F) {

@@ -54,6 +54,9 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
+		if err == nil {
+			continue // the checks below allocate: not on every read
+		}
 		var tooLarge *http.MaxBytesError
 		switch {
 		case err == io.EOF:
@@ -72,17 +75,29 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 
 // nextCap is the next capacity of a body buffer: doubling from 512 bytes, up to the
 // declared length (plus one byte to read its end) or else the limit (plus one byte to
-// see it passed). Once 1 MiB has come, a declared length is believed and allocated at
-// once: the client is really sending, and doubling would leave as much garbage again.
+// see it passed). Once the first 512 bytes have come, a declared length up to 64 KiB is
+// believed (the client is sending: the rest of a small body in one buffer), and once
+// 1 MiB has come, any declared length is, and allocated at once: doubling would leave as
+// much garbage again. A client that declares much and sends nothing holds 512 bytes. A
+// step that would end on the declared length exactly takes the byte more, so that its
+// end is not one more copy.
 func nextCap(c int, declared, limit int64) int {
 	end := limit + 1
+	n := int64(max(2*c, 512))
 	if declared >= 0 {
 		end = declared + 1
 		if c >= 1<<20 {
 			return int(end)
 		}
+		if c > 0 {
+			n = max(n, 64<<10)
+		}
 	}
-	return int(min(int64(max(2*c, 512)), end))
+	n = min(n, end)
+	if declared >= 0 && n == declared {
+		n = end
+	}
+	return int(n)
 }
 
 func isCoded(err error) bool {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/hostemu/hostemu/emulator/internal/envelope"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
@@ -19,36 +20,44 @@ type decryptRequest struct {
 
 func (a *API) encrypt(c *gin.Context) (any, error) {
 	var req encryptRequest
-	payload, err := decodeStringField(c, maxCipherBody, "payload", true, &req, func() *string { return req.Payload })
+	payload, present, err := stringFieldBytes(c, maxCipherBody, "payload", true, &req, func() *string { return req.Payload })
 	if err != nil {
 		return nil, err
 	}
-	if info := exchangeOf(c); info != nil && payload != nil {
-		info.payloadChars = utf8.RuneCountInString(*payload)
+	if !present {
+		_, err := a.world(c).Encrypt(nil) // the world words the missing field
+		return nil, err
 	}
-	env, err := a.world(c).Encrypt(payload)
+	if info := exchangeOf(c); info != nil {
+		info.payloadChars = utf8.RuneCount(payload)
+	}
+	// the envelope is sealed and encoded straight into the answer: an envelope is
+	// URL-safe base64, nothing in it needs escaping
+	const head, tail = `{"envelope":"`, `"}`
+	b := make([]byte, 0, len(head)+envelope.MaxLen(len(payload))+len(tail))
+	b, err = a.world(c).AppendEncrypt(append(b, head...), payload)
 	if err != nil {
 		return nil, err
 	}
-	// an envelope is URL-safe base64: nothing in it needs escaping
-	b := make([]byte, 0, len(env)+16)
-	b = append(b, `{"envelope":"`...)
-	b = append(b, env...)
-	return json.RawMessage(append(b, `"}`...)), nil
+	return json.RawMessage(append(b, tail...)), nil
 }
 
 func (a *API) decrypt(c *gin.Context) (any, error) {
 	var req decryptRequest
-	envelope, err := decodeStringField(c, maxCipherBody, "envelope", false, &req, func() *string { return req.Envelope })
+	env, present, err := stringFieldBytes(c, maxCipherBody, "envelope", false, &req, func() *string { return req.Envelope })
 	if err != nil {
 		return nil, err
 	}
-	payload, err := a.world(c).Decrypt(envelope)
+	if !present {
+		_, err := a.world(c).Decrypt(nil)
+		return nil, err
+	}
+	payload, err := a.world(c).DecryptBytes(env)
 	if err != nil {
 		return nil, err
 	}
 	b := make([]byte, 0, len(payload)+16)
-	b = append(b, `{"payload":`...)
-	b = state.AppendJSONString(b, string(payload))
-	return json.RawMessage(append(b, '}')), nil
+	b = append(b, `{"payload":"`...)
+	b = state.AppendJSONEscaped(b, payload)
+	return json.RawMessage(append(b, `"}`...)), nil
 }

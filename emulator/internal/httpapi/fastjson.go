@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
 // The decryption service's bodies are one string field, often large: {"payload": "…"}
@@ -28,54 +29,82 @@ func skipSpace(b []byte, i int) int {
 // fastStringField returns the value of body when body is {"name":"value"} (white space
 // allowed) and value has no escapes or control characters and is valid UTF-8.
 func fastStringField(body []byte, name string) (string, bool) {
+	v, ok := fastStringBytes(body, name)
+	return string(v), ok
+}
+
+// fastStringBytes is fastStringField returning the value where it lies in body.
+func fastStringBytes(body []byte, name string) ([]byte, bool) {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return "", false
+		return nil, false
 	}
 	i = skipSpace(body, i+1)
 	if len(body)-i < len(name)+2 || body[i] != '"' || string(body[i+1:i+1+len(name)]) != name || body[i+1+len(name)] != '"' {
-		return "", false
+		return nil, false
 	}
 	i = skipSpace(body, i+2+len(name))
 	if i >= len(body) || body[i] != ':' {
-		return "", false
+		return nil, false
 	}
 	i = skipSpace(body, i+1)
 	if i >= len(body) || body[i] != '"' {
-		return "", false
+		return nil, false
 	}
 	start := i + 1
 	end := bytes.IndexByte(body[start:], '"')
 	if end < 0 {
-		return "", false
+		return nil, false
 	}
 	value := body[start : start+end]
 	if bytes.IndexByte(value, '\\') >= 0 || !utf8.Valid(value) {
-		return "", false
+		return nil, false
 	}
 	for _, c := range value {
 		if c < 0x20 {
-			return "", false
+			return nil, false
 		}
 	}
 	i = skipSpace(body, start+end+1)
 	if i >= len(body) || body[i] != '}' || skipSpace(body, i+1) != len(body) {
-		return "", false
+		return nil, false
 	}
-	return string(value), true
+	return value, true
+}
+
+// stringFieldBytes is decodeStringField returning the value as bytes, where it lies in
+// the body when the fast path reads it (no copy); present is false when the field is
+// missing (or the body empty).
+func stringFieldBytes(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string) (value []byte, present bool, err error) {
+	b, err := readJSONBody(c, limit)
+	if err != nil || b == nil {
+		return nil, false, err
+	}
+	if v, ok := fastStringBytes(b, name); ok {
+		return v, true, nil
+	}
+	s, err := decodeStringField(c, limit, name, exact, dst, field, b)
+	if err != nil || s == nil {
+		return nil, false, err
+	}
+	return []byte(*s), true, nil
 }
 
 // decodeStringField reads a body of one string field: the fast path when it fits, else
 // decodeJSON's full rules into dst, whose field *string is then returned. With exact,
 // a value that encoding/json could only approximate (invalid UTF-8, a lone surrogate)
 // is a 400 rather than a string with U+FFFD in it.
-func decodeStringField(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string) (*string, error) {
-	b, err := readJSONBody(c, limit)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	if v, ok := fastStringField(b, name); ok {
-		return &v, nil
+// body holds the body when it was read already.
+func decodeStringField(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string, body []byte) (*string, error) {
+	b := body
+	if b == nil {
+		var err error
+		if b, err = readJSONBody(c, limit); err != nil || b == nil {
+			return nil, err
+		}
+		if v, ok := fastStringField(b, name); ok {
+			return &v, nil
+		}
 	}
 	if err := unmarshalStrict(b, dst); err != nil {
 		return nil, err
@@ -198,4 +227,169 @@ func hex4(s []byte, i int) (rune, bool) {
 	}
 	n, err := strconv.ParseUint(string(s[i:i+4]), 16, 16)
 	return rune(n), err == nil
+}
+
+// fastNewDeployment reads a create's body, {"project_id":…, "files":{…}, "target":…,
+// "env":{…}}, without encoding/json's scanner or reflection when it has exactly that
+// shape: each of the four keys at most once and spelled so, string values and objects of
+// string values (white space allowed), every string without escapes or control
+// characters and valid UTF-8. Anything else — another key, another spelling, null, a
+// number, an escape, data after the object — reports false and is left to the full
+// decoder, so the answers are the same either way. Every string is cut from one copy of
+// the body, unless what is kept is less than half of it (white space, say): the world
+// keeps these strings, and must not keep a body many times their size.
+func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
+	var s string // the body, copied once when the shape is right
+	kept := 0    // bytes of the strings cut from s
+	str := func(i int) (string, int, bool) {
+		if i >= len(body) || body[i] != '"' {
+			return "", i, false
+		}
+		end := bytes.IndexByte(body[i+1:], '"')
+		if end < 0 {
+			return "", i, false
+		}
+		v := body[i+1 : i+1+end]
+		for _, c := range v {
+			if c < 0x20 || c == '\\' {
+				return "", i, false
+			}
+		}
+		if !utf8.Valid(v) {
+			return "", i, false
+		}
+		return s[i+1 : i+1+end], i + 2 + end, true
+	}
+	keep := func(v string) string { kept += len(v); return v }
+	obj := func(i int) (map[string]string, int, bool) {
+		if i >= len(body) || body[i] != '{' {
+			return nil, i, false
+		}
+		m := map[string]string{}
+		i = skipSpace(body, i+1)
+		if i < len(body) && body[i] == '}' {
+			return m, i + 1, true
+		}
+		for {
+			k, j, ok := str(i)
+			if !ok {
+				return nil, i, false
+			}
+			if j = skipSpace(body, j); j >= len(body) || body[j] != ':' {
+				return nil, i, false
+			}
+			v, j, ok := str(skipSpace(body, j+1))
+			if !ok {
+				return nil, i, false
+			}
+			m[keep(k)] = keep(v) // a repeated key: the last wins, as with encoding/json
+			if i = skipSpace(body, j); i < len(body) && body[i] == ',' {
+				i = skipSpace(body, i+1)
+				continue
+			}
+			if i < len(body) && body[i] == '}' {
+				return m, i + 1, true
+			}
+			return nil, i, false
+		}
+	}
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return false
+	}
+	s = string(body)
+	var out world.NewDeployment
+	var seen [4]bool
+	i = skipSpace(body, i+1)
+	if i < len(body) && body[i] == '}' {
+		i++
+	} else {
+		for {
+			k, j, ok := str(i)
+			if !ok {
+				return false
+			}
+			if j = skipSpace(body, j); j >= len(body) || body[j] != ':' {
+				return false
+			}
+			j = skipSpace(body, j+1)
+			field := -1
+			switch k {
+			case "project_id":
+				field = 0
+			case "files":
+				field = 1
+			case "target":
+				field = 2
+			case "env":
+				field = 3
+			}
+			if field < 0 || seen[field] {
+				return false
+			}
+			seen[field] = true
+			switch field {
+			case 0, 2:
+				v, next, ok := str(j)
+				if !ok {
+					return false
+				}
+				v = keep(v)
+				if field == 0 {
+					out.ProjectID = &v
+				} else {
+					out.Target = &v
+				}
+				j = next
+			case 1, 3:
+				m, next, ok := obj(j)
+				if !ok {
+					return false
+				}
+				if field == 1 {
+					out.Files = m
+				} else {
+					out.Env = m
+				}
+				j = next
+			}
+			if i = skipSpace(body, j); i < len(body) && body[i] == ',' {
+				i = skipSpace(body, i+1)
+				continue
+			}
+			if i < len(body) && body[i] == '}' {
+				i++
+				break
+			}
+			return false
+		}
+	}
+	if skipSpace(body, i) != len(body) {
+		return false
+	}
+	if 2*kept < len(s) {
+		cloneStrings(&out)
+	}
+	*dst = out
+	return true
+}
+
+// cloneStrings gives every string of in memory of its own.
+func cloneStrings(in *world.NewDeployment) {
+	for _, p := range []**string{&in.ProjectID, &in.Target} {
+		if *p != nil {
+			v := strings.Clone(**p)
+			*p = &v
+		}
+	}
+	for _, m := range []*map[string]string{&in.Files, &in.Env} {
+		if *m == nil {
+			continue
+		}
+		c := make(map[string]string, len(*m))
+		for k, v := range *m {
+			c[strings.Clone(k)] = strings.Clone(v)
+		}
+		*m = c
+	}
 }

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -127,4 +129,62 @@ func countReplacements(lit []byte) int {
 		}
 	}
 	return n
+}
+
+// FuzzFastNewDeployment: whenever the fast path reads a create's body, encoding/json
+// reads the same request from it (so the two paths never answer differently).
+func FuzzFastNewDeployment(f *testing.F) {
+	for _, s := range []string{`{"project_id":"prj_a","files":{"index.html":"` + strings.Repeat("a", 64) + `"}}`,
+		` { "project_id" : "p" , "files" : { } , "target" : "production" , "env" : { "A" : "1" , "A" : "2" } } `,
+		`{}`, `{"files":{"a":"b"},"files":{"c":"d"}}`, `{"Project_ID":"p"}`, `{"project_id":null}`, `{"project_id":"a\"b"}`,
+		`{"project_id":"p","files":{"a":1}}`, `{"project_id":"p"}x`, `{"project_id":"p",}`, `{"env":{"é":"日本"}}`, "{\"target\":\"\xff\"}",
+		`{"project_id":"p","extra":1}`, `[]`, `{"files":{"a":"b",}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var fast world.NewDeployment
+		if !fastNewDeployment(b, &fast) {
+			return
+		}
+		var full world.NewDeployment
+		if err := unmarshalStrict(b, &full); err != nil || !reflect.DeepEqual(fast, full) {
+			t.Fatalf("%q: fast path %+v, encoding/json %+v %v", b, fast, full, err)
+		}
+	})
+}
+
+// The fast path reads the bodies clients send; what it leaves to encoding/json is
+// decoded there.
+func TestFastNewDeploymentReads(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"project_id":"prj_a","files":{"index.html":"` + strings.Repeat("a", 64) + `"},"target":"preview","env":{"A":"1"}}`: true,
+		` { "files" : { } , "project_id" : "p" } `: true,
+		`{}`: true,
+		`{"project_id":"p","files":{"a":"b"},"project_id":"q"}`: false,
+		`{"project_id":"p\u00e9"}`:                              false,
+		`{"PROJECT_ID":"p"}`:                                    false,
+		`{"project_id":"p"} {}`:                                 false,
+	} {
+		var req world.NewDeployment
+		if got := fastNewDeployment([]byte(body), &req); got != want {
+			t.Errorf("%s: fast path %v, want %v", body, got, want)
+		}
+	}
+}
+
+// A body padded with white space is read, but its strings do not keep the body alive;
+// an unpadded one's strings share one copy of it.
+func TestFastNewDeploymentPaddedBody(t *testing.T) {
+	for pad, wantShared := range map[int]bool{0: true, 1 << 16: false} {
+		body := []byte(`{"project_id":"p",` + strings.Repeat(" ", pad) + `"files":{"a":"` + strings.Repeat("b", 64) + `"}}`)
+		var req world.NewDeployment
+		if !fastNewDeployment(body, &req) || *req.ProjectID != "p" || req.Files["a"] != strings.Repeat("b", 64) {
+			t.Fatalf("pad %d: %+v", pad, req)
+		}
+		pid, file := uintptr(unsafe.Pointer(unsafe.StringData(*req.ProjectID))), uintptr(unsafe.Pointer(unsafe.StringData(req.Files["a"])))
+		shared := file-pid == uintptr(bytes.Index(body, []byte(`"bb`))-bytes.Index(body, []byte(`"p"`)))
+		if shared != wantShared {
+			t.Fatalf("pad %d: the strings share one copy of the body: %v", pad, shared)
+		}
+	}
 }

@@ -88,8 +88,14 @@ func (a *API) listProjects(c *gin.Context) (any, error) {
 
 func (a *API) createDeployment(c *gin.Context) (any, error) {
 	var req world.NewDeployment
-	if err := decodeJSON(c, &req, maxJSONBody); err != nil {
+	b, err := readJSONBody(c, maxJSONBody)
+	if err != nil {
 		return nil, err
+	}
+	if b != nil && !fastNewDeployment(b, &req) {
+		if err := unmarshalStrict(b, &req); err != nil {
+			return nil, err
+		}
 	}
 	d, err := a.world(c).CreateDeployment(req)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -31,7 +32,9 @@ const defaultServer = "http://127.0.0.1:4700"
 type Doc struct {
 	name string
 	yaml [][]byte // the YAML, cut around every servers URL's default address
-	json [][]byte // the JSON, likewise
+	// json is the JSON, likewise, converted on first use: parsing the YAML was most of
+	// the binary's start-up, and most runs never serve the JSON
+	json func() ([][]byte, error)
 }
 
 // Hosting is the description of the hosting and decryption services.
@@ -61,8 +64,12 @@ func (d *Doc) YAML(server string) []byte {
 // JSON is the description as JSON, with server in place of hostemu's default address
 // in every servers URL.
 func (d *Doc) JSON(server string) []byte {
+	parts, err := d.json()
+	if err != nil {
+		panic(err) // a build error, which the package's tests catch
+	}
 	s, _ := json.Marshal(server) // a string always encodes
-	return bytes.Join(d.json, append([]byte(jsonServer), s[1:len(s)-1]...))
+	return bytes.Join(parts, append([]byte(jsonServer), s[1:len(s)-1]...))
 }
 
 // The forms a servers URL takes in the YAML as written (a list item, the url key
@@ -87,18 +94,21 @@ func load(name string, src []byte) (*Doc, error) {
 	if len(d.yaml) < 2 {
 		return nil, fmt.Errorf("%s: no servers URL %s", name, defaultServer)
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(src, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var b bytes.Buffer
-	if err := writeJSON(&b, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	d.json = bytes.Split(b.Bytes(), []byte(jsonServer+defaultServer))
-	if len(d.json) != len(d.yaml) {
-		return nil, fmt.Errorf("%s: %d servers URLs in the YAML, %d in the JSON", name, len(d.yaml)-1, len(d.json)-1)
-	}
+	d.json = sync.OnceValues(func() ([][]byte, error) {
+		var root yaml.Node
+		if err := yaml.Unmarshal(src, &root); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		var b bytes.Buffer
+		if err := writeJSON(&b, &root); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		parts := bytes.Split(b.Bytes(), []byte(jsonServer+defaultServer))
+		if len(parts) != len(d.yaml) {
+			return nil, fmt.Errorf("%s: %d servers URLs in the YAML, %d in the JSON", name, len(d.yaml)-1, len(parts)-1)
+		}
+		return parts, nil
+	})
 	return d, nil
 }
 

@@ -72,8 +72,10 @@ func TestBinaryVsGin(t *testing.T) {
 	t.Logf("median over %d rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's", rounds, ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], cpuRatios[len(cpuRatios)/2])
 }
 
-// tools skips the test unless HOSTEMU_PERF is set and wrk and taskset are on the PATH
-// of a Linux machine (CPU time is read from /proc), and finds them.
+// tools skips the test unless HOSTEMU_PERF is set and taskset is on the PATH of a Linux
+// machine (CPU time is read from /proc), and finds wrk; where wrk is not installed, the
+// load comes from loadgen (package loadgen, built here), which prints what is read of
+// wrk's output.
 func tools(t *testing.T, what string) (wrk, taskset string) {
 	t.Helper()
 	if os.Getenv("HOSTEMU_PERF") == "" {
@@ -82,23 +84,46 @@ func tools(t *testing.T, what string) (wrk, taskset string) {
 	if runtime.GOOS != "linux" {
 		t.Skip("CPU time is read from /proc")
 	}
-	wrk, err := exec.LookPath("wrk")
+	taskset, err := exec.LookPath("taskset")
 	if err != nil {
-		t.Skip("wrk is not installed")
-	}
-	if taskset, err = exec.LookPath("taskset"); err != nil {
 		t.Skip("taskset is not installed")
+	}
+	if wrk, err = exec.LookPath("wrk"); err != nil {
+		wrk = filepath.Join(t.TempDir(), "loadgen")
+		build(t, wrk, "./loadgen")
 	}
 	return wrk, taskset
 }
 
-// load runs wrk, pinned to CPU 1, against url for d with the read token: one thread,
-// 16 connections. It fails the test on any answer but 2xx.
+// load runs wrk (or loadgen), pinned to CPU 1, against url for d with the read token:
+// one thread, 16 connections. It fails the test on any answer but 2xx.
 func load(t *testing.T, wrk, taskset, url, d string) []byte {
 	t.Helper()
-	out, err := exec.Command(taskset, "-c", "1", wrk, "-t1", "-c16", "-d"+d, "-H", "Authorization: Bearer hostemu-read", url).CombinedOutput()
+	return loadReq(t, wrk, taskset, url, d, "GET", "", "", "Authorization: Bearer hostemu-read")
+}
+
+// loadReq is load with a method, a body file (POST) and a Host header, which only
+// loadgen takes: with wrk, only GETs of the URL's host.
+func loadReq(t *testing.T, wrk, taskset, url, d, method, bodyFile, host string, headers ...string) []byte {
+	t.Helper()
+	var args []string
+	if filepath.Base(wrk) == "loadgen" {
+		args = []string{"-c", "16", "-d", d, "-method", method, "-body", bodyFile, "-host", host}
+		for _, h := range headers {
+			args = append(args, "-H", h)
+		}
+	} else {
+		if method != "GET" || host != "" {
+			t.Skip("wrk here sends only GETs: uninstall it to use loadgen")
+		}
+		args = []string{"-t1", "-c16", "-d" + d}
+		for _, h := range headers {
+			args = append(args, "-H", h)
+		}
+	}
+	out, err := exec.Command(taskset, append(append([]string{"-c", "1", wrk}, args...), url)...).CombinedOutput()
 	if err != nil || strings.Contains(string(out), "Non-2xx") {
-		t.Fatalf("wrk: %v\n%s", err, out)
+		t.Fatalf("%s: %v\n%s", filepath.Base(wrk), err, out)
 	}
 	return out
 }

@@ -136,7 +136,7 @@ func AppendJSONString(b []byte, s string) []byte {
 
 // AppendJSONEscaped appends the inside of a JSON string: escaping is per character, so
 // pieces escaped one after another read as one string.
-func AppendJSONEscaped(b []byte, s string) []byte {
+func AppendJSONEscaped[T string | []byte](b []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -166,7 +166,8 @@ func AppendJSONEscaped(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// at most 4 bytes: a []byte's conversion needs no allocation
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)

@@ -18,12 +18,22 @@ func (w *World) Encrypt(payload *string) (string, error) {
 	if payload == nil {
 		return "", apperr.New(apperr.InvalidRequest, `field "payload" is required: a string`)
 	}
-	if len(*payload) > MaxPayload { // more bytes than the limit's characters: count them
-		if n := utf8.RuneCountInString(*payload); n > MaxPayload {
-			return "", apperr.Errorf(apperr.PayloadTooLarge, `field "payload" is %d characters; the limit is %d`, n, MaxPayload)
+	env, err := w.AppendEncrypt(nil, []byte(*payload))
+	return string(env), err
+}
+
+// AppendEncrypt is Encrypt of a payload given (at most MaxPayload characters), the
+// envelope appended to dst; payload is only read.
+func (w *World) AppendEncrypt(dst, payload []byte) ([]byte, error) {
+	if len(payload) > MaxPayload { // more bytes than the limit's characters: count them
+		if n := utf8.RuneCount(payload); n > MaxPayload {
+			return dst, apperr.Errorf(apperr.PayloadTooLarge, `field "payload" is %d characters; the limit is %d`, n, MaxPayload)
 		}
 	}
-	env, err := w.keyring.Load().Seal(rand.Reader, []byte(*payload))
+	if dst == nil {
+		dst = make([]byte, 0, envelope.MaxLen(len(payload)))
+	}
+	env, err := w.keyring.Load().AppendSeal(dst, rand.Reader, payload)
 	return env, envelopeError(err)
 }
 
@@ -34,6 +44,13 @@ func (w *World) Decrypt(env *string) (string, error) {
 	}
 	b, err := w.keyring.Load().Open(*env)
 	return string(b), envelopeError(err)
+}
+
+// DecryptBytes is Decrypt of an envelope given in bytes, which it only reads; the
+// payload returned is the caller's.
+func (w *World) DecryptBytes(env []byte) ([]byte, error) {
+	b, err := w.keyring.Load().OpenBytes(env)
+	return b, envelopeError(err)
 }
 
 // envelopeError words the envelope package's refusals for the client.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -39,13 +38,18 @@ func (in NewDeployment) check() (target string, err error) {
 	if in.Files == nil {
 		return "", apperr.New(apperr.InvalidRequest, `field "files" is required: an object of file path to SHA-256 hash`)
 	}
-	paths := slices.Sorted(maps.Keys(in.Files))
-	for _, p := range paths {
-		if p == "" {
-			return "", apperr.New(apperr.InvalidRequest, `field "files" has an empty file path`)
-		}
-		if !state.ValidFileHash(in.Files[p]) {
-			return "", apperr.Errorf(apperr.InvalidRequest, `field "files": the hash of %q must be 64 lowercase hex characters (SHA-256)`, p)
+	valid := true
+	for p, h := range in.Files {
+		valid = valid && p != "" && state.ValidFileHash(h)
+	}
+	if !valid { // name the first wrong path in order, whatever the map's
+		for _, p := range slices.Sorted(maps.Keys(in.Files)) {
+			if p == "" {
+				return "", apperr.New(apperr.InvalidRequest, `field "files" has an empty file path`)
+			}
+			if !state.ValidFileHash(in.Files[p]) {
+				return "", apperr.Errorf(apperr.InvalidRequest, `field "files": the hash of %q must be 64 lowercase hex characters (SHA-256)`, p)
+			}
 		}
 	}
 	target = state.TargetPreview
@@ -62,6 +66,9 @@ func (in NewDeployment) check() (target string, err error) {
 	}
 	return target, nil
 }
+
+// newDeploymentID stands for a new deployment's id (its length) in the weight charged.
+const newDeploymentID = "dpl_xxxxxxxxxxxxxxxxxxxx"
 
 // CreateDeployment creates a queued deployment and schedules its lifecycle under the
 // active scenario. With strict uploads, file hashes never uploaded are missing_files.
@@ -84,7 +91,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	}
 	now := w.clock.Now().Truncate(time.Millisecond)
 	// the lifecycle's four log lines included
-	if err := w.charge(state.WeightOf(&state.Deployment{ID: "dpl_" + strings.Repeat("x", 20), URL: p.Name + ".hostemu.localhost", Env: in.Env, Files: in.Files}) + 4*(state.WeightLogLine+64)); err != nil {
+	if err := w.charge(state.WeightOf(&state.Deployment{ID: newDeploymentID, URL: p.Name + ".hostemu.localhost", Env: in.Env, Files: in.Files}) + 4*(state.WeightLogLine+64)); err != nil {
 		return state.Deployment{}, err
 	}
 	var d state.Deployment

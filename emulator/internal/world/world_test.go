@@ -2,6 +2,7 @@ package world_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,4 +227,30 @@ func TestUnnormalizableDomainNamedInError(t *testing.T) {
 	check("Await", err)
 	_, err = w.ForceDomainStatus(bad, world.ForcedStatus{Status: ptr(state.StatusActive)})
 	check("ForceDomainStatus", err)
+}
+
+// A create with wrong files names the first wrong path in path order, whatever the
+// map's order; a good one is taken.
+func TestCreateDeploymentNamesFirstWrongFile(t *testing.T) {
+	w := newWorld(t, project())
+	good := strings.Repeat("a", 64)
+	for files, want := range map[string]string{
+		`{"b.html":"x","a.html":"` + good + `","c.html":"y"}`: `the hash of "b.html"`,
+		`{"z":"` + good + `","":"` + good + `"}`:              `an empty file path`,
+		`{"a":"` + good + `","b":"A` + good[1:] + `"}`:        `the hash of "b"`,
+	} {
+		var m map[string]string
+		if err := json.Unmarshal([]byte(files), &m); err != nil {
+			t.Fatal(err)
+		}
+		for range 5 { // map order varies from one range to the next
+			_, err := w.CreateDeployment(world.NewDeployment{ProjectID: ptr("prj_a"), Files: m})
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%s: %v, want %q", files, err, want)
+			}
+		}
+	}
+	if _, err := w.CreateDeployment(world.NewDeployment{ProjectID: ptr("prj_a"), Files: map[string]string{"a": good, "b": good}}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,28 @@
+package edge
+
+import (
+	"errors"
+	"testing"
+)
+
+// Load hashes a content once: the same bytes loaded again (a namespace's sites) are
+// known, and anything else under that digest — other bytes, or a part of the same
+// ones — is hashed and refused.
+func TestLoadRemembersHashedContents(t *testing.T) {
+	page := []byte("<h1>a site page</h1>")
+	d := Digest(page)
+	for range 2 {
+		if err := NewFileStore(1 << 20).Load(map[string][]byte{d: page}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := loaded.m[d]; got != (loadedAt{&page[0], len(page)}) {
+		t.Fatalf("not remembered: %v", got)
+	}
+	other := []byte("<h1>a site page!</h1>")
+	for _, b := range [][]byte{other, page[:len(page)-1], append([]byte(nil), page[:len(page)-1]...)} {
+		if err := NewFileStore(1 << 20).Load(map[string][]byte{d: b}); !errors.Is(err, ErrDigestMismatch) {
+			t.Fatalf("%q under the digest of %q: %v", b, page, err)
+		}
+	}
+}

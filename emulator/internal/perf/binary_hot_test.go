@@ -1,0 +1,227 @@
+package perf_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBinaryHotPaths is TestBinaryVsGin for every hot path: the built hostemu binary
+// (as users run it, with and without --state) against the baregin binary serving the
+// bare handlers of package bare (and http.FileServer for the edge), each server pinned
+// to CPU 0 and the load (wrk's or loadgen's 16 connections) to CPU 1, rounds
+// alternated. It prints requests per second, their ratio, and each server's CPU time
+// per request; encrypt+decrypt is the time of one of each. It asserts nothing about
+// speed.
+//
+//	HOSTEMU_PERF=1 go test -run TestBinaryHotPaths -v ./emulator/internal/perf/
+//
+// HOSTEMU_PERF_ROUNDS sets the rounds (5), HOSTEMU_PERF_ONLY a regexp of the paths.
+func TestBinaryHotPaths(t *testing.T) {
+	wrk, taskset := tools(t, "build both binaries and compare every hot path (a few minutes)")
+	if filepath.Base(wrk) != "loadgen" {
+		t.Skip("the POSTs need loadgen: run with wrk off the PATH")
+	}
+	rounds := envInt("HOSTEMU_PERF_ROUNDS", 5)
+	only := regexp.MustCompile(os.Getenv("HOSTEMU_PERF_ONLY"))
+	dir := t.TempDir()
+	build(t, filepath.Join(dir, "hostemu"), "../../../cmd/hostemu")
+	build(t, filepath.Join(dir, "baregin"), "./baregin")
+	file := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	emuArgs := []string{"--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text", "--max-world-bytes", "2GiB"}
+	emuAddr, emuStateAddr := freeAddr(t), freeAddr(t)
+	emu := start(t, taskset, filepath.Join(dir, "hostemu"), append([]string{"--addr", emuAddr}, emuArgs...)...)
+	emuState := start(t, taskset, filepath.Join(dir, "hostemu"), append([]string{"--addr", emuStateAddr, "--state", filepath.Join(dir, "state.json")}, emuArgs...)...)
+	getPath := "/v1/deployments/" + firstDeployment(t, "http://"+emuAddr)
+	body := file("body.json", get(t, "http://"+emuAddr+getPath))
+
+	// the edge: a default deployment's site, and the same bytes from http.FileServer
+	var dep struct{ URL string }
+	json.Unmarshal(get(t, "http://"+emuAddr+getPath), &dep)
+	u, err := url.Parse(dep.URL)
+	if err != nil || u.Host == "" {
+		t.Fatalf("deployment url %q", dep.URL)
+	}
+	edgeHost := u.Host
+	page := do(t, "GET", "http://"+emuAddr+"/", edgeHost, "", nil, 200)
+	ginAddr, ginStateAddr, ginEdgeAddr := freeAddr(t), freeAddr(t), freeAddr(t)
+	bare := start(t, taskset, filepath.Join(dir, "baregin"), "-addr", ginAddr, "-body", body, "-edge-addr", ginEdgeAddr, "-edge-file", file("page.html", page))
+	bareState := start(t, taskset, filepath.Join(dir, "baregin"), "-addr", ginStateAddr, "-body", body, "-state-log", filepath.Join(dir, "bare.log"))
+	if got := do(t, "GET", "http://"+ginEdgeAddr+"/", "", "", nil, 200); !bytes.Equal(got, page) {
+		t.Fatal("the file server answers other bytes")
+	}
+
+	site := []byte("<!doctype html><h1>Hello</h1>")
+	for _, a := range []string{emuAddr, emuStateAddr, ginAddr, ginStateAddr} {
+		do(t, "POST", "http://"+a+"/v1/files", "", "Bearer hostemu-deploy", site, 201, "X-File-Digest", sum(site), "Content-Type", "application/octet-stream")
+	}
+	create := file("create.json", []byte(`{"project_id":"prj_demo","files":{"index.html":"`+sum(site)+`"},"target":"preview","env":{"FEATURE":"on"}}`))
+
+	type side struct {
+		p          *exec.Cmd
+		addr, host string
+		body       string
+	}
+	type hot struct {
+		name, method, path string
+		headers            []string
+		emu, bare          side
+	}
+	deploy, cipherKey := "Authorization: Bearer hostemu-deploy", "Authorization: Bearer hostemu-cipher"
+	json := "Content-Type: application/json"
+	cases := []hot{
+		{"GET /v1/deployments/{id}", "GET", getPath, []string{"Authorization: Bearer hostemu-read"}, side{p: emu, addr: emuAddr}, side{p: bare, addr: ginAddr}},
+		{"POST /v1/deployments", "POST", "/v1/deployments", []string{deploy, json}, side{p: emu, addr: emuAddr, body: create}, side{p: bare, addr: ginAddr, body: create}},
+		{"POST /v1/deployments --state", "POST", "/v1/deployments", []string{deploy, json}, side{p: emuState, addr: emuStateAddr, body: create}, side{p: bareState, addr: ginStateAddr, body: create}},
+	}
+	for _, size := range []int{1 << 10, 1 << 20} {
+		b := make([]byte, size)
+		rand.Read(b)
+		f := file("file"+strconv.Itoa(size), b)
+		cases = append(cases, hot{"POST /v1/files " + size1(size), "POST", "/v1/files", []string{deploy, "Content-Type: application/octet-stream", "X-File-Digest: " + sum(b)},
+			side{p: emu, addr: emuAddr, body: f}, side{p: bare, addr: ginAddr, body: f}})
+	}
+	for _, size := range []int{1 << 10, 64 << 10} {
+		enc := []byte(`{"payload":"` + strings.Repeat("x", size) + `"}`)
+		encFile := file("enc"+strconv.Itoa(size), enc)
+		decFor := func(addr string) string {
+			env := do(t, "POST", "http://"+addr+"/v1/encrypt", "", "Bearer hostemu-cipher", enc, 200, "Content-Type", "application/json")
+			env = env[len(`{"envelope":"`) : len(env)-2]
+			return file("dec"+strconv.Itoa(size)+addr, append(append([]byte(`{"envelope":"`), env...), `"}`...))
+		}
+		cases = append(cases,
+			hot{"encrypt " + size1(size), "POST", "/v1/encrypt", []string{cipherKey, json}, side{p: emu, addr: emuAddr, body: encFile}, side{p: bare, addr: ginAddr, body: encFile}},
+			hot{"decrypt " + size1(size), "POST", "/v1/decrypt", []string{cipherKey, json}, side{p: emu, addr: emuAddr, body: decFor(emuAddr)}, side{p: bare, addr: ginAddr, body: decFor(ginAddr)}})
+	}
+	cases = append(cases, hot{"edge small file", "GET", "/", nil, side{p: emu, addr: emuAddr, host: edgeHost}, side{p: bare, addr: ginEdgeAddr}})
+
+	reqsPerSec := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	const secs = 2
+	run := func(c hot, s side) (rps, cpuMicros float64) {
+		before := cpuTime(t, s.p.Process.Pid)
+		out := loadReq(t, wrk, taskset, "http://"+s.addr+c.path, strconv.Itoa(secs)+"s", c.method, s.body, s.host, c.headers...)
+		m := reqsPerSec.FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("no Requests/sec:\n%s", out)
+		}
+		rps, _ = strconv.ParseFloat(string(m[1]), 64)
+		return rps, (cpuTime(t, s.p.Process.Pid) - before).Seconds() * 1e6 / (rps * secs)
+	}
+	t.Logf("load before: %s", loadAvg())
+	perReq := map[string][2][]float64{} // name: time per request (from the rate) on each side, by round
+	for _, c := range cases {
+		if !only.MatchString(c.name) {
+			continue
+		}
+		var e, g, ec, gc, ratios, cpus []float64
+		for r := range rounds {
+			var er, ecr, gr, gcr float64
+			if r%2 == 0 {
+				er, ecr = run(c, c.emu)
+				gr, gcr = run(c, c.bare)
+			} else {
+				gr, gcr = run(c, c.bare)
+				er, ecr = run(c, c.emu)
+			}
+			e, g, ec, gc = append(e, er), append(g, gr), append(ec, ecr), append(gc, gcr)
+			ratios, cpus = append(ratios, er/gr), append(cpus, ecr/gcr)
+			pr := perReq[c.name]
+			pr[0], pr[1] = append(pr[0], 1/er), append(pr[1], 1/gr)
+			perReq[c.name] = pr
+		}
+		t.Logf("%-30s hostemu %7.0f req/s %6.1f µs CPU | bare %7.0f req/s %6.1f µs CPU | %.2f of bare (min %.2f, max %.2f), %.2f× its CPU | load %s",
+			c.name, median(e), median(ec), median(g), median(gc), median(ratios), slices.Min(ratios), slices.Max(ratios), median(cpus), loadAvg())
+	}
+	for _, size := range []string{"1 KiB", "64 KiB"} {
+		enc, dec := perReq["encrypt "+size], perReq["decrypt "+size]
+		if enc[0] == nil || dec[0] == nil {
+			continue
+		}
+		var ratios []float64
+		for r := range enc[0] {
+			ratios = append(ratios, (enc[1][r]+dec[1][r])/(enc[0][r]+dec[0][r]))
+		}
+		t.Logf("%-30s %.2f of bare (min %.2f, max %.2f)", "encrypt+decrypt "+size, median(ratios), slices.Min(ratios), slices.Max(ratios))
+	}
+	if only.MatchString("exec") {
+		execHealthy(t, filepath.Join(dir, "hostemu"))
+	}
+}
+
+// execHealthy prints the median of 10 starts of the binary with the default fixtures,
+// from exec to the first answer of /_emulator/health.
+func execHealthy(t *testing.T, bin string) {
+	var took []float64
+	client := &http.Client{Timeout: time.Second}
+	for range 10 {
+		addr := freeAddr(t)
+		start := time.Now()
+		p := exec.Command(bin, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text")
+		if err := p.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			res, err := client.Get("http://" + addr + "/_emulator/health")
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == 200 {
+					break
+				}
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("never healthy")
+			}
+			time.Sleep(200 * time.Microsecond) // a child process has no other way to say it listens
+		}
+		took = append(took, float64(time.Since(start)))
+		p.Process.Kill()
+		p.Wait()
+	}
+	slices.Sort(took)
+	t.Logf("%-30s median %s (min %s, max %s) | load %s", "exec → healthy", dur(took[len(took)/2]), dur(took[0]), dur(took[len(took)-1]), loadAvg())
+}
+
+// do sends one request and fails the test unless it gets want; headers are name,
+// value pairs.
+func do(t *testing.T, method, url, host, auth string, body []byte, want int, headers ...string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, bytes.NewReader(body))
+	if host != "" {
+		req.Host = host
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(res.Body)
+	if res.StatusCode != want {
+		t.Fatalf("%s %s: %d, want %d: %s", method, url, res.StatusCode, want, b.Bytes())
+	}
+	return b.Bytes()
+}
