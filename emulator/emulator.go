@@ -13,7 +13,6 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
-	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/persist"
@@ -33,13 +32,12 @@ type ConfigError struct{ Err error }
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// warm starts, once a process, the two readings of the embedded hosting description
-// that the first world needs — the fault matcher's operations and the coverage model,
-// each a YAML parse of a few milliseconds — on goroutines of their own, so that on a
-// second core they overlap the scenarios and fixtures rather than follow them (both
-// are computed once; whoever needs one first waits for it).
+// warm starts, once a process, the reading of the embedded hosting description that
+// the first world needs — the coverage model, which is also the fault matcher's list of
+// operations, a YAML parse of a few milliseconds — on a goroutine of its own, so that on
+// a second core it overlaps the scenarios and fixtures rather than follows them (it is
+// computed once; whoever needs it first waits for it).
 var warm = sync.OnceFunc(func() {
-	go fault.Operations()
 	go coverage.Default()
 })
 
