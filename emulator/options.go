@@ -40,7 +40,7 @@ type Options struct {
 	// http://<host>:<Addr's port>; an emulator from New, with no listener, https://<host>.
 	EdgeURLPort int
 	// CADir, when set, keeps the local CA (ca.pem, and ca-key.pem with mode 0600) so
-	// that every start has the same one; created if missing. Empty: a new CA in memory.
+	// that every start has the same one; created if missing. Empty or CAInMemory (":memory:"): a new CA in memory.
 	CADir string
 	// PublicURL, when set, is the base of links to hostemu (doc_url, build_logs_url).
 	PublicURL string

@@ -11,8 +11,12 @@ import (
 )
 
 // newCA is the local CA: kept in dir when it is set, else a new one in memory.
+// CAInMemory is the CADir that keeps a new CA in memory, as "" does: the command line's
+// --ca-dir :memory:, which a Go caller may pass as it is (it never names a directory).
+const CAInMemory = ":memory:"
+
 func newCA(dir string, log *slog.Logger) (*tlsca.CA, error) {
-	if dir == "" {
+	if dir == "" || dir == CAInMemory {
 		return tlsca.Generate()
 	}
 	ca, err := tlsca.Load(dir)
