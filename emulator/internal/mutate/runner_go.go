@@ -49,18 +49,7 @@ func (goRunner) Command(argv []string, dir string, only []string) ([]string, err
 	}
 	flags := []string{"-json", "-count=1"}
 	if only != nil {
-		top := map[string]bool{}
-		for _, k := range only {
-			_, name, _ := strings.Cut(k, " ")
-			name, _, _ = strings.Cut(name, "/")
-			top[regexp.QuoteMeta(name)] = true
-		}
-		names := make([]string, 0, len(top))
-		for n := range top {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		flags = append(flags, "-run", "^("+strings.Join(names, "|")+")$")
+		flags = append(flags, "-run", goRunPattern(only))
 	}
 	rest := argv[2:]
 	at := len(rest)
@@ -88,7 +77,7 @@ type testEvent struct {
 // build's errors, a test binary's stderr) are skipped.
 func (goRunner) Results(dir string, output []byte) (map[string]Outcome, error) {
 	res := map[string]Outcome{}
-	outs := map[string]*bytes.Buffer{}
+	outs := testOutputs{}
 	sc := bufio.NewScanner(bytes.NewReader(output))
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
@@ -103,17 +92,7 @@ func (goRunner) Results(dir string, output []byte) (map[string]Outcome, error) {
 		key := ev.Package + " " + ev.Test
 		switch ev.Action {
 		case "output":
-			b := outs[key]
-			if b == nil {
-				b = &bytes.Buffer{}
-				outs[key] = b
-			}
-			if b.Len() > 2*maxTestOutput {
-				t := tail(b.Bytes(), maxTestOutput)
-				b.Reset()
-				b.Write(t)
-			}
-			b.WriteString(ev.Output)
+			outs.add(key, ev.Output)
 		case "pass", "skip":
 			res[key] = Outcome{}
 		case "fail":
@@ -121,10 +100,51 @@ func (goRunner) Results(dir string, output []byte) (map[string]Outcome, error) {
 		}
 	}
 	for k, o := range res {
-		if b := outs[k]; b != nil {
-			o.Output = string(tail(b.Bytes(), maxTestOutput))
-			res[k] = o
-		}
+		o.Output = outs.of(k)
+		res[k] = o
 	}
 	return res, nil
+}
+
+// goRunPattern is the -run pattern of the top-level tests of keys ("pkg Test/sub"):
+// ^(TestA|TestB)$, each name quoted.
+func goRunPattern(keys []string) string {
+	top := map[string]bool{}
+	for _, k := range keys {
+		_, name, _ := strings.Cut(k, " ")
+		name, _, _ = strings.Cut(name, "/")
+		top[regexp.QuoteMeta(name)] = true
+	}
+	names := make([]string, 0, len(top))
+	for n := range top {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return "^(" + strings.Join(names, "|") + ")$"
+}
+
+// testOutputs keeps the tail of each test's output, at most maxTestOutput bytes a test
+// (twice that while it is written).
+type testOutputs map[string]*bytes.Buffer
+
+func (o testOutputs) add(test, text string) {
+	b := o[test]
+	if b == nil {
+		b = &bytes.Buffer{}
+		o[test] = b
+	}
+	if b.Len() > 2*maxTestOutput {
+		t := tail(b.Bytes(), maxTestOutput)
+		b.Reset()
+		b.Write(t)
+	}
+	b.WriteString(text)
+}
+
+// of is the tail of test's output ("" when it wrote none).
+func (o testOutputs) of(test string) string {
+	if b := o[test]; b != nil {
+		return string(tail(b.Bytes(), maxTestOutput))
+	}
+	return ""
 }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -175,18 +173,7 @@ func (r *goBinRunner) Command(argv []string, dir string, only []string) ([]strin
 	if err := os.WriteFile(filepath.Join(dir, pkgFile), []byte(pkg), 0o600); err != nil {
 		return nil, err
 	}
-	top := map[string]bool{}
-	for _, k := range only {
-		_, name, _ := strings.Cut(k, " ")
-		name, _, _ = strings.Cut(name, "/")
-		top[regexp.QuoteMeta(name)] = true
-	}
-	names := make([]string, 0, len(top))
-	for n := range top {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := []string{b.bin, "-test.v=test2json", "-test.count=1", "-test.run=^(" + strings.Join(names, "|") + ")$"}
+	out := []string{b.bin, "-test.v=test2json", "-test.count=1", "-test.run=" + goRunPattern(only)}
 	return append(out, r.test...), nil
 }
 
@@ -200,23 +187,12 @@ func (r *goBinRunner) Results(dir string, output []byte) (map[string]Outcome, er
 	}
 	pkg := string(raw)
 	res := map[string]Outcome{}
-	outs := map[string]*bytes.Buffer{}
+	outs := testOutputs{}
 	current := ""
 	add := func(text string) {
-		if current == "" {
-			return
+		if current != "" {
+			outs.add(current, text)
 		}
-		b := outs[current]
-		if b == nil {
-			b = &bytes.Buffer{}
-			outs[current] = b
-		}
-		if b.Len() > 2*maxTestOutput {
-			t := tail(b.Bytes(), maxTestOutput)
-			b.Reset()
-			b.Write(t)
-		}
-		b.WriteString(text)
 	}
 	for _, line := range strings.SplitAfter(string(output), "\n") {
 		before, frame, marked := strings.Cut(line, "\x16")
@@ -248,10 +224,8 @@ func (r *goBinRunner) Results(dir string, output []byte) (map[string]Outcome, er
 	}
 	for k, o := range res {
 		_, name, _ := strings.Cut(k, " ")
-		if b := outs[name]; b != nil {
-			o.Output = string(tail(b.Bytes(), maxTestOutput))
-			res[k] = o
-		}
+		o.Output = outs.of(name)
+		res[k] = o
 	}
 	return res, nil
 }
