@@ -195,18 +195,28 @@ func decode(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
 	return true
 }
 
-func (c *Coordinator) world(w http.ResponseWriter, req *http.Request) {
+// accept is what every post goes through: the guard against web pages, its round (nil,
+// answered, when it is over) and its body read into v, at most limit bytes.
+func (c *Coordinator) accept(w http.ResponseWriter, req *http.Request, v any, limit int64) (string, *round) {
 	if !guard(w, req) {
-		return
+		return "", nil
 	}
 	id := req.PathValue("round")
 	r := c.find(id)
 	if r == nil {
 		problem(w, http.StatusNotFound, "not_found", "no such mutation round (it is over)")
-		return
+		return "", nil
 	}
+	if !decode(w, req, v, limit) {
+		return "", nil
+	}
+	return id, r
+}
+
+func (c *Coordinator) world(w http.ResponseWriter, req *http.Request) {
 	var h Hello
-	if !decode(w, req, &h, maxHello) {
+	id, r := c.accept(w, req, &h, maxHello)
+	if r == nil {
 		return
 	}
 	key := r.runner.Key(h)
@@ -249,17 +259,9 @@ func (c *Coordinator) world(w http.ResponseWriter, req *http.Request) {
 }
 
 func (c *Coordinator) coverage(w http.ResponseWriter, req *http.Request) {
-	if !guard(w, req) {
-		return
-	}
-	id := req.PathValue("round")
-	r := c.find(id)
-	if r == nil {
-		problem(w, http.StatusNotFound, "not_found", "no such mutation round (it is over)")
-		return
-	}
 	var rep Report
-	if !decode(w, req, &rep, maxPost) {
+	id, r := c.accept(w, req, &rep, maxPost)
+	if r == nil {
 		return
 	}
 	var cov Coverage
