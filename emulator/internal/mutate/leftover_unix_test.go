@@ -5,11 +5,14 @@ package mutate
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // shRunner runs its command as it is: a run of mutate's without a test runner.
@@ -80,5 +83,50 @@ func TestRunLeavesNoProcessBehind(t *testing.T) {
 	// gone, a zombie, or with SIGKILL pending by the time once returns
 	if alive(pid) {
 		t.Errorf("the run's background process %d outlived it", pid)
+	}
+}
+
+// When hostemu mutate is killed outright (SIGKILL: no cleanup of its own runs), the
+// command of the run it was making is killed too. The test runs once in a child copy of
+// this test binary, which it kills.
+func TestRunDiesWithMutate(t *testing.T) {
+	if pidFile := os.Getenv("MUTATE_DEATH_PIDFILE"); pidFile != "" {
+		co, err := NewCoordinator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := &executor{cfg: Config{Argv: []string{"sh", "-c", "echo $$ > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + " && exec sleep 300"}, Runner: shRunner{}, Timeout: baselineTimeout}, co: co}
+		x.once(context.Background(), &round{runner: shRunner{}}, nil)
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has a parent-death signal")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	helper := exec.Command(os.Args[0], "-test.run=^TestRunDiesWithMutate$")
+	helper.Env = append(os.Environ(), "MUTATE_DEATH_PIDFILE="+pidFile)
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer helper.Process.Kill()
+	var pid int
+	deadline := time.Now().Add(30 * time.Second)
+	for pid == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the run's command never started")
+		}
+		if b, err := os.ReadFile(pidFile); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	helper.Process.Kill()
+	helper.Wait()
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run's command %d outlived the killed mutate", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
