@@ -16,6 +16,8 @@ the plugin (``-p no:hostemu``, or the testkit used outside pytest) the node id o
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import http.client
 import json
 import os
@@ -23,7 +25,7 @@ import re
 import sys
 import threading
 import urllib.parse
-from typing import Any, Dict, Optional, cast
+from typing import Any, Dict, Iterator, Optional, cast
 
 #: The environment variable that tells the testkit where mutate's coordinator is.
 ENV = "HOSTEMU_MUTANT"
@@ -71,9 +73,24 @@ def current_test() -> Optional[str]:
     return m.group(1) if m else None
 
 
+# _outside: worlds made now take no part (the pytest plugin's session hostemu, whose
+# default namespace is no test's world); see outside().
+_outside: "contextvars.ContextVar[bool]" = contextvars.ContextVar("hostemu_mutant_outside", default=False)
+
+
+@contextlib.contextmanager
+def outside() -> Iterator[None]:
+    """Worlds made in this block take no part in hostemu mutate."""
+    token = _outside.set(True)
+    try:
+        yield
+    finally:
+        _outside.reset(token)
+
+
 def active() -> bool:
-    """This process runs under hostemu mutate."""
-    return bool(os.environ.get(ENV))
+    """This process runs under hostemu mutate, and the world being made takes part."""
+    return bool(os.environ.get(ENV)) and not _outside.get()
 
 
 def _post(path: str, body: Dict[str, Any]) -> "tuple[int, bytes]":

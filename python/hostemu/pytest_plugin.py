@@ -180,7 +180,8 @@ def hostemu_url(pytestconfig: pytest.Config) -> Generator[str, None, None]:
     if url:
         yield url
         return
-    emu = testkit._start()  # the session's server: its default namespace is no test's world
+    with _mutant.outside():  # the session's server: its default namespace is no test's world
+        emu = testkit.start()
     try:
         yield emu.url
     finally:

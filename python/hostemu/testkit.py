@@ -650,29 +650,6 @@ def start(
     variables of this process are not passed on (the options decide). Under ``hostemu
     mutate`` (``HOSTEMU_MUTANT`` set) the world takes part in the run: see
     docs/mutate.md."""
-    emu = _start(scenario, seed, clock, clock_start, control_token, fixtures, scenarios_dir, tls, binary, args, env, log, start_timeout)
-    if _mutant.active():
-        emu._join_mutation()
-    return emu
-
-
-def _start(
-    scenario: Optional[str] = None,
-    seed: int = 1,
-    clock: str = "manual",
-    clock_start: Union[str, datetime, None] = None,
-    control_token: Optional[str] = None,
-    fixtures: "Union[str, os.PathLike[str], None]" = None,
-    scenarios_dir: "Union[str, os.PathLike[str], None]" = None,
-    tls: bool = False,
-    binary: Optional[str] = None,
-    args: Sequence[str] = (),
-    env: Optional[Mapping[str, str]] = None,
-    log: Union[bool, Callable[[str], None]] = False,
-    start_timeout: float = START_TIMEOUT,
-) -> Emulator:
-    """start() without a part in hostemu mutate: the pytest plugin's session hostemu,
-    whose default namespace is no test's world."""
     bin_path = binary or find_hostemu_bin()
     argv = [bin_path] + _start_args(scenario, seed, clock, clock_start, control_token, _opt_path(fixtures), _opt_path(scenarios_dir), tls, args)
     p = _process.spawn(argv, env)
@@ -682,7 +659,7 @@ def _start(
         r.process = p
         _health(r, HEALTH_TIMEOUT)
         tokens, key = _credentials(r)
-        return Emulator(r, tokens, key, cipher_url=str(rec.get("cipher_url") or ""), tls_url=str(rec.get("tls_url") or ""))
+        emu = Emulator(r, tokens, key, cipher_url=str(rec.get("cipher_url") or ""), tls_url=str(rec.get("tls_url") or ""))
     except BaseException:
         if p.poll() is None:
             p.kill()
@@ -690,6 +667,9 @@ def _start(
         if p.stdin is not None:
             p.stdin.close()
         raise
+    if _mutant.active():
+        emu._join_mutation()
+    return emu
 
 
 def _opt_path(p: "Union[str, os.PathLike[str], None]") -> Optional[str]:
