@@ -187,11 +187,10 @@ func closestOf(got string, known []string) string {
 // holds reports whether every field of a match but its body holds for r (method
 // case-insensitively, path and host by [PathMatch], the others exactly), the cheap plain
 // fields first, so that a world of faults that do not match costs a request little.
+// Near misses weigh a request field by field with the same predicates.
 func (c *matcher) holds(r *Request) bool {
-	if (c.method != "" && c.method != r.Method && !(len(c.method) == len(r.Method) && strings.EqualFold(c.method, r.Method)) && !(c.headOK && r.Method == "HEAD")) ||
-		(c.service != "" && c.service != r.Service) || (c.scope != "" && c.scope != r.Scope) ||
-		(c.token != "" && c.token != r.Token) || (c.path != "" && !PathMatch(c.path, r.Path)) ||
-		(c.host != "" && !PathMatch(c.host, r.Host)) {
+	if !c.methodHolds(r.Method) || (c.service != "" && c.service != r.Service) || (c.scope != "" && c.scope != r.Scope) ||
+		(c.token != "" && c.token != r.Token) || !c.pathHolds(r.Path) || !c.hostHolds(r.Host) {
 		return false
 	}
 	if c.op >= 0 && r.operation() != c.op {
@@ -204,14 +203,28 @@ func (c *matcher) holds(r *Request) bool {
 	}
 	if len(c.query) > 0 {
 		query := r.parsedQuery()
-		for _, q := range c.query {
-			v, ok := query[q[0]]
-			if !ok || len(v) == 0 || !PathMatch(q[1], v[0]) {
+		for i := range c.query {
+			if !c.queryHolds(i, query) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// methodHolds: the match's method, in any case (HEAD for an operation's GET).
+func (c *matcher) methodHolds(method string) bool {
+	return c.method == "" || c.method == method || (len(c.method) == len(method) && strings.EqualFold(c.method, method)) || (c.headOK && method == "HEAD")
+}
+
+func (c *matcher) pathHolds(path string) bool { return c.path == "" || PathMatch(c.path, path) }
+func (c *matcher) hostHolds(host string) bool { return c.host == "" || PathMatch(c.host, host) }
+
+// queryHolds: the match's i-th query parameter is present with a first value its glob
+// matches.
+func (c *matcher) queryHolds(i int, query map[string][]string) bool {
+	v, ok := query[c.query[i][0]]
+	return ok && len(v) > 0 && PathMatch(c.query[i][1], v[0])
 }
 
 // parsedQuery is r's query, parsed once.

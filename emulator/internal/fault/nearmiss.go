@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"hash/maphash"
-	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -142,26 +140,22 @@ type bodyEntry struct {
 // nearMatch is a fault's match ready to weigh candidates field by field.
 type nearMatch struct {
 	m      Match
-	host   string   // lower case
+	c      *matcher // the fault's compiled match: one matcher
 	op     int      // the operation's index in coverage.Default(), -1 none
-	query  []string // names, sorted
-	header []string // names as written, sorted
+	header []string // names as written, sorted (c.headers' order)
 	body   []bodyEntry
 	fields int // how many fields the match gives
 	token  uint64
 }
 
 func prepare(m Match) *nearMatch {
-	n := &nearMatch{m: m, host: strings.ToLower(m.Host), query: sortedKeys(m.Query), header: sortedKeys(m.Headers), token: TokenSum(m.Token), op: -1}
-	if m.Operation != "" {
-		n.op = coverage.Default().OpByID(m.Operation)
-	}
-	for _, k := range sortedKeys(m.Body) {
-		bm, err := bodyMatchOf(k, m.Body[k])
-		if err != nil {
-			continue // refused when the fault was added: not held
-		}
-		n.body = append(n.body, bodyEntry{k, bm})
+	n := &nearMatch{m: m, header: sortedKeys(m.Headers), token: TokenSum(m.Token), op: -1}
+	// the fault's own compiled matcher: near misses weigh each field with its predicates
+	// (a match in a fault was compiled without problems when it was added)
+	n.c, _ = compile(m)
+	n.op = n.c.op
+	for _, bm := range n.c.body { // compiled in the order of their paths
+		n.body = append(n.body, bodyEntry{bm.Path(), bm})
 	}
 	for _, given := range []bool{m.Method != "", m.Path != "", m.Service != "", m.Scope != "", m.Host != "",
 		m.Operation != "", len(m.Query) > 0, len(m.Headers) > 0, len(m.Body) > 0, m.Token != ""} {
@@ -192,13 +186,13 @@ func (m Match) NearMisses(cands []*Candidate) []NearMiss {
 func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bool) {
 	m := &n.m
 	miss := func(f float64) bool { diff++; far += f; return diff > 2 }
-	if m.Method != "" && !strings.EqualFold(m.Method, c.Method) {
+	if m.Method != "" && !n.c.methodHolds(c.Method) {
 		d.Method = &c.Method
 		if miss(1) {
 			return d, diff, far, false
 		}
 	}
-	if m.Path != "" && !PathMatch(m.Path, c.Path) {
+	if m.Path != "" && !n.c.pathHolds(c.Path) {
 		d.Path = &c.Path
 		if miss(Farness(m.Path, c.Path)) {
 			return d, diff, far, false
@@ -216,9 +210,9 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 			return d, diff, far, false
 		}
 	}
-	if m.Host != "" && !PathMatch(n.host, c.Host) {
+	if m.Host != "" && !n.c.hostHolds(c.Host) {
 		d.Host = &c.Host
-		if miss(Farness(n.host, c.Host)) {
+		if miss(Farness(n.c.host, c.Host)) {
 			return d, diff, far, false
 		}
 	}
@@ -229,42 +223,38 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 			return d, diff, far, false
 		}
 	}
-	if len(n.query) > 0 {
-		if c.query == nil {
-			q, _ := url.ParseQuery(c.RawQuery)
-			if q == nil {
-				q = url.Values{}
-			}
-			c.query = q
-		}
-		for _, k := range n.query {
-			v, has := c.query[k]
-			if has && len(v) > 0 && PathMatch(m.Query[k], v[0]) {
+	if len(n.c.query) > 0 {
+		query := c.parsedQuery()
+		for i, q := range n.c.query {
+			if n.c.queryHolds(i, query) {
 				continue
 			}
 			if d.Query == nil {
 				d.Query = map[string]*string{}
 			}
-			d.Query[k] = first(v)
+			d.Query[q[0]] = first(query[q[0]])
 		}
 		if d.Query != nil && miss(1) {
 			return d, diff, far, false
 		}
 	}
-	if len(n.header) > 0 {
-		for _, k := range n.header {
-			v := c.Header[http.CanonicalHeaderKey(k)]
-			if len(v) > 0 && PathMatch(m.Headers[k], v[0]) {
-				continue
-			}
-			if d.Headers == nil {
-				d.Headers = map[string]*string{}
-			}
-			d.Headers[k] = first(v)
+	// headers: compiled in the order of their names as written, which name them here
+	for i, h := range n.c.headers {
+		if h.In(c.Header) {
+			continue
 		}
-		if d.Headers != nil && miss(1) {
-			return d, diff, far, false
+		if d.Headers == nil {
+			d.Headers = map[string]*string{}
 		}
+		var shown *string
+		if v := c.Header[h.Name()]; len(v) > 0 {
+			joined := strings.Join(v, ", ") // the value the matcher compared
+			shown = &joined
+		}
+		d.Headers[n.header[i]] = shown
+	}
+	if d.Headers != nil && miss(1) {
+		return d, diff, far, false
 	}
 	for _, b := range n.body {
 		held, val := bodyCheck(b.m, c)

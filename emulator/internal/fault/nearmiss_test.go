@@ -31,7 +31,7 @@ func TestNearMissAgreesWithMatch(t *testing.T) {
 			Method: pick("", "", "GET", "POST", "delete"), Path: pick("", "", "/v1/deployments", "/v1/deployments/*", "/v1/projects"),
 			Service: pick("", "", "hosting", "edge"), Scope: pick("", "", "read", "admin"), Host: pick("", "", "", "shop.test", "*.TEST"),
 			Operation: pick("", "", "", "createDeployment", "getDeployment", "listProjects"),
-			Query:     maybe(pick("target", "status"), pick("prod*", "*")), Headers: maybe(pick("x-run", "X-Other"), pick("a*", "*")),
+			Query:     maybe(pick("target", "status"), pick("prod*", "*")), Headers: maybe(pick("x-run", "X-Other"), pick("a*", "*", "a1")),
 			Body: bodies[rng.IntN(len(bodies))], Token: pick("", "", "t1"),
 		}
 		s := fault.NewSet(nil)
@@ -48,6 +48,9 @@ func TestNearMissAgreesWithMatch(t *testing.T) {
 			h := http.Header{}
 			if rng.IntN(2) == 0 {
 				h.Set("X-Run", pick("a1", "b1"))
+				if rng.IntN(3) == 0 { // several values: both sides see them joined
+					h.Add("X-Run", pick("a2", "b2"))
+				}
 			}
 			r.Header = h
 			c := &fault.Candidate{Request: r, Seq: 1, ShownScope: r.Scope, TokenSum: fault.TokenSum(r.Token), TokenSent: r.Token != ""}
