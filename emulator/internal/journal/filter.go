@@ -67,16 +67,39 @@ func (f Filter) Validate() error {
 }
 
 func (f Filter) matches(e *Entry) bool {
-	return e.Seq > f.Since &&
-		(f.Method == "" || strings.EqualFold(f.Method, e.Method)) &&
-		(f.Path == "" || fault.PathMatch(f.Path, e.Path)) &&
-		(f.Status == nil || *f.Status == e.Status) &&
-		(f.Service == "" || f.Service == e.Service) &&
-		(f.Scope == "" || f.Scope == e.Scope) &&
-		(f.Code == "" || f.Code == e.ErrorCode) &&
-		(f.Header == nil || f.Header.Matches(e.Headers)) &&
-		(f.ResponseHeader == nil || f.ResponseHeader.Matches(e.Response.Headers)) &&
-		(f.Body == nil || f.Body.Matches(e.Body))
+	return e.Seq > f.Since && f.failing(e) == 0 && (f.Body == nil || f.Body.Matches(e.Body))
+}
+
+// The conditions of a filter but its body, as bits of failing.
+const (
+	condMethod = 1 << iota
+	condPath
+	condStatus
+	condService
+	condScope
+	condCode
+	condHeader
+	condResponseHeader
+)
+
+// failing is the set of f's conditions, but its body, that e does not hold: the one
+// judgement of a query, an await and their near misses.
+func (f Filter) failing(e *Entry) uint {
+	var bits uint
+	set := func(fails bool, bit uint) {
+		if fails {
+			bits |= bit
+		}
+	}
+	set(f.Method != "" && !strings.EqualFold(f.Method, e.Method), condMethod)
+	set(f.Path != "" && !fault.PathMatch(f.Path, e.Path), condPath)
+	set(f.Status != nil && *f.Status != e.Status, condStatus)
+	set(f.Service != "" && f.Service != e.Service, condService)
+	set(f.Scope != "" && f.Scope != e.Scope, condScope)
+	set(f.Code != "" && f.Code != e.ErrorCode, condCode)
+	set(f.Header != nil && !f.Header.Matches(e.Headers), condHeader)
+	set(f.ResponseHeader != nil && !f.ResponseHeader.Matches(e.Response.Headers), condResponseHeader)
+	return bits
 }
 
 // MaxHeaderMatch bounds a header match, in bytes: Name:glob.

@@ -106,27 +106,27 @@ func (f Filter) Conditions() int {
 	return n
 }
 
-// weigh compares e with f condition by condition, as matches does: what differs, in
+// weigh compares e with f condition by condition, with matches' own judgement (failing): what differs, in
 // how many conditions and how far. ok is false when e is no near miss: it matched,
 // more than two conditions differ, or none held (but for a filter of one condition).
 func (f Filter) weigh(e *Entry, fields int) (d fault.Differs, diff int, far float64, ok bool) {
 	miss := func(x float64) bool { diff++; far += x; return diff > 2 }
-	type check struct {
-		fails bool
-		note  func()
-		far   float64
-	}
-	for _, c := range [...]check{
-		{f.Method != "" && !strings.EqualFold(f.Method, e.Method), func() { d.Method = &e.Method }, 1},
-		{f.Path != "" && !fault.PathMatch(f.Path, e.Path), func() { d.Path = &e.Path }, -1},
-		{f.Status != nil && *f.Status != e.Status, func() { d.Status = &e.Status }, 1},
-		{f.Service != "" && f.Service != e.Service, func() { d.Service = &e.Service }, 1},
-		{f.Scope != "" && f.Scope != e.Scope, func() { d.Scope = &e.Scope }, 1},
-		{f.Code != "" && f.Code != e.ErrorCode, func() { d.Code = &e.ErrorCode }, 1},
-		{f.Header != nil && !f.Header.Matches(e.Headers), func() { d.Header = f.Header.shown(e.Headers) }, 1},
-		{f.ResponseHeader != nil && !f.ResponseHeader.Matches(e.Response.Headers), func() { d.ResponseHeader = f.ResponseHeader.shown(e.Response.Headers) }, 1},
+	failing := f.failing(e)
+	for _, c := range [...]struct {
+		bit  uint
+		note func()
+		far  float64
+	}{
+		{condMethod, func() { d.Method = &e.Method }, 1},
+		{condPath, func() { d.Path = &e.Path }, -1},
+		{condStatus, func() { d.Status = &e.Status }, 1},
+		{condService, func() { d.Service = &e.Service }, 1},
+		{condScope, func() { d.Scope = &e.Scope }, 1},
+		{condCode, func() { d.Code = &e.ErrorCode }, 1},
+		{condHeader, func() { d.Header = f.Header.shown(e.Headers) }, 1},
+		{condResponseHeader, func() { d.ResponseHeader = f.ResponseHeader.shown(e.Response.Headers) }, 1},
 	} {
-		if !c.fails {
+		if failing&c.bit == 0 {
 			continue
 		}
 		c.note()
