@@ -14,7 +14,7 @@ const auth = (token) => ({ authorization: `Bearer ${token}` });
 
 // coordinator is a stand-in for hostemu mutate's: it answers each hello with the next
 // of faults (null when none is left) and records the hellos and coverage posts.
-async function coordinator(t, faults, status) {
+async function coordinator(t, faults, status, suffix = "") {
   const seen = { hellos: [], coverage: [] };
   let n = 0;
   const srv = createServer((req, res) => {
@@ -42,7 +42,7 @@ async function coordinator(t, faults, status) {
   srv.listen(0, "127.0.0.1");
   await once(srv, "listening");
   const before = process.env.HOSTEMU_MUTANT;
-  process.env.HOSTEMU_MUTANT = `http://127.0.0.1:${srv.address().port}/r/round1`;
+  process.env.HOSTEMU_MUTANT = `http://127.0.0.1:${srv.address().port}/r/round1${suffix}`;
   t.after(() => {
     if (before === undefined) delete process.env.HOSTEMU_MUTANT;
     else process.env.HOSTEMU_MUTANT = before;
@@ -69,6 +69,14 @@ test("start() arms the mutant before the test gets the world, and reports its co
   const op = seen.coverage[0].coverage.operations.find((o) => o.method === "GET" && o.path === "/v1/projects");
   assert.equal(op.seen, 2);
   await emu.close(); // again: nothing more is posted
+  assert.equal(seen.coverage.length, 1);
+});
+
+test("a HOSTEMU_MUTANT with a trailing slash reaches the same coordinator, as in Go and Python", async (t) => {
+  const seen = await coordinator(t, [], undefined, "/");
+  const emu = await start();
+  await emu.close();
+  assert.equal(seen.hellos.length, 1);
   assert.equal(seen.coverage.length, 1);
 });
 

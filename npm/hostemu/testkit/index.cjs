@@ -426,7 +426,7 @@ let coordinator = null;
 // mutantPost posts body to the coordinator's path and resolves with its answer (null
 // when it has no body); an error answer, or none, rejects.
 async function mutantPost(p, body) {
-  const base = process.env.HOSTEMU_MUTANT;
+  const base = process.env.HOSTEMU_MUTANT.replace(/\/+$/, ""); // as Go's and Python's testkits read it
   if (!coordinator || coordinator.url !== base) coordinator = new Remote(base);
   const res = await coordinator.send("POST", p, body, mutantTimeout);
   const text = res.body.toString("utf8");
