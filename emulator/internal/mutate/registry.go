@@ -60,6 +60,9 @@ func words(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		b := filepath.Base(a)
+		if i := strings.LastIndexByte(b, '\\'); i >= 0 { // node_modules\.bin\jest.cmd, on any system
+			b = b[i+1:]
+		}
 		for _, ext := range []string{".cmd", ".exe", ".mjs", ".cjs", ".js"} {
 			b = strings.TrimSuffix(b, ext)
 		}

@@ -17,6 +17,8 @@ func TestDetectByProgram(t *testing.T) {
 		{[]string{"python3", "-m", "pytest", "-k", "vitest"}, "pytest"},
 		{[]string{"go", "test", "./vitest/..."}, "go"},
 		{[]string{"node", "--test", "test/jest.test.mjs"}, "node"},
+		{[]string{`node_modules\.bin\jest.cmd`, "--ci"}, "jest"},
+		{[]string{"npx", `node_modules\vitest\vitest.mjs`, "run"}, "vitest"},
 	} {
 		r, err := FindRunner("", tc.argv)
 		if err != nil || r.Name() != tc.want {
