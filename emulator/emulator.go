@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/clock"
-	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
@@ -31,15 +30,6 @@ type ConfigError struct{ Err error }
 
 func (e *ConfigError) Error() string { return e.Err.Error() }
 func (e *ConfigError) Unwrap() error { return e.Err }
-
-// warm starts, once a process, the reading of the embedded hosting description that
-// the first world needs — the coverage model, which is also the fault matcher's list of
-// operations, a YAML parse of a few milliseconds — on a goroutine of its own, so that on
-// a second core it overlaps the scenarios and fixtures rather than follows them (it is
-// computed once; whoever needs it first waits for it).
-var warm = sync.OnceFunc(func() {
-	go coverage.Default()
-})
 
 // Emulator is one emulated world and its HTTP handlers.
 type Emulator struct {
@@ -65,7 +55,6 @@ type Emulator struct {
 // New builds an emulator from opts: scenarios (built in, plus a watched directory),
 // fixtures (embedded, or from files), the world, and its handlers.
 func New(opts Options) (*Emulator, error) {
-	warm()
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

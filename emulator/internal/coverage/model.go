@@ -20,7 +20,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
-	"github.com/hostemu/hostemu/emulator/internal/openapi"
 )
 
 // Response is one documented answer of an operation: a status, and the error code it
@@ -93,12 +92,16 @@ var (
 	defaultModel *Model
 )
 
-// Default is the model of the embedded hosting description. The description and the
-// catalogue are the package's own files, so an error is a build error: it panics, and
-// the package's tests catch it.
+// Default is the model of the embedded hosting description. Its operations are read
+// from model_gen.go, which TestGeneratedModelIsCurrent holds to what Build reads from
+// hosting.yaml (`go generate ./emulator/internal/coverage/` writes it again): a YAML
+// parse of the 50 KB description was a quarter of the binary's start-up CPU, and the
+// first world needs the model (the fault matcher's operations come from it). Each
+// code is checked against the error catalogue here as in Build, so an error is a
+// build error: it panics, and the package's tests catch it.
 func Default() *Model {
 	defaultOnce.Do(func() {
-		m, err := Build(openapi.Hosting().Raw())
+		m, err := assemble(generatedOperations())
 		if err != nil {
 			panic(err)
 		}
@@ -131,6 +134,16 @@ func methodSlot(m string) int {
 // injected fault's, any status) is not part of it. Every code must be in apperr's
 // catalogue with the status it is documented under.
 func Build(doc []byte) (*Model, error) {
+	ops, err := readOperations(doc)
+	if err != nil {
+		return nil, err
+	}
+	return assemble(ops)
+}
+
+// readOperations reads Build's operations from a description, in the model's order:
+// paths sorted, methods in methodSlot's order, statuses sorted, codes sorted.
+func readOperations(doc []byte) ([]Operation, error) {
 	var root struct {
 		Paths      map[string]map[string]yaml.Node `yaml:"paths"`
 		Components struct {
@@ -140,7 +153,7 @@ func Build(doc []byte) (*Model, error) {
 	if err := yaml.Unmarshal(doc, &root); err != nil {
 		return nil, fmt.Errorf("coverage: the description: %w", err)
 	}
-	m := &Model{byRoute: map[string]*[5]int{}, trans: map[Transition]int{}, faults: map[string]int{}}
+	var ops []Operation
 	paths := make([]string, 0, len(root.Paths))
 	for p := range root.Paths {
 		if strings.HasPrefix(p, "/v1/") {
@@ -168,7 +181,7 @@ func Build(doc []byte) (*Model, error) {
 			if err := node.Decode(&op); err != nil {
 				return nil, fmt.Errorf("coverage: %s %s: %w", strings.ToUpper(meth), p, err)
 			}
-			o := Operation{Method: strings.ToUpper(meth), Path: p, ID: op.ID, Service: "hosting", resp: m.responses}
+			o := Operation{Method: strings.ToUpper(meth), Path: p, ID: op.ID, Service: "hosting"}
 			if slices.Contains(op.Tags, "decryption") {
 				o.Service = "cipher"
 			}
@@ -203,36 +216,53 @@ func Build(doc []byte) (*Model, error) {
 				codes := append([]string(nil), r.Codes...)
 				sort.Strings(codes)
 				for _, code := range codes {
-					d, ok := apperr.Lookup(apperr.Code(code))
-					if !ok {
-						return nil, fmt.Errorf("coverage: %s %s %d: code %q is not in the error catalogue", o.Method, p, status, code)
-					}
-					if d.Status != status {
-						return nil, fmt.Errorf("coverage: %s %s %d: code %q is a %d in the error catalogue", o.Method, p, status, code, d.Status)
-					}
 					o.Responses = append(o.Responses, Response{Status: status, Code: code})
 				}
 			}
-			m.responses += len(o.Responses)
-			for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-				if strings.HasPrefix(seg, "{") {
-					seg = ""
-				}
-				o.segs = append(o.segs, seg)
-			}
-			i := len(m.Operations)
-			m.Operations = append(m.Operations, o)
-			route := ginRoute(p)
-			slots := m.byRoute[route]
-			if slots == nil {
-				slots = &[5]int{-1, -1, -1, -1, -1}
-				m.byRoute[route] = slots
-			}
-			slots[methodSlot(o.Method)] = i
+			ops = append(ops, o)
 		}
 	}
-	if len(m.Operations) == 0 {
+	if len(ops) == 0 {
 		return nil, fmt.Errorf("coverage: the description has no operation under /v1/")
+	}
+	return ops, nil
+}
+
+// assemble makes the model of ops (Method, Path, ID, Service and Responses set; the
+// slice is the model's from then on): every error code checked against apperr's
+// catalogue with the status it is documented under, and the indexes derived.
+func assemble(ops []Operation) (*Model, error) {
+	m := &Model{byRoute: map[string]*[5]int{}, trans: map[Transition]int{}, faults: map[string]int{}}
+	for _, o := range ops {
+		for _, r := range o.Responses {
+			if r.Code == "" {
+				continue
+			}
+			d, ok := apperr.Lookup(apperr.Code(r.Code))
+			if !ok {
+				return nil, fmt.Errorf("coverage: %s %s %d: code %q is not in the error catalogue", o.Method, o.Path, r.Status, r.Code)
+			}
+			if d.Status != r.Status {
+				return nil, fmt.Errorf("coverage: %s %s %d: code %q is a %d in the error catalogue", o.Method, o.Path, r.Status, r.Code, d.Status)
+			}
+		}
+		o.resp = m.responses
+		m.responses += len(o.Responses)
+		for _, seg := range strings.Split(strings.TrimPrefix(o.Path, "/"), "/") {
+			if strings.HasPrefix(seg, "{") {
+				seg = ""
+			}
+			o.segs = append(o.segs, seg)
+		}
+		i := len(m.Operations)
+		m.Operations = append(m.Operations, o)
+		route := ginRoute(o.Path)
+		slots := m.byRoute[route]
+		if slots == nil {
+			slots = &[5]int{-1, -1, -1, -1, -1}
+			m.byRoute[route] = slots
+		}
+		slots[methodSlot(o.Method)] = i
 	}
 	m.Transitions = append([]Transition(nil), transitions...)
 	for i, t := range m.Transitions {
@@ -334,3 +364,5 @@ func (m *Model) response(op, status int, code string) int {
 	}
 	return -1
 }
+
+//go:generate go test -run ^TestGeneratedModelIsCurrent$ -update .
