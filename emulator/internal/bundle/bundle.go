@@ -21,7 +21,6 @@ import (
 	"maps"
 	"os"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -187,8 +186,19 @@ type Bundle struct {
 	}
 }
 
-// namespaceID is the form of a namespace id.
-var namespaceID = regexp.MustCompile(`^ns_[a-z0-9]{1,40}$`)
+// namespaceID reports whether s has the form of a namespace id, ^ns_[a-z0-9]{1,40}$.
+func namespaceID(s string) bool {
+	id, ok := strings.CutPrefix(s, "ns_")
+	if !ok || len(id) < 1 || len(id) > 40 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // Error is what is wrong with an archive, worded for its user.
 type Error struct{ msg string }
@@ -764,7 +774,7 @@ func (b *Bundle) manifest(data []byte, version string) error {
 		return problem("manifest.json: clock.now is missing")
 	case m.RateLimits != "on" && m.RateLimits != "off":
 		return problem("manifest.json: rate_limits %q: want on or off", m.RateLimits)
-	case m.Namespace != "" && !namespaceID.MatchString(m.Namespace):
+	case m.Namespace != "" && !namespaceID(m.Namespace):
 		return problem("manifest.json: namespace %.80q is not a namespace id (ns_ and up to 40 lower-case letters and digits)", m.Namespace)
 	case len(m.HostemuVersion) > 128:
 		return problem("manifest.json: hostemu_version is %d bytes long, over 128", len(m.HostemuVersion))

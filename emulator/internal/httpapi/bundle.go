@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -74,8 +75,9 @@ func (a *API) BundleOf(w *world.World) *bundle.Bundle {
 		Journal: rec.Journal, Events: rec.Events, Scenarios: scenarios, Files: files, Coverage: &cov}
 }
 
-// unsafeName keeps a file name to letters, digits, dots, dashes and underscores.
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+// unsafeName keeps a file name to letters, digits, dots, dashes and underscores
+// (compiled on the first download, not at start-up).
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // maxBundleExports bounds the bundle exports under way at once, every world together:
 // each holds a copy of its world's state and a temporary file of its text.
@@ -118,7 +120,7 @@ func (a *API) writeBundle(c *gin.Context, failure string) {
 	if ns := w.Namespace(); ns != "" {
 		name = namespace.Prefix + ns
 	}
-	file := unsafeName.ReplaceAllString("hostemu-"+name+"-"+time.Now().UTC().Format("20060102T150405Z"), "_") + ".hostemu.tgz"
+	file := unsafeName().ReplaceAllString("hostemu-"+name+"-"+time.Now().UTC().Format("20060102T150405Z"), "_") + ".hostemu.tgz"
 	if c.Request.Method == http.MethodHead { // what a GET would answer, without taking the world
 		h := c.Writer.Header()
 		h.Set("Content-Type", "application/gzip")

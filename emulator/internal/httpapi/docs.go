@@ -3,6 +3,7 @@ package httpapi
 import (
 	"html/template"
 	"net/http"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -10,7 +11,9 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 )
 
-var docsTmpl = template.Must(template.New("docs").Parse(`<!doctype html>
+var docsTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("docs").Parse(docsSource)) })
+
+const docsSource = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}} · hostemu</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .25em}td,th{text-align:left;padding:.2em .8em .2em 0;vertical-align:top}</style>
 </head><body>
@@ -29,7 +32,7 @@ var docsTmpl = template.Must(template.New("docs").Parse(`<!doctype html>
 {{range .All}}<tr><td>{{.Status}}</td><td><a href="/docs/errors/{{.Code}}"><code>{{.Code}}</code></a></td><td>{{.Meaning}}</td></tr>
 {{end}}</table>{{end}}
 </body></html>
-`))
+`
 
 type docsPage struct {
 	Title string
@@ -58,7 +61,7 @@ func (a *API) docsError(c *gin.Context) {
 func (a *API) renderDocs(c *gin.Context, p docsPage) {
 	c.Status(http.StatusOK)
 	c.Header("Content-Type", "text/html; charset=utf-8")
-	if err := docsTmpl.Execute(c.Writer, p); err != nil {
+	if err := docsTmpl().Execute(c.Writer, p); err != nil {
 		a.log.Error("rendering docs", "err", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -136,17 +137,20 @@ func firstAliasOver(root *yaml.Node, sizes map[*yaml.Node]int, limit int) *yaml.
 	return found
 }
 
-var (
-	lineRE   = regexp.MustCompile(`\bline (\d+)\b`)
-	offsetRE = regexp.MustCompile(`\boffset (\d+)\b`)
-	anchorRE = regexp.MustCompile(`unknown anchor '(.*)' referenced`)
-	quotedRE = regexp.MustCompile(`'[^']*'`)
-	// parserProblemRE matches the problems of yaml.v3's parser (not its scanner). yaml.v3
+// syntaxREs are the patterns syntaxError reads yaml.v3's messages with, compiled on
+// the first syntax error rather than at every start of the binary.
+var syntaxREs = sync.OnceValue(func() (r struct{ line, offset, anchor, quoted, parserProblem *regexp.Regexp }) {
+	r.line = regexp.MustCompile(`\bline (\d+)\b`)
+	r.offset = regexp.MustCompile(`\boffset (\d+)\b`)
+	r.anchor = regexp.MustCompile(`unknown anchor '(.*)' referenced`)
+	r.quoted = regexp.MustCompile(`'[^']*'`)
+	// parserProblem matches the problems of yaml.v3's parser (not its scanner). yaml.v3
 	// adds 1 to its 0-based line for scanner errors only, so a parser error's "line N"
 	// is the line before the one the user sees: the line of a construct left open, or
 	// of the offending token when the construct starts on line 1.
-	parserProblemRE = regexp.MustCompile(`^yaml: (line \d+: )?(did not find expected|found duplicate %|found incompatible YAML|found undefined tag)`)
-)
+	r.parserProblem = regexp.MustCompile(`^yaml: (line \d+: )?(did not find expected|found duplicate %|found incompatible YAML|found undefined tag)`)
+	return r
+})
 
 // syntaxError records a YAML syntax error at the line yaml names (counted from 1), else
 // the line of the byte offset or the anchor it names, else line 1. yaml.v3 quotes
@@ -154,24 +158,25 @@ var (
 func (c *Checker) syntaxError(err error, data []byte) {
 	msg := err.Error()
 	line := 1
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
+	re := syntaxREs()
+	if m := re.line.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
-		if parserProblemRE.MatchString(msg) {
+		if re.parserProblem.MatchString(msg) {
 			line++
 		}
-	} else if m := offsetRE.FindStringSubmatch(msg); m != nil {
+	} else if m := re.offset.FindStringSubmatch(msg); m != nil {
 		if off, err := strconv.Atoi(m[1]); err == nil && off >= 0 {
 			line = bytes.Count(data[:min(off, len(data))], []byte("\n")) + 1
 		}
-	} else if m := anchorRE.FindStringSubmatch(msg); m != nil {
+	} else if m := re.anchor.FindStringSubmatch(msg); m != nil {
 		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
 			line = bytes.Count(data[:i], []byte("\n")) + 1
 		}
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = lineRE.ReplaceAllString(msg, "")
+	msg = re.line.ReplaceAllString(msg, "")
 	msg = strings.TrimLeft(msg, ": ")
-	msg = quotedRE.ReplaceAllStringFunc(msg, func(q string) string { return "'" + Excerpt(q[1:len(q)-1]) + "'" })
+	msg = re.quoted.ReplaceAllStringFunc(msg, func(q string) string { return "'" + Excerpt(q[1:len(q)-1]) + "'" })
 	line, col, msg := locateSyntaxError(data, line, msg)
 	c.add(line, col, "invalid YAML: %s", msg)
 }
