@@ -75,7 +75,7 @@ for p in "${platforms[@]}"; do
   bin=$out/$p/hostemu
   [ "$goos" = windows ] && bin=$bin.exe
   mkdir -p "$out/$p"
-  (cd "$root" && CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
+  (cd "$root" && CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -tags nomsgpack \
     -ldflags "-s -w -X main.version=v$version -X main.commit=$commit" -o "$bin" ./cmd/hostemu)
 done
 printf '%s\n' "$version" >"$out/VERSION"

@@ -34,7 +34,7 @@ func TestBinary(t *testing.T) {
 	}
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "hostemu")
-	build := exec.Command(goTool, "build", "-trimpath",
+	build := exec.Command(goTool, "build", "-trimpath", "-tags", "nomsgpack", // as cmd/hostemu/binaries.sh and the Dockerfile build it
 		"-ldflags", "-s -w -X main.version=v9.9.9-test -X main.commit=abc1234", "-o", bin, "../../cmd/hostemu")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {

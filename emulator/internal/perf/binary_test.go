@@ -130,7 +130,8 @@ func loadReq(t *testing.T, wrk, taskset, url, d, method, bodyFile, host string, 
 
 func build(t *testing.T, out, pkg string) {
 	t.Helper()
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	// as cmd/hostemu/binaries.sh builds what users run (the reference alike)
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", "nomsgpack", "-ldflags", "-s -w", "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
