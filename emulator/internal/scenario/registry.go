@@ -70,6 +70,11 @@ func NewRegistry() (*Registry, error) {
 // test) does not parse YAML again.
 var embeddedBuiltins = sync.OnceValues(func() (map[string]*Scenario, error) { return loadBuiltins(scenarios.FS) })
 
+// Preload parses the embedded scenarios now, if no registry has yet: a caller starts it
+// on a goroutine so that the parse overlaps other work, and NewRegistry then waits
+// for it rather than doing it.
+func Preload() { embeddedBuiltins() }
+
 func loadBuiltins(fsys fs.FS) (map[string]*Scenario, error) {
 	files, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
