@@ -32,6 +32,11 @@ const maxHello = 64 << 10
 
 var maxNames = 64 << 20 // a variable for its test
 
+// maxConns bounds the coordinator's open connections (the runs' test processes keep
+// one or a few each): one more waits, unaccepted, until one closes; an idle one closes
+// after 30 s. A variable for its test.
+var maxConns = 256
+
 // Coordinator hands each world its mutant and gathers the baseline's coverage. It
 // listens on 127.0.0.1 only; each round has an unguessable id in its URL.
 type Coordinator struct {
@@ -79,8 +84,9 @@ func NewCoordinator() (*Coordinator, error) {
 	mux.HandleFunc("POST /r/{round}/world", c.world)
 	mux.HandleFunc("POST /r/{round}/coverage", c.coverage)
 	mux.HandleFunc("/", unrouted)
-	c.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
-	go c.srv.Serve(ln) //nolint:errcheck // ends with Close
+	c.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		IdleTimeout: 30 * time.Second}
+	go c.srv.Serve(limitListener(ln, maxConns)) //nolint:errcheck // ends with Close
 	return c, nil
 }
 
@@ -294,4 +300,49 @@ func (c *Coordinator) coverage(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// limitListener is ln accepting at most n connections open at a time: Accept waits for
+// one of them to close before it takes the next from the kernel's queue.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limited struct {
+	net.Listener
+	slots     chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &slotConn{Conn: c, free: func() { <-l.slots }}, nil
+}
+
+func (l *limited) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// slotConn gives its slot back once, on its first Close.
+type slotConn struct {
+	net.Conn
+	once sync.Once
+	free func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.free)
+	return err
 }
