@@ -59,10 +59,22 @@ func relFile(file string) string {
 	return filepath.ToSlash(rel)
 }
 
-// splitFileKey is fileKey's file, absolute, and name: a file's name holds no " > " (a
-// test's may).
+// splitFileKey is fileKey's file, absolute, and name. A test's name may hold " > ", and
+// so may a directory's: the file is the shortest prefix before a " > " that names a
+// file there is; when none does (the file is gone), the part before the first.
 func splitFileKey(key string) (file, name string, err error) {
 	file, name, ok := strings.Cut(key, fileSep)
+	for at := 0; ok; {
+		i := strings.Index(key[at:], fileSep)
+		if i < 0 {
+			break
+		}
+		if st, err := os.Stat(filepath.FromSlash(key[:at+i])); err == nil && st.Mode().IsRegular() {
+			file, name = key[:at+i], key[at+i+len(fileSep):]
+			break
+		}
+		at += i + len(fileSep)
+	}
 	if !ok || file == "" || name == "" {
 		return "", "", fmt.Errorf("%q is not a test of this runner (FILE > NAME)", key)
 	}

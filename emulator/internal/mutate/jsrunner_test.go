@@ -101,6 +101,18 @@ func TestFileKey(t *testing.T) {
 	if file, name, err := splitFileKey(key); err != nil || file != filepath.Join(dir, "test", "a b.test.js") || name != "deploy > retries" {
 		t.Errorf("splitFileKey(%q) = %q, %q, %v", key, file, name, err)
 	}
+	// a directory whose name holds " > ": the file that is there decides
+	sub := filepath.Join(dir, "a > b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "c.test.js"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	key = vitest{}.Key(Hello{Test: "deploy > retries", File: filepath.Join(sub, "c.test.js")})
+	if file, name, err := splitFileKey(key); err != nil || file != filepath.Join(sub, "c.test.js") || name != "deploy > retries" {
+		t.Errorf("splitFileKey(%q) = %q, %q, %v", key, file, name, err)
+	}
 	if got := newNode().Key(Hello{Test: "x", File: "/f"}); got != "" {
 		t.Errorf("node: Key = %q, want \"\" (its testkit cannot tell its test)", got)
 	}
