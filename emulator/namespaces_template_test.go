@@ -108,3 +108,26 @@ func TestNamespacesIsolatedFromTheirTemplate(t *testing.T) {
 		t.Errorf("a reset namespace starts elsewhere:\n%.2000s\nwant\n%.2000s", got, start)
 	}
 }
+
+// A namespace copied from a kept build weighs, for --max-world-bytes, what one built on
+// its own weighs (the copy is that build: TestTemplateCloneIsBuild), though it shares
+// the parts no namespace changes (environments, file lists, timings, site contents)
+// and so takes less heap than its estimate.
+func TestNamespaceCopiesWeighAsBuilt(t *testing.T) {
+	e := newEnv(t)
+	gen := map[string]any{"fixtures": map[string]any{"sites": true, "generate": map[string]any{"projects": 20, "deployments_per_project": 60, "domains_per_project": 2}}}
+	var first int64
+	for i := range 3 {
+		before, weighed := heapInUse(), emulator.NamespaceWeight(e.emu)
+		e.newNamespace(t, gen)
+		grew, counted := heapInUse()-before, emulator.NamespaceWeight(e.emu)-weighed
+		t.Logf("namespace %d: heap grew %d bytes, counted %d (%.2f)", i, grew, counted, float64(grew)/float64(counted))
+		if i == 0 {
+			first = counted // its heap holds the kept build too
+			continue
+		}
+		if counted != first || grew > counted || grew < counted/4 {
+			t.Errorf("namespace %d: counted %d (the first: %d), heap grew %d", i, counted, first, grew)
+		}
+	}
+}
