@@ -78,6 +78,16 @@ func newTemplate(snap state.Snapshot, edge string, doc string) *template {
 			t.chars += len(d.URL)
 		}
 	}
+	// the build's log lines live in slabs of thousands (fixture's arena): kept, the
+	// template holds its own, no more
+	logs := make([]state.LogLine, t.lines)
+	for i := range snap.Deployments {
+		d := &snap.Deployments[i]
+		if d.Logs != nil {
+			n := copy(logs, d.Logs)
+			d.Logs, logs = logs[:n:n], logs[n:]
+		}
+	}
 	t.bytes = snap.Weight() + int64(len(doc))
 	for _, u := range snap.Uploads {
 		t.bytes += int64(len(u.Content))
@@ -119,10 +129,7 @@ func (t *template) copyLists() state.Snapshot {
 		Detaching:   slices.Clone(src.Detaching),
 		Uploads:     slices.Clone(src.Uploads),
 	}
-	var logs []state.LogLine
-	if t.lines > 0 {
-		logs = make([]state.LogLine, t.lines)
-	}
+	logs := make([]state.LogLine, t.lines)
 	for i := range snap.Deployments {
 		d := &snap.Deployments[i]
 		if d.Logs != nil {

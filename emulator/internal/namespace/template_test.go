@@ -196,12 +196,16 @@ func TestTemplateCacheBounded(t *testing.T) {
 	if _, kept := get(&c, "", embedded, 40); !kept || len(c.order) != MaxTemplates || c.order[0].seed != 40-MaxTemplates+1 {
 		t.Fatalf("the newest is not kept or the oldest not dropped: %v", c.order[0])
 	}
-	t.Logf("the embedded fixtures' template counts %d bytes", bytes/int64(n))
+	n, bytes = c.held()
+	if heap := heldHeap(&c); heap > bytes {
+		t.Errorf("%d templates counted %d bytes, but held %d bytes of heap", n, bytes, heap)
+	} else {
+		t.Logf("%d templates of the embedded fixtures counted %d bytes, and held %d bytes of heap", n, bytes, heap)
+	}
 
 	// by bytes: worlds of about 3 MB (1,200 generated deployments and their sites)
 	const big = `{"sites":true,"generate":{"projects":20,"deployments_per_project":60,"domains_per_project":2}}`
 	files := parse(big)
-	c = templates{}
 	for seed := range int64(12) {
 		tmpl, kept := get(&c, big, files, seed+1)
 		if !kept || tmpl.bytes < MaxTemplateBytes/8 {
@@ -222,17 +226,22 @@ func TestTemplateCacheBounded(t *testing.T) {
 		t.Fatalf("held %d, %d bytes after the big one; before %d, %d", m, b, n, bytes)
 	}
 
-	// the heap the cache holds: with it, and once it is dropped (the sites' contents,
-	// which the fixture package keeps too, are counted but stay)
-	var with, without runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&with)
-	c = templates{}
-	runtime.GC()
-	runtime.ReadMemStats(&without)
-	heap := int64(with.HeapAlloc) - int64(without.HeapAlloc)
+	heap := heldHeap(&c)
 	t.Logf("%d templates counted %d bytes, and held %d bytes of heap", n, bytes, heap)
 	if n < 4 || heap > bytes {
 		t.Errorf("%d templates counted %d bytes, but held %d bytes of heap", n, bytes, heap)
 	}
+}
+
+// heldHeap is the heap c holds, which it empties: the heap with it, less the heap once
+// it is emptied (the sites' contents, which the fixture package keeps too, are counted
+// but stay).
+func heldHeap(c *templates) int64 {
+	var with, without runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&with)
+	c.m, c.order, c.bytes = nil, nil, 0
+	runtime.GC()
+	runtime.ReadMemStats(&without)
+	return int64(with.HeapAlloc) - int64(without.HeapAlloc)
 }
