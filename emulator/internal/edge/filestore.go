@@ -193,21 +193,17 @@ func (s *FileStore) Snapshot() map[string][]byte {
 // The store keeps the slices; the caller must not modify them.
 func (s *FileStore) Load(files map[string][]byte) error {
 	var used int64
+	next := make(map[string]entry, len(files))
 	for d, b := range files {
-		if !state.ValidFileHash(d) {
-			return ErrInvalidDigest
+		e, err := loadEntry(d, b)
+		if err != nil {
+			return err
 		}
-		if !loadMatches(d, b) {
-			return ErrDigestMismatch
-		}
+		next[d] = e
 		used += int64(len(b))
 	}
 	if used > s.limit {
 		return ErrStorageFull
-	}
-	next := make(map[string]entry, len(files))
-	for d, b := range files {
-		next[d] = newEntry(d, b)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,43 +242,49 @@ func Digest(data []byte) string {
 func matches(digest string, data []byte) bool { return Digest(data) == digest }
 
 // loaded remembers the contents Load has hashed to their digest, by the address of
-// their first byte and their length. Every namespace and every reset of the same
-// fixtures loads the same shared site contents (built once, never written), and hashing
-// them again was a sixth of a namespace's creation; a content at a remembered address
-// and length is those bytes (the entry holds them, so the memory is not reused). At
-// most maxLoaded are kept.
+// their first byte and their length, with their ETag. Every namespace and every reset
+// of the same fixtures loads the same shared site contents (built once, never written),
+// and hashing them again was a sixth of a namespace's creation; a content at a
+// remembered address and length is those bytes (the entry holds them, so the memory is
+// not reused), and its digest is a valid one. At most maxLoaded are kept.
 var loaded struct {
 	sync.Mutex
 	m map[string]loadedAt
 }
 
 type loadedAt struct {
-	p *byte
-	n int
+	p    *byte
+	n    int
+	etag string // shared by every store that loads the content
 }
 
 const maxLoaded = 4096
 
-// loadMatches is matches for Load, skipping contents hashed before.
-func loadMatches(digest string, data []byte) bool {
-	if len(data) == 0 {
-		return matches(digest, data)
+// loadEntry is the entry Load stores for data under digest, or why it stores nothing:
+// it checks the digest and the content (skipping contents hashed before).
+func loadEntry(digest string, data []byte) (entry, error) {
+	if len(data) > 0 {
+		loaded.Lock()
+		at, known := loaded.m[digest]
+		loaded.Unlock()
+		if known && at.p == &data[0] && at.n == len(data) {
+			return entry{data: data, etag: at.etag}, nil
+		}
 	}
-	at := loadedAt{&data[0], len(data)}
-	loaded.Lock()
-	known := loaded.m[digest] == at
-	loaded.Unlock()
-	if known {
-		return true
+	if !state.ValidFileHash(digest) {
+		return entry{}, ErrInvalidDigest
 	}
 	if !matches(digest, data) {
-		return false
+		return entry{}, ErrDigestMismatch
 	}
-	loaded.Lock()
-	if loaded.m == nil || len(loaded.m) >= maxLoaded {
-		loaded.m = make(map[string]loadedAt)
+	e := newEntry(digest, data)
+	if len(data) > 0 {
+		loaded.Lock()
+		if loaded.m == nil || len(loaded.m) >= maxLoaded {
+			loaded.m = make(map[string]loadedAt)
+		}
+		loaded.m[digest] = loadedAt{&data[0], len(data), e.etag}
+		loaded.Unlock()
 	}
-	loaded.m[digest] = at
-	loaded.Unlock()
-	return true
+	return e, nil
 }

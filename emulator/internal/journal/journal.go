@@ -144,7 +144,7 @@ func New(size int) *Journal {
 	if size <= 0 {
 		size = DefaultSize
 	}
-	return &Journal{size: size, ring: make([]Entry, 0, min(size, 64))}
+	return &Journal{size: size, ring: make([]Entry, 0, min(size, 8))}
 }
 
 // Add records e, dropping the oldest entry when the journal is full, and returns the

@@ -34,6 +34,10 @@ type Worlds struct {
 	// Grow is the namespaces' bound: the registry's Grow. Set before the first
 	// namespace is built.
 	Grow func(w *world.World, delta int64) error
+
+	// templates are the namespaces' start-up states built so far, cloned for each new
+	// namespace (and reset) of the same fixtures, seed and options.
+	templates templates
 }
 
 // Fixtures parses the fixtures at path (the embedded ones when path is ""), once: every
@@ -52,7 +56,7 @@ func Fixtures(path string) ([]*fixture.File, error) {
 // Default builds the default world, not yet started.
 func (b *Worlds) Default() (*world.World, error) {
 	cfg := b.Base
-	cfg.Fixtures = b.snapshot(b.Files, cfg.Seed, b.Start, cfg.EdgeDomain, cfg.URLForm, nil)
+	cfg.Fixtures = b.snapshot(b.Files, cfg.Seed, b.Start, cfg.EdgeDomain, cfg.URLForm)
 	max := b.MaxBytes
 	if max <= 0 {
 		max = DefaultMaxBytes
@@ -135,7 +139,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 			return nil, apperr.New(apperr.InvalidRequest, msg)
 		}
 	}
-	files := b.Files
+	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		f, problems := fixture.Parse("fixtures", raw) // JSON is YAML
 		if err := problemsError(problems); err != nil {
@@ -147,13 +151,13 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		if g := f.Generate; g != nil && g.Projects*max(g.DomainsPerProject, 1) > MaxGenerated {
 			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated domains in a namespace (projects × domains_per_project); use --fixtures for a big one", MaxGenerated)
 		}
-		files = []*fixture.File{f}
+		files, doc = []*fixture.File{f}, string(raw)
 	}
 	edgeDomain := cfg.EdgeDomain
 	if edgeDomain == "" {
 		edgeDomain = state.DefaultEdgeDomain
 	}
-	cfg.Fixtures = b.snapshot(files, cfg.Seed, start, id.Label+"."+edgeDomain, cfg.URLForm, &id)
+	cfg.Fixtures = b.namespaceSnapshot(files, templateKey{doc: doc, seed: cfg.Seed, start: start, edge: edgeDomain, form: cfg.URLForm}, id)
 	cfg.Logger = cfg.Logger.With("namespace", id.ID)
 	cfg.Namespace, cfg.TokenPrefix = id.Label, TokenPrefix(id.Label)
 	cfg.Grow = b.Grow
@@ -170,21 +174,47 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	return w, nil
 }
 
-// snapshot returns what builds a world's start-up state from parsed fixtures, at start
-// and on every reset. A namespace's id replaces the fixtures' credentials with its own.
-func (b *Worlds) snapshot(files []*fixture.File, seed int64, start time.Time, edgeDomain string, form state.URLForm, id *Identity) func() (state.Snapshot, error) {
+// snapshot returns what builds the default world's start-up state from parsed
+// fixtures, at start and on every reset.
+func (b *Worlds) snapshot(files []*fixture.File, seed int64, start time.Time, edgeDomain string, form state.URLForm) func() (state.Snapshot, error) {
 	fo := fixture.Options{Seed: seed, Start: start, EdgeDomain: edgeDomain, URLForm: form}
 	return func() (state.Snapshot, error) {
 		snap, problems := fixture.Build(files, fo)
-		if id != nil {
-			snap.Tokens = []state.Token{
-				{Token: id.Tokens.Read, Scope: state.ScopeRead},
-				{Token: id.Tokens.Deploy, Scope: state.ScopeDeploy},
-				{Token: id.Tokens.Admin, Scope: state.ScopeAdmin},
-			}
-			snap.Cipher.APIKeys = []string{id.CipherKey}
-		}
 		return snap, problemsError(problems)
+	}
+}
+
+// namespaceSnapshot returns what makes a namespace's start-up state, at its start and
+// on every reset: a clone of the template of key (built from files once), with the
+// namespace's label in its deployment hosts and its own credentials in place of the
+// fixtures'. It is the state fixture.Build makes with the edge domain
+// <label>.<key.edge> (TestTemplateCloneIsBuild).
+func (b *Worlds) namespaceSnapshot(files []*fixture.File, key templateKey, id Identity) func() (state.Snapshot, error) {
+	build := func(edge string) (state.Snapshot, []fixture.Problem) {
+		return fixture.Build(files, fixture.Options{Seed: key.seed, Start: key.start, EdgeDomain: edge, URLForm: key.form})
+	}
+	return func() (state.Snapshot, error) {
+		t, kept, problems := b.templates.get(key, build)
+		var snap state.Snapshot
+		switch {
+		case len(problems) > 0:
+			return state.Snapshot{}, problemsError(problems)
+		case t == nil:
+			if snap, problems = build(id.Label + "." + key.edge); len(problems) > 0 {
+				return state.Snapshot{}, problemsError(problems)
+			}
+		case kept:
+			snap = t.clone(id.Label)
+		default:
+			snap = t.take(id.Label)
+		}
+		snap.Tokens = []state.Token{
+			{Token: id.Tokens.Read, Scope: state.ScopeRead},
+			{Token: id.Tokens.Deploy, Scope: state.ScopeDeploy},
+			{Token: id.Tokens.Admin, Scope: state.ScopeAdmin},
+		}
+		snap.Cipher.APIKeys = []string{id.CipherKey}
+		return snap, nil
 	}
 }
 

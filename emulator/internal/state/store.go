@@ -53,18 +53,22 @@ func New() *Store {
 	return s
 }
 
-func (s *Store) reset() {
-	s.projects = map[string]*Project{}
+func (s *Store) reset() { s.resetFor(&Snapshot{}) }
+
+// resetFor empties the store, its maps made for what snap holds (a world is built
+// for each namespace: its maps are made once, not again as they fill).
+func (s *Store) resetFor(snap *Snapshot) {
+	s.projects = make(map[string]*Project, len(snap.Projects))
 	s.projectIdx = index{}
-	s.deployments = map[string]*Deployment{}
+	s.deployments = make(map[string]*Deployment, len(snap.Deployments))
 	s.allIdx = index{}
-	s.byProject = map[string]*index{}
-	s.domains = map[string]*Domain{}
-	s.domainIdx = map[string]*index{}
+	s.byProject = make(map[string]*index, len(snap.Projects))
+	s.domains = make(map[string]*Domain, len(snap.Domains))
+	s.domainIdx = make(map[string]*index, len(snap.Projects))
 	s.tokens = newTokenTable()
-	s.files = map[string]struct{}{}
+	s.files = make(map[string]struct{}, len(snap.Files))
 	s.detaching = nil
-	s.byLabel = map[string]string{}
+	s.byLabel = make(map[string]string, len(snap.Deployments))
 	s.detached = map[string]struct{}{}
 	s.detachedLog = nil
 	s.policy = Policy{DomainWriteScope: ScopeAdmin}
@@ -81,10 +85,7 @@ func (s *Store) Load(snap Snapshot) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reset()
-	s.deployments = make(map[string]*Deployment, len(snap.Deployments))
-	s.byLabel = make(map[string]string, len(snap.Deployments))
-	s.files = make(map[string]struct{}, len(snap.Files))
+	s.resetFor(&snap)
 	for _, t := range snap.Tokens {
 		s.tokens.add(t)
 	}
@@ -94,13 +95,17 @@ func (s *Store) Load(snap Snapshot) error {
 	s.cipher = snap.Cipher
 	// Indexes are filled unsorted and sorted once: inserting one by one would cost
 	// O(n²) for a snapshot listed newest first.
-	for i := range snap.Projects {
-		p := snap.Projects[i]
+	// the projects and their indexes in one allocation each, not one per project
+	projects := slices.Clone(snap.Projects)
+	indexes := make([]index, 2*len(projects))
+	s.projectIdx.keys = make([]Key, 0, len(projects))
+	for i := range projects {
+		p := &projects[i]
 		p.Env = maps.Clone(p.Env)
-		s.projects[p.ID] = &p
+		s.projects[p.ID] = p
 		s.projectIdx.keys = append(s.projectIdx.keys, keyOf(p.CreatedAt, p.ID))
-		s.byProject[p.ID] = &index{}
-		s.domainIdx[p.ID] = &index{}
+		s.byProject[p.ID] = &indexes[2*i]
+		s.domainIdx[p.ID] = &indexes[2*i+1]
 	}
 	s.allIdx.keys = make([]Key, 0, len(snap.Deployments))
 	for i := range snap.Deployments {
