@@ -52,9 +52,20 @@ type Scheduler struct {
 type event struct {
 	at       int64 // Unix nanoseconds: compared far more often than read
 	seq      uint64
-	fn       func(at time.Time)
+	task     Task
 	inFlight bool // a step of a lifecycle under way, which an auto clock jumps to
 }
+
+// Task is what an event runs: Fire receives the instant it fires for. A lifecycle is
+// one Task that schedules its own next step as it fires (AtSeq), rather than a closure
+// per step.
+type Task interface{ Fire(at time.Time) }
+
+// Func is a function as a Task.
+type Func func(at time.Time)
+
+// Fire calls f.
+func (f Func) Fire(at time.Time) { f(at) }
 
 // DefaultAutoIdle is how long an auto clock's world must be idle before it jumps.
 const DefaultAutoIdle = 20 * time.Millisecond
@@ -128,26 +139,49 @@ var (
 // At schedules fn at t (clamped to 1970–2262). fn receives the instant it fires for.
 // An auto clock never jumps to such an event on its own: periodic events (renewals,
 // detachments) wait until something else moves the clock past them.
-func (s *Scheduler) At(t time.Time, fn func(at time.Time)) { s.at(t, fn, false) }
+func (s *Scheduler) At(t time.Time, fn func(at time.Time)) { s.at(t, 0, Func(fn), false) }
 
 // AtInFlight is At for a step of a lifecycle under way (a deployment building, a domain
 // verifying, a certificate being issued): an auto clock jumps to it when idle.
-func (s *Scheduler) AtInFlight(t time.Time, fn func(at time.Time)) { s.at(t, fn, true) }
+func (s *Scheduler) AtInFlight(t time.Time, fn func(at time.Time)) { s.at(t, 0, Func(fn), true) }
 
-func (s *Scheduler) at(t time.Time, fn func(at time.Time), inFlight bool) {
+// Reserve sets aside n places in the order of events (ties at one instant fire in the
+// order they were scheduled) and returns the first; AtSeq schedules an event in one of
+// them later. A lifecycle of n steps reserves its n places when it starts and schedules
+// each step as the one before fires: its steps fire exactly where they would have, had
+// all been scheduled at the start, with one event pending at a time instead of n.
+func (s *Scheduler) Reserve(n int) uint64 {
+	s.mu.Lock()
+	first := s.seq + 1
+	s.seq += uint64(n)
+	s.mu.Unlock()
+	return first
+}
+
+// AtSeq schedules task at t in the place seq (from Reserve), in flight or not (see
+// AtInFlight).
+func (s *Scheduler) AtSeq(t time.Time, seq uint64, task Task, inFlight bool) {
+	s.at(t, seq, task, inFlight)
+}
+
+// at schedules task at t, in the place seq, or in the next place when seq is 0.
+func (s *Scheduler) at(t time.Time, seq uint64, task Task, inFlight bool) {
 	if t.Before(earliest) {
 		t = earliest
 	} else if t.After(latest) {
 		t = latest
 	}
 	s.mu.Lock()
-	s.seq++
-	e := event{at: t.UnixNano(), seq: s.seq, fn: fn, inFlight: inFlight}
+	if seq == 0 {
+		s.seq++
+		seq = s.seq
+	}
+	e := event{at: t.UnixNano(), seq: seq, task: task, inFlight: inFlight}
 	s.events.push(e)
 	if inFlight {
 		s.inFlight.push(event{at: e.at, seq: e.seq})
 	}
-	first := s.events[0].seq == s.seq || (inFlight && s.inFlight[0].seq == s.seq)
+	first := s.events[0].seq == seq || (inFlight && s.inFlight[0].seq == seq)
 	s.changedLocked()
 	s.mu.Unlock()
 	if first {
@@ -155,7 +189,7 @@ func (s *Scheduler) at(t time.Time, fn func(at time.Time), inFlight bool) {
 	}
 }
 
-// Len is the number of pending events.
+// Len is the number of pending events (a lifecycle scheduled step by step counts one).
 func (s *Scheduler) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -227,7 +261,7 @@ func (s *Scheduler) fire(e event) {
 			s.OnPanic(r)
 		}
 	}()
-	e.fn(time.Unix(0, e.at).UTC())
+	e.task.Fire(time.Unix(0, e.at).UTC())
 }
 
 // Exclusive runs fn while no event fires, so that fn and a transition falling due at

@@ -118,10 +118,14 @@ func (w *World) Capture() (state.Snapshot, Recording) {
 		w.mu.Lock()
 		rec.Seed = w.seed
 		rec.IDDice, _ = w.idSrc.MarshalBinary() // a PCG always marshals
-		rec.Lifecycles = make(map[string]time.Time, len(w.gens))
-		for key := range w.gens {
-			if at, ok := w.anchors[key]; ok {
-				rec.Lifecycles[key] = at
+		n := 0
+		for _, m := range w.runs {
+			n += len(m)
+		}
+		rec.Lifecycles = make(map[string]time.Time, n)
+		for kind, m := range w.runs {
+			for name, r := range m {
+				rec.Lifecycles[kindPrefix[kind]+name] = r.anchor
 			}
 		}
 		w.mu.Unlock()
