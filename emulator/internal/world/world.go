@@ -133,7 +133,7 @@ type World struct {
 	// replay): nil otherwise.
 	replayed *ReplayInfo
 	rng      *rand.Rand
-	idSrc    *rand.PCG         // rng's source, whose position a failure bundle saves
+	idSrc    *rand.PCG // rng's source, whose position a failure bundle saves
 	// runs are the lifecycles in flight, by kind and resource name (lifecycle.go).
 	runs [kinds]map[string]*run
 }
