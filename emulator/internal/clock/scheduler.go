@@ -26,12 +26,15 @@ type Scheduler struct {
 	// its watchers); AdvanceTo when nil.
 	AutoAdvance func(to time.Time)
 
-	mu     sync.Mutex // guards events, inFlight and seq
+	mu     sync.Mutex // guards events, inFlight, inFlightKept and seq
 	events eventHeap
 	// inFlight holds the events of events that AtInFlight scheduled (the same at and
-	// seq, no fn): its top is the next instant an auto clock may jump to.
-	inFlight eventHeap
-	seq      uint64
+	// seq, no task): its top is the next instant an auto clock may jump to. It is built
+	// on the first NextInFlight (only an auto clock asks) and kept from then on
+	// (inFlightKept): a real clock's creates do not pay for it.
+	inFlight     eventHeap
+	inFlightKept bool
+	seq          uint64
 	// active is the wall time of the last FireDue on an auto clock, in Unix
 	// nanoseconds: every read and write of a world calls FireDue first.
 	active atomic.Int64
@@ -178,10 +181,10 @@ func (s *Scheduler) at(t time.Time, seq uint64, task Task, inFlight bool) {
 	}
 	e := event{at: t.UnixNano(), seq: seq, task: task, inFlight: inFlight}
 	s.events.push(e)
-	if inFlight {
+	if inFlight && s.inFlightKept {
 		s.inFlight.push(event{at: e.at, seq: e.seq})
 	}
-	first := s.events[0].seq == seq || (inFlight && s.inFlight[0].seq == seq)
+	first := s.events[0].seq == seq || (inFlight && s.inFlightKept && s.inFlight[0].seq == seq)
 	s.changedLocked()
 	s.mu.Unlock()
 	if first {
@@ -210,6 +213,15 @@ func (s *Scheduler) NextAt() (time.Time, bool) {
 func (s *Scheduler) NextInFlight() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.inFlightKept {
+		s.inFlight = nil
+		for _, e := range s.events {
+			if e.inFlight {
+				s.inFlight.push(event{at: e.at, seq: e.seq})
+			}
+		}
+		s.inFlightKept = true
+	}
 	if len(s.inFlight) == 0 {
 		return time.Time{}, false
 	}
@@ -246,7 +258,7 @@ func (s *Scheduler) popDue(limit time.Time) (event, bool) {
 		return event{}, false
 	}
 	e := s.events.pop()
-	if e.inFlight { // the earliest event of all is the earliest in-flight one too
+	if e.inFlight && s.inFlightKept { // the earliest event of all is the earliest in-flight one too
 		s.inFlight.pop()
 	}
 	s.changedLocked()

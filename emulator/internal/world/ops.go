@@ -112,9 +112,12 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		}
 	}
 	id := d.ID
-	w.scheduleDeployment(id, state.StatusQueued, w.deploymentSteps(sc, id, p.ID, target, p.Env, in.Env), now)
+	steps := w.deploymentSteps(sc, id, p.ID, target, p.Env, in.Env)
+	w.scheduleDeployment(id, state.StatusQueued, steps, now)
 	w.emitDeployment("created", d)
-	w.fireDue() // zero-time steps happen at once
+	if i := stepIndex(steps, state.StatusQueued); i >= 0 && i+1 < len(steps) && steps[i+1].After <= 0 {
+		w.fireDue() // zero-time steps happen at once
+	}
 	return d, nil
 }
 
