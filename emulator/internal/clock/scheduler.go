@@ -192,6 +192,17 @@ func (s *Scheduler) at(t time.Time, seq uint64, task Task, inFlight bool) {
 	}
 }
 
+// Tasks calls fn on the task of every pending event, in no order, under the
+// scheduler's lock: fn must not call the scheduler. Called inside Exclusive, it sees
+// every task that will fire (none is between being taken and firing).
+func (s *Scheduler) Tasks(fn func(Task)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.events {
+		fn(s.events[i].task)
+	}
+}
+
 // Len is the number of pending events (a lifecycle scheduled step by step counts one).
 func (s *Scheduler) Len() int {
 	s.mu.Lock()

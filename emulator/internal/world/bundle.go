@@ -118,16 +118,8 @@ func (w *World) Capture() (state.Snapshot, Recording) {
 		w.mu.Lock()
 		rec.Seed = w.seed
 		rec.IDDice, _ = w.idSrc.MarshalBinary() // a PCG always marshals
-		n := 0
-		for _, m := range w.runs {
-			n += len(m)
-		}
-		rec.Lifecycles = make(map[string]time.Time, n)
-		for kind, m := range w.runs {
-			for name, r := range m {
-				rec.Lifecycles[kindPrefix[kind]+name] = r.anchor
-			}
-		}
+		rec.Lifecycles = map[string]time.Time{}
+		w.eachRun(func(r *run) { rec.Lifecycles[kindPrefix[r.kind]+r.name] = r.anchor })
 		w.mu.Unlock()
 	})
 	return snap, rec

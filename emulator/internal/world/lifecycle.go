@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -12,8 +13,12 @@ import (
 // detachDelay is how long after delete a hostname is detached at the edge.
 const detachDelay = 5 * time.Second
 
-// The kinds of lifecycle, each a map of the lifecycles in flight by resource name; a
-// bundle names a lifecycle by its kind's prefix and the name ("dpl:<id>").
+// The kinds of lifecycle; a bundle names a lifecycle by its kind's prefix and the name
+// ("dpl:<id>"). The lifecycles in flight of domains and certificates are kept in a map
+// by name (w.runs); a deployment's are found through the scheduler, where each has
+// its one pending step (a create's hot path then touches no map of lifecycles): a
+// deployment's lifecycle is only ever ended by a forced status, and only replaced
+// after the scheduler was cleared (a load).
 const (
 	kindDeployment = iota
 	kindDomain
@@ -37,6 +42,7 @@ type run struct {
 	at       time.Time // its instant (unclamped: the scheduler clamps)
 	seq      uint64    // its place; step next+i has place seq+i
 	inFlight bool      // an auto clock jumps to its steps (not a periodic renewal)
+	ended    bool      // a deployment's lifecycle ended by a forced status (guarded by w.mu)
 	// anchor is when the lifecycle entered its current step (guarded by w.mu): the
 	// steps to come are scheduled from it, so a bundle's replay schedules them at the
 	// same instants.
@@ -72,7 +78,7 @@ func (r *run) Fire(t time.Time) {
 func (w *World) anchor(r *run, at time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.runs[r.kind][r.name] != r {
+	if r.kind == kindDeployment && r.ended || r.kind != kindDeployment && w.runs[r.kind][r.name] != r {
 		return false
 	}
 	r.anchor = at
@@ -80,8 +86,11 @@ func (w *World) anchor(r *run, at time.Time) bool {
 }
 
 // forget drops r once its last step ran, if it is still its resource's lifecycle: the
-// maps hold lifecycles in flight only.
+// maps hold lifecycles in flight only (a deployment's is in none).
 func (w *World) forget(r *run) {
+	if r.kind == kindDeployment {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.runs[r.kind][r.name] == r {
@@ -89,11 +98,36 @@ func (w *World) forget(r *run) {
 	}
 }
 
-// end ends the lifecycle of a resource: its steps still pending do nothing.
+// end ends the lifecycle of a resource: its steps still pending do nothing. For a
+// deployment, it must run inside w.sched.Exclusive (no step between being taken and
+// firing escapes it); it looks through the pending steps.
 func (w *World) end(kind int, name string) {
 	w.mu.Lock()
-	delete(w.runs[kind], name)
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	if kind != kindDeployment {
+		delete(w.runs[kind], name)
+		return
+	}
+	w.sched.Tasks(func(t clock.Task) {
+		if r, ok := t.(*run); ok && r.kind == kindDeployment && r.name == name {
+			r.ended = true
+		}
+	})
+}
+
+// eachRun calls fn on every lifecycle in flight; call it inside w.sched.Exclusive,
+// with w.mu held.
+func (w *World) eachRun(fn func(*run)) {
+	for _, m := range w.runs {
+		for _, r := range m {
+			fn(r)
+		}
+	}
+	w.sched.Tasks(func(t clock.Task) {
+		if r, ok := t.(*run); ok && r.kind == kindDeployment && !r.ended {
+			fn(r)
+		}
+	})
 }
 
 // newRuns are empty maps of lifecycles in flight.
@@ -114,9 +148,11 @@ func newRuns() [kinds]map[string]*run {
 func (w *World) scheduleSteps(kind int, name string, steps []scenario.Step, from int, since time.Time, periodic bool, apply func(scenario.Step, time.Time)) {
 	r := &run{w: w, kind: kind, name: name, steps: steps, next: from, at: since.Add(steps[from].After),
 		seq: w.sched.Reserve(len(steps) - from), inFlight: !periodic, anchor: since, apply: apply}
-	w.mu.Lock()
-	w.runs[kind][name] = r
-	w.mu.Unlock()
+	if kind != kindDeployment {
+		w.mu.Lock()
+		w.runs[kind][name] = r
+		w.mu.Unlock()
+	}
 	w.sched.AtSeq(r.at, r.seq, r, r.inFlight)
 }
 

@@ -77,6 +77,7 @@ type model struct {
 	pending []pendingStep
 	seq     int
 	events  []world.DeploymentEvent
+	anchors map[string]time.Time // when each deployment entered its current step
 }
 
 type pendingStep struct {
@@ -104,14 +105,16 @@ func (m *model) fire(until time.Time) {
 		}
 		d := m.deps[p.id]
 		d.SetStatus(&m.project, p.st.Status, p.st.Error, p.at)
+		m.anchors[p.id] = p.at
 		m.events = append(m.events, world.DeploymentEvent{Change: "status", ID: d.ID, ProjectID: d.ProjectID, Status: d.Status, Error: d.Error, At: state.Timestamp(m.now)})
 	}
 }
 
 // TestLifecyclesFollowTheirSchedule runs random scripts of creates, advances, forced
-// statuses and reads on a manual clock, and holds the world to the model: every
-// deployment's status, timings, error, build logs and production pointer after each
-// operation, and the deployment events in their order. The world schedules a
+// statuses, reads and captures on a manual clock, and holds the world to the model:
+// every deployment's status, timings, error, build logs and production pointer after
+// each operation, the deployment events in their order, and a capture's lifecycles in
+// flight with their anchors (what a failure bundle's replay resumes from). The world schedules a
 // lifecycle's steps one at a time (in places reserved at its start); the model
 // schedules all of them at once, as the documented behaviour reads.
 func TestLifecyclesFollowTheirSchedule(t *testing.T) {
@@ -138,12 +141,12 @@ func lifecycleScript(t *testing.T, seed uint64) {
 	sub := w.Events().Subscribe(world.EventDeployment)
 	defer w.Events().Unsubscribe(sub)
 
-	m := &model{now: t0, deps: map[string]*state.Deployment{}, project: snap.Projects[0]}
+	m := &model{now: t0, deps: map[string]*state.Deployment{}, project: snap.Projects[0], anchors: map[string]time.Time{}}
 	r := rand.New(rand.NewPCG(seed, 7))
 	var ids []string
 	var got []world.DeploymentEvent // read after each operation: the buffer is bounded
 	for op := range 150 {
-		switch k := r.IntN(10); {
+		switch k := r.IntN(11); {
 		case k < 4: // a create
 			target := state.TargetPreview
 			if r.IntN(3) == 0 {
@@ -165,6 +168,7 @@ func lifecycleScript(t *testing.T, seed uint64) {
 			md := &state.Deployment{ID: d.ID, ProjectID: "prj_a", URL: d.URL, Target: target, CreatedAt: m.now, Env: env, Files: files}
 			md.SetStatus(nil, state.StatusQueued, nil, m.now)
 			m.deps[d.ID] = md
+			m.anchors[d.ID] = m.now
 			m.events = append(m.events, world.DeploymentEvent{Change: "created", ID: d.ID, ProjectID: "prj_a", Status: "queued", At: state.Timestamp(m.now)})
 			at := m.now
 			for _, st := range lifecycleOf(target, env)[1:] {
@@ -198,9 +202,18 @@ func lifecycleScript(t *testing.T, seed uint64) {
 			if d.Status != status {
 				t.Fatalf("op %d: forced %s, got %s", op, status, d.Status)
 			}
-		default: // a list, which runs what is due first
+		case k < 9: // a list, which runs what is due first
 			if _, _, err := w.Deployments(state.DeploymentQuery{ProjectID: "prj_a", Limit: 100}); err != nil {
 				t.Fatal(err)
+			}
+		default: // a failure bundle's lifecycles: when each in flight entered its step
+			_, rec := w.Capture()
+			want := map[string]time.Time{}
+			for _, p := range m.pending {
+				want["dpl:"+p.id] = m.anchors[p.id]
+			}
+			if !reflect.DeepEqual(rec.Lifecycles, want) {
+				t.Fatalf("op %d: lifecycles %v, want %v", op, rec.Lifecycles, want)
 			}
 		}
 		for _, ev := range drain(sub) {

@@ -134,7 +134,8 @@ type World struct {
 	replayed *ReplayInfo
 	rng      *rand.Rand
 	idSrc    *rand.PCG // rng's source, whose position a failure bundle saves
-	// runs are the lifecycles in flight, by kind and resource name (lifecycle.go).
+	// runs are the lifecycles in flight of domains and certificates, by kind and name
+	// (a deployment's are found through the scheduler: lifecycle.go).
 	runs [kinds]map[string]*run
 }
 
