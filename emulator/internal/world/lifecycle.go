@@ -255,13 +255,14 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 // renewalSteps is a renewal's one step.
 var renewalSteps = []scenario.Step{{}}
 
-// ruleDraw is the random source a deployment's when.probability rules draw from: seeded
-// by the world's seed and the deployment's id, so a run with one --seed picks the same
-// deployments, and a deployment resumed after a restart keeps its lifecycle.
+// The keys a bundle names lifecycles by.
 func deploymentKey(id string) string { return kindPrefix[kindDeployment] + id }
 func domainKey(host string) string   { return kindPrefix[kindDomain] + host }
 func certKey(host string) string     { return kindPrefix[kindCert] + host }
 
+// ruleDraw is the random source a deployment's when.probability rules draw from: seeded
+// by the world's seed and the deployment's id, so a run with one --seed picks the same
+// deployments, and a deployment resumed after a restart keeps its lifecycle.
 func (w *World) ruleDraw(id string) func() float64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
