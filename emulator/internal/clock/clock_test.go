@@ -178,6 +178,40 @@ func TestAdvanceFiresInOrderAtEventTimes(t *testing.T) {
 	}
 }
 
+// An event scheduled later in a place reserved earlier fires where it would have, had
+// it been scheduled when the place was reserved: before the events scheduled after the
+// reservation at the same instant.
+func TestReservedPlacesFireInOrder(t *testing.T) {
+	c := New(Manual, t0)
+	s := NewScheduler(c)
+	var got []string
+	first := s.Reserve(2) // a lifecycle of two steps, both at t0+1s
+	s.At(t0.Add(time.Second), func(time.Time) { got = append(got, "later") })
+	step := func(name string, then func()) Func {
+		return func(time.Time) {
+			got = append(got, name)
+			if then != nil {
+				then()
+			}
+		}
+	}
+	s.AtSeq(t0.Add(time.Second), first, step("step1", func() {
+		s.AtSeq(t0.Add(time.Second), first+1, step("step2", nil), true)
+	}), true)
+	if at, ok := s.NextInFlight(); !ok || !at.Equal(t0.Add(time.Second)) {
+		t.Fatalf("NextInFlight = %v, %v", at, ok)
+	}
+	if _, err := s.Advance(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if want := "step1 step2 later"; join(got) != want {
+		t.Fatalf("fired %q, want %q", join(got), want)
+	}
+	if _, ok := s.NextInFlight(); ok || s.Len() != 0 {
+		t.Fatalf("%d left", s.Len())
+	}
+}
+
 func join(s []string) string {
 	out := ""
 	for i, x := range s {

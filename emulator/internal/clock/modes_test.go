@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -189,6 +190,44 @@ func TestInFlightHeapFollowsTheEvents(t *testing.T) {
 	s.Clear()
 	if _, ok := s.NextInFlight(); ok {
 		t.Fatal("Clear kept an in-flight event")
+	}
+}
+
+// The in-flight heap is built only when first asked for (an auto clock), from the events
+// pending then, and kept from then on: the earliest in-flight instant is the same
+// whenever it is first asked.
+func TestInFlightHeapBuiltWhenFirstAsked(t *testing.T) {
+	for ask := range 8 { // first asked after ask one-second advances
+		c := newClock((&fakeWall{t0}).now, Manual, t0)
+		s := NewScheduler(c)
+		var want []time.Time // the in-flight instants, in order
+		for i := range 30 {
+			at := t0.Add(time.Duration((i*7)%13) * time.Second)
+			if i%2 == 0 {
+				s.AtInFlight(at, func(time.Time) {})
+				want = append(want, at)
+			} else {
+				s.At(at, func(time.Time) {})
+			}
+		}
+		slices.SortFunc(want, time.Time.Compare)
+		for step := range 14 {
+			if step >= ask {
+				next, ok := s.NextInFlight()
+				now := c.Now()
+				i := slices.IndexFunc(want, func(at time.Time) bool { return !at.Before(now) && !(at.Equal(now) && step > 0) })
+				if i < 0 {
+					if ok {
+						t.Fatalf("ask %d, step %d: in flight at %v, want none", ask, step, next)
+					}
+				} else if !ok || !next.Equal(want[i]) {
+					t.Fatalf("ask %d, step %d: in flight at %v, %v, want %v", ask, step, next, ok, want[i])
+				}
+			}
+			if _, err := s.Advance(time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 

@@ -26,12 +26,15 @@ type Scheduler struct {
 	// its watchers); AdvanceTo when nil.
 	AutoAdvance func(to time.Time)
 
-	mu     sync.Mutex // guards events, inFlight and seq
+	mu     sync.Mutex // guards events, inFlight, inFlightKept and seq
 	events eventHeap
 	// inFlight holds the events of events that AtInFlight scheduled (the same at and
-	// seq, no fn): its top is the next instant an auto clock may jump to.
-	inFlight eventHeap
-	seq      uint64
+	// seq, no task): its top is the next instant an auto clock may jump to. It is built
+	// on the first NextInFlight (only an auto clock asks) and kept from then on
+	// (inFlightKept): a real clock's creates do not pay for it.
+	inFlight     eventHeap
+	inFlightKept bool
+	seq          uint64
 	// active is the wall time of the last FireDue on an auto clock, in Unix
 	// nanoseconds: every read and write of a world calls FireDue first.
 	active atomic.Int64
@@ -52,9 +55,20 @@ type Scheduler struct {
 type event struct {
 	at       int64 // Unix nanoseconds: compared far more often than read
 	seq      uint64
-	fn       func(at time.Time)
+	task     Task
 	inFlight bool // a step of a lifecycle under way, which an auto clock jumps to
 }
+
+// Task is what an event runs: Fire receives the instant it fires for. A lifecycle is
+// one Task that schedules its own next step as it fires (AtSeq), rather than a closure
+// per step.
+type Task interface{ Fire(at time.Time) }
+
+// Func is a function as a Task.
+type Func func(at time.Time)
+
+// Fire calls f.
+func (f Func) Fire(at time.Time) { f(at) }
 
 // DefaultAutoIdle is how long an auto clock's world must be idle before it jumps.
 const DefaultAutoIdle = 20 * time.Millisecond
@@ -128,26 +142,49 @@ var (
 // At schedules fn at t (clamped to 1970–2262). fn receives the instant it fires for.
 // An auto clock never jumps to such an event on its own: periodic events (renewals,
 // detachments) wait until something else moves the clock past them.
-func (s *Scheduler) At(t time.Time, fn func(at time.Time)) { s.at(t, fn, false) }
+func (s *Scheduler) At(t time.Time, fn func(at time.Time)) { s.at(t, 0, Func(fn), false) }
 
 // AtInFlight is At for a step of a lifecycle under way (a deployment building, a domain
 // verifying, a certificate being issued): an auto clock jumps to it when idle.
-func (s *Scheduler) AtInFlight(t time.Time, fn func(at time.Time)) { s.at(t, fn, true) }
+func (s *Scheduler) AtInFlight(t time.Time, fn func(at time.Time)) { s.at(t, 0, Func(fn), true) }
 
-func (s *Scheduler) at(t time.Time, fn func(at time.Time), inFlight bool) {
+// Reserve sets aside n places in the order of events (ties at one instant fire in the
+// order they were scheduled) and returns the first; AtSeq schedules an event in one of
+// them later. A lifecycle of n steps reserves its n places when it starts and schedules
+// each step as the one before fires: its steps fire exactly where they would have, had
+// all been scheduled at the start, with one event pending at a time instead of n.
+func (s *Scheduler) Reserve(n int) uint64 {
+	s.mu.Lock()
+	first := s.seq + 1
+	s.seq += uint64(n)
+	s.mu.Unlock()
+	return first
+}
+
+// AtSeq schedules task at t in the place seq (from Reserve), in flight or not (see
+// AtInFlight).
+func (s *Scheduler) AtSeq(t time.Time, seq uint64, task Task, inFlight bool) {
+	s.at(t, seq, task, inFlight)
+}
+
+// at schedules task at t, in the place seq, or in the next place when seq is 0.
+func (s *Scheduler) at(t time.Time, seq uint64, task Task, inFlight bool) {
 	if t.Before(earliest) {
 		t = earliest
 	} else if t.After(latest) {
 		t = latest
 	}
 	s.mu.Lock()
-	s.seq++
-	e := event{at: t.UnixNano(), seq: s.seq, fn: fn, inFlight: inFlight}
+	if seq == 0 {
+		s.seq++
+		seq = s.seq
+	}
+	e := event{at: t.UnixNano(), seq: seq, task: task, inFlight: inFlight}
 	s.events.push(e)
-	if inFlight {
+	if inFlight && s.inFlightKept {
 		s.inFlight.push(event{at: e.at, seq: e.seq})
 	}
-	first := s.events[0].seq == s.seq || (inFlight && s.inFlight[0].seq == s.seq)
+	first := s.events[0].seq == seq || (inFlight && s.inFlightKept && s.inFlight[0].seq == seq)
 	s.changedLocked()
 	s.mu.Unlock()
 	if first {
@@ -155,7 +192,18 @@ func (s *Scheduler) at(t time.Time, fn func(at time.Time), inFlight bool) {
 	}
 }
 
-// Len is the number of pending events.
+// Tasks calls fn on the task of every pending event, in no order, under the
+// scheduler's lock: fn must not call the scheduler. Called inside Exclusive, it sees
+// every task that will fire (none is between being taken and firing).
+func (s *Scheduler) Tasks(fn func(Task)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.events {
+		fn(s.events[i].task)
+	}
+}
+
+// Len is the number of pending events (a lifecycle scheduled step by step counts one).
 func (s *Scheduler) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -176,6 +224,15 @@ func (s *Scheduler) NextAt() (time.Time, bool) {
 func (s *Scheduler) NextInFlight() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.inFlightKept {
+		s.inFlight = nil
+		for _, e := range s.events {
+			if e.inFlight {
+				s.inFlight.push(event{at: e.at, seq: e.seq})
+			}
+		}
+		s.inFlightKept = true
+	}
 	if len(s.inFlight) == 0 {
 		return time.Time{}, false
 	}
@@ -212,7 +269,7 @@ func (s *Scheduler) popDue(limit time.Time) (event, bool) {
 		return event{}, false
 	}
 	e := s.events.pop()
-	if e.inFlight { // the earliest event of all is the earliest in-flight one too
+	if e.inFlight && s.inFlightKept { // the earliest event of all is the earliest in-flight one too
 		s.inFlight.pop()
 	}
 	s.changedLocked()
@@ -227,7 +284,7 @@ func (s *Scheduler) fire(e event) {
 			s.OnPanic(r)
 		}
 	}()
-	e.fn(time.Unix(0, e.at).UTC())
+	e.task.Fire(time.Unix(0, e.at).UTC())
 }
 
 // Exclusive runs fn while no event fires, so that fn and a transition falling due at

@@ -76,6 +76,26 @@ func TestAppendDeploymentMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// The create answer is what encoding/json writes for view.Created.
+func TestAppendCreatedMatchesEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 2000; i++ {
+		at := time.Date(1970+r.IntN(230), 1, 1, 0, 0, 0, r.IntN(2e9), time.UTC).Add(time.Duration(r.IntN(1e8)) * time.Second)
+		if r.IntN(2) == 0 {
+			at = at.Truncate(time.Millisecond)
+		}
+		d := state.Deployment{ID: randomString(r), URL: randomString(r), Status: randomString(r), CreatedAt: at,
+			ProjectID: randomString(r), Target: randomString(r), Env: randomMap(r), Files: randomMap(r)}
+		want, err := json.Marshal(view.Created(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendCreated(nil, &d); string(got) != string(want) {
+			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
 func mergeForTest(a, b map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range a {

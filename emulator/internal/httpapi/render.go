@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"net/http"
@@ -19,15 +20,19 @@ type handlerFunc func(c *gin.Context) (any, error)
 // created marks a value answered with 201 Created.
 type created struct{ v any }
 
-// pooledJSON is a body rendered into a pooled buffer: the hot GETs render into one and
-// handle hands it back once written, so a request does not allocate its body.
-type pooledJSON struct{ b []byte }
+// pooledJSON is a body rendered into a pooled buffer: the hot GETs and creates render
+// into one and handle hands it back once written, so a request does not allocate its
+// body. status is the answer's (200 when 0).
+type pooledJSON struct {
+	b      []byte
+	status int
+}
 
 var jsonBuffers = sync.Pool{New: func() any { return &pooledJSON{b: make([]byte, 0, 2048)} }}
 
 func newPooledJSON() *pooledJSON {
 	p := jsonBuffers.Get().(*pooledJSON)
-	p.b = p.b[:0]
+	p.b, p.status = p.b[:0], 0
 	return p
 }
 
@@ -70,7 +75,7 @@ func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 			return
 		}
 		if p, ok := v.(*pooledJSON); ok {
-			writeJSONTo(c.Writer, http.StatusOK, p.b)
+			writeJSONTo(c.Writer, cmp.Or(p.status, http.StatusOK), p.b)
 			p.release()
 			return
 		}

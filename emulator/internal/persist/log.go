@@ -23,7 +23,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // AppendRecord appends c's record, numbered seq, to b.
 func AppendRecord(b []byte, seq uint64, c *state.Change) ([]byte, error) {
-	payload, err := json.Marshal(c)
+	payload, err := marshalChange(c)
 	if err != nil {
 		return b, err
 	}
@@ -33,6 +33,28 @@ func AppendRecord(b []byte, seq uint64, c *state.Change) ([]byte, error) {
 	crc := crc32.Update(crc32.Checksum(h[8:], crcTable), crcTable, payload)
 	binary.LittleEndian.PutUint32(h[4:], crc)
 	return append(append(b, h[:]...), payload...), nil
+}
+
+// marshalChange is json.Marshal(c). The changes of a create and of a lifecycle's step
+// (a deployment, and its project) are written without encoding/json's reflection and
+// its compaction of what the types' MarshalJSON wrote: the same bytes
+// (FuzzMarshalChange), a third of a create's CPU under --state before.
+func marshalChange(c *state.Change) ([]byte, error) {
+	if c.Deployment == nil || c.Load != nil || c.Domain != nil || c.DomainDeleted != "" || c.Detaching != nil ||
+		c.Token != nil || c.Revoked != "" || c.File != "" || len(c.Content) > 0 {
+		return json.Marshal(c)
+	}
+	b := make([]byte, 0, 1024)
+	b = append(b, `{"deployment":`...)
+	b = state.AppendDeploymentJSON(b, c.Deployment)
+	if c.Project != nil {
+		p, err := c.Project.MarshalJSON() // compact and escaped as json.Marshal leaves it
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"project":`...), p...)
+	}
+	return append(b, '}'), nil
 }
 
 // logContents is what a change log holds.

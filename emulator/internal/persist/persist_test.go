@@ -1,11 +1,13 @@
 package persist
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -68,4 +70,33 @@ func TestRemoveTemps(t *testing.T) {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
+}
+
+// A create's and a lifecycle step's change record is json.Marshal's, byte for byte.
+func FuzzMarshalChange(f *testing.F) {
+	f.Add("dpl_abc", "prj_a", "https://a-abc.hostemu.localhost", "queued", "<&>\u2028", "index.html", strings.Repeat("a", 64), "Building \xff", int64(1_790_000_000_123), true, true)
+	f.Add("", "", "", "", "", "", "", "", int64(-5), false, false)
+	f.Fuzz(func(t *testing.T, id, project, url, status, name, path, hash, line string, ms int64, withProject, withError bool) {
+		at := time.UnixMilli(ms % (1 << 45)).UTC()
+		d := state.Deployment{ID: id, ProjectID: project, URL: url, Target: "preview", Status: status, CreatedAt: at,
+			Env: map[string]string{name: line}, Files: map[string]string{path: hash},
+			Logs: []state.LogLine{{CreatedAt: at, Text: line}}}
+		d.Timings.QueuedAt = &at
+		if withError {
+			d.Error = &state.ErrorInfo{Code: name, Message: line}
+		}
+		for _, c := range []state.Change{{Deployment: &d}, {Deployment: &d, Seq: 3}} {
+			if withProject {
+				c.Project = &state.Project{ID: project, Name: name, CreatedAt: at, Env: map[string]string{line: path}, ProductionDeploymentID: id}
+			}
+			want, err := json.Marshal(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := marshalChange(&c)
+			if err != nil || string(got) != string(want) {
+				t.Fatalf("got %s, %v\nwant %s", got, err, want)
+			}
+		}
+	})
 }

@@ -90,11 +90,14 @@ func (f URLForm) prefix() string {
 	return f.Scheme + "://"
 }
 
-func (f URLForm) suffix() string {
+func (f URLForm) suffix() string { return string(f.appendPort(nil)) }
+
+// appendPort appends ":<port>", unless the port is 0 or the scheme's default.
+func (f URLForm) appendPort(b []byte) []byte {
 	if f.Port == 0 || f.Port == 443 && (f.Scheme == "" || f.Scheme == "https") || f.Port == 80 && f.Scheme == "http" {
-		return ""
+		return b
 	}
-	return ":" + strconv.Itoa(f.Port)
+	return strconv.AppendInt(append(b, ':'), int64(f.Port), 10)
 }
 
 // URL is the URL of host in this form: https://host:4743.
@@ -106,7 +109,25 @@ func DeploymentURL(projectName, deploymentID, edgeDomain string, form URLForm) s
 	if edgeDomain == "" {
 		edgeDomain = DefaultEdgeDomain
 	}
-	return form.URL(DeploymentLabel(projectName, deploymentID) + "." + edgeDomain)
+	name, suffix := labelParts(projectName, deploymentID)
+	// one allocation: a create's hot path
+	var port [20]byte
+	p := form.appendPort(port[:0])
+	var b strings.Builder
+	b.Grow(len(form.Scheme) + len("https://") + len(name) + 1 + len(suffix) + 1 + len(edgeDomain) + len(p))
+	if form.Scheme == "" {
+		b.WriteString("https")
+	} else {
+		b.WriteString(form.Scheme)
+	}
+	b.WriteString("://")
+	b.WriteString(name)
+	b.WriteByte('-')
+	b.WriteString(suffix)
+	b.WriteByte('.')
+	b.WriteString(edgeDomain)
+	b.Write(p)
+	return b.String()
 }
 
 // RehomeURLs gives the deployment URLs of snap on edgeDomain ("" is DefaultEdgeDomain)
@@ -161,19 +182,43 @@ func rehomeLogs(logs []LogLine, from, to string) []LogLine {
 // lowercase letters and digits, or is longer than 40 characters, is replaced by a digest
 // of the id, so the label is always a valid one of at most 63 characters.
 func DeploymentLabel(projectName, deploymentID string) string {
-	suffix := strings.TrimPrefix(deploymentID, "dpl_")
+	name, suffix := labelParts(projectName, deploymentID)
+	return name + "-" + suffix
+}
+
+// labelParts are DeploymentLabel's two parts, the project name's slug and the suffix.
+func labelParts(projectName, deploymentID string) (nameSlug, suffix string) {
+	suffix = strings.TrimPrefix(deploymentID, "dpl_")
 	if !urlSafe(suffix) {
 		sum := sha256.Sum256([]byte(deploymentID))
 		suffix = strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15]))[:20]
 	}
-	nameSlug := Slug(projectName)
+	nameSlug = projectName
+	if !isSlug(nameSlug) { // a name that is its own slug is taken as it is
+		nameSlug = Slug(projectName)
+	}
 	if max := 63 - 1 - len(suffix); len(nameSlug) > max {
 		nameSlug = strings.TrimRight(nameSlug[:max], "-")
 	}
 	if nameSlug == "" {
 		nameSlug = "app"
 	}
-	return nameSlug + "-" + suffix
+	return nameSlug, suffix
+}
+
+// isSlug reports whether Slug(s) == s: lowercase letters and digits, in runs joined by
+// single hyphens.
+func isSlug(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '-' {
+			if i == 0 || i == len(s)-1 || s[i-1] == '-' {
+				return false
+			}
+		} else if !isLowerAlnum(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func urlSafe(s string) bool {

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"crypto/sha256"
+	"encoding/base32"
 	"slices"
 	"strings"
 	"testing"
@@ -102,4 +104,48 @@ func TestIsTestName(t *testing.T) {
 			t.Errorf("IsTestName(%q) = %v, want %v", host, got, want)
 		}
 	}
+}
+
+// DeploymentURL, written in one allocation, is the URL of the label as DeploymentLabel
+// always made it (the project name's slug, the id's suffix), and isSlug is Slug(s) == s.
+func FuzzDeploymentURL(f *testing.F) {
+	f.Add("shop", "dpl_abc123", "", "", 0)
+	f.Add("Demo Shop!", "dpl_x", "hostemu.test", "http", 4700)
+	f.Add("a--b", "dpl_A_b", "e.test", "https", 443)
+	f.Add("-a-", "dpl_"+strings.Repeat("z", 30), "", "", 80)
+	f.Add(strings.Repeat("long-", 20), "dpl_abcdefghij0123456789", "", "http", 80)
+	f.Fuzz(func(t *testing.T, name, id, domain, scheme string, port int) {
+		if isSlug(name) != (Slug(name) == name) {
+			t.Fatalf("isSlug(%q) = %v", name, isSlug(name))
+		}
+		form := URLForm{Scheme: scheme, Port: port}
+		label := oldDeploymentLabel(name, id)
+		d := domain
+		if d == "" {
+			d = DefaultEdgeDomain
+		}
+		if got, want := DeploymentURL(name, id, domain, form), form.URL(label+"."+d); got != want {
+			t.Fatalf("DeploymentURL(%q, %q, %q, %+v) = %q, want %q", name, id, domain, form, got, want)
+		}
+		if got := DeploymentLabel(name, id); got != label {
+			t.Fatalf("DeploymentLabel(%q, %q) = %q, want %q", name, id, got, label)
+		}
+	})
+}
+
+// oldDeploymentLabel is DeploymentLabel as it was, slugging every name.
+func oldDeploymentLabel(projectName, deploymentID string) string {
+	suffix := strings.TrimPrefix(deploymentID, "dpl_")
+	if !urlSafe(suffix) {
+		sum := sha256.Sum256([]byte(deploymentID))
+		suffix = strings.ToLower(base32.StdEncoding.EncodeToString(sum[:15]))[:20]
+	}
+	nameSlug := Slug(projectName)
+	if max := 63 - 1 - len(suffix); len(nameSlug) > max {
+		nameSlug = strings.TrimRight(nameSlug[:max], "-")
+	}
+	if nameSlug == "" {
+		nameSlug = "app"
+	}
+	return nameSlug + "-" + suffix
 }

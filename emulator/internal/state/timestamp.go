@@ -118,6 +118,10 @@ func (d Deployment) MarshalJSON() ([]byte, error) {
 	return appendDeployment(make([]byte, 0, 512), &d), nil
 }
 
+// AppendDeploymentJSON appends d as its MarshalJSON writes it (compact, HTML characters
+// escaped: as json.Marshal leaves it inside another value).
+func AppendDeploymentJSON(b []byte, d *Deployment) []byte { return appendDeployment(b, d) }
+
 // marshalDeploymentReflective is Deployment.MarshalJSON through encoding/json: the
 // form appendDeployment must write (its tests compare the two).
 func marshalDeploymentReflective(d Deployment) ([]byte, error) {

@@ -118,12 +118,8 @@ func (w *World) Capture() (state.Snapshot, Recording) {
 		w.mu.Lock()
 		rec.Seed = w.seed
 		rec.IDDice, _ = w.idSrc.MarshalBinary() // a PCG always marshals
-		rec.Lifecycles = make(map[string]time.Time, len(w.gens))
-		for key := range w.gens {
-			if at, ok := w.anchors[key]; ok {
-				rec.Lifecycles[key] = at
-			}
-		}
+		rec.Lifecycles = map[string]time.Time{}
+		w.eachRun(func(r *run) { rec.Lifecycles[kindPrefix[r.kind]+r.name] = r.anchor })
 		w.mu.Unlock()
 	})
 	return snap, rec

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -12,82 +13,147 @@ import (
 // detachDelay is how long after delete a hostname is detached at the edge.
 const detachDelay = 5 * time.Second
 
-// begin starts a new lifecycle generation for a resource key; events of an older
-// generation do nothing when they fire.
-func (w *World) begin(key string, since time.Time) uint64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.nextGen++
-	w.gens[key] = w.nextGen
-	w.anchors[key] = since
-	return w.nextGen
+// The kinds of lifecycle; a bundle names a lifecycle by its kind's prefix and the name
+// ("dpl:<id>"). The lifecycles in flight of domains and certificates are kept in a map
+// by name (w.runs); a deployment's are found through the scheduler, where each has
+// its one pending step (a create's hot path then touches no map of lifecycles): a
+// deployment's lifecycle is only ever ended by a forced status, and only replaced
+// after the scheduler was cleared (a load).
+const (
+	kindDeployment = iota
+	kindDomain
+	kindCert
+	kinds
+)
+
+var kindPrefix = [kinds]string{"dpl:", "dom:", "crt:"}
+
+// run is a lifecycle in flight: the steps of a resource still to come, scheduled one at
+// a time. Only its next step is pending in the scheduler; as it fires, it schedules the
+// step after it in the place reserved for it when the lifecycle began, so the steps of
+// every lifecycle fire in the order and at the instants they would have, had all been
+// scheduled at once (the scheduler orders ties by place).
+type run struct {
+	w        *World
+	kind     int
+	name     string
+	steps    []scenario.Step
+	next     int       // the step pending in the scheduler
+	at       time.Time // its instant (unclamped: the scheduler clamps)
+	seq      uint64    // its place; step next+i has place seq+i
+	inFlight bool      // an auto clock jumps to its steps (not a periodic renewal)
+	ended    bool      // a deployment's lifecycle ended by a forced status (guarded by w.mu)
+	// anchor is when the lifecycle entered its current step (guarded by w.mu): the
+	// steps to come are scheduled from it, so a bundle's replay schedules them at the
+	// same instants.
+	anchor time.Time
+	// apply makes the step happen; nil for a deployment's, which is stepDeployment.
+	apply func(st scenario.Step, t time.Time)
 }
 
-// anchor records that the lifecycle key entered a step at, if gen is still its
-// generation.
-func (w *World) anchor(key string, gen uint64, at time.Time) bool {
+// Fire runs the pending step, if the lifecycle is still the resource's (a forced
+// status or a reload ends it), after scheduling the next one in its place.
+func (r *run) Fire(t time.Time) {
+	w := r.w
+	i := r.next
+	if !w.anchor(r, r.at) {
+		return
+	}
+	last := i == len(r.steps)-1
+	if !last {
+		r.next, r.at, r.seq = i+1, r.at.Add(r.steps[i+1].After), r.seq+1
+		w.sched.AtSeq(r.at, r.seq, r, r.inFlight)
+	}
+	if r.apply == nil {
+		w.stepDeployment(r.name, r.steps[i], t)
+	} else {
+		r.apply(r.steps[i], t)
+	}
+	if last {
+		w.forget(r)
+	}
+}
+
+// anchor records that r entered a step at, if it is still its resource's lifecycle.
+func (w *World) anchor(r *run, at time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gens[key] != gen {
+	if r.kind == kindDeployment && r.ended || r.kind != kindDeployment && w.runs[r.kind][r.name] != r {
 		return false
 	}
-	w.anchors[key] = at
+	r.anchor = at
 	return true
 }
 
-// anchorOf is when the lifecycle key entered its current step, else now.
-func (w *World) anchorOf(key string, now time.Time) time.Time {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if t, ok := w.anchors[key]; ok {
-		return t
+// forget drops r once its last step ran, if it is still its resource's lifecycle: the
+// maps hold lifecycles in flight only (a deployment's is in none).
+func (w *World) forget(r *run) {
+	if r.kind == kindDeployment {
+		return
 	}
-	return now
-}
-
-// forget drops the lifecycle key's generation and anchor once its last step ran, if
-// gen is still its generation: the maps hold lifecycles in flight only.
-func (w *World) forget(key string, gen uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gens[key] == gen {
-		delete(w.gens, key)
-		delete(w.anchors, key)
+	if w.runs[r.kind][r.name] == r {
+		delete(w.runs[r.kind], r.name)
 	}
 }
 
-func (w *World) end(key string) {
+// end ends the lifecycle of a resource: its steps still pending do nothing. For a
+// deployment, it must run inside w.sched.Exclusive (no step between being taken and
+// firing escapes it); it looks through the pending steps.
+func (w *World) end(kind int, name string) {
 	w.mu.Lock()
-	delete(w.gens, key)
-	delete(w.anchors, key)
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	if kind != kindDeployment {
+		delete(w.runs[kind], name)
+		return
+	}
+	w.sched.Tasks(func(t clock.Task) {
+		if r, ok := t.(*run); ok && r.kind == kindDeployment && r.name == name {
+			r.ended = true
+		}
+	})
 }
 
-// scheduleSteps schedules steps[from:] of a lifecycle, each After the previous one,
-// counting from since.
+// eachRun calls fn on every lifecycle in flight; call it inside w.sched.Exclusive,
+// with w.mu held.
+func (w *World) eachRun(fn func(*run)) {
+	for _, m := range w.runs {
+		for _, r := range m {
+			fn(r)
+		}
+	}
+	w.sched.Tasks(func(t clock.Task) {
+		if r, ok := t.(*run); ok && r.kind == kindDeployment && !r.ended {
+			fn(r)
+		}
+	})
+}
+
+// newRuns are empty maps of lifecycles in flight.
+func newRuns() [kinds]map[string]*run {
+	var m [kinds]map[string]*run
+	for i := range m {
+		m[i] = map[string]*run{}
+	}
+	return m
+}
+
+// scheduleSteps starts a lifecycle of the resource name: steps[from:], each After the
+// previous one, counting from since. It replaces the resource's lifecycle in flight.
 //
 // The steps are in flight (an auto clock jumps to them when its world is idle) unless
 // periodic says they are a periodic event, such as a renewal, that must never pull the
 // clock forward on its own.
-func (w *World) scheduleSteps(key string, steps []scenario.Step, from int, since time.Time, periodic bool, apply func(scenario.Step, time.Time)) {
-	gen := w.begin(key, since)
-	at := since
-	schedule := w.sched.AtInFlight
-	if periodic {
-		schedule = w.sched.At
+func (w *World) scheduleSteps(kind int, name string, steps []scenario.Step, from int, since time.Time, periodic bool, apply func(scenario.Step, time.Time)) {
+	r := &run{w: w, kind: kind, name: name, steps: steps, next: from, at: since.Add(steps[from].After),
+		seq: w.sched.Reserve(len(steps) - from), inFlight: !periodic, anchor: since, apply: apply}
+	if kind != kindDeployment {
+		w.mu.Lock()
+		w.runs[kind][name] = r
+		w.mu.Unlock()
 	}
-	for i, st := range steps[from:] {
-		at = at.Add(st.After)
-		last, stepAt := from+i == len(steps)-1, at
-		schedule(at, func(t time.Time) {
-			if w.anchor(key, gen, stepAt) {
-				apply(st, t)
-				if last {
-					w.forget(key, gen)
-				}
-			}
-		})
-	}
+	w.sched.AtSeq(r.at, r.seq, r, r.inFlight)
 }
 
 // stepIndex is the index of status in steps, or -1.
@@ -100,10 +166,6 @@ func stepIndex(steps []scenario.Step, status string) int {
 	return -1
 }
 
-func deploymentKey(id string) string { return "dpl:" + id }
-func domainKey(host string) string   { return "dom:" + host }
-func certKey(host string) string     { return "crt:" + host }
-
 // scheduleDeployment schedules the rest of a deployment's lifecycle after its current
 // status, counting from since.
 func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, since time.Time) {
@@ -111,17 +173,30 @@ func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, si
 	if i < 0 || i == len(steps)-1 {
 		return
 	}
-	w.scheduleSteps(deploymentKey(id), steps, i+1, since, false, func(st scenario.Step, t time.Time) {
-		var from string
-		d, err := w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
-			from = d.Status
-			d.SetStatus(p, st.Status, st.Error, t)
-		})
-		if err == nil {
-			w.cov.Transition("deployment", from, d.Status, "")
-			w.emitDeployment("status", d)
-		}
+	w.scheduleSteps(kindDeployment, id, steps, i+1, since, false, nil)
+}
+
+// stepDeployment moves deployment id to the step st at t.
+func (w *World) stepDeployment(id string, st scenario.Step, t time.Time) {
+	var from string
+	d, err := w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+		from = d.Status
+		d.SetStatus(p, st.Status, st.Error, t)
 	})
+	if err == nil {
+		w.cov.Transition("deployment", from, d.Status, "")
+		w.emitDeployment("status", d)
+	}
+}
+
+// deploymentSteps is the lifecycle a deployment follows under sc: the first matching
+// rule's, else the scenario's own. The merged environment and the rule's dice are made
+// only when a rule may need them.
+func (w *World) deploymentSteps(sc *scenario.Scenario, id, projectID, target string, projectEnv, env map[string]string) []scenario.Step {
+	if len(sc.DeploymentRules) == 0 {
+		return sc.DeploymentLifecycle
+	}
+	return sc.DeploymentStepsFor(projectID, target, MergeEnv(projectEnv, env), w.ruleDraw(id))
 }
 
 // scheduleDomain schedules the rest of a domain's lifecycle after its current status.
@@ -130,7 +205,7 @@ func (w *World) scheduleDomain(host, current string, steps []scenario.Step, cert
 	if i < 0 || i == len(steps)-1 {
 		return
 	}
-	w.scheduleSteps(domainKey(host), steps, i+1, since, false, func(st scenario.Step, t time.Time) {
+	w.scheduleSteps(kindDomain, host, steps, i+1, since, false, func(st scenario.Step, t time.Time) {
 		var from state.Domain
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
 			from = *d
@@ -152,7 +227,7 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 	if certs.ValidFor <= 0 || certs.RenewBefore >= certs.ValidFor {
 		return
 	}
-	w.scheduleSteps(certKey(host), []scenario.Step{{}}, 0, expires.Add(-certs.RenewBefore), true, func(_ scenario.Step, t time.Time) {
+	w.scheduleSteps(kindCert, host, renewalSteps, 0, expires.Add(-certs.RenewBefore), true, func(_ scenario.Step, t time.Time) {
 		var before string
 		d, err := w.store.UpdateDomain(host, func(d *state.Domain) {
 			before = d.TLS.Status
@@ -177,6 +252,14 @@ func (w *World) scheduleRenewal(host string, expires time.Time, certs scenario.C
 	})
 }
 
+// renewalSteps is a renewal's one step.
+var renewalSteps = []scenario.Step{{}}
+
+// The keys a bundle names lifecycles by.
+func deploymentKey(id string) string { return kindPrefix[kindDeployment] + id }
+func domainKey(host string) string   { return kindPrefix[kindDomain] + host }
+func certKey(host string) string     { return kindPrefix[kindCert] + host }
+
 // ruleDraw is the random source a deployment's when.probability rules draw from: seeded
 // by the world's seed and the deployment's id, so a run with one --seed picks the same
 // deployments, and a deployment resumed after a restart keeps its lifecycle.
@@ -187,19 +270,26 @@ func (w *World) ruleDraw(id string) func() float64 {
 }
 
 // resume schedules what remains of every lifecycle in a freshly loaded state, under the
-// active scenario, counting from now: builds in flight finish, domains verify, issued
-// certificates renew, and deleted hostnames finish detaching.
-func (w *World) resume() {
+// active scenario, counting from its anchor in anchors (by "dpl:<id>", "dom:<host>")
+// or else from now: builds in flight finish, domains verify, issued certificates
+// renew, and deleted hostnames finish detaching.
+func (w *World) resume(anchors map[string]time.Time) {
 	sc := w.Scenario()
 	now := w.clock.Now()
+	since := func(key string) time.Time {
+		if t, ok := anchors[key]; ok {
+			return t
+		}
+		return now
+	}
 	deployments, domains, detaching := w.store.InFlight()
 	for _, d := range deployments {
-		w.scheduleDeployment(d.ID, d.Status, sc.DeploymentStepsFor(d.ProjectID, d.Target, MergeEnv(w.store.ProjectEnv(d.ProjectID), d.Env), w.ruleDraw(d.ID)), w.anchorOf(deploymentKey(d.ID), now))
+		w.scheduleDeployment(d.ID, d.Status, w.deploymentSteps(sc, d.ID, d.ProjectID, d.Target, w.store.ProjectEnv(d.ProjectID), d.Env), since(deploymentKey(d.ID)))
 	}
 	for _, d := range domains {
 		switch {
 		case d.Status == state.StatusPending || d.Status == state.StatusVerifying:
-			w.scheduleDomain(d.Hostname, d.Status, sc.DomainStepsFor(d.Hostname, w.ruleDraw(domainKey(d.Hostname))), sc.Certificates, w.anchorOf(domainKey(d.Hostname), now))
+			w.scheduleDomain(d.Hostname, d.Status, sc.DomainStepsFor(d.Hostname, w.ruleDraw(domainKey(d.Hostname))), sc.Certificates, since(domainKey(d.Hostname)))
 		case d.TLS.Status == state.TLSIssued && d.TLS.ExpiresAt != nil:
 			w.scheduleRenewal(d.Hostname, *d.TLS.ExpiresAt, sc.Certificates)
 		}

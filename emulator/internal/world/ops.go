@@ -112,9 +112,12 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		}
 	}
 	id := d.ID
-	w.scheduleDeployment(id, state.StatusQueued, sc.DeploymentStepsFor(p.ID, target, MergeEnv(p.Env, in.Env), w.ruleDraw(id)), now)
+	steps := w.deploymentSteps(sc, id, p.ID, target, p.Env, in.Env)
+	w.scheduleDeployment(id, state.StatusQueued, steps, now)
 	w.emitDeployment("created", d)
-	w.fireDue() // zero-time steps happen at once
+	if i := stepIndex(steps, state.StatusQueued); i >= 0 && i+1 < len(steps) && steps[i+1].After <= 0 {
+		w.fireDue() // zero-time steps happen at once
+	}
 	return d, nil
 }
 
@@ -215,7 +218,7 @@ func (w *World) AddDomain(projectID string, in NewDomain) (state.Domain, error) 
 	if err := w.store.AddDomain(d); err != nil {
 		return state.Domain{}, err
 	}
-	w.end(certKey(host))
+	w.end(kindCert, host)
 	w.emitDomain("added", d)
 	w.scheduleDomain(host, state.StatusPending, sc.DomainStepsFor(host, w.ruleDraw(domainKey(host))), sc.Certificates, now)
 	w.fireDue()
@@ -238,8 +241,8 @@ func (w *World) DeleteDomain(projectID, hostname string) (state.Domain, error) {
 	if err != nil {
 		return state.Domain{}, err
 	}
-	w.end(domainKey(host))
-	w.end(certKey(host))
+	w.end(kindDomain, host)
+	w.end(kindCert, host)
 	w.scheduleDetach(host, now.Add(detachDelay))
 	w.emitDomain("deleted", d)
 	return d, nil
@@ -283,7 +286,7 @@ func (w *World) ForceDeploymentStatus(id string, req ForcedStatus) (state.Deploy
 	var d state.Deployment
 	var from string
 	w.sched.Exclusive(func() { // no scheduled step can land between the two
-		w.end(deploymentKey(id)) // harmless for an id that does not exist
+		w.end(kindDeployment, id) // harmless for an id that does not exist
 		now := w.clock.Now()
 		d, err = w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
 			from = d.Status
@@ -320,8 +323,8 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	var d state.Domain
 	var from state.Domain
 	w.sched.Exclusive(func() { // no scheduled step can land between the two
-		w.end(domainKey(host)) // harmless for a hostname that does not exist
-		w.end(certKey(host))
+		w.end(kindDomain, host) // harmless for a hostname that does not exist
+		w.end(kindCert, host)
 		now := w.clock.Now()
 		d, err = w.store.UpdateDomain(host, func(d *state.Domain) {
 			from = *d

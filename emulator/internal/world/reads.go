@@ -102,7 +102,9 @@ func (w *World) Tokens() []state.Token { return w.store.Tokens() }
 // CipherAPIKeys lists the decryption service's API keys.
 func (w *World) CipherAPIKeys() []string { return w.store.Cipher().APIKeys }
 
-// Pending is the number of scheduled transitions not yet due.
+// Pending is the number of scheduled transitions not yet fired: one per lifecycle in
+// flight (its next step; the steps after it are scheduled as it fires; one ended by a
+// forced status until its step comes), and the renewals and detachments to come.
 func (w *World) Pending() int { return w.sched.Len() }
 
 // JournalBytes is what the journal holds now, in bytes (bounded by its size times

@@ -128,18 +128,15 @@ type World struct {
 	fixtures      func() (state.Snapshot, error)
 	startScenario string
 
-	mu sync.Mutex // guards seed (written), rng, idSrc, gens, anchors, replayed and nextGen
+	mu sync.Mutex // guards seed (written), rng, idSrc, runs and their anchors, and replayed
 	// replayed tells the world came from a failure bundle (PUT /_emulator/bundle, hostemu
 	// replay): nil otherwise.
 	replayed *ReplayInfo
 	rng      *rand.Rand
-	idSrc    *rand.PCG         // rng's source, whose position a failure bundle saves
-	gens     map[string]uint64 // lifecycle generation per resource ("dpl:id", "dom:host")
-	// anchors are when each lifecycle in flight entered its current step: the steps
-	// still to come are scheduled from it, so a bundle's replay schedules them at the
-	// same instants.
-	anchors map[string]time.Time
-	nextGen uint64
+	idSrc    *rand.PCG // rng's source, whose position a failure bundle saves
+	// runs are the lifecycles in flight of domains and certificates, by kind and name
+	// (a deployment's are found through the scheduler: lifecycle.go).
+	runs [kinds]map[string]*run
 }
 
 // New builds a world and loads its fixtures. Call Start to run a real clock.
@@ -307,9 +304,6 @@ func (w *World) load(snap state.Snapshot) error { return w.loadAnchored(snap, ni
 // bundle's seed, scenario and clock): a state that does not load changes nothing, then
 // included.
 func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time, then func()) error {
-	if anchors == nil {
-		anchors = map[string]time.Time{}
-	}
 	keys := make([]envelope.Key, len(snap.Cipher.MasterKeys))
 	for i, k := range snap.Cipher.MasterKeys {
 		keys[i] = envelope.Key{ID: k.ID, Secret: k.Key}
@@ -342,16 +336,9 @@ func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time, 
 		w.sched.Clear()
 		w.waitedUntil.Store(0)
 		w.mu.Lock()
-		w.gens, w.anchors = map[string]uint64{}, anchors
+		w.runs = newRuns()
 		w.mu.Unlock()
-		w.resume()
-		w.mu.Lock()
-		for key := range w.anchors { // none is kept for a lifecycle not resumed
-			if _, live := w.gens[key]; !live {
-				delete(w.anchors, key)
-			}
-		}
-		w.mu.Unlock()
+		w.resume(anchors)
 	})
 	return err
 }
