@@ -40,7 +40,9 @@ type exchange struct {
 	errCode   string
 	faultID   string   // the injected fault that fired
 	route     string   // the route template that answered ("/v1/deployments/:id"), if one did
-	body      *capture // the journal's copy of the body
+	body      *capture // the journal's copy of the body: capt, once prepareBody has set it
+	capt      capture  // kept across the pool's reuses, with its buffer
+	meter     meteredBody
 	// redact keeps a decryption-service body out of the journal: only an /v1/encrypt
 	// payload's length (payloadChars, -1 until the handler has read it) is recorded.
 	redact       bool
@@ -68,11 +70,12 @@ func (ex *exchange) closeLater(conn net.Conn, reset bool) {
 	ex.cut, ex.cutReset = conn, reset
 }
 
-// reuse readies a pooled exchange for a request, keeping its answer buffer.
+// reuse readies a pooled exchange for a request, keeping its answer's and its request
+// body's buffers.
 func (ex *exchange) reuse(next exchange) {
-	buf := ex.answer[:0]
+	answer, body := ex.answer[:0], ex.capt.buf[:0]
 	*ex = next
-	ex.answer = buf
+	ex.answer, ex.capt.buf = answer, body
 }
 
 func (ex *exchange) WriteHeader(code int) {
@@ -220,7 +223,7 @@ func faultRequest(r *http.Request, service, host string) fault.Request {
 func (a *API) route(ex *exchange, r *http.Request) {
 	if r.Body != nil && r.Body != http.NoBody {
 		r = a.prepareBody(ex, r)
-		m := a.meterBody(r)
+		m := a.meterBody(ex, r)
 		defer func() { a.bodies.release(m.held) }()
 	}
 	a.apiHTTP.ServeHTTP(ex, r)

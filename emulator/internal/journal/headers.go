@@ -42,6 +42,16 @@ func AnswerHeader(name string) bool {
 // nil, else those of kept (an entry loaded from a bundle); cut says some were left
 // out. buf holds them, sharing the strings, for own to copy.
 func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut bool) {
+	if h != nil {
+		if out, ok := knownAnswerHeaders(h, buf); ok {
+			return out, false
+		}
+	}
+	return walkAnswerHeaders(kept, h, buf)
+}
+
+// walkAnswerHeaders is answerHeaders by a walk of every header.
+func walkAnswerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut bool) {
 	n := 0
 	add := func(name, value string) {
 		switch {
@@ -71,6 +81,59 @@ func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Heade
 		}
 	}
 	return out, cut
+}
+
+// keptNames are the names AnswerHeader keeps in the canonical form hostemu writes them,
+// sorted; leftNames the other names hostemu's answers carry, the most frequent first.
+var (
+	keptNames = [...]string{"Content-Type", "Location", "Retry-After", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"}
+	leftNames = [...]string{"Vary", "Date", "Server", "X-Hostemu-Deployment", "Etag", "Accept-Ranges", "Content-Length", "Last-Modified",
+		"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Access-Control-Allow-Credentials",
+		"Cache-Control", "X-Content-Type-Options", "X-Hostemu-Error", "X-Hostemu-Placeholder", "Allow"}
+)
+
+// knownAnswerHeaders is answerHeaders' result for an answer whose header names are all
+// among keptNames and leftNames, found by looking each up rather than by walking h (an
+// iteration of a map costs more than a few lookups in a small one), already in name
+// order; ok is false for any other answer, which answerHeaders then walks. Every key
+// of h is counted, so a name in another case, or any other name, is never missed.
+// TestKnownAnswerHeaders holds it to the walk.
+func knownAnswerHeaders(h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, ok bool) {
+	if len(h) > len(keptNames)+len(leftNames) {
+		return nil, false
+	}
+	found, n := 0, 0
+	for _, name := range keptNames {
+		vals, ok := h[name]
+		if !ok {
+			continue
+		}
+		found++
+		if len(vals) > 0 { // at most len(keptNames) < maxAnswerHeaderCount: never cut
+			buf[n] = Header{Name: name, Value: joined(vals)}
+			n++
+		}
+	}
+	for _, name := range leftNames {
+		if found == len(h) {
+			break
+		}
+		if _, ok := h[name]; ok {
+			found++
+		}
+	}
+	if found != len(h) {
+		return nil, false
+	}
+	return buf[:n], true
+}
+
+// joined is vals joined by ", " (the one value itself when there is one).
+func joined(vals []string) string {
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return strings.Join(vals, ", ")
 }
 
 // Redacted replaces the value of a credential header (Authorization,
@@ -169,11 +232,22 @@ func (h Headers) bytes() int64 {
 // credential, else the values joined by ", " (the request's own string when there is
 // one: Add copies what it keeps).
 func headerValue(name string, vals []string) string {
-	switch {
-	case strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") || strings.EqualFold(name, "Cookie"):
+	if credential(name) {
 		return Redacted
-	case len(vals) == 1:
-		return vals[0]
 	}
-	return strings.Join(vals, ", ")
+	return joined(vals)
+}
+
+// credential reports whether name is Authorization, Proxy-Authorization or Cookie, in
+// any case (the length first: most names are none of the three lengths).
+func credential(name string) bool {
+	switch len(name) {
+	case len("Authorization"):
+		return strings.EqualFold(name, "Authorization")
+	case len("Proxy-Authorization"):
+		return strings.EqualFold(name, "Proxy-Authorization")
+	case len("Cookie"):
+		return strings.EqualFold(name, "Cookie")
+	}
+	return false
 }
