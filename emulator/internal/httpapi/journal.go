@@ -32,10 +32,7 @@ func (a *API) record(ex *exchange, r *http.Request) {
 		FaultID:    ex.faultID,
 	}
 	e.SetRequestHeaders(r.Header)
-	if h := r.Header["Authorization"]; len(h) > 0 {
-		tok, _ := bearer(h[0]) // as faults read it (faultRequest)
-		e.SetToken(tok)
-	}
+	e.SetToken(ex.bearerToken(r)) // as faults read it (faultRequest)
 	switch ex.class.Kind {
 	case KindEdge:
 		e.Host = ex.class.Host

@@ -33,6 +33,8 @@ type exchange struct {
 	prepared  bool // the body is ready for the handler (prepareBody)
 
 	hasHeader bool        // an Authorization header was sent
+	token     string      // its bearer token, "" without one (bearerToken)
+	tokenRead bool        // token is read
 	authed    bool        // its bearer credential is valid
 	scope     state.Scope // hosting tokens only
 	limitKey  string      // the rate-limit key the request was counted under
@@ -184,7 +186,7 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 		a.tooMany(ex, r, d)
 		return
 	}
-	fr := faultRequest(r, ex.class.Kind.service(), "")
+	fr := ex.faultRequest(r, ex.class.Kind.service(), "")
 	fr.Scope = string(ex.scope)
 	if ex.body != nil && ex.w.FaultsWantBody(fr) {
 		fr.Body = ex.body.peek() // the journal's copy: the handler reads the same bytes
@@ -203,7 +205,7 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 // the edge's answer.
 func (a *API) serveEdge(ex *exchange, r *http.Request) {
 	cls := &ex.class
-	if act, ok := ex.w.MatchFault(faultRequest(r, serviceEdge, cls.Host)); ok && !a.applyFault(ex, r, act) {
+	if act, ok := ex.w.MatchFault(ex.faultRequest(r, serviceEdge, cls.Host)); ok && !a.applyFault(ex, r, act) {
 		return
 	}
 	if err := a.edgeOf(ex.w).Serve(ex, r, cls.Edge); err != nil {
@@ -212,10 +214,19 @@ func (a *API) serveEdge(ex *exchange, r *http.Request) {
 }
 
 // faultRequest is what faults match r on (its body is read only when a fault asks).
-func faultRequest(r *http.Request, service, host string) fault.Request {
-	tok, _ := bearer(r.Header.Get("Authorization"))
+func (ex *exchange) faultRequest(r *http.Request, service, host string) fault.Request {
 	return fault.Request{Method: r.Method, Path: r.URL.Path, Service: service, Host: host,
-		RawQuery: r.URL.RawQuery, Header: r.Header, Token: tok}
+		RawQuery: r.URL.RawQuery, Header: r.Header, Token: ex.bearerToken(r)}
+}
+
+// bearerToken is r's bearer token ("" without one), read once for identify, faults and
+// the journal.
+func (ex *exchange) bearerToken(r *http.Request) string {
+	if !ex.tokenRead {
+		ex.token, _ = bearer(r.Header.Get("Authorization"))
+		ex.tokenRead = true
+	}
+	return ex.token
 }
 
 // route hands an API request to the router, which finds its handler, with its body
