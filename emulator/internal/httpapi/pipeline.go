@@ -123,14 +123,16 @@ func exchangeOf(c *gin.Context) *exchange {
 }
 
 // exchanges are reused: one is made for every request, on the hot path, and none
-// outlives its request (finish gives it back).
+// outlives its request (finish gives it back, reset to zero but for its buffers).
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
 // serve classifies r, arrived on listener l, and answers it as its kind asks; a panic
 // anywhere, the classification included, is recovered by finish.
 func (a *API) serve(w http.ResponseWriter, r *http.Request, l Listener) {
+	// zero but for its buffers (new, or reset by finish): setting a few fields costs less
+	// than copying a whole exchange over it again
 	ex := exchanges.Get().(*exchange)
-	ex.reuse(exchange{ResponseWriter: w, w: a.w, start: time.Now(), payloadChars: -1, head: r.Method == http.MethodHead})
+	ex.ResponseWriter, ex.w, ex.start, ex.payloadChars, ex.head = w, a.w, time.Now(), -1, r.Method == http.MethodHead
 	defer a.finish(ex, r)
 	ex.class = a.Classify(r, l)
 	cls := &ex.class
