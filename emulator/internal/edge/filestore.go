@@ -239,6 +239,18 @@ func Digest(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// DigestIs reports whether data's Digest is digest, without a string of its own when
+// it is (an upload's check, on every upload); got is the Digest when it is not.
+func DigestIs(data []byte, digest string) (got string, ok bool) {
+	sum := sha256.Sum256(data)
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	if string(h[:]) == digest {
+		return "", true
+	}
+	return string(h[:]), false
+}
+
 func matches(digest string, data []byte) bool { return Digest(data) == digest }
 
 // loaded remembers the contents Load has hashed to their digest, by the address of

@@ -18,7 +18,9 @@ func (a *API) identify(ex *exchange, r *http.Request) {
 	h := r.Header.Get("Authorization")
 	ex.hasHeader = h != ""
 	cipher := ex.class.Kind == KindCipher
-	if tok, ok := bearer(h); ok {
+	tok, ok := bearer(h)
+	ex.token, ex.tokenRead = tok, true
+	if ok {
 		if n, found := a.ns.ByToken(tok); found {
 			ex.w = n.World
 		}

@@ -1,16 +1,17 @@
 package httpapi
 
 import (
-	"bytes"
 	"io"
 
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 )
 
-// capture keeps the first journal.MaxBody bytes of a request body as it is read.
+// capture keeps the first journal.MaxBody bytes of a request body as it is read (and
+// one more, to know the body was cut). It lives in the pooled exchange, and buf's array
+// with it, from one request to the next: keeping a body costs a copy, no allocation.
 type capture struct {
 	r   io.ReadCloser
-	buf bytes.Buffer
+	buf []byte
 	eof bool // the body was read to its end
 	// read says the handler asked for the body: a client that sent Expect:
 	// 100-continue has been told to send it
@@ -24,7 +25,7 @@ type capture struct {
 func (c *capture) Read(p []byte) (int, error) {
 	c.read = true
 	if c.off < c.ahead {
-		n := copy(p, c.buf.Bytes()[c.off:c.ahead])
+		n := copy(p, c.buf[c.off:c.ahead])
 		c.off += n
 		return n, nil
 	}
@@ -35,8 +36,8 @@ func (c *capture) Read(p []byte) (int, error) {
 	if err != nil {
 		c.eof = true
 	}
-	if room := journal.MaxBody + 1 - c.buf.Len(); room > 0 && n > 0 {
-		c.buf.Write(p[:min(n, room)])
+	if room := journal.MaxBody + 1 - len(c.buf); room > 0 && n > 0 {
+		c.keep(p[:min(n, room)])
 	}
 	return n, err
 }
@@ -52,17 +53,25 @@ func (c *capture) peek() string {
 	if c.ahead == 0 && c.err == nil && !c.read {
 		c.read = true
 		var chunk [4096]byte
-		for c.buf.Len() <= journal.MaxBody && c.err == nil {
-			n, err := c.r.Read(chunk[:min(len(chunk), journal.MaxBody+1-c.buf.Len())])
-			c.buf.Write(chunk[:n])
+		for len(c.buf) <= journal.MaxBody && c.err == nil {
+			n, err := c.r.Read(chunk[:min(len(chunk), journal.MaxBody+1-len(c.buf))])
+			c.keep(chunk[:n])
 			if err != nil {
 				c.eof, c.err = true, err
 			}
 		}
-		c.ahead = c.buf.Len()
+		c.ahead = len(c.buf)
 	}
-	if c.buf.Len() > journal.MaxBody {
+	if len(c.buf) > journal.MaxBody {
 		return ""
 	}
-	return c.buf.String()
+	return string(c.buf)
+}
+
+// keep appends b, which fits in what the journal keeps, to buf.
+func (c *capture) keep(b []byte) {
+	if c.buf == nil {
+		c.buf = make([]byte, 0, journal.MaxBody+1)
+	}
+	c.buf = append(c.buf, b...)
 }

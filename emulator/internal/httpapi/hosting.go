@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -242,7 +243,19 @@ func (a *API) uploadFile(c *gin.Context) (any, error) {
 	if err := a.world(c).UploadFile(digest, b); err != nil {
 		return nil, err
 	}
-	return created{view.Upload{Digest: digest, Size: len(b)}}, nil
+	return created{uploadJSON(digest, len(b))}, nil
+}
+
+// uploadJSON is view.Upload{digest, size} as encoding/json writes it, without its
+// reflection: the digest is 64 lowercase hex characters (CheckDigest), nothing to
+// escape. TestUploadJSON holds the two to the same bytes.
+func uploadJSON(digest string, size int) json.RawMessage {
+	b := make([]byte, 0, len(`{"digest":"","size":}`)+len(digest)+20)
+	b = append(b, `{"digest":"`...)
+	b = append(b, digest...)
+	b = append(b, `","size":`...)
+	b = strconv.AppendInt(b, int64(size), 10)
+	return append(b, '}')
 }
 
 func (a *API) addDomain(c *gin.Context) (any, error) {

@@ -177,7 +177,8 @@ func (a *API) prepareBody(ex *exchange, r *http.Request) *http.Request {
 	case ex.class.Secret:
 		ex.redact = true // plaintext never reaches the journal
 	case ex.journaled:
-		ex.body = &capture{r: r.Body}
+		ex.capt.r = r.Body
+		ex.body = &ex.capt
 		r.Body = ex.body
 	}
 	return r
@@ -185,10 +186,10 @@ func (a *API) prepareBody(ex *exchange, r *http.Request) *http.Request {
 
 // meterBody counts a body's bytes against the budget of bytes in flight until the
 // request is answered: the returned meter's held bytes are given back then.
-func (a *API) meterBody(r *http.Request) *meteredBody {
-	m := &meteredBody{r: r.Body, b: a.bodies}
-	r.Body = m
-	return m
+func (a *API) meterBody(ex *exchange, r *http.Request) *meteredBody {
+	ex.meter = meteredBody{r: r.Body, b: a.bodies} // pooled with the exchange: no request outlives it
+	r.Body = &ex.meter
+	return &ex.meter
 }
 
 // busy is the answer to a body that would go over the budget: 503, retry in a second;

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
 
@@ -31,10 +32,7 @@ func (a *API) record(ex *exchange, r *http.Request) {
 		FaultID:    ex.faultID,
 	}
 	e.SetRequestHeaders(r.Header)
-	if h := r.Header["Authorization"]; len(h) > 0 {
-		tok, _ := bearer(h[0]) // as faults read it (faultRequest)
-		e.SetToken(tok)
-	}
+	e.SetToken(ex.bearerToken(r)) // as faults read it (faultRequest)
 	switch ex.class.Kind {
 	case KindEdge:
 		e.Host = ex.class.Host
@@ -52,12 +50,14 @@ func (a *API) record(ex *exchange, r *http.Request) {
 			// a client waiting for 100 Continue: reading it would tell the client to send
 			// it, and hold the answer until it came or the body timeout struck
 			e.BodyUnread = true
-		case !b.eof && b.buf.Len() <= journal.MaxBody && status != 0:
+		case !b.eof && len(b.buf) <= journal.MaxBody && status != 0:
 			// answered before the handler read the body: read what the journal keeps
 			// of it now
-			io.CopyN(io.Discard, b, int64(journal.MaxBody+1-b.buf.Len()))
+			io.CopyN(io.Discard, b, int64(journal.MaxBody+1-len(b.buf)))
 		}
-		e.Body = b.buf.String()
+		// the pooled exchange's buffer, seen as a string without a copy: Record copies
+		// every string it keeps before it returns, and the buffer is reused only after
+		e.Body = unsafe.String(unsafe.SliceData(b.buf), len(b.buf))
 	}
 	if ex.redact {
 		e.Body = redactedPayload(ex.payloadChars)

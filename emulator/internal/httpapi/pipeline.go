@@ -33,6 +33,8 @@ type exchange struct {
 	prepared  bool // the body is ready for the handler (prepareBody)
 
 	hasHeader bool        // an Authorization header was sent
+	token     string      // its bearer token, "" without one (bearerToken)
+	tokenRead bool        // token is read
 	authed    bool        // its bearer credential is valid
 	scope     state.Scope // hosting tokens only
 	limitKey  string      // the rate-limit key the request was counted under
@@ -40,7 +42,9 @@ type exchange struct {
 	errCode   string
 	faultID   string   // the injected fault that fired
 	route     string   // the route template that answered ("/v1/deployments/:id"), if one did
-	body      *capture // the journal's copy of the body
+	body      *capture // the journal's copy of the body: capt, once prepareBody has set it
+	capt      capture  // kept across the pool's reuses, with its buffer
+	meter     meteredBody
 	// redact keeps a decryption-service body out of the journal: only an /v1/encrypt
 	// payload's length (payloadChars, -1 until the handler has read it) is recorded.
 	redact       bool
@@ -68,11 +72,12 @@ func (ex *exchange) closeLater(conn net.Conn, reset bool) {
 	ex.cut, ex.cutReset = conn, reset
 }
 
-// reuse readies a pooled exchange for a request, keeping its answer buffer.
+// reuse readies a pooled exchange for a request, keeping its answer's and its request
+// body's buffers.
 func (ex *exchange) reuse(next exchange) {
-	buf := ex.answer[:0]
+	answer, body := ex.answer[:0], ex.capt.buf[:0]
 	*ex = next
-	ex.answer = buf
+	ex.answer, ex.capt.buf = answer, body
 }
 
 func (ex *exchange) WriteHeader(code int) {
@@ -118,14 +123,16 @@ func exchangeOf(c *gin.Context) *exchange {
 }
 
 // exchanges are reused: one is made for every request, on the hot path, and none
-// outlives its request (finish gives it back).
+// outlives its request (finish gives it back, reset to zero but for its buffers).
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
 // serve classifies r, arrived on listener l, and answers it as its kind asks; a panic
 // anywhere, the classification included, is recovered by finish.
 func (a *API) serve(w http.ResponseWriter, r *http.Request, l Listener) {
+	// zero but for its buffers (new, or reset by finish): setting a few fields costs less
+	// than copying a whole exchange over it again
 	ex := exchanges.Get().(*exchange)
-	ex.reuse(exchange{ResponseWriter: w, w: a.w, start: time.Now(), payloadChars: -1, head: r.Method == http.MethodHead})
+	ex.ResponseWriter, ex.w, ex.start, ex.payloadChars, ex.head = w, a.w, time.Now(), -1, r.Method == http.MethodHead
 	defer a.finish(ex, r)
 	ex.class = a.Classify(r, l)
 	cls := &ex.class
@@ -181,7 +188,7 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 		a.tooMany(ex, r, d)
 		return
 	}
-	fr := faultRequest(r, ex.class.Kind.service(), "")
+	fr := ex.faultRequest(r, ex.class.Kind.service(), "")
 	fr.Scope = string(ex.scope)
 	if ex.body != nil && ex.w.FaultsWantBody(fr) {
 		fr.Body = ex.body.peek() // the journal's copy: the handler reads the same bytes
@@ -200,7 +207,7 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 // the edge's answer.
 func (a *API) serveEdge(ex *exchange, r *http.Request) {
 	cls := &ex.class
-	if act, ok := ex.w.MatchFault(faultRequest(r, serviceEdge, cls.Host)); ok && !a.applyFault(ex, r, act) {
+	if act, ok := ex.w.MatchFault(ex.faultRequest(r, serviceEdge, cls.Host)); ok && !a.applyFault(ex, r, act) {
 		return
 	}
 	if err := a.edgeOf(ex.w).Serve(ex, r, cls.Edge); err != nil {
@@ -209,10 +216,19 @@ func (a *API) serveEdge(ex *exchange, r *http.Request) {
 }
 
 // faultRequest is what faults match r on (its body is read only when a fault asks).
-func faultRequest(r *http.Request, service, host string) fault.Request {
-	tok, _ := bearer(r.Header.Get("Authorization"))
+func (ex *exchange) faultRequest(r *http.Request, service, host string) fault.Request {
 	return fault.Request{Method: r.Method, Path: r.URL.Path, Service: service, Host: host,
-		RawQuery: r.URL.RawQuery, Header: r.Header, Token: tok}
+		RawQuery: r.URL.RawQuery, Header: r.Header, Token: ex.bearerToken(r)}
+}
+
+// bearerToken is r's bearer token ("" without one), read once for identify, faults and
+// the journal.
+func (ex *exchange) bearerToken(r *http.Request) string {
+	if !ex.tokenRead {
+		ex.token, _ = bearer(r.Header.Get("Authorization"))
+		ex.tokenRead = true
+	}
+	return ex.token
 }
 
 // route hands an API request to the router, which finds its handler, with its body
@@ -220,7 +236,7 @@ func faultRequest(r *http.Request, service, host string) fault.Request {
 func (a *API) route(ex *exchange, r *http.Request) {
 	if r.Body != nil && r.Body != http.NoBody {
 		r = a.prepareBody(ex, r)
-		m := a.meterBody(r)
+		m := a.meterBody(ex, r)
 		defer func() { a.bodies.release(m.held) }()
 	}
 	a.apiHTTP.ServeHTTP(ex, r)

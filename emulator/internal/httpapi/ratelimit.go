@@ -15,14 +15,15 @@ import (
 // canonical forms, so that Header.Get finds them in-process too (a test serving into a
 // ResponseRecorder, a generated client wired to the handler); header names are not
 // case-sensitive on the wire.
+//
+// The values are slices shared by every answer (as Date's is): a small number's from
+// smallInts, the reset of the current second from lastReset; each has its length as
+// its capacity, so a Header.Add copies rather than writes into it, and nothing writes
+// a header value in place. This runs on every request: no allocation.
 func setRateHeaders(h http.Header, d ratelimit.Decision) {
-	// one backing array for the three values: this runs on every request (it cannot
-	// live in the pooled exchange: the header map outlives the request in-process)
-	v := [3]string{smallItoa(int64(d.Limit)), smallItoa(int64(max(d.Remaining, 0))), resetItoa(d.Reset.Unix())}
-	vals := v[:]
-	h["X-Ratelimit-Limit"] = vals[0:1:1]
-	h["X-Ratelimit-Remaining"] = vals[1:2:2]
-	h["X-Ratelimit-Reset"] = vals[2:3:3]
+	h["X-Ratelimit-Limit"] = smallItoas(int64(d.Limit))
+	h["X-Ratelimit-Remaining"] = smallItoas(int64(max(d.Remaining, 0)))
+	h["X-Ratelimit-Reset"] = resetItoa(d.Reset.Unix())
 }
 
 // smallInts are the decimal forms of the limits and counts most headers carry, made
@@ -42,30 +43,32 @@ var smallInts = func() (t [5001]string) {
 	return t
 }()
 
-func smallItoa(n int64) string {
+// smallItoas is a header value of the decimal form of n: a slice of smallInts when n
+// is small.
+func smallItoas(n int64) []string {
 	if n >= 0 && n < int64(len(smallInts)) {
-		return smallInts[n]
+		return smallInts[n : n+1 : n+1]
 	}
-	return itoa(n)
+	return []string{itoa(n)}
 }
 
-// lastReset caches the decimal form of the last X-RateLimit-Reset: within a second,
+// lastReset caches the header value of the last X-RateLimit-Reset: within a second,
 // every response carries the same one.
 var lastReset atomic.Pointer[struct {
 	n int64
-	s string
+	v []string
 }]
 
-func resetItoa(n int64) string {
+func resetItoa(n int64) []string {
 	if p := lastReset.Load(); p != nil && p.n == n {
-		return p.s
+		return p.v
 	}
-	s := itoa(n)
+	v := []string{itoa(n)}
 	lastReset.Store(&struct {
 		n int64
-		s string
-	}{n, s})
-	return s
+		v []string
+	}{n, v})
+	return v
 }
 
 func (a *API) tooMany(ex *exchange, r *http.Request, d ratelimit.Decision) {

@@ -42,6 +42,16 @@ func AnswerHeader(name string) bool {
 // nil, else those of kept (an entry loaded from a bundle); cut says some were left
 // out. buf holds them, sharing the strings, for own to copy.
 func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut bool) {
+	if h != nil {
+		if out, ok := knownAnswerHeaders(h, buf); ok {
+			return out, false
+		}
+	}
+	return walkAnswerHeaders(kept, h, buf)
+}
+
+// walkAnswerHeaders is answerHeaders by a walk of every header.
+func walkAnswerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut bool) {
 	n := 0
 	add := func(name, value string) {
 		switch {
@@ -71,6 +81,63 @@ func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Heade
 		}
 	}
 	return out, cut
+}
+
+// keptNames are the names AnswerHeader keeps in the canonical form hostemu writes them,
+// sorted; leftNames the other names hostemu's answers carry. knownAnswerHeaders' switch
+// names the same (TestKnownAnswerHeaders).
+var (
+	keptNames = [...]string{"Content-Type", "Location", "Retry-After", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"}
+	leftNames = [...]string{"Vary", "Date", "Server", "X-Hostemu-Deployment", "Etag", "Accept-Ranges", "Content-Length", "Last-Modified",
+		"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Access-Control-Allow-Credentials",
+		"Cache-Control", "X-Content-Type-Options", "X-Hostemu-Error", "X-Hostemu-Placeholder", "Allow"}
+)
+
+// knownAnswerHeaders is answerHeaders' result for an answer whose header names are all
+// among keptNames and leftNames, decided by one switch on each name (no comparison in
+// any case with each kept name) and put in name order by the slot each kept name has
+// (no sort); ok is false for an answer with any other name, or a known one in another
+// case, which answerHeaders then walks as before. TestKnownAnswerHeaders holds it to
+// the walk.
+func knownAnswerHeaders(h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, ok bool) {
+	var slots [len(keptNames)][]string
+	for name, vals := range h {
+		switch name {
+		case "Content-Type":
+			slots[0] = vals
+		case "Location":
+			slots[1] = vals
+		case "Retry-After":
+			slots[2] = vals
+		case "X-Ratelimit-Limit":
+			slots[3] = vals
+		case "X-Ratelimit-Remaining":
+			slots[4] = vals
+		case "X-Ratelimit-Reset":
+			slots[5] = vals
+		case "Vary", "Date", "Server", "X-Hostemu-Deployment", "Etag", "Accept-Ranges", "Content-Length", "Last-Modified",
+			"Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Access-Control-Allow-Credentials",
+			"Cache-Control", "X-Content-Type-Options", "X-Hostemu-Error", "X-Hostemu-Placeholder", "Allow":
+		default:
+			return nil, false
+		}
+	}
+	n := 0
+	for i, vals := range slots { // at most len(keptNames) < maxAnswerHeaderCount: never cut
+		if len(vals) > 0 {
+			buf[n] = Header{Name: keptNames[i], Value: joined(vals)}
+			n++
+		}
+	}
+	return buf[:n], true
+}
+
+// joined is vals joined by ", " (the one value itself when there is one).
+func joined(vals []string) string {
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return strings.Join(vals, ", ")
 }
 
 // Redacted replaces the value of a credential header (Authorization,
@@ -169,11 +236,22 @@ func (h Headers) bytes() int64 {
 // credential, else the values joined by ", " (the request's own string when there is
 // one: Add copies what it keeps).
 func headerValue(name string, vals []string) string {
-	switch {
-	case strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") || strings.EqualFold(name, "Cookie"):
+	if credential(name) {
 		return Redacted
-	case len(vals) == 1:
-		return vals[0]
 	}
-	return strings.Join(vals, ", ")
+	return joined(vals)
+}
+
+// credential reports whether name is Authorization, Proxy-Authorization or Cookie, in
+// any case (the length first: most names are none of the three lengths).
+func credential(name string) bool {
+	switch len(name) {
+	case len("Authorization"):
+		return strings.EqualFold(name, "Authorization")
+	case len("Proxy-Authorization"):
+		return strings.EqualFold(name, "Proxy-Authorization")
+	case len("Cookie"):
+		return strings.EqualFold(name, "Cookie")
+	}
+	return false
 }

@@ -86,8 +86,9 @@ const eventBody = 1024
 
 // emitRequest emits a request event: the entry without its request headers (as
 // before the journal kept them), its bodies cut to eventBody.
-func (w *World) emitRequest(e journal.Entry) {
+func (w *World) emitRequest(kept *journal.Entry) {
 	if w.events.Wants(EventRequest) {
+		e := *kept
 		e.Headers, e.HeadersTruncated = nil, false
 		if len(e.Body) > eventBody {
 			e.Body, e.BodyTruncated = e.Body[:eventBody], true

@@ -106,5 +106,6 @@ func (w *World) Coverage() *coverage.Counter { return w.cov }
 // Record journals an answered request, at the emulator's time.
 func (w *World) Record(e journal.Entry) {
 	e.Time = w.clock.Now()
-	w.emitRequest(w.journal.Record(e)) // the event carries the entry as the journal lists it
+	w.journal.RecordTo(&e)
+	w.emitRequest(&e) // the event carries the entry as the journal lists it
 }

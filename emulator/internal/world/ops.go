@@ -136,7 +136,7 @@ func (w *World) UploadFile(digest string, body []byte) error {
 	if err := CheckDigest(digest); err != nil {
 		return err
 	}
-	if got := edge.Digest(body); got != digest {
+	if got, ok := edge.DigestIs(body, digest); !ok {
 		return apperr.New(apperr.DigestMismatch, "the body's SHA-256 is "+got+", not the X-File-Digest "+digest)
 	}
 	if w.files.Has(digest) {

@@ -1,0 +1,54 @@
+package emulator_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
+)
+
+// The journal's copies of a request's body and of its answer are taken in buffers the
+// pipeline reuses from one request to the next: each entry holds its own request's
+// bytes, never what a longer one before it left there, and stays as it was recorded
+// while later requests reuse the buffers.
+func TestJournalBodiesOfReusedBuffers(t *testing.T) {
+	e := newEnv(t)
+	long := `{"name":"` + strings.Repeat("é", journal.MaxBody) + `"}`                               // cut at MaxBody, on a rune boundary
+	bodies := []string{long, `{"a":1}`, "", `{"b":"` + strings.Repeat("x", 100) + `"}`, long[:301]} // whole runes: the journal is read as JSON
+	// the domain's route answers before reading the body (the journal reads it then);
+	// a create reads it, and refuses each of these
+	paths := []string{"/v1/projects/prj_missing/domains", "/v1/deployments"}
+	for range 3 {
+		for _, b := range bodies {
+			for _, p := range paths {
+				if r := e.do(req{Method: "POST", Path: p, Token: "t-admin", Body: b}); r.Status < 400 {
+					t.Fatalf("POST %s: %d", p, r.Status)
+				}
+			}
+		}
+	}
+	for _, p := range paths {
+		checkBodies(t, journalOf(t, e, "?path="+p), bodies)
+	}
+}
+
+func checkBodies(t *testing.T, es []emulator.JournalEntry, bodies []string) {
+	t.Helper()
+	if len(es) != 3*len(bodies) {
+		t.Fatalf("%d entries", len(es))
+	}
+	for i, got := range es {
+		want := bodies[i%len(bodies)]
+		truncated := len(want) > journal.MaxBody
+		if truncated {
+			want = want[:journal.MaxBody-1] // 'é' is two bytes: the cut falls before the last one
+		}
+		if got.Body != want || got.BodyTruncated != truncated {
+			t.Fatalf("entry %d: body of %d bytes (truncated %v), want %d (%v): %.40q", i, len(got.Body), got.BodyTruncated, len(want), truncated, got.Body)
+		}
+		if got.Response == nil || !strings.Contains(got.Response.Body, `"error"`) || strings.Contains(got.Response.Body, "éé") {
+			t.Fatalf("entry %d: answer %+v", i, got.Response)
+		}
+	}
+}
