@@ -9,8 +9,8 @@ import (
 // strconv, at every index and just past it.
 func TestSmallIntsAreTheirDecimals(t *testing.T) {
 	for i := int64(-1); i <= int64(len(smallInts)); i++ {
-		if got := smallItoa(i); got != strconv.FormatInt(i, 10) {
-			t.Fatalf("smallItoa(%d) = %q", i, got)
+		if got := smallItoas(i); len(got) != 1 || got[0] != strconv.FormatInt(i, 10) {
+			t.Fatalf("smallItoas(%d) = %q", i, got)
 		}
 	}
 }
