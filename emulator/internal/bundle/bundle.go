@@ -230,12 +230,13 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 	}
 	m.Files.Included = len(keep)
 
-	// The archive is three gzip members, which read as one stream: the first ends
-	// after state.json's tar header, the second is state.json's text, compressed as it
-	// is encoded (two goroutines) into a temporary file — its size must come first in
-	// the archive, and the text of a big world is not held in memory — and the third
-	// holds the rest. Under the tar writer, mid is where its bytes go: while the tar
-	// counts state.json's bytes through, they go nowhere, the second member being them.
+	// The archive is a run of gzip members, which read as one stream: the first ends
+	// after state.json's tar header, then come state.json's text in blocks (blocks.go),
+	// compressed as it is encoded (two goroutines) into a temporary file — its size
+	// must come first in the archive, and the text of a big world is not held in
+	// memory — and the last holds the rest. Under the tar writer, mid is where its
+	// bytes go: while the tar counts state.json's bytes through, they go nowhere, the
+	// blocks being them.
 	mid := &switchWriter{}
 	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // a valid level
 	mid.w = gz
@@ -342,16 +343,31 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 type members struct {
 	br *bufio.Reader
 	gz *gzip.Reader
+	// blocks, when not nil, reads the blocks that came after the last member (see
+	// blocks.go), several inflated at once
+	blocks *blocks
 }
 
 func (m *members) Read(p []byte) (int, error) {
 	for {
-		n, err := m.gz.Read(p)
-		if n > 0 || err != io.EOF {
-			if err == io.EOF {
-				err = nil // the member's end: the next Read looks for another
+		if m.blocks != nil {
+			n, err := m.blocks.Read(p)
+			if err != io.EOF {
+				return n, err
 			}
-			return n, err
+			m.blocks = nil // over: what follows is read as any member
+		} else {
+			n, err := m.gz.Read(p)
+			if n > 0 || err != io.EOF {
+				if err == io.EOF {
+					err = nil // the member's end: the next Read looks for another
+				}
+				return n, err
+			}
+		}
+		if blockDataLen(m.br) >= 0 {
+			m.blocks = &blocks{br: m.br, more: true}
+			continue
 		}
 		if err := m.gz.Reset(m.br); err != nil {
 			if err == io.EOF {
@@ -399,18 +415,15 @@ type switchWriter struct{ w io.Writer }
 
 func (s *switchWriter) Write(p []byte) (int, error) { return s.w.Write(p) }
 
-// compressState writes snap's JSON to f as a gzip member of its own, compressing on
-// one goroutine while encoding on another, and returns the JSON's length.
+// compressState writes snap's JSON to f as gzip members of its own (blocks: see
+// blocks.go), compressing on one goroutine while encoding on another, and returns the
+// JSON's length.
 func compressState(f *os.File, snap *state.Snapshot) (int64, error) {
 	fw := bufio.NewWriterSize(f, 256<<10)
-	gz, _ := gzip.NewWriterLevel(fw, gzip.BestSpeed) // a valid level
-	behind := newBehindWriter(gz)
+	behind := newBehindWriter(newBlockWriter(fw)) // hands on chunks of blockSize bytes
 	err := state.WriteSnapshot(behind, snap, "")
 	if cerr := behind.Close(); err == nil || errors.Is(err, errBehind) {
 		err = cerr
-	}
-	if err == nil {
-		err = gz.Close()
 	}
 	if err == nil {
 		err = fw.Flush()

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"time"
 	"unicode"
@@ -22,6 +24,16 @@ import (
 // Its strings are cut from a's blocks (nil: each allocated on its own).
 func decodeDeployment(text []byte, d *Deployment, a *arena) bool {
 	p := dparser{b: text, a: a}
+	if !p.deployment(d) {
+		return false
+	}
+	p.ws()
+	return p.i == len(p.b)
+}
+
+// deployment reads one deployment object at p.i (whitespace before it skipped), and
+// leaves p.i after its closing brace; false when it gives up.
+func (p *dparser) deployment(d *Deployment) bool {
 	const (
 		seenID = 1 << iota
 		seenProject
@@ -36,7 +48,7 @@ func decodeDeployment(text []byte, d *Deployment, a *arena) bool {
 		seenLogs
 	)
 	seen := 0
-	ok := p.object(func(key []byte) bool {
+	return p.object(func(key []byte) bool {
 		var bit int
 		var ok bool
 		switch string(key) {
@@ -82,11 +94,6 @@ func decodeDeployment(text []byte, d *Deployment, a *arena) bool {
 		seen |= bit
 		return ok
 	})
-	if !ok {
-		return false
-	}
-	p.ws()
-	return p.i == len(p.b)
 }
 
 // dparser reads JSON text from b at i.
@@ -97,12 +104,79 @@ type dparser struct {
 }
 
 // arena hands out strings cut from blocks of 64 KiB, one allocation for many strings,
-// and lends a scratch list of log lines. A block lives as long as any of its strings:
-// right for a state being read, whose strings live and die with the world they make
-// (deployments are never deleted one by one; a world is replaced whole).
+// and log lines, times and error details from slabs of their own, and lends a scratch
+// list of log lines. A block lives as long as any of its strings: right for a state
+// being read, whose strings live and die with the world they make (deployments are
+// never deleted one by one; a world is replaced whole). What it hands out is never
+// written again by the arena; log lists are capped, so that an append copies.
 type arena struct {
 	block []byte
 	logs  []LogLine
+	lines []LogLine
+	times []time.Time
+	errs  []ErrorInfo
+	// stamp is the last timestamp of the usual form read (when stamped), stampTime
+	// what it reads as
+	stamp     [len(stampForm)]byte
+	stampTime time.Time
+	stamped   bool
+	// empty is the one empty map the state's empty objects share (a deployment's env
+	// and files are never written after creation, as fixtures share theirs)
+	empty map[string]string
+}
+
+// stampForm is the form of the timestamps hostemu writes.
+const stampForm = "2006-01-02T15:04:05.000Z"
+
+// slabItems is how many items a slab of log lines, times or error details holds.
+const slabItems = 1024
+
+// line copies ls into the arena's slab of log lines (a list of its own when long).
+func (a *arena) line(ls []LogLine) []LogLine {
+	if len(ls) > slabItems/8 {
+		return slices.Clone(ls)
+	}
+	if cap(a.lines)-len(a.lines) < len(ls) {
+		a.lines = make([]LogLine, 0, slabItems)
+	}
+	n := len(a.lines)
+	a.lines = append(a.lines, ls...)
+	return a.lines[n : n+len(ls) : n+len(ls)]
+}
+
+// time is a fresh time from the arena's slab.
+func (a *arena) time() *time.Time {
+	if a == nil {
+		return new(time.Time)
+	}
+	if len(a.times) == cap(a.times) {
+		a.times = make([]time.Time, 0, slabItems)
+	}
+	a.times = a.times[:len(a.times)+1]
+	return &a.times[len(a.times)-1]
+}
+
+// errorInfo is a fresh error detail from the arena's slab.
+func (a *arena) errorInfo() *ErrorInfo {
+	if a == nil {
+		return new(ErrorInfo)
+	}
+	if len(a.errs) == cap(a.errs) {
+		a.errs = make([]ErrorInfo, 0, slabItems/8)
+	}
+	a.errs = a.errs[:len(a.errs)+1]
+	return &a.errs[len(a.errs)-1]
+}
+
+// emptyMap is an empty map, shared by the arena's callers.
+func (a *arena) emptyMap() map[string]string {
+	if a == nil {
+		return map[string]string{}
+	}
+	if a.empty == nil {
+		a.empty = map[string]string{}
+	}
+	return a.empty
 }
 
 // str is string(b), from the arena's block when it fits.
@@ -197,6 +271,18 @@ func (p *dparser) str() (string, bool) {
 	}
 	start, ascii, escaped := p.i, true, false
 	for p.i < len(p.b) {
+		// eight bytes at a time while none of them ends a plain run
+		for p.i+8 <= len(p.b) {
+			m := special(binary.LittleEndian.Uint64(p.b[p.i:]))
+			if m != 0 {
+				p.i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			p.i += 8
+		}
+		if p.i == len(p.b) {
+			break
+		}
 		c := p.b[p.i]
 		switch {
 		case c == '"':
@@ -226,6 +312,22 @@ func (p *dparser) str() (string, bool) {
 		p.i++
 	}
 	return "", false
+}
+
+// Bytes repeated in each of a word's eight bytes.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special has the high bit set of each byte of w (eight bytes of a string, the first
+// in the lowest) that may end a run of plain ASCII: a quote, a backslash, a control
+// character, or a byte of a multi-byte character. Bytes above the first such byte may
+// be marked when they are not (a borrow carries up), never the first one nor any below.
+func special(w uint64) uint64 {
+	q := w ^ (ones * '"')
+	b := w ^ (ones * '\\')
+	return ((q-ones)&^q | (b-ones)&^b | (w - ones*0x20) | w) & highs
 }
 
 // internString is string(s) without a copy, for the values that most deployments
@@ -342,6 +444,23 @@ func (p *dparser) time(t *time.Time) bool {
 		return false
 	}
 	start := p.i
+	// the usual form, "2006-01-02T15:04:05.000Z": parseTimestamp checks every byte of
+	// it, so no quote, backslash or control character is among them
+	if end := start + 1 + len(stampForm); end < len(p.b) && p.b[end] == '"' {
+		if p.a != nil && p.a.stamped && string(p.b[start+1:end]) == string(p.a.stamp[:]) {
+			*t = p.a.stampTime // the lifecycle's steps share their instants: a log line and its timing
+			p.i = end + 1
+			return true
+		}
+		if parseTimestamp(p.b[start+1:end], t) {
+			if p.a != nil {
+				copy(p.a.stamp[:], p.b[start+1:end])
+				p.a.stampTime, p.a.stamped = *t, true
+			}
+			p.i = end + 1
+			return true
+		}
+	}
 	p.i++
 	for p.i < len(p.b) {
 		switch c := p.b[p.i]; {
@@ -424,11 +543,11 @@ func (p *dparser) timePtr(dst **time.Time) bool {
 		*dst = nil
 		return true
 	}
-	var t time.Time
-	if !p.time(&t) {
+	t := p.a.time()
+	if !p.time(t) {
 		return false
 	}
-	*dst = &t
+	*dst = t
 	return true
 }
 
@@ -441,7 +560,7 @@ func (p *dparser) stringMap() (map[string]string, bool) {
 		return nil, false
 	}
 	if p.is('}') {
-		return map[string]string{}, true
+		return p.a.emptyMap(), true
 	}
 	// the pairs first, then a map of their number: no growing it on the way
 	var room [32]string
@@ -499,7 +618,7 @@ func (p *dparser) errorInfo() (*ErrorInfo, bool) {
 	if p.null() {
 		return nil, true
 	}
-	e := &ErrorInfo{}
+	e := p.a.errorInfo()
 	seen := 0
 	ok := p.object(func(key []byte) bool {
 		var bit int
@@ -573,6 +692,6 @@ func (p *dparser) logs() ([]LogLine, bool) {
 		if p.a == nil {
 			return logs, true
 		}
-		return slices.Clone(logs), true
+		return p.a.line(logs), true
 	}
 }

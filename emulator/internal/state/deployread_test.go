@@ -97,6 +97,10 @@ func FuzzDecodeDeployment(f *testing.F) {
 	f.Add(`{"id":"\ud83d\ude00\ud800x\udc00","env":{"\u00e9":"\u2028"},"logs":[]}`)
 	f.Add(`{"created_at":"2026-02-29T00:00:00Z","timings":{"ready_at":"2026-01-01T00:00:00.5Z"}}`)
 	f.Add("{\"id\":\"\xff\xed\xa0\x80\"}")
+	for i := range 17 { // what ends a plain run at every place in an eight-byte word
+		pad := strings.Repeat("0123456789abcdef", 2)[:i]
+		f.Add(`{"id":"` + pad + `\"` + pad + "\x01" + pad + `é` + pad + `\\` + pad + `","url":"` + pad + `"}`)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		var got Deployment
 		if !decodeDeployment([]byte(text), &got, &arena{}) {

@@ -167,7 +167,7 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 		}
 		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
-	out := []T{}
+	var out gathered[T]
 	var ar arena
 	for first := true; ; first = false {
 		more, err := s.more(']', first)
@@ -177,28 +177,98 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 		if !more {
 			break
 		}
-		start := s.offset()
-		text, err := s.value()
-		if err != nil {
-			return nil, o.jsonError(err)
+		v := out.next()
+		if !inPlace(s, v, &ar) {
+			start := s.offset()
+			text, err := s.value()
+			if err != nil {
+				return nil, o.jsonError(err)
+			}
+			if err := decodeElement(text, v, &ar, field); err != nil {
+				return nil, o.fieldError(field, at(err, start))
+			}
 		}
-		var v T
-		if err := decodeElement(text, &v, &ar, field); err != nil {
-			return nil, o.fieldError(field, at(err, start))
-		}
-		if o.Charge != nil && !o.Charge(WeightOf(&v)+2*int64(unsafe.Sizeof(v))) { // 2×: the array's slack as it grows
+		if o.Charge != nil && !o.Charge(WeightOf(v)+2*int64(unsafe.Sizeof(*v))) { // 2×: the chunks, then the array
 			return nil, ErrRefused
 		}
-		out = append(out, v)
 	}
-	return out, nil
+	return out.all(), nil
+}
+
+// gathered gathers an array's elements in chunks, then copies them once into an array
+// of their number: growing one array by appends would copy a big state's deployments
+// several times over (by a quarter at a time, past 256 elements).
+type gathered[T any] struct {
+	full []([]T)
+	cur  []T
+	n    int
+}
+
+// next is a zero element added at the end, decoded in place.
+func (c *gathered[T]) next() *T {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		c.cur = make([]T, 0, min(max(2*cap(c.cur), 16), 4096))
+	}
+	c.cur = c.cur[:len(c.cur)+1]
+	c.n++
+	return &c.cur[len(c.cur)-1]
+}
+
+// all is the elements in one array ([] when none).
+func (c *gathered[T]) all() []T {
+	if len(c.full) == 0 {
+		if c.cur == nil {
+			return []T{}
+		}
+		return c.cur
+	}
+	out := make([]T, 0, c.n)
+	for _, f := range c.full {
+		out = append(out, f...)
+	}
+	return append(out, c.cur...)
+}
+
+// inPlaceRoom is how many bytes of the document inPlace wants in the scanner's buffer
+// before it reads an element where it lies: elements are read in place unless they
+// are longer than that and cut by the buffer's end.
+const inPlaceRoom = 16 << 10
+
+// inPlace reads the next element of a deployments or files array where it lies in the
+// scanner's buffer, into v, when it can (nothing consumed when it cannot: the element
+// is then scanned and decoded as any other). It reads what decodeDeployment and a
+// string read of the element's text, and only that; the text of a whole element held
+// in the buffer is read once, rather than scanned and then read.
+func inPlace[T any](s *scanner, v *T, ar *arena) bool {
+	switch x := any(v).(type) {
+	case *Deployment:
+		s.room(inPlaceRoom)
+		p := dparser{b: s.buf[s.pos:s.end], a: ar}
+		if p.deployment(x) {
+			s.pos += p.i
+			return true
+		}
+		*x = Deployment{}
+	case *string: // the files' digests: as many as the deployments' files
+		s.room(inPlaceRoom)
+		p := dparser{b: s.buf[s.pos:s.end], a: ar}
+		if str, ok := p.str(); ok {
+			*x = str
+			s.pos += p.i
+			return true
+		}
+	}
+	return false
 }
 
 // decodeElement decodes one element of field's array as encoding/json does, refusing
 // keys its type does not have (strictjson); a deployment by decodeDeployment when it
 // can (it gives up on any key it does not know).
 func decodeElement[T any](text []byte, v *T, ar *arena, field string) error {
-	switch x := any(v).(type) {
+	switch x := any(v).(type) { // v is decoded into a copy: it does not escape through strictjson
 	case *Deployment:
 		if decodeDeployment(text, x, ar) {
 			return nil
@@ -211,7 +281,10 @@ func decodeElement[T any](text []byte, v *T, ar *arena, field string) error {
 			return nil
 		}
 	}
-	return strictjson.Decode(text, v, field)
+	dst := new(T)
+	err := strictjson.Decode(text, dst, field)
+	*v = *dst
+	return err
 }
 
 func (o *ReadOptions) decodeField(s *scanner, field string, dst any) error {
@@ -370,6 +443,32 @@ func (s *scanner) memberKey() (string, error) {
 		return "", s.syntaxError(c, `{""`)
 	}
 	return key, nil
+}
+
+// room makes the buffer hold at least n bytes from pos when the stream has them (n at
+// most half the buffer): more is read after what is left, which is first moved to the
+// buffer's start when there is no room for n bytes after it. The offsets stay the
+// stream's.
+func (s *scanner) room(n int) {
+	if s.end-s.pos >= n || s.err != nil {
+		return
+	}
+	if len(s.buf)-s.pos < n {
+		left := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
+		s.pos, s.end = 0, left
+	}
+	for range 100 {
+		k, err := s.r.Read(s.buf[s.end:])
+		s.end += k
+		if err != nil {
+			s.err = err
+			return
+		}
+		if s.end-s.pos >= n || s.end == len(s.buf) {
+			return
+		}
+	}
 }
 
 // back gives back the byte next returned (still in buf).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -124,9 +125,27 @@ func FuzzReadSnapshot(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	// a deployment longer than the room read in place (inPlaceRoom), and strings with
+	// what ends a plain run at every place in an eight-byte word
+	long := sampleDeployments()[2]
+	for range 300 {
+		long.Logs = append(long.Logs, LogLine{CreatedAt: t0, Text: "a line of a long build log, \"quoted\", é"})
+	}
+	longText, _ := long.MarshalJSON()
+	f.Add(`{"deployments":[` + string(longText) + `,` + string(longText) + `]}`)
+	for i := range 9 {
+		pad := strings.Repeat("x", i)
+		f.Add(`{"deployments":[{"id":"` + pad + `\"` + pad + `é` + pad + `\u00e9` + pad + `"}],"files":["` + pad + `\n` + pad + `"]}`)
+	}
 	f.Fuzz(func(t *testing.T, doc string) {
 		got, gerr := ReadSnapshot(strings.NewReader(doc), ReadOptions{})
 		want, werr := oracleReadSnapshot(strings.NewReader(doc), ReadOptions{})
+		// the same document in small reads: elements cut by the buffer's end are read
+		// as those that are not
+		cut, cerr := ReadSnapshot(&chunked{s: doc, n: 1 + len(doc)%13}, ReadOptions{})
+		if errorKind(cerr) != errorKind(gerr) || (gerr == nil && !reflect.DeepEqual(cut, got)) {
+			t.Fatalf("%q in reads of %d bytes: %v, in one: %v", doc, 1+len(doc)%13, cerr, gerr)
+		}
 		// an unknown top-level key is refused when the key is read, the Decoder's syntax
 		// errors around it (a missing colon, a cut value) when the next token is: either
 		// way refused
@@ -173,4 +192,35 @@ func (c *chunked) Read(p []byte) (int, error) {
 	k := copy(p[:min(len(p), c.n)], c.s)
 	c.s = c.s[k:]
 	return k, nil
+}
+
+// Deployments read where they lie in the scanner's buffer (inPlace), those cut by its
+// end and those longer than the room it makes included, read as encoding/json reads
+// them, whatever the sizes of the reads.
+func TestReadSnapshotInPlaceAcrossTheBuffer(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var snap Snapshot
+	for i := range 300 {
+		d := sampleDeployments()[i%4]
+		d.ID = fmt.Sprintf("dpl_%d", i)
+		for j := range (i * 37) % 400 { // up to about 30 KB a deployment
+			d.Logs = append(d.Logs, LogLine{CreatedAt: t0.Add(time.Duration(j) * time.Millisecond), Text: fmt.Sprintf("line %d of %d \"é\"", j, i)})
+		}
+		snap.Deployments = append(snap.Deployments, d)
+		snap.Files = append(snap.Files, fmt.Sprintf("%064x", i))
+	}
+	var doc bytes.Buffer
+	if err := WriteSnapshot(&doc, &snap, ""); err != nil {
+		t.Fatal(err)
+	}
+	want, err := oracleReadSnapshot(bytes.NewReader(doc.Bytes()), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{doc.Len(), 64 << 10, 7777, 1000, 17} {
+		got, err := ReadSnapshot(&chunked{s: doc.String(), n: n}, ReadOptions{})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("in reads of %d bytes: %v (equal: %v)", n, err, reflect.DeepEqual(got, want))
+		}
+	}
 }

@@ -1,0 +1,203 @@
+package bundle
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+)
+
+// state.json's text is written as a run of gzip members of at most blockSize bytes of
+// text each (blocks), rather than as one: a stream of members reads as one stream
+// everywhere (tar xzf, gunzip, every gzip library), and each block's header says, in
+// an extra field of its own (RFC 1952's FEXTRA, subfield "HE"), how long its
+// compressed data is. A reader that knows this finds the next block without
+// inflating the one before it, and so inflates several at once: decompression, which
+// costs as much as decoding the state, no longer runs on one core. Bundles written
+// before, and members that are not blocks, are read one after the other as ever.
+
+// blockSize bounds the text of one block: what the goroutine that compresses behind the
+// state's encoder is handed at a time.
+const blockSize = chunkSize
+
+// maxBlockData bounds a block's compressed data: deflate adds 5 bytes for each 64 KiB
+// it cannot compress, so a block of blockSize bytes stays well under it.
+const maxBlockData = blockSize + blockSize/16
+
+// blocksInFlight is how many blocks are inflated at once.
+const blocksInFlight = 3
+
+// blockHeaderSize is the size of a block's gzip header, blockTrailerSize of its
+// trailer (CRC-32 and length of the text).
+const (
+	blockHeaderSize  = 20
+	blockTrailerSize = 8
+)
+
+// blockHeader is a block's gzip header, the length of its compressed data left out
+// (its last four bytes): deflate, FEXTRA, no time, unknown OS, eight bytes of extra
+// field holding the subfield "HE" of four bytes.
+var blockHeader = [blockHeaderSize - 4]byte{0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 8, 0, 'H', 'E', 4, 0}
+
+// blockWriter writes each Write (at most blockSize bytes) to w as one block.
+type blockWriter struct {
+	w   io.Writer
+	fw  *flate.Writer
+	buf bytes.Buffer
+}
+
+func newBlockWriter(w io.Writer) *blockWriter {
+	fw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level
+	return &blockWriter{w: w, fw: fw}
+}
+
+func (b *blockWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	b.buf.Reset()
+	b.buf.Write(blockHeader[:])
+	b.buf.Write([]byte{0, 0, 0, 0}) // the data's length, once known
+	b.fw.Reset(&b.buf)
+	b.fw.Write(p) // into memory: never fails
+	b.fw.Close()
+	out := b.buf.Bytes()
+	binary.LittleEndian.PutUint32(out[blockHeaderSize-4:], uint32(len(out)-blockHeaderSize))
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(p))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(p)))
+	if _, err := b.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// errBlock is what is wrong with a block whose header is a block's.
+var errBlock = errors.New("gzip: a block of state.json is corrupt")
+
+// blockDataLen is the length of the compressed data of the block that comes next in
+// br, or -1 when what comes next is not a block (nothing is consumed).
+func blockDataLen(br *bufio.Reader) int {
+	h, err := br.Peek(blockHeaderSize)
+	if err != nil || !bytes.Equal(h[:len(blockHeader)], blockHeader[:]) {
+		return -1
+	}
+	return int(binary.LittleEndian.Uint32(h[len(blockHeader):]))
+}
+
+// block is one block read from the stream, inflated on a goroutine of its own.
+type block struct {
+	in   []byte // the whole gzip member
+	out  []byte // its text, once done is closed
+	err  error
+	done chan struct{}
+}
+
+// blocks inflates the blocks that come next in a stream, several at once, and hands
+// their text on in order.
+type blocks struct {
+	br      *bufio.Reader
+	pending []*block // read and being inflated, in order
+	free    []*block
+	off     int  // how much of pending[0].out was read
+	more    bool // whether blocks may follow those pending
+}
+
+// flates are inflaters to reuse.
+var flates = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+
+// start reads the next block from br and starts inflating it; false when what comes
+// next is not a block (or is cut: the error is the block's).
+func (bs *blocks) start() bool {
+	n := blockDataLen(bs.br)
+	if n < 0 {
+		return false
+	}
+	var b *block
+	if k := len(bs.free); k > 0 {
+		b, bs.free = bs.free[k-1], bs.free[:k-1]
+	} else {
+		b = &block{}
+	}
+	b.err, b.done = nil, make(chan struct{})
+	bs.pending = append(bs.pending, b)
+	if n > maxBlockData {
+		b.err = errBlock
+		close(b.done)
+		return false
+	}
+	size := blockHeaderSize + n + blockTrailerSize
+	if cap(b.in) < size {
+		b.in = make([]byte, size)
+	}
+	b.in = b.in[:size]
+	if _, err := io.ReadFull(bs.br, b.in); err != nil {
+		b.err = err
+		close(b.done)
+		return false
+	}
+	go b.inflate()
+	return true
+}
+
+// inflate inflates b.in into b.out, at most blockSize bytes, checking its length and
+// CRC-32 as gzip does.
+func (b *block) inflate() {
+	defer close(b.done)
+	data := b.in[blockHeaderSize : len(b.in)-blockTrailerSize]
+	trailer := b.in[len(b.in)-blockTrailerSize:]
+	size := binary.LittleEndian.Uint32(trailer[4:])
+	if size > blockSize {
+		b.err = errBlock
+		return
+	}
+	if cap(b.out) < blockSize+1 {
+		b.out = make([]byte, blockSize+1)
+	}
+	src := bytes.NewReader(data)
+	fr := flates.Get().(io.ReadCloser)
+	defer flates.Put(fr)
+	fr.(flate.Resetter).Reset(src, nil)
+	n, err := io.ReadFull(fr, b.out[:blockSize+1])
+	b.out = b.out[:n]
+	switch {
+	case err == nil: // more than blockSize bytes
+		b.err = errBlock
+	case err != io.ErrUnexpectedEOF && err != io.EOF:
+		b.err = err
+	case src.Len() != 0 || uint32(n) != size:
+		b.err = errBlock
+	case crc32.ChecksumIEEE(b.out) != binary.LittleEndian.Uint32(trailer):
+		b.err = gzip.ErrChecksum
+	}
+}
+
+// Read reads the blocks' text in order; io.EOF once the blocks are over (what follows
+// them is the caller's to read from br).
+func (bs *blocks) Read(p []byte) (int, error) {
+	for {
+		for bs.more && len(bs.pending) < blocksInFlight {
+			bs.more = bs.start()
+		}
+		if len(bs.pending) == 0 {
+			return 0, io.EOF
+		}
+		b := bs.pending[0]
+		<-b.done
+		if b.err != nil {
+			return 0, b.err
+		}
+		if bs.off < len(b.out) {
+			n := copy(p, b.out[bs.off:])
+			bs.off += n
+			return n, nil
+		}
+		bs.pending, bs.off = bs.pending[1:], 0
+		bs.free = append(bs.free, b)
+	}
+}

@@ -1,0 +1,92 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// blockStarts are the offsets of the blocks in an archive.
+func blockStarts(tgz []byte) []int {
+	var at []int
+	for i := 0; i+blockHeaderSize <= len(tgz); i++ {
+		if bytes.Equal(tgz[i:i+len(blockHeader)], blockHeader[:]) {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
+// state.json is written as blocks of at most blockSize bytes of text, which Read
+// inflates several at once, into the state written.
+func TestStateIsWrittenInBlocks(t *testing.T) {
+	b, tgz := big(t)
+	if n := len(blockStarts(tgz)); n < 3 {
+		t.Fatalf("%d blocks", n)
+	}
+	got, err := Read(bytes.NewReader(tgz), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.State.Deployments) != len(b.State.Deployments) || got.State.Deployments[2999].Logs[19].Text != b.State.Deployments[2999].Logs[19].Text {
+		t.Fatalf("%d deployments read back", len(got.State.Deployments))
+	}
+}
+
+// handBlock is a block of text as blockWriter writes it, its trailer's length and
+// CRC-32 given.
+func handBlock(text []byte, size, crc uint32) []byte {
+	var data bytes.Buffer
+	fw, _ := flate.NewWriter(&data, flate.BestSpeed)
+	fw.Write(text)
+	fw.Close()
+	out := append(blockHeader[:], binary.LittleEndian.AppendUint32(nil, uint32(data.Len()))...)
+	out = append(out, data.Bytes()...)
+	out = binary.LittleEndian.AppendUint32(out, crc)
+	return binary.LittleEndian.AppendUint32(out, size)
+}
+
+// A block that lies — about its data's length, its text's length or CRC-32, or that
+// inflates past blockSize — is refused as a corrupt archive, never read past.
+func TestCorruptBlocksAreRefused(t *testing.T) {
+	_, tgz := big(t)
+	at := blockStarts(tgz)
+	first, second := at[0], at[1]
+	text := bytes.Repeat([]byte("x"), blockSize+1)
+	replace := func(block []byte) []byte { // the first block replaced
+		return append(append(append([]byte(nil), tgz[:first]...), block...), tgz[second:]...)
+	}
+	for name, bad := range map[string][]byte{
+		"a byte of its data flipped": func() []byte {
+			c := bytes.Clone(tgz)
+			c[first+blockHeaderSize+100] ^= 0xff
+			return c
+		}(),
+		"its data's length over the bound": func() []byte {
+			c := bytes.Clone(tgz)
+			binary.LittleEndian.PutUint32(c[first+blockHeaderSize-4:], maxBlockData+1)
+			return c
+		}(),
+		"its data's length one short": func() []byte {
+			c := bytes.Clone(tgz)
+			n := binary.LittleEndian.Uint32(c[first+blockHeaderSize-4:])
+			binary.LittleEndian.PutUint32(c[first+blockHeaderSize-4:], n-1)
+			return c
+		}(),
+		"its CRC-32 wrong":         replace(handBlock(text[:blockSize], blockSize, 1)),
+		"its length wrong":         replace(handBlock(text[:blockSize], blockSize-1, crc32.ChecksumIEEE(text[:blockSize]))),
+		"inflating past blockSize": replace(handBlock(text, blockSize+1, crc32.ChecksumIEEE(text))),
+	} {
+		_, err := Read(bytes.NewReader(bad), ReadOptions{})
+		var be *Error
+		// as a corrupt single member in state.json is: the state's reader names it
+		if !errors.As(err, &be) || !(strings.HasPrefix(err.Error(), "state.json: gzip: ") || strings.HasPrefix(err.Error(), "state.json: flate: ")) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package state_test
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/fixture"
+	"github.com/hostemu/hostemu/emulator/internal/state"
+)
+
+// BenchmarkReadSnapshot100k: ReadSnapshot of the state document of the world of
+// testdata/big/generate-100k.yaml (100,000 deployments, 137 MB of JSON), from memory:
+// the decoding `hostemu replay`, PUT /_emulator/state and --state do, without the
+// decompression around it.
+//
+//	go test -run '^$' -bench ReadSnapshot100k -benchmem ./emulator/internal/state/
+func BenchmarkReadSnapshot100k(b *testing.B) {
+	snap, problems := fixture.Load("../../testdata/big/generate-100k.yaml", fixture.Options{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	if len(problems) > 0 {
+		b.Fatal(problems)
+	}
+	var doc bytes.Buffer
+	if err := state.WriteSnapshot(&doc, &snap, ""); err != nil {
+		b.Fatal(err)
+	}
+	snap = state.Snapshot{}
+	b.SetBytes(int64(doc.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := state.ReadSnapshot(bytes.NewReader(doc.Bytes()), state.ReadOptions{})
+		if err != nil || len(got.Deployments) != 100_000 {
+			b.Fatal(len(got.Deployments), err)
+		}
+	}
+}
