@@ -51,6 +51,12 @@ func appendMergedMap(b []byte, base, over map[string]string) []byte {
 
 // appendCreated appends the create answer of a deployment (view.DeploymentCreated).
 func appendCreated(b []byte, d *state.Deployment) []byte {
+	return append(appendDeploymentHead(b, d), '}')
+}
+
+// appendDeploymentHead appends a deployment object's opening and the six fields the
+// create answer and the full object share, in their order.
+func appendDeploymentHead(b []byte, d *state.Deployment) []byte {
 	b = append(b, `{"id":`...)
 	b = state.AppendJSONString(b, d.ID)
 	b = append(b, `,"url":`...)
@@ -63,24 +69,13 @@ func appendCreated(b []byte, d *state.Deployment) []byte {
 	b = state.AppendJSONString(b, d.ProjectID)
 	b = append(b, `,"target":`...)
 	b = state.AppendJSONString(b, d.Target)
-	return append(b, '}')
+	return b
 }
 
 // appendDeployment appends the full deployment object: the fields docs/api.md gives
 // a deployment, env merged over the project's, files as sent, build_logs_url under base.
 func appendDeployment(b []byte, base string, d *state.Deployment, projectEnv map[string]string, production bool) []byte {
-	b = append(b, `{"id":`...)
-	b = state.AppendJSONString(b, d.ID)
-	b = append(b, `,"url":`...)
-	b = state.AppendJSONString(b, d.URL)
-	b = append(b, `,"status":`...)
-	b = state.AppendJSONString(b, d.Status)
-	b = append(b, `,"created_at":`...)
-	b = appendTime(b, d.CreatedAt)
-	b = append(b, `,"project_id":`...)
-	b = state.AppendJSONString(b, d.ProjectID)
-	b = append(b, `,"target":`...)
-	b = state.AppendJSONString(b, d.Target)
+	b = appendDeploymentHead(b, d)
 	b = append(b, `,"env":`...)
 	b = appendMergedMap(b, projectEnv, d.Env)
 	b = append(b, `,"files":`...)

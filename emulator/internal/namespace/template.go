@@ -80,14 +80,7 @@ func newTemplate(snap state.Snapshot, edge string, doc string) *template {
 	}
 	// the build's log lines live in slabs of thousands (fixture's arena): kept, the
 	// template holds its own, no more
-	logs := make([]state.LogLine, t.lines)
-	for i := range snap.Deployments {
-		d := &snap.Deployments[i]
-		if d.Logs != nil {
-			n := copy(logs, d.Logs)
-			d.Logs, logs = logs[:n:n], logs[n:]
-		}
-	}
+	copyLogs(snap.Deployments, t.lines)
 	t.bytes = snap.Weight() + int64(len(doc))
 	for _, u := range snap.Uploads {
 		t.bytes += int64(len(u.Content))
@@ -129,14 +122,7 @@ func (t *template) copyLists() state.Snapshot {
 		Detaching:   slices.Clone(src.Detaching),
 		Uploads:     slices.Clone(src.Uploads),
 	}
-	logs := make([]state.LogLine, t.lines)
-	for i := range snap.Deployments {
-		d := &snap.Deployments[i]
-		if d.Logs != nil {
-			n := copy(logs, d.Logs)
-			d.Logs, logs = logs[:n:n], logs[n:]
-		}
-	}
+	copyLogs(snap.Deployments, t.lines)
 	return snap
 }
 
@@ -238,4 +224,17 @@ func (c *templates) held() (n int, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m), c.bytes
+}
+
+// copyLogs gives each deployment's log lines a copy of their own, all of them in one
+// allocation of lines entries (their total).
+func copyLogs(deps []state.Deployment, lines int) {
+	logs := make([]state.LogLine, lines)
+	for i := range deps {
+		d := &deps[i]
+		if d.Logs != nil {
+			n := copy(logs, d.Logs)
+			d.Logs, logs = logs[:n:n], logs[n:]
+		}
+	}
 }
