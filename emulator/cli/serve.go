@@ -120,9 +120,6 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 	printBanner(stdout, srv, cfg)
 
 	served := make(chan error, 1)
-	if os.Getenv("HOSTEMU_EXIT_AT_SERVE") != "" {
-		os.Exit(0)
-	}
 	go func() { served <- srv.Serve() }()
 	grace := shutdownTimeout
 	select {

@@ -163,12 +163,23 @@ func (b *block) inflate() {
 	fr := flates.Get().(io.ReadCloser)
 	defer flates.Put(fr)
 	fr.(flate.Resetter).Reset(src, nil)
-	n, err := io.ReadFull(fr, b.out[:blockSize+1])
+	// read until the deflate stream itself says it ended (io.EOF): io.ReadFull would
+	// take flate's io.ErrUnexpectedEOF, a stream cut before its final block, for the
+	// end of a short block
+	buf, n := b.out[:blockSize+1], 0
+	var err error
+	for n < len(buf) && err == nil {
+		var m int
+		m, err = fr.Read(buf[n:])
+		n += m
+	}
 	b.out = b.out[:n]
 	switch {
 	case err == nil: // more than blockSize bytes
 		b.err = errBlock
-	case err != io.ErrUnexpectedEOF && err != io.EOF:
+	case err == io.ErrUnexpectedEOF:
+		b.err = errBlock
+	case err != io.EOF:
 		b.err = err
 	case src.Len() != 0 || uint32(n) != size:
 		b.err = errBlock

@@ -40,11 +40,19 @@ func TestStateIsWrittenInBlocks(t *testing.T) {
 
 // handBlock is a block of text as blockWriter writes it, its trailer's length and
 // CRC-32 given.
-func handBlock(text []byte, size, crc uint32) []byte {
+func handBlock(text []byte, size, crc uint32) []byte { return handBlockOf(text, size, crc, true) }
+
+// handBlockOf is handBlock whose deflate stream is ended by its final block when closed,
+// or only flushed (cut before its end, which gzip refuses) when not.
+func handBlockOf(text []byte, size, crc uint32, closed bool) []byte {
 	var data bytes.Buffer
 	fw, _ := flate.NewWriter(&data, flate.BestSpeed)
 	fw.Write(text)
-	fw.Close()
+	if closed {
+		fw.Close()
+	} else {
+		fw.Flush()
+	}
 	out := append(blockHeader[:], binary.LittleEndian.AppendUint32(nil, uint32(data.Len()))...)
 	out = append(out, data.Bytes()...)
 	out = binary.LittleEndian.AppendUint32(out, crc)
@@ -81,6 +89,8 @@ func TestCorruptBlocksAreRefused(t *testing.T) {
 		"its CRC-32 wrong":         replace(handBlock(text[:blockSize], blockSize, 1)),
 		"its length wrong":         replace(handBlock(text[:blockSize], blockSize-1, crc32.ChecksumIEEE(text[:blockSize]))),
 		"inflating past blockSize": replace(handBlock(text, blockSize+1, crc32.ChecksumIEEE(text))),
+		// its text, CRC-32 and length right, but its deflate stream cut before its end
+		"its stream not ended": replace(handBlockOf(text[:100], 100, crc32.ChecksumIEEE(text[:100]), false)),
 	} {
 		_, err := Read(bytes.NewReader(bad), ReadOptions{})
 		var be *Error

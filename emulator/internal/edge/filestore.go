@@ -193,6 +193,12 @@ func (s *FileStore) Snapshot() map[string][]byte {
 // The store keeps the slices; the caller must not modify them.
 func (s *FileStore) Load(files map[string][]byte) error {
 	var used int64
+	for _, b := range files {
+		used += int64(len(b))
+	}
+	if used > s.limit { // before any content is hashed
+		return ErrStorageFull
+	}
 	next := make(map[string]entry, len(files))
 	for d, b := range files {
 		e, err := loadEntry(d, b)
@@ -200,10 +206,6 @@ func (s *FileStore) Load(files map[string][]byte) error {
 			return err
 		}
 		next[d] = e
-		used += int64(len(b))
-	}
-	if used > s.limit {
-		return ErrStorageFull
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
