@@ -2,6 +2,7 @@ package edge
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -24,5 +25,23 @@ func TestLoadRemembersHashedContents(t *testing.T) {
 		if err := NewFileStore(1 << 20).Load(map[string][]byte{d: b}); !errors.Is(err, ErrDigestMismatch) {
 			t.Fatalf("%q under the digest of %q: %v", b, page, err)
 		}
+	}
+}
+
+// The memory of hashed contents holds at most maxLoaded digests, whatever is loaded.
+func TestLoadedMemoryBounded(t *testing.T) {
+	files := map[string][]byte{}
+	for i := range maxLoaded + 500 {
+		b := []byte(fmt.Sprintf("content %d", i))
+		files[Digest(b)] = b
+	}
+	if err := NewFileStore(1 << 30).Load(files); err != nil {
+		t.Fatal(err)
+	}
+	loaded.Lock()
+	n := len(loaded.m)
+	loaded.Unlock()
+	if n > maxLoaded {
+		t.Fatalf("%d contents remembered, bound %d", n, maxLoaded)
 	}
 }
