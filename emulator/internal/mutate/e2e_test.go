@@ -14,6 +14,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/cli"
+	"github.com/hostemu/hostemu/emulator/internal/mutate"
 )
 
 // goClient is the sample client's package, run from the module's root.
@@ -38,22 +39,10 @@ func mutateCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-type report struct {
-	Score   float64 `json:"score"`
-	Mutants []struct {
-		Test, Operation, Code, Result, Output string
-	} `json:"mutants"`
-	Baseline struct {
-		Runner     string `json:"runner"`
-		Passed     bool   `json:"passed"`
-		Tests      int    `json:"tests"`
-		WithWorlds int    `json:"with_worlds"`
-	} `json:"baseline"`
-}
-
-func decodeReport(t *testing.T, out string) report {
+// decodeReport reads the JSON report into the type mutate writes it from.
+func decodeReport(t *testing.T, out string) mutate.Run {
 	t.Helper()
-	var r report
+	var r mutate.Run
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("the JSON report: %v\n%s", err, out)
 	}
@@ -80,7 +69,7 @@ func TestMutateGoSwallowedAndHandled(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, m := range r.Mutants {
-		got[m.Test+" "+m.Operation+" "+m.Code] = m.Result
+		got[m.Test+" "+m.Operation+" "+m.Code] = string(m.Result)
 		if m.Result == "survived" && !strings.Contains(m.Output, "TestProjectCount") {
 			t.Errorf("a survivor's output tail does not show its test: %q", m.Output)
 		}
@@ -185,14 +174,7 @@ func BenchmarkMutateGoSuite12(b *testing.B) {
 		if code != 0 {
 			b.Fatalf("exit %d: %s", code, stderr.String())
 		}
-		var r struct {
-			Mutants    []struct{ Result string } `json:"mutants"`
-			Runs       int                       `json:"runs"`
-			DurationMS float64                   `json:"duration_ms"`
-			Baseline   struct {
-				DurationMS float64 `json:"duration_ms"`
-			} `json:"baseline"`
-		}
+		var r mutate.Run
 		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 			b.Fatal(err)
 		}
@@ -201,9 +183,9 @@ func BenchmarkMutateGoSuite12(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(r.Mutants)), "mutants")
 		b.ReportMetric(float64(r.Runs), "runs")
-		b.ReportMetric(r.Baseline.DurationMS, "baseline-ms")
-		b.ReportMetric(r.DurationMS, "total-ms")
-		b.ReportMetric(r.DurationMS/r.Baseline.DurationMS, "x-baseline")
+		b.ReportMetric(float64(r.Baseline.DurationMS), "baseline-ms")
+		b.ReportMetric(float64(r.DurationMS), "total-ms")
+		b.ReportMetric(float64(r.DurationMS)/float64(r.Baseline.DurationMS), "x-baseline")
 	}
 }
 
@@ -231,9 +213,9 @@ func TestMutateGoConnectNamespaces(t *testing.T) {
 		t.Fatalf("mutants: %+v", r.Mutants)
 	}
 	for _, m := range r.Mutants {
-		want := "killed"
+		want := mutate.Killed
 		if m.Test == "TestConnectProjectCount" {
-			want = "survived"
+			want = mutate.Survived
 		}
 		if m.Result != want {
 			t.Errorf("%s %s %s: %s, want %s", m.Test, m.Operation, m.Code, m.Result, want)
