@@ -31,16 +31,39 @@ func coordinatorRequest(path, body string, at func()) *http.Request {
 	return req
 }
 
-// A post whose round ends while its body is read (the run is over: mutate reads the
-// round's results) changes nothing of the round, and is told the round is over.
-func TestCoordinatorRoundOverMidPost(t *testing.T) {
+// testCoordinator is a coordinator closed at the test's end.
+func testCoordinator(t *testing.T) *Coordinator {
+	t.Helper()
 	c, err := NewCoordinator()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// resetRound is a round whose one mutant resets p TestA's listProjects.
+func resetRound() *round {
 	m := Mutant{Test: "p TestA", Operation: "listProjects", Method: "GET", Path: "/v1/projects", Code: "reset"}
-	r := &round{runner: goRunner{}, mutants: map[string]*Mutant{"p TestA": &m}}
+	return &round{runner: goRunner{}, mutants: map[string]*Mutant{"p TestA": &m}}
+}
+
+// errorCode reads and closes resp's body, and gives the code of its error envelope
+// ("" for none).
+func errorCode(resp *http.Response) string {
+	defer resp.Body.Close()
+	var body struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return body.Error.Code
+}
+
+// A post whose round ends while its body is read (the run is over: mutate reads the
+// round's results) changes nothing of the round, and is told the round is over.
+func TestCoordinatorRoundOverMidPost(t *testing.T) {
+	c := testCoordinator(t)
+	r := resetRound()
 	id, _ := c.open(r)
 	// a world of the round, then its coverage posted as the round ends
 	w := httptest.NewRecorder()
@@ -60,7 +83,7 @@ func TestCoordinatorRoundOverMidPost(t *testing.T) {
 		t.Errorf("hello after the round's end: %d", w.Code)
 	}
 	// a hello that found its round, which ends while its body is read
-	r2 := &round{runner: goRunner{}, mutants: map[string]*Mutant{"p TestA": &m}}
+	r2 := resetRound()
 	id2, _ := c.open(r2)
 	w = httptest.NewRecorder()
 	c.srv.Handler.ServeHTTP(w, coordinatorRequest("/r/"+id2+"/world", `{"test":"TestA","package":"p"}`, func() { c.close(id2) }))
@@ -78,13 +101,8 @@ func TestCoordinatorRoundOverMidPost(t *testing.T) {
 // preflight), not through a name that resolves to loopback (DNS rebinding), not with
 // a body that is not JSON.
 func TestCoordinatorRefusesBrowsers(t *testing.T) {
-	c, err := NewCoordinator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m := Mutant{Test: "p TestA", Operation: "listProjects", Method: "GET", Path: "/v1/projects", Code: "reset"}
-	r := &round{runner: goRunner{}, mutants: map[string]*Mutant{"p TestA": &m}}
+	c := testCoordinator(t)
+	r := resetRound()
 	id, url := c.open(r)
 	for _, tc := range []struct {
 		name   string
@@ -107,13 +125,8 @@ func TestCoordinatorRefusesBrowsers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var body struct {
-				Error struct{ Code string } `json:"error"`
-			}
-			_ = json.NewDecoder(resp.Body).Decode(&body)
-			resp.Body.Close()
-			if resp.StatusCode != tc.status || body.Error.Code != tc.code {
-				t.Errorf("%s %s: %d %q, want %d %s", tc.name, path, resp.StatusCode, body.Error.Code, tc.status, tc.code)
+			if code := errorCode(resp); resp.StatusCode != tc.status || code != tc.code {
+				t.Errorf("%s %s: %d %q, want %d %s", tc.name, path, resp.StatusCode, code, tc.status, tc.code)
 			}
 		}
 	}
@@ -145,11 +158,7 @@ func TestCoordinatorRefusesBrowsers(t *testing.T) {
 // most maxHello bytes, the names of a round's tests come to at most maxNames bytes,
 // and coverage records only operations of the description.
 func TestCoordinatorBoundsWhatItKeeps(t *testing.T) {
-	c, err := NewCoordinator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testCoordinator(t)
 	r := &round{runner: goRunner{}, baseline: true}
 	id, _ := c.open(r)
 	serve := func(path, body string) *httptest.ResponseRecorder {
@@ -205,11 +214,7 @@ func TestCoordinatorBoundsWhatItKeeps(t *testing.T) {
 // Whatever is asked of the coordinator, an error is answered in the envelope: an
 // unknown path, another method than POST.
 func TestCoordinatorErrorsInTheEnvelope(t *testing.T) {
-	c, err := NewCoordinator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testCoordinator(t)
 	_, url := c.open(&round{runner: goRunner{}})
 	base := "http://" + c.ln.Addr().String()
 	for _, tc := range []struct {
@@ -228,13 +233,8 @@ func TestCoordinatorErrorsInTheEnvelope(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var body struct {
-			Error struct{ Code string } `json:"error"`
-		}
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		resp.Body.Close()
-		if resp.StatusCode != tc.status || body.Error.Code != tc.code || resp.Header.Get("Content-Type") != "application/json" {
-			t.Errorf("%s %s: %d %q (%s), want %d %s", tc.method, tc.url, resp.StatusCode, body.Error.Code, resp.Header.Get("Content-Type"), tc.status, tc.code)
+		if code := errorCode(resp); resp.StatusCode != tc.status || code != tc.code || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: %d %q (%s), want %d %s", tc.method, tc.url, resp.StatusCode, code, resp.Header.Get("Content-Type"), tc.status, tc.code)
 		}
 	}
 }
