@@ -21,9 +21,6 @@ import (
 // write (Vitest's json reporter copies Jest's shape), and the editing of a command line
 // that may go through npm.
 
-// maxReport bounds a runner's report file: a suite's report is a few MB at most.
-const maxReport = 256 << 20
-
 // maxFailure bounds the failure messages one outcome keeps.
 const maxFailure = 16 << 10
 

@@ -23,6 +23,10 @@ import (
 // the tail shown for a survivor. A run may print more; the rest is not read.
 const maxOutput = 64 << 20
 
+// maxReport bounds a runner's report file (JSON, JUnit, pytest's outcome lines): a
+// suite's report is a few MB at most.
+const maxReport = 256 << 20
+
 // tailBytes is how much of a run's output a survivor or a failing baseline shows.
 const tailBytes = 4 << 10
 

@@ -32,8 +32,6 @@ const (
 	pytestProgress = "pytest-outcomes.jsonl"
 	// pytestNodeID is the plugin's JUnit property of a test's node id.
 	pytestNodeID = "hostemu_nodeid"
-	// pytestMaxReport bounds the JUnit report mutate reads.
-	pytestMaxReport = 256 << 20
 	// pytestMaxOutput bounds one test's Output (its tail is kept).
 	pytestMaxOutput = 32 << 10
 )
@@ -204,7 +202,7 @@ func (pytestRunner) Results(dir string, _ []byte) (map[string]Outcome, error) {
 
 // pytestOutcomes reads a JUnit report of pytest's (see Results).
 func pytestOutcomes(r io.Reader) (map[string]Outcome, error) {
-	cases, err := readPytestJUnit(io.LimitReader(r, pytestMaxReport+1))
+	cases, err := readPytestJUnit(io.LimitReader(r, maxReport+1))
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +258,7 @@ func pytestProgressed(path string) (map[string]Outcome, error) {
 		return nil, fmt.Errorf("mutate: %w", err)
 	}
 	defer f.Close()
-	return pytestLines(io.LimitReader(f, pytestMaxReport))
+	return pytestLines(io.LimitReader(f, maxReport))
 }
 
 // pytestLines reads --hostemu-outcomes lines; a line cut short by the run's end, or
@@ -319,8 +317,8 @@ func readPytestJUnit(r io.Reader) ([]pytestCase, error) {
 			break
 		}
 		if err != nil {
-			if lr.n > pytestMaxReport {
-				return nil, fmt.Errorf("over %d bytes", pytestMaxReport)
+			if lr.n > maxReport {
+				return nil, fmt.Errorf("over %d bytes", maxReport)
 			}
 			return nil, err
 		}
@@ -332,8 +330,8 @@ func readPytestJUnit(r io.Reader) ([]pytestCase, error) {
 			cases = append(cases, c)
 		}
 	}
-	if lr.n > pytestMaxReport {
-		return nil, fmt.Errorf("over %d bytes", pytestMaxReport)
+	if lr.n > maxReport {
+		return nil, fmt.Errorf("over %d bytes", maxReport)
 	}
 	return cases, nil
 }
