@@ -51,6 +51,9 @@ func (r *remote) joinMutation(tb testing.TB) {
 	if err := postJSON(coord+"/world", hello, &w); err != nil {
 		tb.Fatalf("testkit: hostemu mutate's coordinator (%s=%s): %v", MutantEnv, coord, err)
 	}
+	if w.World == "" {
+		tb.Fatalf("testkit: hostemu mutate's coordinator (%s=%s) answered the world's hello without naming the world, not {\"world\", \"fault\", \"report\"}", MutantEnv, coord)
+	}
 	if len(w.Fault) > 0 && string(w.Fault) != "null" {
 		if err := r.do(context.Background(), http.MethodPost, "/_emulator/faults", w.Fault, nil); err != nil {
 			tb.Fatalf("testkit: arming hostemu mutate's fault %s: %v", w.Fault, err)
