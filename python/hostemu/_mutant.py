@@ -30,8 +30,9 @@ from typing import Any, Dict, Iterator, Optional, cast
 #: The environment variable that tells the testkit where mutate's coordinator is.
 ENV = "HOSTEMU_MUTANT"
 
-# TIMEOUT bounds one exchange with the coordinator, which answers at once.
-TIMEOUT = 30.0
+# TIMEOUT bounds one exchange with the coordinator, which answers at once: 10 s, as in
+# the Go and JS testkits.
+TIMEOUT = 10.0
 
 _mu = threading.Lock()
 # _plugin: the pytest plugin is loaded and keeps _current up to date.
