@@ -110,7 +110,9 @@ func (g goRunner) Prepare(ctx context.Context, argv []string, workdir, tmp strin
 	}
 	list := exec.CommandContext(ctx, "go", append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}"}, pkgs...)...)
 	list.Dir = workdir
+	killGroup(list) // go's own children (its compilers) go with it, as a run's do
 	out, err := list.Output()
+	endGroup(list)
 	if err != nil {
 		return g, "go list: " + err.Error()
 	}
@@ -126,7 +128,10 @@ func (g goRunner) Prepare(ctx context.Context, argv []string, workdir, tmp strin
 		i++
 		c := exec.CommandContext(ctx, "go", append(append([]string{"test", "-c", "-o", bin}, build...), path)...)
 		c.Dir = workdir
-		if msg, err := c.CombinedOutput(); err != nil {
+		killGroup(c)
+		msg, err := c.CombinedOutput()
+		endGroup(c)
+		if err != nil {
 			return g, fmt.Sprintf("go test -c %s: %v: %s", path, err, tail(msg, 512))
 		}
 		r.pkgs[path] = goBinary{bin: bin, dir: dir}
