@@ -1,6 +1,7 @@
 package mutate
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -14,7 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/coverage"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 )
 
 // maxPost bounds what a testkit may post to the coordinator: a world's coverage is a few
@@ -181,17 +184,27 @@ func unrouted(w http.ResponseWriter, r *http.Request) {
 	problem(w, http.StatusNotFound, "not_found", "mutate's coordinator serves POST /r/ROUND/world and /r/ROUND/coverage only")
 }
 
-// decode reads a strict JSON body into v.
+// decode reads a strict JSON body into v: an unknown key is refused, named with the
+// closest known one (strictjson's message).
 func decode(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			problem(w, http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the body is over %d bytes", limit))
 			return false
 		}
-		problem(w, http.StatusBadRequest, "invalid_json", "the body is not what mutate expects: "+err.Error())
+		problem(w, http.StatusBadRequest, "invalid_json", "the body could not be read: "+err.Error())
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		msg := err.Error()
+		if e, ok := apperr.As(strictjson.Decode(data, v, "")); ok {
+			msg = e.Message // an unknown key, and the closest known one
+		}
+		problem(w, http.StatusBadRequest, "invalid_json", "the body is not what mutate expects: "+msg)
 		return false
 	}
 	if _, err := dec.Token(); err != io.EOF {

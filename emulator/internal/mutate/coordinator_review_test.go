@@ -238,3 +238,20 @@ func TestCoordinatorErrorsInTheEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// A post with a key the protocol does not have is refused naming it and the closest
+// known one: a testkit's typo says what it meant.
+func TestCoordinatorNamesAnUnknownKey(t *testing.T) {
+	c := testCoordinator(t)
+	_, url := c.open(&round{runner: goRunner{}})
+	for _, tc := range []struct{ path, body, want string }{
+		{"/world", `{"tset":"TestA"}`, `unknown key "tset" (did you mean "test"?)`},
+		{"/coverage", `{"wrold":"w1","coverage":{}}`, `unknown key "wrold" (did you mean "world"?)`},
+	} {
+		code, body := post(t, url+tc.path, tc.body)
+		e, _ := body["error"].(map[string]any)
+		if msg, _ := e["message"].(string); code != 400 || e["code"] != "invalid_json" || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %s: %d %v, want 400 invalid_json saying %s", tc.path, tc.body, code, body, tc.want)
+		}
+	}
+}
