@@ -121,13 +121,15 @@ type nodeSuite struct {
 
 // nodeCase is a <testcase>: a test without subtests.
 type nodeCase struct {
-	Name    string    `xml:"name,attr"`
-	Failure *nodeText `xml:"failure"`
-	Error   *nodeText `xml:"error"`
-	Skipped *nodeText `xml:"skipped"`
+	Name    string     `xml:"name,attr"`
+	Failure *junitText `xml:"failure"`
+	Error   *junitText `xml:"error"`
+	Skipped *junitText `xml:"skipped"`
 }
 
-type nodeText struct {
+// junitText is a JUnit <failure>, <error> or <skipped> (node:test's reporter's and
+// pytest's alike): its message and its text.
+type junitText struct {
 	Message string `xml:"message,attr"`
 	Text    string `xml:",chardata"`
 }

@@ -141,16 +141,11 @@ type pytestCase struct {
 		Name  string `xml:"name,attr"`
 		Value string `xml:"value,attr"`
 	} `xml:"properties>property"`
-	Failures []pytestText `xml:"failure"`
-	Errors   []pytestText `xml:"error"`
-	Skipped  []pytestText `xml:"skipped"`
-	Out      []string     `xml:"system-out"`
-	Err      []string     `xml:"system-err"`
-}
-
-type pytestText struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
+	Failures []junitText `xml:"failure"`
+	Errors   []junitText `xml:"error"`
+	Skipped  []junitText `xml:"skipped"`
+	Out      []string    `xml:"system-out"`
+	Err      []string    `xml:"system-err"`
 }
 
 func (c pytestCase) nodeID() string {
@@ -351,7 +346,7 @@ func (c *pytestCounter) Read(p []byte) (int, error) {
 // "---- Captured X ----" sections.
 func (c pytestCase) output() string {
 	var b strings.Builder
-	for _, t := range append(append([]pytestText{}, c.Failures...), c.Errors...) {
+	for _, t := range append(append([]junitText{}, c.Failures...), c.Errors...) {
 		s := strings.TrimSpace(t.Text)
 		if s == "" {
 			s = t.Message
