@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { once } from "node:events";
-import { start, connect } from "hostemu/testkit";
+import { start, connect, saveBundlesOnFailure } from "hostemu/testkit";
 
 const auth = (token) => ({ authorization: `Bearer ${token}` });
 
@@ -112,6 +112,14 @@ test("a coordinator that does not answer fails start() and connect(), saying why
 test("a fault the world refuses fails start(): the mutant is never silently dropped", async (t) => {
   await coordinator(t, [{ match: { operation: "listProjects" }, error: "no_such_code", times: 1 }]);
   await assert.rejects(start(), /the mutant of hostemu mutate .* could not be added to the world: .*no_such_code/);
+});
+
+test("under hostemu mutate, saveBundlesOnFailure saves no bundles (a killed mutant is a failure by design)", async (t) => {
+  await coordinator(t, []);
+  const hooks = [];
+  saveBundlesOnFailure({ afterEach: (fn) => hooks.push(fn) });
+  assert.equal(hooks.length, 0, "no afterEach hook: no bundle written, none kept at close()");
+  assert.throws(() => saveBundlesOnFailure({}), /needs the test runner's afterEach/, "a wrong call is still refused");
 });
 
 test("outside a mutation run, nothing is sent", async () => {
