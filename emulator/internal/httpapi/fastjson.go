@@ -15,7 +15,7 @@ import (
 )
 
 // The decryption service's bodies are one string field, often large: {"payload": "…"}
-// or {"envelope": "…"}. fastStringField reads exactly that shape without encoding/json's
+// or {"envelope": "…"}. fastStringBytes reads exactly that shape without encoding/json's
 // scanner; anything else (escapes, other fields, odd types) is left to the full decoder,
 // so the answers are the same either way.
 
@@ -26,14 +26,9 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// fastStringField returns the value of body when body is {"name":"value"} (white space
-// allowed) and value has no escapes or control characters and is valid UTF-8.
-func fastStringField(body []byte, name string) (string, bool) {
-	v, ok := fastStringBytes(body, name)
-	return string(v), ok
-}
-
-// fastStringBytes is fastStringField returning the value where it lies in body.
+// fastStringBytes returns the value of body, where it lies in body, when body is
+// {"name":"value"} (white space allowed) and value has no escapes or control characters
+// and is valid UTF-8.
 func fastStringBytes(body []byte, name string) ([]byte, bool) {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
@@ -83,29 +78,18 @@ func stringFieldBytes(c *gin.Context, limit int64, name string, exact bool, dst 
 	if v, ok := fastStringBytes(b, name); ok {
 		return v, true, nil
 	}
-	s, err := decodeStringField(c, limit, name, exact, dst, field, b)
+	s, err := decodeStringField(b, name, exact, dst, field)
 	if err != nil || s == nil {
 		return nil, false, err
 	}
 	return []byte(*s), true, nil
 }
 
-// decodeStringField reads a body of one string field: the fast path when it fits, else
+// decodeStringField reads body, of one string field the fast path did not read, by
 // decodeJSON's full rules into dst, whose field *string is then returned. With exact,
 // a value that encoding/json could only approximate (invalid UTF-8, a lone surrogate)
 // is a 400 rather than a string with U+FFFD in it.
-// body holds the body when it was read already.
-func decodeStringField(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string, body []byte) (*string, error) {
-	b := body
-	if b == nil {
-		var err error
-		if b, err = readJSONBody(c, limit); err != nil || b == nil {
-			return nil, err
-		}
-		if v, ok := fastStringField(b, name); ok {
-			return &v, nil
-		}
-	}
+func decodeStringField(b []byte, name string, exact bool, dst any, field func() *string) (*string, error) {
 	if err := unmarshalStrict(b, dst); err != nil {
 		return nil, err
 	}
