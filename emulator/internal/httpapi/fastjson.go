@@ -34,37 +34,46 @@ func fastStringBytes(body []byte, name string) ([]byte, bool) {
 	if i >= len(body) || body[i] != '{' {
 		return nil, false
 	}
-	i = skipSpace(body, i+1)
-	if len(body)-i < len(name)+2 || body[i] != '"' || string(body[i+1:i+1+len(name)]) != name || body[i+1+len(name)] != '"' {
+	key, i, ok := plainString(body, skipSpace(body, i+1))
+	if !ok || string(key) != name {
 		return nil, false
 	}
-	i = skipSpace(body, i+2+len(name))
+	i = skipSpace(body, i)
 	if i >= len(body) || body[i] != ':' {
 		return nil, false
 	}
-	i = skipSpace(body, i+1)
-	if i >= len(body) || body[i] != '"' {
+	value, i, ok := plainString(body, skipSpace(body, i+1))
+	if !ok {
 		return nil, false
 	}
-	start := i + 1
-	end := bytes.IndexByte(body[start:], '"')
-	if end < 0 {
-		return nil, false
-	}
-	value := body[start : start+end]
-	if bytes.IndexByte(value, '\\') >= 0 || !utf8.Valid(value) {
-		return nil, false
-	}
-	for _, c := range value {
-		if c < 0x20 {
-			return nil, false
-		}
-	}
-	i = skipSpace(body, start+end+1)
+	i = skipSpace(body, i)
 	if i >= len(body) || body[i] != '}' || skipSpace(body, i+1) != len(body) {
 		return nil, false
 	}
 	return value, true
+}
+
+// plainString reads the JSON string at body[i] when it has no escapes or control
+// characters and is valid UTF-8 (the fast paths' strings): its value where it lies in
+// body, and the index after its closing quote.
+func plainString(body []byte, i int) (value []byte, next int, ok bool) {
+	if i >= len(body) || body[i] != '"' {
+		return nil, i, false
+	}
+	end := bytes.IndexByte(body[i+1:], '"')
+	if end < 0 {
+		return nil, i, false
+	}
+	value = body[i+1 : i+1+end]
+	for _, c := range value {
+		if c < 0x20 || c == '\\' {
+			return nil, i, false
+		}
+	}
+	if !utf8.Valid(value) {
+		return nil, i, false
+	}
+	return value, i + 2 + end, true
 }
 
 // stringFieldBytes is decodeStringField returning the value as bytes, where it lies in
@@ -225,24 +234,13 @@ func hex4(s []byte, i int) (rune, bool) {
 func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 	var s string // the body, copied once when the shape is right
 	kept := 0    // bytes of the strings cut from s
+	// str reads a plain string at body[i], cut from s where it lies in body
 	str := func(i int) (string, int, bool) {
-		if i >= len(body) || body[i] != '"' {
+		v, next, ok := plainString(body, i)
+		if !ok {
 			return "", i, false
 		}
-		end := bytes.IndexByte(body[i+1:], '"')
-		if end < 0 {
-			return "", i, false
-		}
-		v := body[i+1 : i+1+end]
-		for _, c := range v {
-			if c < 0x20 || c == '\\' {
-				return "", i, false
-			}
-		}
-		if !utf8.Valid(v) {
-			return "", i, false
-		}
-		return s[i+1 : i+1+end], i + 2 + end, true
+		return s[next-1-len(v) : next-1], next, true
 	}
 	keep := func(v string) string { kept += len(v); return v }
 	obj := func(i int) (map[string]string, int, bool) {
