@@ -931,11 +931,6 @@ func (r *newest[T]) list() []T {
 	return append(r.items[r.head:len(r.items):len(r.items)], r.items[:r.head]...)
 }
 
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
 // validClockMode reports whether a manifest's clock.mode is a mode a clock can have
 // (real, manual, auto, scaled:N).
 func validClockMode(s string) bool {

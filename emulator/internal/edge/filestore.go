@@ -253,7 +253,11 @@ func DigestIs(data []byte, digest string) (got string, ok bool) {
 	return string(h[:]), false
 }
 
-func matches(digest string, data []byte) bool { return Digest(data) == digest }
+// matches reports whether data's Digest is digest.
+func matches(digest string, data []byte) bool {
+	_, ok := DigestIs(data, digest)
+	return ok
+}
 
 // loaded remembers the contents Load has hashed to their digest, by the address of
 // their first byte and their length, with their ETag. Every namespace and every reset

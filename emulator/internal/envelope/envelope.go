@@ -24,7 +24,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // Prefix starts every envelope; it names the format and its version so an envelope is
@@ -118,17 +117,7 @@ func (k *Keyring) AppendSeal(dst []byte, random io.Reader, plaintext []byte) ([]
 // matching ErrKeyNotFound for a well-formed envelope naming a key the keyring does not
 // hold. The returned slice is the caller's.
 func (k *Keyring) Open(envelope string) ([]byte, error) {
-	body, ok := strings.CutPrefix(envelope, Prefix)
-	if !ok {
-		return nil, ErrInvalidEnvelope
-	}
-	raw, err := b64.DecodeString(body)
-	// The decoder skips CR and LF; a length that does not re-encode to the body
-	// means some were there, and a second spelling of an envelope is refused.
-	if err != nil || b64.EncodedLen(len(raw)) != len(body) {
-		return nil, ErrInvalidEnvelope
-	}
-	return k.openRaw(raw)
+	return k.OpenBytes([]byte(envelope)) // a copy, as base64's DecodeString makes
 }
 
 // OpenBytes is Open of an envelope held in bytes (a request body's), which it only
@@ -141,7 +130,9 @@ func (k *Keyring) OpenBytes(envelope []byte) ([]byte, error) {
 	raw := make([]byte, b64.DecodedLen(len(body)))
 	n, err := b64.Decode(raw, body)
 	raw = raw[:n]
-	if err != nil || b64.EncodedLen(len(raw)) != len(body) { // as in Open
+	// The decoder skips CR and LF; a length that does not re-encode to the body
+	// means some were there, and a second spelling of an envelope is refused.
+	if err != nil || b64.EncodedLen(len(raw)) != len(body) {
 		return nil, ErrInvalidEnvelope
 	}
 	return k.openRaw(raw)

@@ -15,7 +15,7 @@ import (
 )
 
 // The decryption service's bodies are one string field, often large: {"payload": "…"}
-// or {"envelope": "…"}. fastStringField reads exactly that shape without encoding/json's
+// or {"envelope": "…"}. fastStringBytes reads exactly that shape without encoding/json's
 // scanner; anything else (escapes, other fields, odd types) is left to the full decoder,
 // so the answers are the same either way.
 
@@ -26,50 +26,54 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// fastStringField returns the value of body when body is {"name":"value"} (white space
-// allowed) and value has no escapes or control characters and is valid UTF-8.
-func fastStringField(body []byte, name string) (string, bool) {
-	v, ok := fastStringBytes(body, name)
-	return string(v), ok
-}
-
-// fastStringBytes is fastStringField returning the value where it lies in body.
+// fastStringBytes returns the value of body, where it lies in body, when body is
+// {"name":"value"} (white space allowed) and value has no escapes or control characters
+// and is valid UTF-8.
 func fastStringBytes(body []byte, name string) ([]byte, bool) {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
 		return nil, false
 	}
-	i = skipSpace(body, i+1)
-	if len(body)-i < len(name)+2 || body[i] != '"' || string(body[i+1:i+1+len(name)]) != name || body[i+1+len(name)] != '"' {
+	key, i, ok := plainString(body, skipSpace(body, i+1))
+	if !ok || string(key) != name {
 		return nil, false
 	}
-	i = skipSpace(body, i+2+len(name))
+	i = skipSpace(body, i)
 	if i >= len(body) || body[i] != ':' {
 		return nil, false
 	}
-	i = skipSpace(body, i+1)
-	if i >= len(body) || body[i] != '"' {
+	value, i, ok := plainString(body, skipSpace(body, i+1))
+	if !ok {
 		return nil, false
 	}
-	start := i + 1
-	end := bytes.IndexByte(body[start:], '"')
-	if end < 0 {
-		return nil, false
-	}
-	value := body[start : start+end]
-	if bytes.IndexByte(value, '\\') >= 0 || !utf8.Valid(value) {
-		return nil, false
-	}
-	for _, c := range value {
-		if c < 0x20 {
-			return nil, false
-		}
-	}
-	i = skipSpace(body, start+end+1)
+	i = skipSpace(body, i)
 	if i >= len(body) || body[i] != '}' || skipSpace(body, i+1) != len(body) {
 		return nil, false
 	}
 	return value, true
+}
+
+// plainString reads the JSON string at body[i] when it has no escapes or control
+// characters and is valid UTF-8 (the fast paths' strings): its value where it lies in
+// body, and the index after its closing quote.
+func plainString(body []byte, i int) (value []byte, next int, ok bool) {
+	if i >= len(body) || body[i] != '"' {
+		return nil, i, false
+	}
+	end := bytes.IndexByte(body[i+1:], '"')
+	if end < 0 {
+		return nil, i, false
+	}
+	value = body[i+1 : i+1+end]
+	for _, c := range value {
+		if c < 0x20 || c == '\\' {
+			return nil, i, false
+		}
+	}
+	if !utf8.Valid(value) {
+		return nil, i, false
+	}
+	return value, i + 2 + end, true
 }
 
 // stringFieldBytes is decodeStringField returning the value as bytes, where it lies in
@@ -83,29 +87,18 @@ func stringFieldBytes(c *gin.Context, limit int64, name string, exact bool, dst 
 	if v, ok := fastStringBytes(b, name); ok {
 		return v, true, nil
 	}
-	s, err := decodeStringField(c, limit, name, exact, dst, field, b)
+	s, err := decodeStringField(b, name, exact, dst, field)
 	if err != nil || s == nil {
 		return nil, false, err
 	}
 	return []byte(*s), true, nil
 }
 
-// decodeStringField reads a body of one string field: the fast path when it fits, else
+// decodeStringField reads body, of one string field the fast path did not read, by
 // decodeJSON's full rules into dst, whose field *string is then returned. With exact,
 // a value that encoding/json could only approximate (invalid UTF-8, a lone surrogate)
 // is a 400 rather than a string with U+FFFD in it.
-// body holds the body when it was read already.
-func decodeStringField(c *gin.Context, limit int64, name string, exact bool, dst any, field func() *string, body []byte) (*string, error) {
-	b := body
-	if b == nil {
-		var err error
-		if b, err = readJSONBody(c, limit); err != nil || b == nil {
-			return nil, err
-		}
-		if v, ok := fastStringField(b, name); ok {
-			return &v, nil
-		}
-	}
+func decodeStringField(b []byte, name string, exact bool, dst any, field func() *string) (*string, error) {
 	if err := unmarshalStrict(b, dst); err != nil {
 		return nil, err
 	}
@@ -241,24 +234,13 @@ func hex4(s []byte, i int) (rune, bool) {
 func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 	var s string // the body, copied once when the shape is right
 	kept := 0    // bytes of the strings cut from s
+	// str reads a plain string at body[i], cut from s where it lies in body
 	str := func(i int) (string, int, bool) {
-		if i >= len(body) || body[i] != '"' {
+		v, next, ok := plainString(body, i)
+		if !ok {
 			return "", i, false
 		}
-		end := bytes.IndexByte(body[i+1:], '"')
-		if end < 0 {
-			return "", i, false
-		}
-		v := body[i+1 : i+1+end]
-		for _, c := range v {
-			if c < 0x20 || c == '\\' {
-				return "", i, false
-			}
-		}
-		if !utf8.Valid(v) {
-			return "", i, false
-		}
-		return s[i+1 : i+1+end], i + 2 + end, true
+		return s[next-1-len(v) : next-1], next, true
 	}
 	keep := func(v string) string { kept += len(v); return v }
 	obj := func(i int) (map[string]string, int, bool) {

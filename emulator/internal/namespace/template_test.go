@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -125,7 +124,6 @@ func same(t *testing.T, what string, got, want state.Snapshot) {
 	}
 	g, _ := json.MarshalIndent(got, "", " ")
 	w, _ := json.MarshalIndent(want, "", " ")
-	os.WriteFile(t.TempDir()+"/got.json", g, 0o644)
 	t.Errorf("%s differs from the build:\n%.3000s\nwant\n%.3000s", what, g, w)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -99,4 +100,35 @@ func FuzzMarshalChange(f *testing.F) {
 			}
 		}
 	})
+}
+
+// marshalChange writes a deployment's change by hand only when every other field of
+// state.Change is zero: a field added to Change and not to marshalChange's list would be
+// dropped from the log. Each field but the two written by hand, set beside a deployment,
+// leaves the record json.Marshal's.
+func TestMarshalChangeChecksEveryField(t *testing.T) {
+	typ := reflect.TypeFor[state.Change]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Name == "Seq" || f.Name == "Deployment" || f.Name == "Project" {
+			continue
+		}
+		c := state.Change{Deployment: &state.Deployment{ID: "dpl_a", Env: map[string]string{}, Files: map[string]string{}}}
+		v := reflect.ValueOf(&c).Elem().Field(i)
+		switch f.Type.Kind() {
+		case reflect.Pointer:
+			v.Set(reflect.New(f.Type.Elem()))
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(f.Type, 1, 1))
+		default:
+			t.Fatalf("state.Change.%s: a %s this test cannot set; check marshalChange's list of fields", f.Name, f.Type)
+		}
+		want, werr := json.Marshal(&c)
+		got, err := marshalChange(&c)
+		if (err == nil) != (werr == nil) || string(got) != string(want) {
+			t.Errorf("state.Change.%s set: marshalChange %s, %v; json.Marshal %s, %v (is it in marshalChange's list?)", f.Name, got, err, want, werr)
+		}
+	}
 }
