@@ -129,8 +129,8 @@ func hotCases(t testing.TB) []hotCase {
 	id := firstDeploymentIn(t, emu)
 	getPath := "/v1/deployments/" + id
 	body := call(t, emu, "GET", getPath, bare.ReadToken, "", nil, nil, 200)
-	_, ref := bare.New(body)
-	_, refState := bare.NewWithLog(body, logFile)
+	ref := bare.New(body)
+	refState := bare.NewWithLog(body, logFile)
 	if got := call(t, ref, "GET", getPath, bare.ReadToken, "", nil, nil, 200); !bytes.Equal(got, body) {
 		t.Fatal("the bare GET answers other bytes")
 	}
