@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestBinaryHotPaths is TestBinaryVsGin for every hot path: the built hostemu binary
@@ -170,30 +169,11 @@ func TestBinaryHotPaths(t *testing.T) {
 // from exec to the first answer of /_emulator/health.
 func execHealthy(t *testing.T, bin string) {
 	var took []float64
-	client := &http.Client{Timeout: time.Second}
 	for range 10 {
 		addr := freeAddr(t)
-		start := time.Now()
-		p := exec.Command(bin, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text")
-		if err := p.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			res, err := client.Get("http://" + addr + "/_emulator/health")
-			if err == nil {
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					break
-				}
-			}
-			if time.Since(start) > 10*time.Second {
-				t.Fatal("never healthy")
-			}
-			time.Sleep(200 * time.Microsecond) // a child process has no other way to say it listens
-		}
-		took = append(took, float64(time.Since(start)))
-		p.Process.Kill()
-		p.Wait()
+		d, _, stop := healthy(t, bin, addr, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text")
+		stop()
+		took = append(took, float64(d))
 	}
 	slices.Sort(took)
 	t.Logf("%-30s median %s (min %s, max %s) | load %s", "exec → healthy", dur(took[len(took)/2]), dur(took[0]), dur(took[len(took)-1]), loadAvg())

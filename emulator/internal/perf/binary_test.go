@@ -26,10 +26,7 @@ import (
 // CPU time per request (from /proc); it asserts nothing about speed.
 func TestBinaryVsGin(t *testing.T) {
 	wrk, taskset := tools(t, "build both binaries and compare them with wrk (about a minute)")
-	rounds, _ := strconv.Atoi(os.Getenv("HOSTEMU_PERF_ROUNDS"))
-	if rounds <= 0 {
-		rounds = 7
-	}
+	rounds := envInt("HOSTEMU_PERF_ROUNDS", 7)
 	dir := t.TempDir()
 	build(t, filepath.Join(dir, "hostemu"), "../../../cmd/hostemu")
 	build(t, filepath.Join(dir, "baregin"), "./baregin")
