@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,20 +170,10 @@ func start(t *testing.T, taskset, bin string, args ...string) *exec.Cmd {
 	}
 }
 
+// get is a GET with the read token that must answer 200.
 func get(t *testing.T, url string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer hostemu-read")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, res.StatusCode, b)
-	}
-	return b
+	return do(t, "GET", url, "", "Bearer hostemu-read", nil, 200)
 }
 
 var firstID = regexp.MustCompile(`"id":"(dpl_[A-Za-z0-9]+)"`)
