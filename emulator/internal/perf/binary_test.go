@@ -149,7 +149,7 @@ func freeAddr(t *testing.T) string {
 // start runs a binary pinned to CPU 0 and waits until its address answers.
 func start(t *testing.T, taskset, bin string, args ...string) *exec.Cmd {
 	t.Helper()
-	p := exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...)
+	p := dieWithTest(exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...))
 	p.Stdout, p.Stderr = io.Discard, io.Discard
 	if err := p.Start(); err != nil {
 		t.Fatal(err)

@@ -80,7 +80,7 @@ func healthy(t *testing.T, bin, addr string, args ...string) (time.Duration, tim
 	t.Helper()
 	client := &http.Client{Timeout: time.Second}
 	start := time.Now()
-	p := exec.Command(bin, args...)
+	p := dieWithTest(exec.Command(bin, args...))
 	var stderr bytes.Buffer
 	p.Stderr = &stderr
 	if err := p.Start(); err != nil {
