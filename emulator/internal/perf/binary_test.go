@@ -74,9 +74,7 @@ func TestBinaryVsGin(t *testing.T) {
 // wrk's output.
 func tools(t *testing.T, what string) (wrk, taskset string) {
 	t.Helper()
-	if os.Getenv("HOSTEMU_PERF") == "" {
-		t.Skip("set HOSTEMU_PERF=1 to " + what)
-	}
+	needPerf(t, what)
 	if runtime.GOOS != "linux" {
 		t.Skip("CPU time is read from /proc")
 	}
@@ -89,6 +87,14 @@ func tools(t *testing.T, what string) (wrk, taskset string) {
 		build(t, wrk, "./loadgen")
 	}
 	return wrk, taskset
+}
+
+// needPerf skips the test unless HOSTEMU_PERF is set, saying what it would do.
+func needPerf(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("HOSTEMU_PERF") == "" {
+		t.Skip("set HOSTEMU_PERF=1 to " + what)
+	}
 }
 
 // load runs wrk (or loadgen), pinned to CPU 1, against url for d with the read token:

@@ -20,9 +20,7 @@ import (
 //
 //	HOSTEMU_PERF=1 go test -run TestBinaryBundle -v -timeout 30m ./emulator/internal/perf/
 func TestBinaryBundle(t *testing.T) {
-	if os.Getenv("HOSTEMU_PERF") == "" {
-		t.Skip("set HOSTEMU_PERF=1 to compare replay with fixtures and PUT bundle with PUT state (a few minutes, 2 GB of memory)")
-	}
+	needPerf(t, "compare replay with fixtures and PUT bundle with PUT state (a few minutes, 2 GB of memory)")
 	rounds := envInt("HOSTEMU_PERF_ROUNDS", 3)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "hostemu")

@@ -40,9 +40,7 @@ import (
 // measure. A ratio is the reference's time over hostemu's: by wall time, and by the
 // process's CPU time (the steadier one on a loaded machine).
 func TestHotPaths(t *testing.T) {
-	if os.Getenv("HOSTEMU_PERF") == "" {
-		t.Skip("set HOSTEMU_PERF=1 to measure the hot paths against their bare handlers")
-	}
+	needPerf(t, "measure the hot paths against their bare handlers")
 	rounds := envInt("HOSTEMU_PERF_ROUNDS", 7)
 	only := regexp.MustCompile(os.Getenv("HOSTEMU_PERF_ONLY"))
 	t.Logf("load before: %s", loadAvg())
