@@ -112,17 +112,8 @@ func TestBinaryHotPaths(t *testing.T) {
 	}
 	cases = append(cases, hot{"edge small file", "GET", "/", nil, side{p: emu, addr: emuAddr, host: edgeHost}, side{p: bare, addr: ginEdgeAddr}})
 
-	reqsPerSec := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
-	const secs = 2
 	run := func(c hot, s side) (rps, cpuMicros float64) {
-		before := cpuTime(t, s.p.Process.Pid)
-		out := loadReq(t, wrk, taskset, "http://"+s.addr+c.path, strconv.Itoa(secs)+"s", c.method, s.body, s.host, c.headers...)
-		m := reqsPerSec.FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("no Requests/sec:\n%s", out)
-		}
-		rps, _ = strconv.ParseFloat(string(m[1]), 64)
-		return rps, (cpuTime(t, s.p.Process.Pid) - before).Seconds() * 1e6 / (rps * secs)
+		return loadRate(t, s.p, wrk, taskset, 2, "http://"+s.addr+c.path, c.method, s.body, s.host, c.headers...)
 	}
 	t.Logf("load before: %s", loadAvg())
 	perReq := map[string][2][]float64{} // name: time per request (from the rate) on each side, by round

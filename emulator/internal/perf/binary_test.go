@@ -44,17 +44,8 @@ func TestBinaryVsGin(t *testing.T) {
 		t.Fatalf("baregin answers other bytes than hostemu")
 	}
 
-	reqsPerSec := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
 	run := func(p *exec.Cmd, addr string) (rps, cpuMicros float64) {
-		before := cpuTime(t, p.Process.Pid)
-		out := load(t, wrk, taskset, "http://"+addr+path, "3s")
-		m := reqsPerSec.FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("wrk printed no Requests/sec:\n%s", out)
-		}
-		rps, _ = strconv.ParseFloat(string(m[1]), 64)
-		cpu := cpuTime(t, p.Process.Pid) - before
-		return rps, cpu.Seconds() * 1e6 / (rps * 3)
+		return loadRate(t, p, wrk, taskset, 3, "http://"+addr+path, "GET", "", "", "Authorization: Bearer hostemu-read")
 	}
 	var ratios, cpuRatios []float64
 	for i := range rounds {
@@ -128,6 +119,22 @@ func loadReq(t *testing.T, wrk, taskset, url, d, method, bodyFile, host string, 
 		t.Fatalf("%s: %v\n%s", filepath.Base(wrk), err, out)
 	}
 	return out
+}
+
+var reqsPerSec = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+
+// loadRate runs loadReq against the server p for secs seconds and returns its requests
+// per second and its CPU time per request, in µs.
+func loadRate(t *testing.T, p *exec.Cmd, wrk, taskset string, secs int, url, method, bodyFile, host string, headers ...string) (rps, cpuMicros float64) {
+	t.Helper()
+	before := cpuTime(t, p.Process.Pid)
+	out := loadReq(t, wrk, taskset, url, strconv.Itoa(secs)+"s", method, bodyFile, host, headers...)
+	m := reqsPerSec.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s printed no Requests/sec:\n%s", filepath.Base(wrk), out)
+	}
+	rps, _ = strconv.ParseFloat(string(m[1]), 64)
+	return rps, (cpuTime(t, p.Process.Pid) - before).Seconds() * 1e6 / (rps * float64(secs))
 }
 
 func build(t *testing.T, out, pkg string) {
