@@ -10,11 +10,11 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 )
 
-// newCA is the local CA: kept in dir when it is set, else a new one in memory.
 // CAInMemory is the CADir that keeps a new CA in memory, as "" does: the command line's
 // --ca-dir :memory:, which a Go caller may pass as it is (it never names a directory).
 const CAInMemory = ":memory:"
 
+// newCA is the local CA: kept in dir when it is set, else a new one in memory.
 func newCA(dir string, log *slog.Logger) (*tlsca.CA, error) {
 	if dir == "" || dir == CAInMemory {
 		return tlsca.Generate()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 )
 
@@ -18,8 +19,9 @@ import (
 const defaultTLSAddr = "127.0.0.1:4743"
 
 // caInMemory is the --ca-dir value that keeps a new CA in memory for this start only
-// (an empty HOSTEMU_CA_DIR counts as unset, so it needs a name).
-const caInMemory = ":memory:"
+// (an empty HOSTEMU_CA_DIR counts as unset, so it needs a name): the one a Go caller
+// passes as Options.CADir.
+const caInMemory = emulator.CAInMemory
 
 // setTLSAddr reads --tls-addr: host:port, or off (or empty) for no HTTPS listener.
 func setTLSAddr(c *Config, v string) error {

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestBinaryHotPaths is TestBinaryVsGin for every hot path: the built hostemu binary
@@ -113,17 +112,8 @@ func TestBinaryHotPaths(t *testing.T) {
 	}
 	cases = append(cases, hot{"edge small file", "GET", "/", nil, side{p: emu, addr: emuAddr, host: edgeHost}, side{p: bare, addr: ginEdgeAddr}})
 
-	reqsPerSec := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
-	const secs = 2
 	run := func(c hot, s side) (rps, cpuMicros float64) {
-		before := cpuTime(t, s.p.Process.Pid)
-		out := loadReq(t, wrk, taskset, "http://"+s.addr+c.path, strconv.Itoa(secs)+"s", c.method, s.body, s.host, c.headers...)
-		m := reqsPerSec.FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("no Requests/sec:\n%s", out)
-		}
-		rps, _ = strconv.ParseFloat(string(m[1]), 64)
-		return rps, (cpuTime(t, s.p.Process.Pid) - before).Seconds() * 1e6 / (rps * secs)
+		return loadRate(t, s.p, wrk, taskset, 2, "http://"+s.addr+c.path, c.method, s.body, s.host, c.headers...)
 	}
 	t.Logf("load before: %s", loadAvg())
 	perReq := map[string][2][]float64{} // name: time per request (from the rate) on each side, by round
@@ -170,30 +160,11 @@ func TestBinaryHotPaths(t *testing.T) {
 // from exec to the first answer of /_emulator/health.
 func execHealthy(t *testing.T, bin string) {
 	var took []float64
-	client := &http.Client{Timeout: time.Second}
 	for range 10 {
 		addr := freeAddr(t)
-		start := time.Now()
-		p := exec.Command(bin, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text")
-		if err := p.Start(); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			res, err := client.Get("http://" + addr + "/_emulator/health")
-			if err == nil {
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					break
-				}
-			}
-			if time.Since(start) > 10*time.Second {
-				t.Fatal("never healthy")
-			}
-			time.Sleep(200 * time.Microsecond) // a child process has no other way to say it listens
-		}
-		took = append(took, float64(time.Since(start)))
-		p.Process.Kill()
-		p.Wait()
+		d, _, stop := healthy(t, bin, addr, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text")
+		stop()
+		took = append(took, float64(d))
 	}
 	slices.Sort(took)
 	t.Logf("%-30s median %s (min %s, max %s) | load %s", "exec → healthy", dur(took[len(took)/2]), dur(took[0]), dur(took[len(took)-1]), loadAvg())

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,10 +25,7 @@ import (
 // CPU time per request (from /proc); it asserts nothing about speed.
 func TestBinaryVsGin(t *testing.T) {
 	wrk, taskset := tools(t, "build both binaries and compare them with wrk (about a minute)")
-	rounds, _ := strconv.Atoi(os.Getenv("HOSTEMU_PERF_ROUNDS"))
-	if rounds <= 0 {
-		rounds = 7
-	}
+	rounds := envInt("HOSTEMU_PERF_ROUNDS", 7)
 	dir := t.TempDir()
 	build(t, filepath.Join(dir, "hostemu"), "../../../cmd/hostemu")
 	build(t, filepath.Join(dir, "baregin"), "./baregin")
@@ -48,17 +44,8 @@ func TestBinaryVsGin(t *testing.T) {
 		t.Fatalf("baregin answers other bytes than hostemu")
 	}
 
-	reqsPerSec := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
 	run := func(p *exec.Cmd, addr string) (rps, cpuMicros float64) {
-		before := cpuTime(t, p.Process.Pid)
-		out := load(t, wrk, taskset, "http://"+addr+path, "3s")
-		m := reqsPerSec.FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("wrk printed no Requests/sec:\n%s", out)
-		}
-		rps, _ = strconv.ParseFloat(string(m[1]), 64)
-		cpu := cpuTime(t, p.Process.Pid) - before
-		return rps, cpu.Seconds() * 1e6 / (rps * 3)
+		return loadRate(t, p, wrk, taskset, 3, "http://"+addr+path, "GET", "", "", "Authorization: Bearer hostemu-read")
 	}
 	var ratios, cpuRatios []float64
 	for i := range rounds {
@@ -78,9 +65,7 @@ func TestBinaryVsGin(t *testing.T) {
 // wrk's output.
 func tools(t *testing.T, what string) (wrk, taskset string) {
 	t.Helper()
-	if os.Getenv("HOSTEMU_PERF") == "" {
-		t.Skip("set HOSTEMU_PERF=1 to " + what)
-	}
+	needPerf(t, what)
 	if runtime.GOOS != "linux" {
 		t.Skip("CPU time is read from /proc")
 	}
@@ -93,6 +78,14 @@ func tools(t *testing.T, what string) (wrk, taskset string) {
 		build(t, wrk, "./loadgen")
 	}
 	return wrk, taskset
+}
+
+// needPerf skips the test unless HOSTEMU_PERF is set, saying what it would do.
+func needPerf(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("HOSTEMU_PERF") == "" {
+		t.Skip("set HOSTEMU_PERF=1 to " + what)
+	}
 }
 
 // load runs wrk (or loadgen), pinned to CPU 1, against url for d with the read token:
@@ -128,6 +121,22 @@ func loadReq(t *testing.T, wrk, taskset, url, d, method, bodyFile, host string, 
 	return out
 }
 
+var reqsPerSec = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+
+// loadRate runs loadReq against the server p for secs seconds and returns its requests
+// per second and its CPU time per request, in µs.
+func loadRate(t *testing.T, p *exec.Cmd, wrk, taskset string, secs int, url, method, bodyFile, host string, headers ...string) (rps, cpuMicros float64) {
+	t.Helper()
+	before := cpuTime(t, p.Process.Pid)
+	out := loadReq(t, wrk, taskset, url, strconv.Itoa(secs)+"s", method, bodyFile, host, headers...)
+	m := reqsPerSec.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s printed no Requests/sec:\n%s", filepath.Base(wrk), out)
+	}
+	rps, _ = strconv.ParseFloat(string(m[1]), 64)
+	return rps, (cpuTime(t, p.Process.Pid) - before).Seconds() * 1e6 / (rps * float64(secs))
+}
+
 func build(t *testing.T, out, pkg string) {
 	t.Helper()
 	// as cmd/hostemu/binaries.sh builds what users run (the reference alike)
@@ -153,7 +162,7 @@ func freeAddr(t *testing.T) string {
 // start runs a binary pinned to CPU 0 and waits until its address answers.
 func start(t *testing.T, taskset, bin string, args ...string) *exec.Cmd {
 	t.Helper()
-	p := exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...)
+	p := dieWithTest(exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...))
 	p.Stdout, p.Stderr = io.Discard, io.Discard
 	if err := p.Start(); err != nil {
 		t.Fatal(err)
@@ -174,20 +183,10 @@ func start(t *testing.T, taskset, bin string, args ...string) *exec.Cmd {
 	}
 }
 
+// get is a GET with the read token that must answer 200.
 func get(t *testing.T, url string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer hostemu-read")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, res.StatusCode, b)
-	}
-	return b
+	return do(t, "GET", url, "", "Bearer hostemu-read", nil, 200)
 }
 
 var firstID = regexp.MustCompile(`"id":"(dpl_[A-Za-z0-9]+)"`)

@@ -20,9 +20,7 @@ import (
 //
 //	HOSTEMU_PERF=1 go test -run TestBinaryBundle -v -timeout 30m ./emulator/internal/perf/
 func TestBinaryBundle(t *testing.T) {
-	if os.Getenv("HOSTEMU_PERF") == "" {
-		t.Skip("set HOSTEMU_PERF=1 to compare replay with fixtures and PUT bundle with PUT state (a few minutes, 2 GB of memory)")
-	}
+	needPerf(t, "compare replay with fixtures and PUT bundle with PUT state (a few minutes, 2 GB of memory)")
 	rounds := envInt("HOSTEMU_PERF_ROUNDS", 3)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "hostemu")
@@ -31,7 +29,7 @@ func TestBinaryBundle(t *testing.T) {
 	common := []string{"--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text", "--max-state-bytes", "1GiB"}
 
 	addr := freeAddr(t)
-	_, stop := healthy(t, bin, addr, append([]string{"--fixtures", fixtures, "--clock", "manual", "--addr", addr}, common...)...)
+	_, _, stop := healthy(t, bin, addr, append([]string{"--fixtures", fixtures, "--clock", "manual", "--addr", addr}, common...)...)
 	defer stop()
 	base := "http://" + addr
 	bundleFile, stateFile := filepath.Join(dir, "world.hostemu.tgz"), filepath.Join(dir, "state.json")
@@ -46,10 +44,10 @@ func TestBinaryBundle(t *testing.T) {
 			var took, cpu time.Duration
 			var stop func()
 			if replay {
-				took, cpu, stop = healthyCPU(t, bin, a, append([]string{"replay", bundleFile, "--addr", a}, common...)...)
+				took, cpu, stop = healthy(t, bin, a, append([]string{"replay", bundleFile, "--addr", a}, common...)...)
 				fromBundle, cpuBundle = append(fromBundle, took.Seconds()), append(cpuBundle, cpu.Seconds())
 			} else {
-				took, cpu, stop = healthyCPU(t, bin, a, append([]string{"--fixtures", fixtures, "--clock", "manual", "--addr", a}, common...)...)
+				took, cpu, stop = healthy(t, bin, a, append([]string{"--fixtures", fixtures, "--clock", "manual", "--addr", a}, common...)...)
 				fromFixtures, cpuFixtures = append(fromFixtures, took.Seconds()), append(cpuFixtures, cpu.Seconds())
 			}
 			stop()
@@ -75,18 +73,12 @@ func TestBinaryBundle(t *testing.T) {
 }
 
 // healthy starts the binary and returns the time from exec to its first 200 of
-// /_emulator/health on addr, and what stops it.
-func healthy(t *testing.T, bin, addr string, args ...string) (time.Duration, func()) {
-	took, _, stop := healthyCPU(t, bin, addr, args...)
-	return took, stop
-}
-
-// healthyCPU is healthy also returning the process's CPU time until then.
-func healthyCPU(t *testing.T, bin, addr string, args ...string) (time.Duration, time.Duration, func()) {
+// /_emulator/health on addr, the process's CPU time until then, and what stops it.
+func healthy(t *testing.T, bin, addr string, args ...string) (time.Duration, time.Duration, func()) {
 	t.Helper()
 	client := &http.Client{Timeout: time.Second}
 	start := time.Now()
-	p := exec.Command(bin, args...)
+	p := dieWithTest(exec.Command(bin, args...))
 	var stderr bytes.Buffer
 	p.Stderr = &stderr
 	if err := p.Start(); err != nil {
@@ -106,7 +98,10 @@ func healthyCPU(t *testing.T, bin, addr string, args ...string) (time.Duration, 
 			stop()
 			t.Fatalf("%v: never healthy: %s", args, stderr.Bytes())
 		}
-		time.Sleep(time.Millisecond) // a child process has no other way to say it is ready
+		// a child process has no other way to say it is ready: polled every 2 % of the
+		// time so far (0.1 to 1 ms), fine for a start of milliseconds and light beside
+		// a replay of a second
+		time.Sleep(min(max(time.Since(start)/50, 100*time.Microsecond), time.Millisecond))
 	}
 }
 

@@ -40,9 +40,7 @@ import (
 // measure. A ratio is the reference's time over hostemu's: by wall time, and by the
 // process's CPU time (the steadier one on a loaded machine).
 func TestHotPaths(t *testing.T) {
-	if os.Getenv("HOSTEMU_PERF") == "" {
-		t.Skip("set HOSTEMU_PERF=1 to measure the hot paths against their bare handlers")
-	}
+	needPerf(t, "measure the hot paths against their bare handlers")
 	rounds := envInt("HOSTEMU_PERF_ROUNDS", 7)
 	only := regexp.MustCompile(os.Getenv("HOSTEMU_PERF_ONLY"))
 	t.Logf("load before: %s", loadAvg())
@@ -129,8 +127,8 @@ func hotCases(t testing.TB) []hotCase {
 	id := firstDeploymentIn(t, emu)
 	getPath := "/v1/deployments/" + id
 	body := call(t, emu, "GET", getPath, bare.ReadToken, "", nil, nil, 200)
-	_, ref := bare.New(body)
-	_, refState := bare.NewWithLog(body, logFile)
+	ref := bare.New(body)
+	refState := bare.NewWithLog(body, logFile)
 	if got := call(t, ref, "GET", getPath, bare.ReadToken, "", nil, nil, 200); !bytes.Equal(got, body) {
 		t.Fatal("the bare GET answers other bytes")
 	}

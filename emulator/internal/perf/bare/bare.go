@@ -53,8 +53,8 @@ const (
 // Project is the project the reference knows: the default fixtures' first.
 const Project = "prj_demo"
 
-// Server is the reference's state.
-type Server struct {
+// server is the reference's state.
+type server struct {
 	mu          sync.Mutex
 	rng         *mrand.ChaCha8
 	projects    map[string]string // id to name
@@ -72,14 +72,14 @@ type deployment struct {
 }
 
 // New is a reference server whose GET answers body.
-func New(body []byte) (*Server, http.Handler) { return NewWithLog(body, nil) }
+func New(body []byte) http.Handler { return NewWithLog(body, nil) }
 
 // NewWithLog is New whose creates are durable as hostemu's under --state: each is
 // appended to log as a JSON line and synced before its answer.
-func NewWithLog(body []byte, log *os.File) (*Server, http.Handler) {
+func NewWithLog(body []byte, log *os.File) http.Handler {
 	block, _ := aes.NewCipher(make([]byte, 32))
 	aead, _ := cipher.NewGCM(block)
-	s := &Server{rng: mrand.NewChaCha8([32]byte{}), projects: map[string]string{Project: "demo-shop"},
+	s := &server{rng: mrand.NewChaCha8([32]byte{}), projects: map[string]string{Project: "demo-shop"},
 		deployments: map[string]*deployment{}, files: map[string][]byte{}, aead: aead, log: log}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
@@ -93,7 +93,7 @@ func NewWithLog(body []byte, log *os.File) (*Server, http.Handler) {
 	r.POST("/v1/files", s.uploadFile)
 	r.POST("/v1/encrypt", s.encrypt)
 	r.POST("/v1/decrypt", s.decrypt)
-	return s, r
+	return r
 }
 
 func authorized(c *gin.Context, token string) bool {
@@ -139,7 +139,7 @@ type createdView struct {
 	Target    string `json:"target"`
 }
 
-func (s *Server) createDeployment(c *gin.Context) {
+func (s *server) createDeployment(c *gin.Context) {
 	if !authorized(c, DeployToken) {
 		return
 	}
@@ -209,7 +209,7 @@ func (s *Server) createDeployment(c *gin.Context) {
 	c.JSON(http.StatusCreated, createdView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: now.Format(time.RFC3339Nano), ProjectID: d.ProjectID, Target: d.Target})
 }
 
-func (s *Server) uploadFile(c *gin.Context) {
+func (s *server) uploadFile(c *gin.Context) {
 	if !authorized(c, DeployToken) {
 		return
 	}
@@ -241,7 +241,7 @@ func (s *Server) uploadFile(c *gin.Context) {
 
 var b64 = base64.RawURLEncoding
 
-func (s *Server) encrypt(c *gin.Context) {
+func (s *server) encrypt(c *gin.Context) {
 	if !authorized(c, CipherToken) {
 		return
 	}
@@ -264,7 +264,7 @@ func (s *Server) encrypt(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json; charset=utf-8", append(out, `"}`...))
 }
 
-func (s *Server) decrypt(c *gin.Context) {
+func (s *server) decrypt(c *gin.Context) {
 	if !authorized(c, CipherToken) {
 		return
 	}

@@ -41,6 +41,5 @@ func main() {
 		fs := http.FileServer(http.FS(fstest.MapFS{"index.html": {Data: page}}))
 		go func() { log.Fatal(http.ListenAndServe(*edgeAddr, fs)) }()
 	}
-	_, h := bare.NewWithLog(body, logFile)
-	log.Fatal(http.ListenAndServe(*addr, h))
+	log.Fatal(http.ListenAndServe(*addr, bare.NewWithLog(body, logFile)))
 }
