@@ -102,6 +102,29 @@ func (f Filter) failing(e *Entry) uint {
 	return bits
 }
 
+// ParseMatches sets f's body, header and response_header matches from their text, as a
+// query and an await write them (nil: not given); field names the one that is wrong.
+func (f *Filter) ParseMatches(body, header, responseHeader *string) (field string, err error) {
+	if body != nil {
+		if f.Body, err = fault.ParseBodyMatch(*body); err != nil {
+			return "body", err
+		}
+	}
+	for _, h := range [...]struct {
+		key string
+		in  *string
+		out **HeaderMatch
+	}{{"header", header, &f.Header}, {"response_header", responseHeader, &f.ResponseHeader}} {
+		if h.in == nil {
+			continue
+		}
+		if *h.out, err = ParseHeaderMatch(*h.in); err != nil {
+			return h.key, err
+		}
+	}
+	return "", nil
+}
+
 // MaxHeaderMatch bounds a header match, in bytes: Name:glob.
 const MaxHeaderMatch = 512
 
