@@ -131,32 +131,20 @@ func DecodeBody(body string) (any, bool) {
 	return v, true
 }
 
-// bodyEntry is one match.body entry ready for near misses.
-type bodyEntry struct {
-	path string
-	m    *BodyMatch
-}
-
 // nearMatch is a fault's match ready to weigh candidates field by field.
 type nearMatch struct {
 	m      Match
 	c      *matcher // the fault's compiled match: one matcher
-	op     int      // the operation's index in coverage.Default(), -1 none
 	header []string // names as written, sorted (c.headers' order)
-	body   []bodyEntry
-	fields int // how many fields the match gives
+	fields int      // how many fields the match gives
 	token  uint64
 }
 
 func prepare(m Match) *nearMatch {
-	n := &nearMatch{m: m, header: sortedKeys(m.Headers), token: TokenSum(m.Token), op: -1}
+	n := &nearMatch{m: m, header: sortedKeys(m.Headers), token: TokenSum(m.Token)}
 	// the fault's own compiled matcher: near misses weigh each field with its predicates
 	// (a match in a fault was compiled without problems when it was added)
 	n.c, _ = compile(m)
-	n.op = n.c.op
-	for _, bm := range n.c.body { // compiled in the order of their paths
-		n.body = append(n.body, bodyEntry{bm.Path(), bm})
-	}
 	for _, given := range []bool{m.Method != "", m.Path != "", m.Service != "", m.Scope != "", m.Host != "",
 		m.Operation != "", len(m.Query) > 0, len(m.Headers) > 0, len(m.Body) > 0, m.Token != ""} {
 		if given {
@@ -216,7 +204,7 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 			return d, diff, far, false
 		}
 	}
-	if m.Operation != "" && (n.op < 0 || opOf(c.Method, c.Path, c.Service) != n.op) {
+	if m.Operation != "" && (n.c.op < 0 || opOf(c.Method, c.Path, c.Service) != n.c.op) {
 		id := OperationOf(c.Method, c.Path, c.Service)
 		d.Operation = &id
 		if miss(1) {
@@ -240,31 +228,30 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 	}
 	// headers: compiled in the order of their names as written, which name them here
 	for i, h := range n.c.headers {
-		if h.In(c.Header) {
+		v, there := h.valueIn(c.Header)
+		if there && h.Value(v) {
 			continue
 		}
 		if d.Headers == nil {
 			d.Headers = map[string]*string{}
 		}
-		var shown *string
-		if v := c.Header[h.Name()]; len(v) > 0 {
-			joined := strings.Join(v, ", ") // the value the matcher compared
-			shown = &joined
+		d.Headers[n.header[i]] = nil
+		if there {
+			d.Headers[n.header[i]] = &v // the value the matcher compared
 		}
-		d.Headers[n.header[i]] = shown
 	}
 	if d.Headers != nil && miss(1) {
 		return d, diff, far, false
 	}
-	for _, b := range n.body {
-		held, val := bodyCheck(b.m, c)
+	for _, b := range n.c.body { // compiled in the order of their paths
+		held, val := bodyCheck(b, c)
 		if held {
 			continue
 		}
 		if d.Body == nil {
 			d.Body = map[string]json.RawMessage{}
 		}
-		d.Body[b.path] = val
+		d.Body[b.Path()] = val
 	}
 	if d.Body != nil && miss(1) {
 		return d, diff, far, false
