@@ -140,11 +140,14 @@ type nearMatch struct {
 	token  uint64
 }
 
-func prepare(m Match) *nearMatch {
-	n := &nearMatch{m: m, header: sortedKeys(m.Headers), token: TokenSum(m.Token)}
+// prepare readies m, whose compiled matcher is c (nil: compiled here), for near misses.
+func prepare(m Match, c *matcher) *nearMatch {
+	n := &nearMatch{m: m, c: c, header: sortedKeys(m.Headers), token: TokenSum(m.Token)}
 	// the fault's own compiled matcher: near misses weigh each field with its predicates
 	// (a match in a fault was compiled without problems when it was added)
-	n.c, _ = compile(m)
+	if n.c == nil {
+		n.c, _ = compile(m)
+	}
 	for _, given := range []bool{m.Method != "", m.Path != "", m.Service != "", m.Scope != "", m.Host != "",
 		m.Operation != "", len(m.Query) > 0, len(m.Headers) > 0, len(m.Body) > 0, m.Token != ""} {
 		if given {
@@ -156,8 +159,15 @@ func prepare(m Match) *nearMatch {
 
 // NearMisses weighs cands (the newest journaled requests, newest first) against m and
 // returns the closest NearMissMax near misses (see Ranking).
-func (m Match) NearMisses(cands []*Candidate) []NearMiss {
-	n := prepare(m)
+func (m Match) NearMisses(cands []*Candidate) []NearMiss { return prepare(m, nil).nearMisses(cands) }
+
+// NearMisses is the near misses of the fault's match, weighed with the matcher the
+// fault was compiled with when it was added (a listing compiles none again).
+func (f *Fault) NearMisses(cands []*Candidate) []NearMiss {
+	return prepare(f.Spec.Match, f.m).nearMisses(cands)
+}
+
+func (n *nearMatch) nearMisses(cands []*Candidate) []NearMiss {
 	var r Ranking
 	for _, c := range cands {
 		if d, diff, far, ok := n.weigh(c); ok {

@@ -183,3 +183,28 @@ func TestNearMissShowsTheHeaderCompared(t *testing.T) {
 		t.Errorf("absent: %v", byseq[1])
 	}
 }
+
+// A listed fault's near misses, weighed with the matcher it was compiled with when
+// added, are its match's.
+func TestListedFaultNearMissesAreItsMatchs(t *testing.T) {
+	t.Parallel()
+	m := fault.Match{Method: "POST", Path: "/v1/deployments", Headers: map[string]string{"X-Run": "a*"}, Body: map[string]fault.BodyValue{"target": `"production"`}}
+	s := fault.NewSet(nil)
+	if _, err := s.Add(fault.Spec{Match: m, Status: 503}); err != nil {
+		t.Fatal(err)
+	}
+	var cands []*fault.Candidate
+	for i, r := range []fault.Request{
+		{Method: "POST", Path: "/v1/deployment", Service: "hosting", Body: `{"target":"production"}`, Header: http.Header{"X-Run": {"a1"}}},
+		{Method: "GET", Path: "/v1/deployments", Service: "hosting", Body: `{"target":"preview"}`},
+		{Method: "POST", Path: "/v1/deployments", Service: "hosting", Body: `{"target":"preview"}`, Header: http.Header{"X-Run": {"b"}}},
+	} {
+		cands = append(cands, &fault.Candidate{Request: r, Seq: uint64(3 - i)})
+	}
+	listed := s.List()
+	got, _ := json.Marshal(listed[0].NearMisses(cands))
+	want, _ := json.Marshal(m.NearMisses(cands))
+	if string(got) != string(want) || string(want) == "[]" {
+		t.Errorf("listed fault's near misses %s, its match's %s", got, want)
+	}
+}
