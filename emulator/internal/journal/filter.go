@@ -32,11 +32,12 @@ type Filter struct {
 }
 
 // The values Filter's enumerated fields take. The journal records CONNECT (a tunnel
-// opened, or refused) besides the methods a fault may match.
+// opened, or refused) besides the methods a fault may match, and api_key (a decryption
+// request with its key) besides the scopes.
 var (
 	Methods  = append(slices.Clone(fault.Methods), "CONNECT")
-	Services = []string{"hosting", "cipher", "edge"}
-	Scopes   = []string{"read", "deploy", "admin", "api_key"}
+	Services = fault.Services
+	Scopes   = append(slices.Clone(fault.Scopes), "api_key")
 )
 
 // Validate checks a filter's values; the message names the field and, for an
