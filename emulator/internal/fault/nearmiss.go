@@ -93,10 +93,6 @@ type Candidate struct {
 	// TokenSent says an Authorization header was sent.
 	TokenSum  uint64
 	TokenSent bool
-
-	doc     any // Body decoded, once (docRead)
-	docOK   bool
-	docRead bool
 }
 
 var tokenSeed = maphash.MakeSeed()
@@ -108,16 +104,6 @@ func TokenSum(token string) uint64 {
 		return 0
 	}
 	return maphash.String(tokenSeed, token) | 1
-}
-
-// Doc is the candidate's body decoded as JSON (numbers as written), once; ok is false
-// when it is not JSON.
-func (c *Candidate) Doc() (any, bool) {
-	if !c.docRead {
-		c.docRead = true
-		c.doc, c.docOK = DecodeBody(c.Body)
-	}
-	return c.doc, c.docOK
 }
 
 // DecodeBody decodes a JSON body as body matchers read it (numbers as written).
