@@ -170,7 +170,7 @@ func (s *Spec) Validate() error {
 	}
 	if sc := s.Match.Scope; sc != "" {
 		if _, ok := state.ParseScope(sc); !ok {
-			problems = append(problems, fmt.Sprintf("match.scope %q: want read, deploy or admin", sc))
+			problems = append(problems, fmt.Sprintf("match.scope %q: not a token scope%s", sc, yamlcheck.Suggest(sc, Scopes)))
 		}
 	}
 	if m := s.Match.Method; m != "" && strings.ToUpper(m) != m {
@@ -395,6 +395,9 @@ var Methods = []string{"DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT
 
 // Services are the services a fault may match.
 var Services = []string{"hosting", "cipher", "edge"}
+
+// Scopes are the token scopes a fault's match.scope may name.
+var Scopes = []string{string(state.ScopeRead), string(state.ScopeDeploy), string(state.ScopeAdmin)}
 
 // ValidMethod reports whether m is one of Methods (upper case, as users write it).
 func ValidMethod(m string) bool { return slices.Contains(Methods, m) }

@@ -43,3 +43,20 @@ func TestAnswerFieldsOnce(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A request's body is decoded once for all the body matches weighed on it.
+func TestBodyDecodedOnce(t *testing.T) {
+	t.Parallel()
+	c, problems := compile(Match{Body: map[string]BodyValue{"a": "1", "b": `"x"`}})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	r := &Request{Body: `{"a":1,"b":"x"}`}
+	if !bodyHolds(c, r) || !r.docRead {
+		t.Fatalf("body match: held %v, decoded %v", bodyHolds(c, r), r.docRead)
+	}
+	r.Body = `{}` // the body decoded stands: not decoded again
+	if !bodyHolds(c, r) {
+		t.Error("the body was decoded again")
+	}
+}

@@ -36,13 +36,20 @@ func (m HeaderMatch) Value(v string) bool { return !m.hasValue || PathMatch(m.gl
 // In reports whether the headers h (names canonical, as net/http keeps a request's)
 // hold the match.
 func (m HeaderMatch) In(h http.Header) bool {
+	v, ok := m.valueIn(h)
+	return ok && m.Value(v)
+}
+
+// valueIn is the value the match compares in h: its header's values joined by ", ",
+// and whether it is there.
+func (m HeaderMatch) valueIn(h http.Header) (string, bool) {
 	switch v := h[m.name]; len(v) {
 	case 0:
-		return false
+		return "", false
 	case 1:
-		return m.Value(v[0])
+		return v[0], true
 	default:
-		return m.Value(strings.Join(v, ", "))
+		return strings.Join(v, ", "), true
 	}
 }
 

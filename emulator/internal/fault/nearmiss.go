@@ -93,10 +93,6 @@ type Candidate struct {
 	// TokenSent says an Authorization header was sent.
 	TokenSum  uint64
 	TokenSent bool
-
-	doc     any // Body decoded, once (docRead)
-	docOK   bool
-	docRead bool
 }
 
 var tokenSeed = maphash.MakeSeed()
@@ -110,16 +106,6 @@ func TokenSum(token string) uint64 {
 	return maphash.String(tokenSeed, token) | 1
 }
 
-// Doc is the candidate's body decoded as JSON (numbers as written), once; ok is false
-// when it is not JSON.
-func (c *Candidate) Doc() (any, bool) {
-	if !c.docRead {
-		c.docRead = true
-		c.doc, c.docOK = DecodeBody(c.Body)
-	}
-	return c.doc, c.docOK
-}
-
 // DecodeBody decodes a JSON body as body matchers read it (numbers as written).
 func DecodeBody(body string) (any, bool) {
 	dec := json.NewDecoder(strings.NewReader(body))
@@ -131,31 +117,22 @@ func DecodeBody(body string) (any, bool) {
 	return v, true
 }
 
-// bodyEntry is one match.body entry ready for near misses.
-type bodyEntry struct {
-	path string
-	m    *BodyMatch
-}
-
 // nearMatch is a fault's match ready to weigh candidates field by field.
 type nearMatch struct {
 	m      Match
 	c      *matcher // the fault's compiled match: one matcher
-	op     int      // the operation's index in coverage.Default(), -1 none
 	header []string // names as written, sorted (c.headers' order)
-	body   []bodyEntry
-	fields int // how many fields the match gives
+	fields int      // how many fields the match gives
 	token  uint64
 }
 
-func prepare(m Match) *nearMatch {
-	n := &nearMatch{m: m, header: sortedKeys(m.Headers), token: TokenSum(m.Token), op: -1}
+// prepare readies m, whose compiled matcher is c (nil: compiled here), for near misses.
+func prepare(m Match, c *matcher) *nearMatch {
+	n := &nearMatch{m: m, c: c, header: sortedKeys(m.Headers), token: TokenSum(m.Token)}
 	// the fault's own compiled matcher: near misses weigh each field with its predicates
 	// (a match in a fault was compiled without problems when it was added)
-	n.c, _ = compile(m)
-	n.op = n.c.op
-	for _, bm := range n.c.body { // compiled in the order of their paths
-		n.body = append(n.body, bodyEntry{bm.Path(), bm})
+	if n.c == nil {
+		n.c, _ = compile(m)
 	}
 	for _, given := range []bool{m.Method != "", m.Path != "", m.Service != "", m.Scope != "", m.Host != "",
 		m.Operation != "", len(m.Query) > 0, len(m.Headers) > 0, len(m.Body) > 0, m.Token != ""} {
@@ -168,8 +145,15 @@ func prepare(m Match) *nearMatch {
 
 // NearMisses weighs cands (the newest journaled requests, newest first) against m and
 // returns the closest NearMissMax near misses (see Ranking).
-func (m Match) NearMisses(cands []*Candidate) []NearMiss {
-	n := prepare(m)
+func (m Match) NearMisses(cands []*Candidate) []NearMiss { return prepare(m, nil).nearMisses(cands) }
+
+// NearMisses is the near misses of the fault's match, weighed with the matcher the
+// fault was compiled with when it was added (a listing compiles none again).
+func (f *Fault) NearMisses(cands []*Candidate) []NearMiss {
+	return prepare(f.Spec.Match, f.m).nearMisses(cands)
+}
+
+func (n *nearMatch) nearMisses(cands []*Candidate) []NearMiss {
 	var r Ranking
 	for _, c := range cands {
 		if d, diff, far, ok := n.weigh(c); ok {
@@ -216,7 +200,7 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 			return d, diff, far, false
 		}
 	}
-	if m.Operation != "" && (n.op < 0 || opOf(c.Method, c.Path, c.Service) != n.op) {
+	if m.Operation != "" && (n.c.op < 0 || opOf(c.Method, c.Path, c.Service) != n.c.op) {
 		id := OperationOf(c.Method, c.Path, c.Service)
 		d.Operation = &id
 		if miss(1) {
@@ -240,31 +224,30 @@ func (n *nearMatch) weigh(c *Candidate) (d Differs, diff int, far float64, ok bo
 	}
 	// headers: compiled in the order of their names as written, which name them here
 	for i, h := range n.c.headers {
-		if h.In(c.Header) {
+		v, there := h.valueIn(c.Header)
+		if there && h.Value(v) {
 			continue
 		}
 		if d.Headers == nil {
 			d.Headers = map[string]*string{}
 		}
-		var shown *string
-		if v := c.Header[h.Name()]; len(v) > 0 {
-			joined := strings.Join(v, ", ") // the value the matcher compared
-			shown = &joined
+		d.Headers[n.header[i]] = nil
+		if there {
+			d.Headers[n.header[i]] = &v // the value the matcher compared
 		}
-		d.Headers[n.header[i]] = shown
 	}
 	if d.Headers != nil && miss(1) {
 		return d, diff, far, false
 	}
-	for _, b := range n.body {
-		held, val := bodyCheck(b.m, c)
+	for _, b := range n.c.body { // compiled in the order of their paths
+		held, val := bodyCheck(b, c)
 		if held {
 			continue
 		}
 		if d.Body == nil {
 			d.Body = map[string]json.RawMessage{}
 		}
-		d.Body[b.path] = val
+		d.Body[b.Path()] = val
 	}
 	if d.Body != nil && miss(1) {
 		return d, diff, far, false

@@ -159,3 +159,52 @@ func TestShownValueIsBounded(t *testing.T) {
 		t.Errorf("a summary is not cut: %d bytes", len(long))
 	}
 }
+
+// A header near miss shows the value the matcher compared (several values joined by
+// ", "), under the name as the match writes it, or null when the header is absent.
+func TestNearMissShowsTheHeaderCompared(t *testing.T) {
+	t.Parallel()
+	m := fault.Match{Method: "GET", Headers: map[string]string{"x-run": "a*"}}
+	cand := func(seq uint64, h http.Header) *fault.Candidate {
+		return &fault.Candidate{Request: fault.Request{Method: "GET", Path: "/v1/projects", Service: "hosting", Header: h}, Seq: seq}
+	}
+	nms := m.NearMisses([]*fault.Candidate{cand(2, http.Header{"X-Run": {"b1", "a1"}}), cand(1, nil)})
+	if len(nms) != 2 {
+		t.Fatalf("near misses %+v", nms)
+	}
+	byseq := map[uint64]map[string]*string{}
+	for _, nm := range nms {
+		byseq[nm.Seq] = nm.Differs.Headers
+	}
+	if v, ok := byseq[2]["x-run"]; !ok || v == nil || *v != "b1, a1" {
+		t.Errorf("two values: %v", byseq[2])
+	}
+	if v, ok := byseq[1]["x-run"]; !ok || v != nil {
+		t.Errorf("absent: %v", byseq[1])
+	}
+}
+
+// A listed fault's near misses, weighed with the matcher it was compiled with when
+// added, are its match's.
+func TestListedFaultNearMissesAreItsMatchs(t *testing.T) {
+	t.Parallel()
+	m := fault.Match{Method: "POST", Path: "/v1/deployments", Headers: map[string]string{"X-Run": "a*"}, Body: map[string]fault.BodyValue{"target": `"production"`}}
+	s := fault.NewSet(nil)
+	if _, err := s.Add(fault.Spec{Match: m, Status: 503}); err != nil {
+		t.Fatal(err)
+	}
+	var cands []*fault.Candidate
+	for i, r := range []fault.Request{
+		{Method: "POST", Path: "/v1/deployment", Service: "hosting", Body: `{"target":"production"}`, Header: http.Header{"X-Run": {"a1"}}},
+		{Method: "GET", Path: "/v1/deployments", Service: "hosting", Body: `{"target":"preview"}`},
+		{Method: "POST", Path: "/v1/deployments", Service: "hosting", Body: `{"target":"preview"}`, Header: http.Header{"X-Run": {"b"}}},
+	} {
+		cands = append(cands, &fault.Candidate{Request: r, Seq: uint64(3 - i)})
+	}
+	listed := s.List()
+	got, _ := json.Marshal(listed[0].NearMisses(cands))
+	want, _ := json.Marshal(m.NearMisses(cands))
+	if string(got) != string(want) || string(want) == "[]" {
+		t.Errorf("listed fault's near misses %s, its match's %s", got, want)
+	}
+}

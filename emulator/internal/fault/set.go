@@ -66,9 +66,22 @@ type Request struct {
 	// Body is the journal's copy of the request's body: set when Set.WantsBody said so.
 	Body string
 
-	query  map[string][]string // RawQuery parsed, once
-	op     int                 // the operation's index in coverage.Default(), or -1 (once found)
-	opSeen bool
+	query   map[string][]string // RawQuery parsed, once
+	op      int                 // the operation's index in coverage.Default(), or -1 (once found)
+	opSeen  bool
+	doc     any // Body decoded, once (docRead)
+	docOK   bool
+	docRead bool
+}
+
+// Doc is the request's body decoded as JSON (numbers as written), once, whatever the
+// number of body matches weighed on it; ok is false when it is not JSON.
+func (r *Request) Doc() (any, bool) {
+	if !r.docRead {
+		r.docRead = true
+		r.doc, r.docOK = DecodeBody(r.Body)
+	}
+	return r.doc, r.docOK
 }
 
 // operation is the index in coverage.Default() of r's operation, or -1: found by
@@ -400,9 +413,15 @@ func (s *Set) WantsBody(r Request) bool {
 	return false
 }
 
+// bodyHolds reports whether r's body holds every body match of c, decoded once for all
+// of them and for every fault weighed on r.
 func bodyHolds(c *matcher, r *Request) bool {
+	if len(c.body) == 0 {
+		return true
+	}
+	doc, ok := r.Doc()
 	for _, b := range c.body {
-		if !b.Matches(r.Body) {
+		if !b.HoldsIn(doc, ok) {
 			return false
 		}
 	}

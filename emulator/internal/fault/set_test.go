@@ -217,6 +217,9 @@ func TestAddValidates(t *testing.T) {
 	if _, err := s.Add(fault.Spec{Status: 503, Match: fault.Match{Scope: "owner"}}); err == nil || !strings.Contains(err.Error(), `match.scope "owner"`) {
 		t.Fatalf("Add(scope owner): %v", err)
 	}
+	if _, err := s.Add(fault.Spec{Status: 503, Match: fault.Match{Scope: "reed"}}); err == nil || !strings.Contains(err.Error(), `match.scope "reed": not a token scope (did you mean "read"?)`) {
+		t.Fatalf("Add(scope reed): %v", err)
+	}
 	// An unknown method names the closest known one (issue 25 item 7: PSOT was accepted).
 	if _, err := s.Add(fault.Spec{Status: 503, Match: fault.Match{Method: "PSOT"}}); err == nil || !strings.Contains(err.Error(), `match.method "PSOT": unknown method (did you mean "POST"?)`) {
 		t.Fatalf("Add(method PSOT): %v", err)

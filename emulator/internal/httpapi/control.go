@@ -412,24 +412,15 @@ func requestsFilter(c *gin.Context) (journal.Filter, error) {
 	} else {
 		f.Limit = int(min(n, 1<<20))
 	}
-	if q.Has("body") {
-		m, err := fault.ParseBodyMatch(q.Get("body"))
-		if err != nil {
-			return f, apperr.New(apperr.InvalidRequest, "query parameter \"body\": "+err.Error())
+	given := func(key string) *string {
+		if !q.Has(key) {
+			return nil
 		}
-		f.Body = m
+		v := q.Get(key)
+		return &v
 	}
-	for _, h := range []struct {
-		key string
-		dst **journal.HeaderMatch
-	}{{"header", &f.Header}, {"response_header", &f.ResponseHeader}} {
-		if q.Has(h.key) {
-			m, err := journal.ParseHeaderMatch(q.Get(h.key))
-			if err != nil {
-				return f, apperr.New(apperr.InvalidRequest, "query parameter \""+h.key+"\": "+err.Error())
-			}
-			*h.dst = m
-		}
+	if field, err := f.ParseMatches(given("body"), given("header"), given("response_header")); err != nil {
+		return f, apperr.New(apperr.InvalidRequest, "query parameter \""+field+"\": "+err.Error())
 	}
 	if err := f.Validate(); err != nil {
 		return f, apperr.New(apperr.InvalidRequest, "query parameter "+err.Error())

@@ -32,11 +32,12 @@ type Filter struct {
 }
 
 // The values Filter's enumerated fields take. The journal records CONNECT (a tunnel
-// opened, or refused) besides the methods a fault may match.
+// opened, or refused) besides the methods a fault may match, and api_key (a decryption
+// request with its key) besides the scopes.
 var (
 	Methods  = append(slices.Clone(fault.Methods), "CONNECT")
-	Services = []string{"hosting", "cipher", "edge"}
-	Scopes   = []string{"read", "deploy", "admin", "api_key"}
+	Services = fault.Services
+	Scopes   = append(slices.Clone(fault.Scopes), "api_key")
 )
 
 // Validate checks a filter's values; the message names the field and, for an
@@ -100,6 +101,29 @@ func (f Filter) failing(e *Entry) uint {
 	set(f.Header != nil && !f.Header.Matches(e.Headers), condHeader)
 	set(f.ResponseHeader != nil && !f.ResponseHeader.Matches(e.Response.Headers), condResponseHeader)
 	return bits
+}
+
+// ParseMatches sets f's body, header and response_header matches from their text, as a
+// query and an await write them (nil: not given); field names the one that is wrong.
+func (f *Filter) ParseMatches(body, header, responseHeader *string) (field string, err error) {
+	if body != nil {
+		if f.Body, err = fault.ParseBodyMatch(*body); err != nil {
+			return "body", err
+		}
+	}
+	for _, h := range [...]struct {
+		key string
+		in  *string
+		out **HeaderMatch
+	}{{"header", header, &f.Header}, {"response_header", responseHeader, &f.ResponseHeader}} {
+		if h.in == nil {
+			continue
+		}
+		if *h.out, err = ParseHeaderMatch(*h.in); err != nil {
+			return h.key, err
+		}
+	}
+	return "", nil
 }
 
 // MaxHeaderMatch bounds a header match, in bytes: Name:glob.

@@ -47,3 +47,34 @@ func TestFilters(t *testing.T) {
 		}
 	}
 }
+
+// ParseMatches reads a query's and an await's body, header and response_header
+// matches alike, and names the one that is wrong.
+func TestParseMatches(t *testing.T) {
+	t.Parallel()
+	s := func(v string) *string { return &v }
+	var f journal.Filter
+	if field, err := f.ParseMatches(s("target=production"), s("Retry-After"), s("Content-Type:application/json*")); err != nil {
+		t.Fatalf("%s: %v", field, err)
+	}
+	if f.Body.String() != "target=production" || f.Header.String() != "Retry-After" || f.ResponseHeader.String() != "Content-Type:application/json*" {
+		t.Fatalf("parsed %+v", f)
+	}
+	var none journal.Filter
+	if _, err := none.ParseMatches(nil, nil, nil); err != nil || none.Body != nil || none.Header != nil || none.ResponseHeader != nil {
+		t.Fatalf("no matches given: %+v, %v", none, err)
+	}
+	for _, c := range []struct {
+		body, header, response *string
+		field                  string
+	}{
+		{s("=x"), nil, nil, "body"},
+		{nil, s("Bad Name:1"), nil, "header"},
+		{nil, nil, s(""), "response_header"},
+	} {
+		var g journal.Filter
+		if field, err := g.ParseMatches(c.body, c.header, c.response); err == nil || field != c.field {
+			t.Errorf("want an error naming %s, got %q, %v", c.field, field, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 )
@@ -152,10 +151,8 @@ func (f Filter) weigh(e *Entry, fields int) (d fault.Differs, diff int, far floa
 // shown is what h has of the match's header: {name: value}, or {name: null} when h
 // has no such header.
 func (m *HeaderMatch) shown(h Headers) map[string]*string {
-	for i := range h {
-		if strings.EqualFold(h[i].Name, m.Name()) {
-			return map[string]*string{m.Name(): &h[i].Value}
-		}
+	if v, ok := h.Lookup(m.Name()); ok {
+		return map[string]*string{m.Name(): &v}
 	}
 	return map[string]*string{m.Name(): nil}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
-	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
@@ -65,26 +64,8 @@ type RequestsMatch struct {
 func (m *RequestsMatch) Filter() (journal.Filter, error) {
 	f := journal.Filter{Method: strings.ToUpper(m.Method), Path: m.Path, Status: m.Status,
 		Service: m.Service, Scope: m.Scope, Code: m.Code, Since: m.Since}
-	if m.Body != nil {
-		b, err := fault.ParseBodyMatch(*m.Body)
-		if err != nil {
-			return f, apperr.New(apperr.InvalidRequest, "requests.body: "+err.Error())
-		}
-		f.Body = b
-	}
-	for _, h := range []struct {
-		key string
-		in  *string
-		out **journal.HeaderMatch
-	}{{"header", m.Header, &f.Header}, {"response_header", m.ResponseHeader, &f.ResponseHeader}} {
-		if h.in == nil {
-			continue
-		}
-		hm, err := journal.ParseHeaderMatch(*h.in)
-		if err != nil {
-			return f, apperr.New(apperr.InvalidRequest, "requests."+h.key+": "+err.Error())
-		}
-		*h.out = hm
+	if field, err := f.ParseMatches(m.Body, m.Header, m.ResponseHeader); err != nil {
+		return f, apperr.New(apperr.InvalidRequest, "requests."+field+": "+err.Error())
 	}
 	if err := f.Validate(); err != nil {
 		return f, apperr.New(apperr.InvalidRequest, "requests."+err.Error())

@@ -48,21 +48,20 @@ func faultActions(act fault.Action, buf *[maxFaultActions]string) []string {
 	return out
 }
 
-// breakAction is coverage's name of a break kind (a constant: no allocation per firing).
+// breakActions are coverage's names of fault.Breaks' kinds, made once: a firing
+// allocates none.
+var breakActions = func() map[string]string {
+	m := make(map[string]string, len(fault.Breaks))
+	for _, k := range fault.Breaks {
+		m[k] = "break_" + k
+	}
+	return m
+}()
+
+// breakAction is coverage's name of a break kind.
 func breakAction(kind string) string {
-	switch kind {
-	case fault.BreakReset:
-		return "break_reset"
-	case fault.BreakEmpty:
-		return "break_empty"
-	case fault.BreakTruncate:
-		return "break_truncate"
-	case fault.BreakMalformed:
-		return "break_malformed"
-	case fault.BreakSlow:
-		return "break_slow"
-	case fault.BreakWrongType:
-		return "break_wrong_type"
+	if a, ok := breakActions[kind]; ok {
+		return a
 	}
 	return "break_" + kind
 }

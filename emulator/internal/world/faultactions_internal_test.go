@@ -36,3 +36,14 @@ func TestFaultActionsAreCoverages(t *testing.T) {
 		}
 	}
 }
+
+// Counting a firing allocates nothing, whatever its break.
+func TestFaultActionsAllocateNothing(t *testing.T) {
+	for _, k := range fault.Breaks {
+		act := fault.Action{Break: k, Step: 1}
+		var buf [maxFaultActions]string
+		if n := testing.AllocsPerRun(100, func() { faultActions(act, &buf) }); n != 0 {
+			t.Errorf("break %s: %v allocations", k, n)
+		}
+	}
+}

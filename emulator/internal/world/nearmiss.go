@@ -22,7 +22,7 @@ func (w *World) FaultNearMisses(fs []fault.Fault) map[string][]fault.NearMiss {
 		if cands == nil {
 			cands = w.journal.Candidates()
 		}
-		out[fs[i].ID] = fs[i].Spec.Match.NearMisses(cands)
+		out[fs[i].ID] = fs[i].NearMisses(cands)
 	}
 	return out
 }
