@@ -300,9 +300,5 @@ func (a *API) failTo(ex *exchange, w http.ResponseWriter, r *http.Request, err e
 	if e.Code == apperr.UnknownHost && ex.class.Proxy {
 		status = http.StatusForbidden
 	}
-	if e.NearMisses != nil {
-		a.writeNearMissError(ex, w, r, status, e)
-		return
-	}
-	a.writeError(ex, w, r, status, string(e.Code), e.Message, e.Missing)
+	a.writeErrorObject(ex, w, r, status, errorObject{Code: string(e.Code), Message: e.Message, Missing: e.Missing, NearMisses: e.NearMisses})
 }

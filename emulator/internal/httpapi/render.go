@@ -122,6 +122,9 @@ type errorObject struct {
 	Message string   `json:"message"`
 	DocURL  string   `json:"doc_url"`
 	Missing []string `json:"missing,omitempty"`
+	// NearMisses is an await_timeout's: what almost matched its requests condition
+	// (`[]` when nothing came close; absent from every other error).
+	NearMisses any `json:"near_misses,omitempty"`
 }
 
 // renderError answers err in the documented envelope and aborts the chain: the gin
@@ -135,14 +138,19 @@ func (a *API) renderError(c *gin.Context, err error) {
 // writer over it), in the form of the request's kind (see fail): the catalogue's, or
 // what an injected fault names.
 func (a *API) writeError(ex *exchange, w http.ResponseWriter, r *http.Request, status int, code, message string, missing []string) {
+	a.writeErrorObject(ex, w, r, status, errorObject{Code: code, Message: message, Missing: missing})
+}
+
+// writeErrorObject is writeError of a whole error object (its doc_url set here).
+func (a *API) writeErrorObject(ex *exchange, w http.ResponseWriter, r *http.Request, status int, o errorObject) {
+	code, message := o.Code, o.Message
 	ex.errCode = code
 	if ex.class.Kind == KindEdge || ex.class.Kind == KindTunnel {
 		edge.WriteError(w, r, status, code, message, a.edgeDocsBase(r)+"/docs/errors/"+code)
 		return
 	}
-	b, _ := json.Marshal(errorBody{Error: errorObject{
-		Code: code, Message: message, DocURL: a.baseURL(r) + "/docs/errors/" + code, Missing: missing,
-	}})
+	o.DocURL = a.baseURL(r) + "/docs/errors/" + code
+	b, _ := json.Marshal(errorBody{Error: o})
 	writeJSONTo(w, status, b)
 }
 
