@@ -22,7 +22,7 @@ func caCommand(args []string, getenv func(string) string, stdout, stderr io.Writ
 			fmt.Fprintln(stdout, caUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "hostemu ca: %v\n", flagError(err))
+		fmt.Fprintf(stderr, "hostemu ca: %v\n", flagError(fset, err))
 		return 2
 	}
 	if fset.NArg() > 0 {

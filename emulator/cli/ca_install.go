@@ -38,7 +38,7 @@ func caTrust(verb string, args []string, getenv func(string) string, stdout, std
 			fmt.Fprintln(stdout, caUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "hostemu ca %s: %v\n", verb, flagError(err))
+		fmt.Fprintf(stderr, "hostemu ca %s: %v\n", verb, flagError(fset, err))
 		return 2
 	}
 	if fset.NArg() > 0 {

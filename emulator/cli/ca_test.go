@@ -35,6 +35,7 @@ func TestCACommand(t *testing.T) {
 	}{
 		{[]string{"ca"}, 2, "give --ca-dir"},
 		{[]string{"ca", "--ca"}, 2, "unknown flag"},
+		{[]string{"ca", "--nope"}, 2, "unknown flag -nope (see hostemu ca -h)"},
 		{[]string{"ca", "--ca-dir", dir, "extra"}, 2, "unexpected argument"},
 		{[]string{"ca", "--ca-dir", filepath.Join(dir, "ca.pem")}, 1, "hostemu ca:"}, // a file, not a directory
 	} {

@@ -355,7 +355,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 		vals[s.name] = fset.String(s.name, s.def, s.usage)
 	}
 	if err := fset.Parse(args); err != nil {
-		return Config{}, flagError(err)
+		return Config{}, flagError(fset, err)
 	}
 	if fset.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q (serve takes flags only)", fset.Arg(0))
@@ -381,14 +381,21 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
-// flagError rewords the flag package's errors, which we do not let it print.
-func flagError(err error) error {
+// flagError rewords the flag package's errors about fset's flags, which we do not let
+// it print: an unknown flag is named with the closest known one, else the command's
+// help (fset is named after its command, "hostemu ca install").
+func flagError(fset *flag.FlagSet, err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return errHelp
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return fmt.Errorf("unknown flag %s (see hostemu serve -h)", name)
+		var names []string
+		fset.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if best := yamlcheck.Closest(strings.TrimLeft(name, "-"), names); best != "" {
+			return fmt.Errorf("unknown flag %s (did you mean --%s?)", name, best)
+		}
+		return fmt.Errorf("unknown flag %s (see %s -h)", name, fset.Name())
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
 		return fmt.Errorf("flag %s needs a value", name)

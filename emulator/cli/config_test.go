@@ -452,7 +452,8 @@ func TestLoadCommandLineErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--nope"}, "unknown flag -nope"},
+		{[]string{"--nope"}, "unknown flag -nope (see hostemu serve -h)"},
+		{[]string{"--adr", "127.0.0.1:0"}, "unknown flag -adr (did you mean --addr?)"},
 		{[]string{"--addr"}, "flag -addr needs a value"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--seed", "2", "extra"}, `unexpected argument "extra"`},

@@ -67,7 +67,7 @@ func coverageCmd(ctx context.Context, args []string, getenv func(string) string,
 			fmt.Fprintln(stdout, coverageUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "hostemu coverage: %v\n", flagError(err))
+		fmt.Fprintf(stderr, "hostemu coverage: %v\n", flagError(fset, err))
 		return 2
 	}
 	switch {

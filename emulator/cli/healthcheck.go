@@ -29,7 +29,7 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 			fmt.Fprintln(stdout, "Usage: hostemu healthcheck [--url URL]\n\nExits 0 when URL/_emulator/health answers 200 within 2 s, else 1.\nURL defaults to http:// + HOSTEMU_ADDR (0.0.0.0 and :: read as 127.0.0.1; default 127.0.0.1:4700).")
 			return 0
 		}
-		fmt.Fprintf(stderr, "hostemu healthcheck: %v\n", flagError(err))
+		fmt.Fprintf(stderr, "hostemu healthcheck: %v\n", flagError(fset, err))
 		return 1
 	}
 	if fset.NArg() > 0 {

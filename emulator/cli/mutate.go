@@ -115,7 +115,7 @@ func parseMutate(args []string) (mutate.Config, mutateOpts, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return cfg, opt, err
 		}
-		return cfg, opt, mutateFlagError(fset, err)
+		return cfg, opt, flagError(fset, err)
 	}
 	argv := fset.Args()
 	// flag stops at "--" and drops it; without one, a command was given without it
@@ -169,19 +169,6 @@ func parseMutate(args []string) (mutate.Config, mutateOpts, error) {
 func dashed(args []string, n int) bool {
 	i := len(args) - n - 1
 	return i >= 0 && args[i] == "--"
-}
-
-func mutateFlagError(fset *flag.FlagSet, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		var names []string
-		fset.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		if best := yamlcheck.Closest(strings.TrimLeft(name, "-"), names); best != "" {
-			return fmt.Errorf("unknown flag %s (did you mean --%s?)", name, best)
-		}
-		return fmt.Errorf("unknown flag %s (see hostemu mutate -h)", name)
-	}
-	return flagError(err)
 }
 
 // checkList splits a list flag and refuses a name without a * that is not in known,

@@ -23,7 +23,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, use)
 			return 0
 		}
-		fmt.Fprintf(stderr, "hostemu validate: %v\n\n%s\n", flagError(err), use)
+		fmt.Fprintf(stderr, "hostemu validate: %v\n\n%s\n", flagError(fset, err), use)
 		return 2
 	}
 	if fset.NArg() == 0 {
