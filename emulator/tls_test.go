@@ -420,3 +420,41 @@ func TestCADirErrorLeavesStateAlone(t *testing.T) {
 		}
 	}
 }
+
+// The proxy never makes the local CA vouch for a real name: a page attaches github.com
+// (any page can, with the well-known admin token) and it goes active with an issued
+// certificate, yet a client that uses hostemu as its proxy and trusts the CA gets a
+// refusal for https://github.com/, never a valid certificate with hostemu's content;
+// with --proxy-domains github.com it is served.
+func TestProxyDoesNotVouchForRealNames(t *testing.T) {
+	t.Parallel()
+	for _, listed := range []bool{false, true} {
+		e := newTLSEnv(t, func(o *emulator.Options) {
+			if listed {
+				o.ProxyDomains = []string{"github.com"}
+			}
+		})
+		mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]string{"hostname": "github.com"}), 201)
+		mustStatus(t, e.post("/_emulator/await", "", map[string]string{"domain": "github.com", "status": "active"}), 200)
+		proxy, _ := url.Parse(e.url)
+		tr := &http.Transport{Proxy: http.ProxyURL(proxy), TLSClientConfig: e.clientTLS("")}
+		c := &http.Client{Transport: tr, Timeout: ioTimeout}
+		res, err := c.Get("https://github.com/")
+		switch {
+		case !listed && (err == nil || !strings.Contains(err.Error(), "Forbidden")):
+			t.Errorf("https://github.com/ through the proxy: %v, want the CONNECT refused", err)
+		case listed && (err != nil || res.StatusCode != 200 || res.TLS == nil):
+			t.Errorf("https://github.com/ with --proxy-domains github.com: %v %v", res, err)
+		}
+		if res != nil {
+			res.Body.Close()
+		}
+		// a reserved test name is served either way
+		if res, err := c.Get("https://shop.test/"); err != nil || res.StatusCode != 200 {
+			t.Errorf("https://shop.test/ through the proxy: %v %v", res, err)
+		} else {
+			res.Body.Close()
+		}
+		tr.CloseIdleConnections()
+	}
+}
