@@ -9,16 +9,34 @@ import (
 // not journaled). The journal keeps the newest 1,000 by default.
 func (e *Emulator) Requests(filter RequestFilter) []Request {
 	e.tb.Helper()
+	return e.queryRequests(filter).Requests
+}
+
+// RequestNearMisses is what almost matched filter when it selects no journaled request:
+// up to 5 of the newest 200 requests that held all but one or two of its fields, each
+// with what it had in the fields that differed — the near_misses of
+// GET /_emulator/requests. It is empty when filter selects a request, when nothing came
+// close, and for a filter of only Since and Limit (no condition to miss).
+func (e *Emulator) RequestNearMisses(filter RequestFilter) []NearMiss {
+	e.tb.Helper()
+	return e.queryRequests(filter).NearMisses
+}
+
+type requestsAnswer struct {
+	Requests   []Request  `json:"requests"`
+	NearMisses []NearMiss `json:"near_misses"`
+}
+
+func (e *Emulator) queryRequests(filter RequestFilter) requestsAnswer {
+	e.tb.Helper()
 	q := filter.query()
 	path := "/_emulator/requests"
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct {
-		Requests []Request `json:"requests"`
-	}
+	var out requestsAnswer
 	e.call(http.MethodGet, path, nil, &out)
-	return out.Requests
+	return out
 }
 
 // ClearRequests empties the journal.

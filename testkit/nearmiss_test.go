@@ -38,4 +38,11 @@ func TestNearMissesInTheTestkit(t *testing.T) {
 		t.Errorf("await failure %q lacks %q", msg, want)
 	}
 
+	// a journal query that selects nothing says what almost matched it
+	if nms := e.RequestNearMisses(testkit.RequestFilter{Method: "GET", Path: "/v1/project"}); len(nms) != 1 || nms[0].Seq != 1 || nms[0].Differs.Method != nil || nms[0].Differs.Path == nil || *nms[0].Differs.Path != "/v1/projects" {
+		t.Fatalf("RequestNearMisses: %+v", nms)
+	}
+	if nms := e.RequestNearMisses(testkit.RequestFilter{Method: "GET", Path: "/v1/projects"}); len(nms) != 0 {
+		t.Fatalf("RequestNearMisses of a query that selects a request: %+v", nms)
+	}
 }

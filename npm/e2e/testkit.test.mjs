@@ -150,12 +150,16 @@ describe("the control API", () => {
     await assert.rejects(emu.await({ deployment: "dpl_nope", status: "ready", timeout: "1m" }), (e) => e instanceof HostemuError && e.status >= 400);
   });
 
-  test("what almost matched: a fault's near_misses, an await's nearMisses", async () => {
+  test("what almost matched: a fault's near_misses, a journal query's, an await's nearMisses", async () => {
     await emu.reset();
     await emu.faults.add({ match: { method: "DELETE", path: "/v1/projects" }, status: 503 });
     assert.equal((await fetch(`${emu.url}/v1/projects`, { headers: json(emu.tokens.read) })).status, 200);
     const [f] = await emu.faults.list();
     assert.deepEqual(f.near_misses, [{ seq: 1, method: "GET", path: "/v1/projects", differs: { method: "GET" } }]);
+    assert.deepEqual(await emu.faults.nearMisses(f.id), f.near_misses);
+    await assert.rejects(emu.faults.nearMisses("flt_nope"), { name: "HostemuError", code: "fault_not_found" });
+    assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/project" }), [{ seq: 1, method: "GET", path: "/v1/projects", differs: { path: "/v1/projects" } }]);
+    assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/projects" }), []);
     const err = await emu.await({ requests: { method: "DELETE", path: "/v1/projects" }, timeout: "10ms" }).catch((e) => e);
     assert.ok(err instanceof HostemuError);
     assert.equal(err.code, "await_timeout");

@@ -1,6 +1,6 @@
 // Type-checked by npm/npm_test.go with tsc --strict (module nodenext) against the
 // installed package: the testkit's types, and the OpenAPI types that come with it.
-import { start, connect, saveBundlesOnFailure, collectedCoverage, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type Deployment, type HostingPaths,
+import { start, connect, saveBundlesOnFailure, collectedCoverage, HostemuError, type Emulator, type FaultSpec, type JournalEntry, type NearMiss, type Deployment, type HostingPaths,
   type DeploymentStatus, type DomainStatus, type Scope, type Service, type FaultAction } from "hostemu/testkit";
 
 // shaped as node:test's afterEach (a context and a done callback) and Jest's (a timeout)
@@ -14,10 +14,12 @@ export async function workflow(): Promise<string> {
   const spec: FaultSpec = { match: { method: "POST", path: "/v1/deployments" }, status: 503, times: 1, delay: { min: "1ms", max: "2ms" } };
   const id: string = await ns.faults.add(spec);
   const hits: number = await ns.faults.hits(id);
+  const missed: NearMiss[] = await ns.faults.nearMisses(id);
   const now: string = await emu.advance(1500);
   const later: string = await emu.advance("5m");
   const done = await emu.await({ deployment: "dpl_x", status: "ready", timeout: "1h" });
   const seen: JournalEntry[] = await emu.requests({ method: "POST", status: 503, service: "hosting", since: 3 });
+  const almost: string[] = (await emu.requestNearMisses({ method: "POST", path: "/v1/deployment" })).concat(missed).map((n) => `${n.seq} ${n.method} ${n.path} ${JSON.stringify(n.differs)}`);
   await emu.forceStatus("domain", "www.example.com", "error", { code: "dns_failed", message: "no" });
   await emu.fetch("https://demo-shop-abc.hostemu.localhost:4743/");
   const file: string = await emu.bundle("out/world.hostemu.tgz");
@@ -39,7 +41,7 @@ export async function workflow(): Promise<string> {
   }
   await ns.close();
   await emu.close();
-  return [hits, now, later, done.now, seen.length, file, bytes.length, pct, run, status, q, emu.tokens.deploy, emu.cipherKey, emu.tlsUrl].join();
+  return [hits, almost.length, now, later, done.now, seen.length, file, bytes.length, pct, run, status, q, emu.tokens.deploy, emu.cipherKey, emu.tlsUrl].join();
 }
 
 // @ts-expect-error: a fault's match has no such key

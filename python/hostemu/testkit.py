@@ -272,9 +272,19 @@ class Faults:
 
     def hits(self, id: str) -> int:
         """How many times the fault id has fired; HostemuError fault_not_found once gone."""
+        return self._find(id)["hits"]
+
+    def near_misses(self, id: str) -> List[NearMiss]:
+        """While the fault id has no hits, what almost matched it: up to 5 of the newest
+        200 journaled requests that held all but one or two fields of its match, each with
+        what it had in the fields that differed; ``[]`` once it has fired. HostemuError
+        fault_not_found once gone."""
+        return list(self._find(id).get("near_misses") or [])
+
+    def _find(self, id: str) -> FaultView:
         for f in self.list():
             if f["id"] == id:
-                return f["hits"]
+                return f
         raise HostemuError(404, "fault_not_found", f"no fault {id} (removed, or the emulator was reset)", "GET", self._r.control_path("/_emulator/faults"))
 
 
@@ -389,11 +399,21 @@ class Emulator:
         (``*`` wildcards), ``status``, ``service``, ``scope``, ``code``, ``since``,
         ``limit``, ``body``, ``header``, ``response_header``, as a mapping or keywords. An unknown key is a HostemuError
         naming the closest known one."""
+        return cast(List[JournalEntry], self._query_requests(filter, kw)["requests"])
+
+    def request_near_misses(self, filter: Optional[RequestFilter] = None, /, **kw: Union[str, int]) -> List[NearMiss]:
+        """When the filter (as :meth:`requests` takes it) selects no journaled request,
+        what almost matched it: the ``near_misses`` of ``GET /_emulator/requests``.
+        ``[]`` when it selects a request, when nothing came close, and for a filter of
+        only ``since`` and ``limit``."""
+        return cast(List[NearMiss], self._query_requests(filter, kw).get("near_misses") or [])
+
+    def _query_requests(self, filter: Optional[RequestFilter], kw: Mapping[str, Union[str, int]]) -> Dict[str, Any]:
         q: Dict[str, Any] = dict(filter or {})
         q.update(kw)
         params = {k: str(v) for k, v in q.items() if v is not None and v != ""}
         qs = urllib.parse.urlencode(params)
-        return cast(List[JournalEntry], self._r.json("GET", "/_emulator/requests" + ("?" + qs if qs else ""))["requests"])
+        return cast(Dict[str, Any], self._r.json("GET", "/_emulator/requests" + ("?" + qs if qs else "")))
 
     def clear_requests(self) -> None:
         """Empties the request journal."""

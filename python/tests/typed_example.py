@@ -3,13 +3,14 @@ user meets them."""
 
 from typing import List
 
-from hostemu.testkit import AwaitResult, Coverage, Emulator, FaultSpec, JournalEntry, RequestFilter, connect, start
+from hostemu.testkit import AwaitResult, Coverage, Emulator, FaultSpec, JournalEntry, NearMiss, RequestFilter, connect, start
 
 
 def workflow(emu: Emulator) -> float:
     spec: FaultSpec = {"match": {"method": "POST", "path": "/v1/deployments"}, "status": 503, "times": 1, "for": "5m"}
     fid: str = emu.faults.add(spec)
     hits: int = emu.faults.hits(fid)
+    missed: List[NearMiss] = emu.faults.near_misses(fid) + emu.request_near_misses(method="POST", path="/v1/deployment")
     flt: RequestFilter = {"method": "POST", "status": 503}
     entries: List[JournalEntry] = emu.requests(flt)
     more: List[JournalEntry] = emu.requests(path="/v1/*", limit=5)
@@ -17,7 +18,7 @@ def workflow(emu: Emulator) -> float:
     now: str = res["now"]
     cov: Coverage = emu.coverage()
     deploy: str = emu.tokens["deploy"]
-    assert now and deploy and hits >= 0 and len(entries) <= len(more) + 1
+    assert now and deploy and hits >= 0 and len(missed) >= 0 and len(entries) <= len(more) + 1
     return cov["totals"]["percent"]
 
 

@@ -150,6 +150,8 @@ export interface Faults {
   list(): Promise<FaultView[]>;
   /** How many times the fault has fired. */
   hits(id: string): Promise<number>;
+  /** While the fault has no hits, what almost matched it (up to 5 of the newest 200 journaled requests); [] once it has fired. */
+  nearMisses(id: string): Promise<NearMiss[]>;
 }
 
 /** One running hostemu, from start() or connect(). Every method rejects with a HostemuError when the control API answers an error. */
@@ -166,7 +168,7 @@ export interface Emulator {
   readonly tokens: Tokens;
   /** The world's decryption API key. */
   readonly cipherKey: string;
-  /** The world's injected faults: add, remove, clear, list, hits. */
+  /** The world's injected faults: add, remove, clear, list, hits, nearMisses. */
   readonly faults: Faults;
   /** The emulated time (RFC 3339). */
   now(): Promise<string>;
@@ -180,6 +182,8 @@ export interface Emulator {
   forceStatus(kind: "domain", hostname: string, status: DomainStatus, error?: ForcedError): Promise<void>;
   /** The journaled requests the filter selects, oldest first. */
   requests(filter?: RequestFilter): Promise<JournalEntry[]>;
+  /** When the filter selects no journaled request, what almost matched it (GET /_emulator/requests' near_misses); [] when it selects one or nothing came close. */
+  requestNearMisses(filter: RequestFilter): Promise<NearMiss[]>;
   /** Empties the journal. */
   clearRequests(): Promise<void>;
   /** Mints a hosting token of scope. */

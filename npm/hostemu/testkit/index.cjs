@@ -225,9 +225,18 @@ class Faults {
 
   /** How many times the fault id has fired; a HostemuError fault_not_found once it is gone. */
   async hits(id) {
+    return (await this._find(id)).hits;
+  }
+
+  /** While the fault id has no hits, what almost matched it (up to 5 of the newest 200 journaled requests, each with what it had in the fields that differed); [] once it has fired. A HostemuError fault_not_found once it is gone. */
+  async nearMisses(id) {
+    return (await this._find(id)).near_misses || [];
+  }
+
+  async _find(id) {
     const f = (await this.list()).find((x) => x.id === id);
     if (!f) throw new HostemuError(404, "fault_not_found", `no fault ${id} (removed, or the emulator was reset)`, "GET", this._e._r.controlPath("/_emulator/faults"));
-    return f.hits;
+    return f;
   }
 }
 
@@ -282,12 +291,21 @@ class Emulator {
 
   /** The journaled requests filter selects, oldest first. */
   async requests(filter) {
+    return (await this._queryRequests(filter)).requests;
+  }
+
+  /** When filter selects no journaled request, what almost matched it (GET /_emulator/requests' near_misses); [] when it selects one, when nothing came close, or for a filter of only since and limit. */
+  async requestNearMisses(filter) {
+    return (await this._queryRequests(filter)).near_misses || [];
+  }
+
+  async _queryRequests(filter) {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(filter || {})) {
       if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
     }
     const s = q.toString();
-    return (await this._r.call("GET", "/_emulator/requests" + (s ? "?" + s : ""))).requests;
+    return this._r.call("GET", "/_emulator/requests" + (s ? "?" + s : ""));
   }
 
   /** Empties the request journal. */

@@ -76,6 +76,15 @@ def test_journal(hostemu: Emulator, client) -> None:
     assert e.value.code == "await_timeout"
     assert e.value.near_misses is not None and [n["differs"] for n in e.value.near_misses] == [{"method": "GET"}]
     assert 'differs in {"method":"GET"}' in e.value.message
+    # a journal query that selects nothing, and a fault that never fired, say it too
+    assert [n["differs"] for n in hostemu.request_near_misses(method="GET", path="/v1/project")] == [{"path": "/v1/projects"}]
+    assert hostemu.request_near_misses({"method": "GET", "path": "/v1/projects"}) == []
+    fid = hostemu.faults.add({"match": {"method": "DELETE", "path": "/v1/projects"}, "status": 503})
+    assert [n["differs"] for n in hostemu.faults.near_misses(fid)] == [{"method": "GET"}]
+    hostemu.faults.remove(fid)
+    with pytest.raises(HostemuError) as e:
+        hostemu.faults.near_misses(fid)
+    assert e.value.code == "fault_not_found"
     hostemu.clear_requests()
     assert hostemu.requests() == []
 
