@@ -261,11 +261,13 @@ func killMutateDuringRun(t *testing.T, script func(pidFile string) string) int {
 // waitGone fails the test unless pid is gone within a generous deadline.
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	began := time.Now()
+	deadline := began.Add(30 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s (%d) outlived the killed mutate", what, pid)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	t.Logf("%s was gone %s after the killed mutate was reaped", what, time.Since(began).Round(time.Millisecond))
 }
