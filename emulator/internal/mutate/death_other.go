@@ -4,6 +4,6 @@ package mutate
 
 import "syscall"
 
-// deathSignal: only Linux has a parent-death signal; elsewhere a killed mutate leaves
-// its run to its --timeout-less end.
+// deathSignal: only Linux has a parent-death signal; elsewhere the run's guard alone
+// kills the run's process group when mutate dies (killGroup).
 func deathSignal(*syscall.SysProcAttr) {}

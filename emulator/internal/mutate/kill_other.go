@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// killGroup: elsewhere, the command alone is killed when its context ends.
-func killGroup(cmd *exec.Cmd) { cmd.WaitDelay = 5 * time.Second }
-
-// endGroup: elsewhere there is no group to end.
-func endGroup(*exec.Cmd) {}
+// killGroup: elsewhere, the command alone is killed when its context ends, and there is
+// no group to end after it.
+func killGroup(cmd *exec.Cmd) (end func(), err error) {
+	cmd.WaitDelay = 5 * time.Second
+	return func() {}, nil
+}

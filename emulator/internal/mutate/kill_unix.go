@@ -3,25 +3,58 @@
 package mutate
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
 	"time"
 )
 
-// killGroup makes cmd a process group of its own and, when its context ends, kills the
-// whole group: a test runner's workers go with it. Where the system can (Linux), the
-// command is also killed when mutate itself dies, however it dies (deathSignal).
-func killGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	deathSignal(cmd.SysProcAttr)
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-}
+// guardScript is a run's guard: it reads its standard input, a pipe whose other end
+// only mutate holds, until it ends, then kills its process group, itself included.
+// mutate never writes to it: the kernel ends it when mutate dies, SIGKILL included. It
+// ignores the signals a run may send its own group (kill(0, SIGTERM), a runner ending
+// its workers): the guard ends with its pipe, or by mutate's SIGKILL, only.
+const guardScript = "trap '' HUP INT QUIT TERM; while read x; do :; done; kill -s KILL 0"
 
-// endGroup kills what is left of cmd's process group once cmd has ended: a server or a
-// worker of the run's that outlived it (a run must leave nothing running).
-func endGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+// killGroup puts cmd in a process group of its own and gives the function that ends it,
+// to call once cmd has ended: what the run left running (a test's server, a runner's
+// worker) is killed with the group. When cmd's context ends, the whole group is killed
+// (a test runner's workers go with it).
+//
+// The group's leader is a guard (guardScript), a small sh started first, beside cmd (not
+// its parent: cmd stays mutate's child, so its exit status, its path look-up and a
+// failure to start it are what they were). When mutate dies however it dies, a SIGKILL
+// included, the guard outlives it just long enough to kill the group: cmd and all it
+// started. Linux's parent-death signal alone reaches cmd only (Go issue 27505); where
+// there is one (deathSignal), cmd gets it too, which also covers cmd's first instant,
+// before it has joined the group.
+//
+// The group's id is the guard's pid, which stays taken until mutate reaps the guard, in
+// the end function, after the kill: it cannot name another process's group.
+func killGroup(cmd *exec.Cmd) (end func(), err error) {
+	r, w, err := os.Pipe() // close-on-exec: cmd and other runs do not inherit w
+	if err != nil {
+		return nil, err
 	}
+	guard := exec.Command("/bin/sh", "-c", guardScript)
+	guard.Stdin = r
+	guard.Env = []string{} // read and kill are sh's own; no startup file to read
+	guard.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = guard.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("starting the run's guard: %w", err)
+	}
+	pgid := guard.Process.Pid
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	deathSignal(cmd.SysProcAttr)
+	cmd.Cancel = func() error { return syscall.Kill(-pgid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return func() {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		w.Close()
+		_ = guard.Wait()
+	}, nil
 }

@@ -208,10 +208,13 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 	cmd.Env = runEnv(x.cfg.Env, url, filepath.Join(dir, "artifacts"))
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Stdin = nil
-	killGroup(cmd)
+	endGroup, err := killGroup(cmd)
+	if err != nil {
+		return result{err: err}
+	}
 	began := time.Now()
 	runErr := cmd.Run()
-	endGroup(cmd) // what the run left running goes with it
+	endGroup() // what the run left running goes with it
 	res := result{exitErr: runErr, elapsed: time.Since(began)}
 	if rctx.Err() == context.DeadlineExceeded {
 		res.timedOut = true

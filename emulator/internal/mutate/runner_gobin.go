@@ -110,9 +110,12 @@ func (g goRunner) Prepare(ctx context.Context, argv []string, workdir, tmp strin
 	}
 	list := exec.CommandContext(ctx, "go", append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}"}, pkgs...)...)
 	list.Dir = workdir
-	killGroup(list) // go's own children (its compilers) go with it, as a run's do
+	endList, err := killGroup(list) // go's own children (its compilers) go with it, as a run's do
+	if err != nil {
+		return g, "go list: " + err.Error()
+	}
 	out, err := list.Output()
-	endGroup(list)
+	endList()
 	if err != nil {
 		return g, "go list: " + err.Error()
 	}
@@ -128,9 +131,12 @@ func (g goRunner) Prepare(ctx context.Context, argv []string, workdir, tmp strin
 		i++
 		c := exec.CommandContext(ctx, "go", append(append([]string{"test", "-c", "-o", bin}, build...), path)...)
 		c.Dir = workdir
-		killGroup(c)
+		endBuild, err := killGroup(c)
+		if err != nil {
+			return g, fmt.Sprintf("go test -c %s: %v", path, err)
+		}
 		msg, err := c.CombinedOutput()
-		endGroup(c)
+		endBuild()
 		if err != nil {
 			return g, fmt.Sprintf("go test -c %s: %v: %s", path, err, tail(msg, 512))
 		}
