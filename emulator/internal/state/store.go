@@ -100,10 +100,6 @@ func (s *Store) Load(snap Snapshot) error {
 	if err := <-checked; err != nil {
 		return err
 	}
-	for i := range snap.Deployments {
-		d := &snap.Deployments[i]
-		d.Logs = slices.Clip(d.Logs) // appends then copy: the log array may be shared
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.projects, s.projectIdx, s.deployments, s.allIdx = n.projects, n.projectIdx, n.deployments, n.allIdx
@@ -125,9 +121,9 @@ func (s *Store) Load(snap Snapshot) error {
 }
 
 // build fills the tables of s, a Store of its own that nobody else sees and that
-// resetFor made for snap, but its files: beside snap.Check, it reads snap without
-// changing it, and skips what refers to a project snap does not have (the check
-// refuses the snapshot then).
+// resetFor made for snap, but its files: beside snap.Check, it reads snap, changing
+// only the capacity of the deployments' logs, which the check does not read, and skips
+// what refers to a project snap does not have (the check refuses the snapshot then).
 func (s *Store) build(snap *Snapshot) {
 	for _, t := range snap.Tokens {
 		s.tokens.add(t)
@@ -153,6 +149,7 @@ func (s *Store) build(snap *Snapshot) {
 	s.allIdx.keys = make([]Key, 0, len(snap.Deployments))
 	for i := range snap.Deployments {
 		d := &snap.Deployments[i]
+		d.Logs = slices.Clip(d.Logs) // appends then copy: the log array may be shared
 		s.deployments[d.ID] = d
 		s.byLabel[labelOf(d.URL)] = d.ID
 		k := keyOf(d.CreatedAt, d.ID)
