@@ -83,7 +83,8 @@ func (s *Store) resetFor(snap *Snapshot) {
 // The check runs on a goroutine of its own while the new maps and indexes are built
 // aside (a replay's world is otherwise loaded on one core while the other waits):
 // they are put in place only once the check has passed, so a snapshot refused leaves
-// the store as it was. The build reads snap and writes only what it makes.
+// the store as it was. The build writes only what it makes, and the capacity of the
+// deployments' logs, which the check does not read.
 func (s *Store) Load(snap Snapshot) error {
 	var n Store
 	n.resetFor(&snap)
