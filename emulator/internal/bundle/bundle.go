@@ -340,12 +340,26 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 // members reads an archive's gzip members one after the other as one stream (the
 // archive Write writes is three). What follows a member and is not one is
 // *afterMembers: refused inside the tar, let be after its end.
+//
+// Every member is inflated beside its reader: a member of its own (ahead) on a
+// goroutine, the blocks of state.json (blocks) several at once on goroutines of
+// theirs, read where they were inflated. Stop ends the goroutine of the member being
+// read and waits for it; whoever owns the reader under br may then use or close it.
 type members struct {
 	br *bufio.Reader
 	gz *gzip.Reader
+	// ahead, when not nil, is gz being read on a goroutine ahead of its reader: the
+	// member begun last, up to its end (and not a byte of br beyond it)
+	ahead *aheadReader
 	// blocks, when not nil, reads the blocks that came after the last member (see
 	// blocks.go), several inflated at once
 	blocks *blocks
+}
+
+// newMembers reads the members from br, the first one's header read by gz.
+func newMembers(br *bufio.Reader, gz *gzip.Reader) *members {
+	gz.Multistream(false) // members reads them one by one
+	return &members{br: br, gz: gz, ahead: newAheadReader(gz)}
 }
 
 func (m *members) Read(p []byte) (int, error) {
@@ -356,14 +370,14 @@ func (m *members) Read(p []byte) (int, error) {
 				return n, err
 			}
 			m.blocks = nil // over: what follows is read as any member
-		} else {
-			n, err := m.gz.Read(p)
+		} else if m.ahead != nil {
+			n, err := m.ahead.Read(p)
 			if n > 0 || err != io.EOF {
-				if err == io.EOF {
-					err = nil // the member's end: the next Read looks for another
-				}
 				return n, err
 			}
+			// the member's end: its goroutine is over, done with br
+			m.ahead.Stop()
+			m.ahead = nil
 		}
 		if blockDataLen(m.br) >= 0 {
 			m.blocks = &blocks{br: m.br, more: true}
@@ -376,6 +390,14 @@ func (m *members) Read(p []byte) (int, error) {
 			return 0, &afterMembers{err}
 		}
 		m.gz.Multistream(false)
+		m.ahead = newAheadReader(m.gz)
+	}
+}
+
+// Stop ends the goroutine of the member being read, if any, and waits for it.
+func (m *members) Stop() {
+	if m.ahead != nil {
+		m.ahead.Stop()
 	}
 }
 
@@ -499,10 +521,9 @@ func Read(r io.Reader, opt ReadOptions) (*Bundle, error) {
 	if err != nil {
 		return nil, problem("not a failure bundle: the body is not gzip (%v); a bundle is what GET /_emulator/bundle answers", gzipErr(err))
 	}
-	gz.Multistream(false) // members reads them one by one
-	// decompressed on a goroutine of its own, beside the decoding of what it gives;
-	// stopped (and waited for) before Read returns, whoever owns r may then close it
-	unzipped := newAheadReader(&members{br: br, gz: gz})
+	// decompressed on goroutines beside the decoding of what they give; stopped (and
+	// waited for) before Read returns, whoever owns r may then close it
+	unzipped := newMembers(br, gz)
 	defer unzipped.Stop()
 	left := opt.MaxBytes
 	// every byte the tar reader takes is counted, headers included: archive/tar reads

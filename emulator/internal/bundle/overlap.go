@@ -94,19 +94,26 @@ type aheadReader struct {
 
 func newAheadReader(r io.Reader) *aheadReader {
 	a := &aheadReader{full: make(chan []byte, chunksInFlight), free: make(chan []byte, chunksInFlight+1), quit: make(chan struct{})}
-	for range chunksInFlight + 1 {
-		a.free <- make([]byte, chunkSize)
-	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
 		defer close(a.full)
+		made := 0 // chunks are made as they are needed: a small member takes one
 		for {
 			var buf []byte
 			select {
 			case buf = <-a.free:
-			case <-a.quit:
-				return
+			default:
+				if made < chunksInFlight+1 {
+					buf = make([]byte, chunkSize)
+					made++
+					break
+				}
+				select {
+				case buf = <-a.free:
+				case <-a.quit:
+					return
+				}
 			}
 			n, err := fill(r, buf[:cap(buf)], a.quit)
 			if n > 0 {

@@ -201,3 +201,30 @@ func TestWriteAllocatesLessThanTheStatesText(t *testing.T) {
 type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// A bundle of one gzip member (as written before blocks, or by any tar czf) reads as
+// the same bundle in blocks: one member inflated ahead on its goroutine up to its end,
+// then, for the bundle in blocks, the blocks read where they were inflated and the last
+// member ahead again.
+func TestOneMemberAndBlocksReadAlike(t *testing.T) {
+	_, blocked := big(t)
+	one := repack(t, blocked, nil)
+	if bytes.Count(one, []byte{0x1f, 0x8b, 0x08}) >= bytes.Count(blocked, []byte{0x1f, 0x8b, 0x08}) {
+		t.Fatal("the repacked archive is not of fewer members")
+	}
+	var states [2]string
+	for i, tgz := range [][]byte{blocked, one} {
+		b, err := Read(iotest.OneByteReader(bytes.NewReader(tgz)), ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text bytes.Buffer
+		if err := state.WriteSnapshot(&text, &b.State, ""); err != nil {
+			t.Fatal(err)
+		}
+		states[i] = text.String()
+	}
+	if states[0] != states[1] || len(states[0]) < 3*chunkSize {
+		t.Fatalf("state.json: %d bytes in blocks, %d in one member", len(states[0]), len(states[1]))
+	}
+}

@@ -74,9 +74,10 @@ func (snap *Snapshot) Check() error {
 		}
 		projects[p.ID] = true
 	}
-	deployments := map[string]string{} // id → project id
-	built := map[string]bool{}         // id → ever ready
-	for _, d := range snap.Deployments {
+	// id → its project and whether it was ever ready: one map made for them all
+	deployments := make(map[string]checkedDeployment, len(snap.Deployments))
+	for i := range snap.Deployments {
+		d := &snap.Deployments[i]
 		if !InRange(d.CreatedAt) {
 			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear)
 		}
@@ -86,8 +87,7 @@ func (snap *Snapshot) Check() error {
 		if _, dup := deployments[d.ID]; dup {
 			bad("deployments: duplicate id %q", d.ID)
 		}
-		deployments[d.ID] = d.ProjectID
-		built[d.ID] = d.EverReady()
+		deployments[d.ID] = checkedDeployment{d.ProjectID, d.EverReady()}
 		if !projects[d.ProjectID] {
 			bad("deployment %q: project %q does not exist", d.ID, d.ProjectID)
 		}
@@ -102,9 +102,9 @@ func (snap *Snapshot) Check() error {
 		}
 	}
 	for _, p := range snap.Projects {
-		if id := p.ProductionDeploymentID; id != "" && deployments[id] != p.ID {
+		if id := p.ProductionDeploymentID; id != "" && deployments[id].project != p.ID {
 			bad("project %q: production deployment %q is not one of its deployments", p.ID, id)
-		} else if id != "" && !built[id] {
+		} else if id != "" && !deployments[id].built {
 			bad("project %q: production deployment %q was never ready", p.ID, id)
 		}
 	}
@@ -153,6 +153,13 @@ func (snap *Snapshot) Check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkedDeployment is what Check remembers of a deployment: its project, and whether
+// it was ever ready.
+type checkedDeployment struct {
+	project string
+	built   bool
 }
 
 // timingsProblem says what is inconsistent between a deployment's status, its timings

@@ -120,6 +120,10 @@ type arena struct {
 	stamp     [len(stampForm)]byte
 	stampTime time.Time
 	stamped   bool
+	// stampHour is stampTime at the start of its hour: a timestamp of the usual form
+	// in the same hour (stamp's first stampHourLen bytes) is that plus its minutes,
+	// seconds and milliseconds, without time.Date
+	stampHour time.Time
 	// empty is the one empty map the state's empty objects share (a deployment's env
 	// and files are never written after creation, as fixtures share theirs)
 	empty map[string]string
@@ -127,6 +131,9 @@ type arena struct {
 
 // stampForm is the form of the timestamps hostemu writes.
 const stampForm = "2006-01-02T15:04:05.000Z"
+
+// stampHourLen is the length of stampForm's date and hour, with the colon after it.
+const stampHourLen = len("2006-01-02T15:")
 
 // slabItems is how many items a slab of log lines, times or error details holds.
 const slabItems = 1024
@@ -447,15 +454,27 @@ func (p *dparser) time(t *time.Time) bool {
 	// the usual form, "2006-01-02T15:04:05.000Z": parseTimestamp checks every byte of
 	// it, so no quote, backslash or control character is among them
 	if end := start + 1 + len(stampForm); end < len(p.b) && p.b[end] == '"' {
-		if p.a != nil && p.a.stamped && string(p.b[start+1:end]) == string(p.a.stamp[:]) {
-			*t = p.a.stampTime // the lifecycle's steps share their instants: a log line and its timing
-			p.i = end + 1
-			return true
+		s := p.b[start+1 : end]
+		if p.a != nil && p.a.stamped && string(s[:stampHourLen]) == string(p.a.stamp[:stampHourLen]) {
+			if string(s) == string(p.a.stamp[:]) {
+				*t = p.a.stampTime // the lifecycle's steps share their instants: a log line and its timing
+				p.i = end + 1
+				return true
+			}
+			// a lifecycle's instants are seconds apart: the same date and hour
+			if d, ok := withinHour(s[stampHourLen:]); ok {
+				*t = p.a.stampHour.Add(d)
+				copy(p.a.stamp[:], s)
+				p.a.stampTime = *t
+				p.i = end + 1
+				return true
+			}
 		}
-		if parseTimestamp(p.b[start+1:end], t) {
+		if parseTimestamp(s, t) {
 			if p.a != nil {
-				copy(p.a.stamp[:], p.b[start+1:end])
-				p.a.stampTime, p.a.stamped = *t, true
+				copy(p.a.stamp[:], s)
+				d, _ := withinHour(s[stampHourLen:]) // parseTimestamp checked it
+				p.a.stampTime, p.a.stampHour, p.a.stamped = *t, t.Add(-d), true
 			}
 			p.i = end + 1
 			return true
@@ -510,6 +529,22 @@ func parseTimestamp(s []byte, t *time.Time) bool {
 	}
 	*t = time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
 	return true
+}
+
+// withinHour reads the rest of a timestamp of the usual form after its hour,
+// "04:05.000Z", as the time since the start of the hour; false when it is not of that
+// form or out of range (what parseTimestamp refuses, or reads as another form).
+func withinHour(s []byte) (time.Duration, bool) {
+	if len(s) != len("04:05.000Z") || s[2] != ':' || s[5] != '.' || s[9] != 'Z' {
+		return 0, false
+	}
+	minute, ok1 := digits(s[0:2])
+	sec, ok2 := digits(s[3:5])
+	ms, ok3 := digits(s[6:9])
+	if !(ok1 && ok2 && ok3) || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	return time.Duration(minute*60+sec)*time.Second + time.Duration(ms)*time.Millisecond, true
 }
 
 // digits reads s as a decimal number, every byte a digit.

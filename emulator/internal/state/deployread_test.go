@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // A deployment as hostemu writes it is read by decodeDeployment itself (not handed to
@@ -156,6 +157,42 @@ func BenchmarkDecodeDeployment(b *testing.B) {
 			var d Deployment
 			if err := json.Unmarshal(text, &d); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// A timestamp in the same hour as the one read before it is read from that one's hour
+// (withinHour) rather than parsed whole: the two ways give the same time.Time, ==
+// included, for any pair, read in one deployment or in two sharing an arena.
+func FuzzTimestampsOfOneHour(f *testing.F) {
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:59:59.999Z")
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:04:05.679Z")
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:60:05.000Z")
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:04:60.000Z")
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:00:00.000Z")
+	f.Add("2024-02-29T23:59:59.999Z", "2024-02-29T23:00:00.001Z")
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:04:05.6789")
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:4:05.678ZZ")
+	f.Add("2026-01-02T03:04:05.678Z", "2026-01-02T03:04:05,678Z")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if strings.ContainsAny(a+b, `"\`) || !utf8.ValidString(a+b) {
+			return
+		}
+		one := `{"created_at":"` + a + `","timings":{"queued_at":"` + b + `"},"logs":[{"text":"x","created_at":"` + a + `"},{"text":"y","created_at":"` + b + `"}]}`
+		first, second := `{"created_at":"`+a+`"}`, `{"created_at":"`+b+`"}`
+		var ar arena
+		for _, text := range []string{one, first, second} {
+			var got Deployment
+			if !decodeDeployment([]byte(text), &got, &ar) {
+				continue
+			}
+			var want Deployment
+			if err := json.Unmarshal([]byte(text), &want); err != nil {
+				t.Fatalf("read %q, which encoding/json refuses: %v", text, err)
+			}
+			if !reflect.DeepEqual(got, want) || got.CreatedAt != want.CreatedAt {
+				t.Fatalf("%q:\n got %#v\nwant %#v", text, got, want)
 			}
 		}
 	})

@@ -149,3 +149,19 @@ func oldDeploymentLabel(projectName, deploymentID string) string {
 	}
 	return nameSlug + "-" + suffix
 }
+
+// labelOf, in one pass, is hostOfURL's host up to its first dot, for any URL.
+func FuzzLabelOf(f *testing.F) {
+	for _, u := range []string{"https://shop-abc.hostemu.localhost", "http://a.b:8080/x", "http://a:1", "a.b", "://", "x://y/z.w", "", "http://.", "https://shop-abc.v4zjakqwth2u.hostemu.localhost:45415/"} {
+		f.Add(u)
+	}
+	f.Fuzz(func(t *testing.T, url string) {
+		want := hostOfURL(url)
+		if i := strings.IndexByte(want, '.'); i >= 0 {
+			want = want[:i]
+		}
+		if got := labelOf(url); got != want {
+			t.Fatalf("labelOf(%q) = %q, want %q", url, got, want)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 	"time"
 
@@ -31,6 +32,37 @@ func BenchmarkReadSnapshot100k(b *testing.B) {
 		got, err := state.ReadSnapshot(bytes.NewReader(doc.Bytes()), state.ReadOptions{})
 		if err != nil || len(got.Deployments) != 100_000 {
 			b.Fatal(len(got.Deployments), err)
+		}
+	}
+}
+
+// BenchmarkLoad100k: Store.Load of that world (the check and the maps and indexes a
+// replay, a state import and --fixtures build), each time from a snapshot read afresh.
+//
+//	go test -run '^$' -bench Load100k -benchmem ./emulator/internal/state/
+func BenchmarkLoad100k(b *testing.B) {
+	snap, problems := fixture.Load("../../testdata/big/generate-100k.yaml", fixture.Options{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	if len(problems) > 0 {
+		b.Fatal(problems)
+	}
+	var doc bytes.Buffer
+	if err := state.WriteSnapshot(&doc, &snap, ""); err != nil {
+		b.Fatal(err)
+	}
+	snap = state.Snapshot{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		got, err := state.ReadSnapshot(bytes.NewReader(doc.Bytes()), state.ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := state.New()
+		runtime.GC() // the read's and the last load's garbage: not this load's to collect
+		b.StartTimer()
+		if err := s.Load(got); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

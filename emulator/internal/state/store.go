@@ -79,13 +79,53 @@ func (s *Store) resetFor(snap *Snapshot) {
 // changes nothing when snap is inconsistent. Load takes snap's deployments and domains
 // over in place, without copying them one by one (a world may hold 100,000): the
 // caller must not use those slices afterwards.
+//
+// The check runs on a goroutine of its own while the new maps and indexes are built
+// aside (a replay's world is otherwise loaded on one core while the other waits):
+// they are put in place only once the check has passed, so a snapshot refused leaves
+// the store as it was. The build writes only what it makes, and the capacity of the
+// deployments' logs, which the check does not read.
 func (s *Store) Load(snap Snapshot) error {
-	if err := snap.Check(); err != nil {
+	var n Store
+	n.resetFor(&snap)
+	checked := make(chan error, 1)
+	go func() {
+		// the file digests' set, the biggest map, beside the check: the two goroutines
+		// then take about as long
+		for _, f := range snap.Files {
+			n.files[f] = struct{}{}
+		}
+		checked <- snap.Check()
+	}()
+	n.build(&snap)
+	if err := <-checked; err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.resetFor(&snap)
+	s.projects, s.projectIdx, s.deployments, s.allIdx = n.projects, n.projectIdx, n.deployments, n.allIdx
+	s.byProject, s.domains, s.domainIdx, s.tokens = n.byProject, n.domains, n.domainIdx, n.tokens
+	s.files, s.detaching, s.byLabel, s.detached = n.files, n.detaching, n.byLabel, n.detached
+	s.detachedLog, s.policy, s.cipher = n.detachedLog, n.policy, n.cipher
+	loaded := snap
+	if s.hook != nil {
+		// the store now owns these arrays and updates items in place: the hook gets
+		// copies of the items (their Logs, Env and Files are only ever replaced or
+		// appended to past its length, so sharing them is safe)
+		loaded.Deployments = slices.Clone(snap.Deployments)
+		loaded.Domains = slices.Clone(snap.Domains)
+		loaded.Detaching = slices.Clone(snap.Detaching)
+		loaded.Uploads = slices.Clone(snap.Uploads) // not kept here (the edge's file store has them), but logged
+	}
+	s.changed(Change{Load: &loaded})
+	return nil
+}
+
+// build fills the tables of s, a Store of its own that nobody else sees and that
+// resetFor made for snap, but its files: beside snap.Check, it reads snap, changing
+// only the capacity of the deployments' logs, which the check does not read, and skips
+// what refers to a project snap does not have (the check refuses the snapshot then).
+func (s *Store) build(snap *Snapshot) {
 	for _, t := range snap.Tokens {
 		s.tokens.add(t)
 	}
@@ -115,14 +155,16 @@ func (s *Store) Load(snap Snapshot) error {
 		s.byLabel[labelOf(d.URL)] = d.ID
 		k := keyOf(d.CreatedAt, d.ID)
 		s.allIdx.keys = append(s.allIdx.keys, k)
-		x := s.byProject[d.ProjectID]
-		x.keys = append(x.keys, k)
+		if x := s.byProject[d.ProjectID]; x != nil {
+			x.keys = append(x.keys, k)
+		}
 	}
 	for i := range snap.Domains {
 		d := &snap.Domains[i]
 		s.domains[d.Hostname] = d
-		x := s.domainIdx[d.ProjectID]
-		x.keys = append(x.keys, keyOf(d.CreatedAt, d.Hostname))
+		if x := s.domainIdx[d.ProjectID]; x != nil {
+			x.keys = append(x.keys, keyOf(d.CreatedAt, d.Hostname))
+		}
 	}
 	s.projectIdx.sort()
 	s.allIdx.sort()
@@ -132,22 +174,7 @@ func (s *Store) Load(snap Snapshot) error {
 	for _, x := range s.domainIdx {
 		x.sort()
 	}
-	for _, f := range snap.Files {
-		s.files[f] = struct{}{}
-	}
 	s.detaching = slices.Clone(snap.Detaching)
-	loaded := snap
-	if s.hook != nil {
-		// the store now owns these arrays and updates items in place: the hook gets
-		// copies of the items (their Logs, Env and Files are only ever replaced or
-		// appended to past its length, so sharing them is safe)
-		loaded.Deployments = slices.Clone(snap.Deployments)
-		loaded.Domains = slices.Clone(snap.Domains)
-		loaded.Detaching = slices.Clone(snap.Detaching)
-		loaded.Uploads = slices.Clone(snap.Uploads) // not kept here (the edge's file store has them), but logged
-	}
-	s.changed(Change{Load: &loaded})
-	return nil
 }
 
 func (s *Store) insertDeployment(d *Deployment) {
@@ -592,12 +619,19 @@ func hostOfURL(url string) string {
 }
 
 // labelOf is the first label of a deployment URL's host: "https://shop-abc.hostemu.localhost" → "shop-abc".
+// It is hostOfURL's host up to its first dot, found in one pass (a replay takes it of
+// every deployment; strings.IndexAny's general search cost more than the map insert).
 func labelOf(url string) string {
-	host := hostOfURL(url)
-	if i := strings.IndexByte(host, '.'); i >= 0 {
-		return host[:i]
+	rest := url
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
 	}
-	return host
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c == '.' || c == ':' || c == '/' {
+			return rest[:i]
+		}
+	}
+	return rest
 }
 
 // DeploymentByLabel returns the deployment whose host's first label is label.

@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -103,6 +104,17 @@ func TestLoadRejectsInconsistentSnapshot(t *testing.T) {
 		t.Fatal("a deployment of a missing project was accepted")
 	}
 	if got := s.Export(); len(got.Deployments) != len(before.Deployments) || got.Deployments[0].ProjectID != before.Deployments[0].ProjectID {
+		t.Fatal("a refused load changed the state")
+	}
+	// Load builds its tables beside the check: what the check refuses (a domain of a
+	// missing project, a duplicate id) must neither break that build nor show
+	bad = before
+	bad.Domains = []Domain{{Hostname: "shop.example.com", ProjectID: "prj_missing", Status: StatusPending, TLS: TLS{Status: TLSPending}, CreatedAt: t0}}
+	bad.Deployments = append(append([]Deployment{}, before.Deployments...), before.Deployments[0])
+	if err := s.Load(bad); err == nil || !strings.Contains(err.Error(), "prj_missing") || !strings.Contains(err.Error(), "duplicate id") {
+		t.Fatalf("refused for %v", err)
+	}
+	if got := s.Export(); !reflect.DeepEqual(got, before) {
 		t.Fatal("a refused load changed the state")
 	}
 }

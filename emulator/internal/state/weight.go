@@ -24,8 +24,19 @@ func (s *Snapshot) Weight() int64 {
 	for i := range s.Projects {
 		n += WeightOf(&s.Projects[i])
 	}
-	for i := range s.Deployments {
-		n += WeightOf(&s.Deployments[i])
+	// the deployments, most of a big world, in two halves on two goroutines: a replay
+	// weighs its world while nothing else runs
+	ds := s.Deployments
+	var other chan int64
+	if len(ds) >= weighApart {
+		other = make(chan int64, 1)
+		half := ds[len(ds)/2:]
+		ds = ds[:len(ds)/2]
+		go func() { other <- weighDeployments(half) }()
+	}
+	n += weighDeployments(ds)
+	if other != nil {
+		n += <-other
 	}
 	for i := range s.Domains {
 		n += WeightOf(&s.Domains[i])
@@ -34,6 +45,18 @@ func (s *Snapshot) Weight() int64 {
 		n += WeightOf(&s.Files[i])
 	}
 	n += int64(len(s.Detaching)) * weightItem
+	return n
+}
+
+// weighApart is how many deployments a snapshot has at least for Weight to weigh them
+// on two goroutines.
+const weighApart = 8192
+
+func weighDeployments(ds []Deployment) int64 {
+	var n int64
+	for i := range ds {
+		n += WeightOf(&ds[i])
+	}
 	return n
 }
 

@@ -174,12 +174,13 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 	}
 	anchors := keptAnchors(rec.Lifecycles, &snap)
 	rest, evs := w.broughtWeight(&rec, anchors)
-	if err := w.fits(snap.Weight()+rest+evs+w.carried, "the bundle's world"); err != nil {
+	weight := snap.Weight()
+	if err := w.fits(weight+rest+evs+w.carried, "the bundle's world"); err != nil {
 		return err
 	}
 	// the seed, scenario and clock change only once the state is in, and before the
 	// lifecycles resume under them: a state that does not load changes nothing
-	err := w.loadAnchored(snap, anchors, func() {
+	err := w.loadAnchored(snap, weight, anchors, func() {
 		w.mu.Lock()
 		w.seed = rec.Seed
 		w.mu.Unlock()

@@ -78,17 +78,21 @@ func keptAnchors(lifecycles map[string]time.Time, snap *state.Snapshot) map[stri
 	if len(lifecycles) == 0 {
 		return kept
 	}
-	take := func(key string) {
-		if at, ok := lifecycles[key]; ok {
-			kept[key] = at
+	// each key is made in one buffer and looked up without a string of its own (a
+	// replay asks of every deployment, most of which have no lifecycle in flight)
+	var buf []byte
+	take := func(k int, id string) {
+		buf = append(append(buf[:0], kindPrefix[k]...), id...)
+		if at, ok := lifecycles[string(buf)]; ok {
+			kept[string(buf)] = at
 		}
 	}
 	for i := range snap.Deployments {
-		take(deploymentKey(snap.Deployments[i].ID))
+		take(kindDeployment, snap.Deployments[i].ID)
 	}
 	for i := range snap.Domains {
-		take(domainKey(snap.Domains[i].Hostname))
-		take(certKey(snap.Domains[i].Hostname))
+		take(kindDomain, snap.Domains[i].Hostname)
+		take(kindCert, snap.Domains[i].Hostname)
 	}
 	return kept
 }

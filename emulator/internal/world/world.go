@@ -296,14 +296,14 @@ func perScope(ps map[string]scenario.ScopeRate) map[string]ratelimit.ScopeLimits
 
 // load replaces the state with snap, rebuilds the keyring and restarts the lifecycles
 // of resources in flight.
-func (w *World) load(snap state.Snapshot) error { return w.loadAnchored(snap, nil, nil) }
+func (w *World) load(snap state.Snapshot) error { return w.loadAnchored(snap, snap.Weight(), nil, nil) }
 
 // loadAnchored is load resuming each lifecycle in flight from its anchor in anchors
 // (when it entered its current step), else from now. then, when set, runs once the
 // state is in, before the lifecycles are resumed, with no transition in between (a
 // bundle's seed, scenario and clock): a state that does not load changes nothing, then
-// included.
-func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time, then func()) error {
+// included. weight is snap.Weight(), which the caller has weighed already.
+func (w *World) loadAnchored(snap state.Snapshot, weight int64, anchors map[string]time.Time, then func()) error {
 	keys := make([]envelope.Key, len(snap.Cipher.MasterKeys))
 	for i, k := range snap.Cipher.MasterKeys {
 		keys[i] = envelope.Key{ID: k.ID, Secret: k.Key}
@@ -329,7 +329,7 @@ func (w *World) loadAnchored(snap state.Snapshot, anchors map[string]time.Time, 
 			return
 		}
 		w.keyring.Store(kr)
-		w.weight.Store(snap.Weight())
+		w.weight.Store(weight)
 		if then != nil {
 			then()
 		}
