@@ -170,7 +170,11 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 // forced status do.
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
 	w := a.world(c)
-	version := w.Version()
+	var start time.Time // the request's reading of the wall (clock.NowAt)
+	if ex := exchangeOf(c); ex != nil {
+		start = ex.start
+	}
+	version := w.VersionAt(start)
 	prefix, host := a.baseParts(c.Request)
 	if e, ok := a.rendered.get(w, version, id, prefix, host); ok {
 		return e, nil

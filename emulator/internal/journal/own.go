@@ -14,6 +14,13 @@ import (
 // body is a buffer the caller reuses, and one copy costs less than one per field on the
 // hot path.
 func (e *Entry) own() {
+	if e.sharedAnswer && len(e.Response.Body) <= MaxBody {
+		// a body never modified (SetSharedResponse), whole: kept as it is, out of the copy
+		shared := e.Response.Body
+		e.Response.Body = ""
+		defer func() { e.Response.Body = shared }()
+	}
+	e.sharedAnswer = false
 	e.Method = method(e.Method)
 	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
 	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
