@@ -169,10 +169,9 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 // renderDeployment answers the full deployment object, as GET and the control API's
 // forced status do.
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
-	w := a.world(c)
-	var start time.Time // the request's reading of the wall (clock.NowAt)
+	w, start := a.w, time.Time{} // a.world(c), and the request's reading of the wall (clock.NowAt)
 	if ex := exchangeOf(c); ex != nil {
-		start = ex.start
+		w, start = ex.w, ex.start
 	}
 	version := w.VersionAt(start)
 	prefix, host := a.baseParts(c.Request)
