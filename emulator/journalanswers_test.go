@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 // journalOf is GET /_emulator/requests with query, decoded.
@@ -135,5 +137,49 @@ func TestJournalAnswerBodies(t *testing.T) {
 	}
 	if all := e.get("/_emulator/requests", ""); strings.Contains(string(all.Body), "4111") {
 		t.Errorf("the journal holds the plaintext: %s", all.Body)
+	}
+}
+
+// A deployment read again is answered from the rendered bytes kept for it, and the
+// journal keeps those bytes without a copy of its own: each entry's body is still the
+// answer as sent, a HEAD's is empty, and a body read after the deployment changed is
+// the new one. On a real clock, the entry's time is the request's (taken from the
+// reading that timed it).
+func TestJournalKeepsRenderedAnswers(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []clock.Mode{clock.Manual, clock.Real} {
+		e := newEnv(t, func(o *emulator.Options) {
+			if o.ClockMode = mode; mode == clock.Real {
+				o.ClockStart = time.Time{} // the wall itself
+			}
+		})
+		before := time.Now().UTC().Truncate(time.Millisecond)
+		var sent []string
+		for range 3 {
+			r := e.get("/v1/deployments/dpl_second", "t-read")
+			mustStatus(t, r, 200)
+			sent = append(sent, string(r.Body))
+		}
+		mustStatus(t, e.do(req{Method: "HEAD", Path: "/v1/deployments/dpl_second", Token: "t-read"}), 200)
+		mustStatus(t, e.post("/v1/deployments/dpl_second/promote", "t-deploy", nil), 200)
+		r := e.get("/v1/deployments/dpl_second", "t-read")
+		mustStatus(t, r, 200)
+		sent = append(sent, string(r.Body))
+		after := time.Now().UTC()
+		if sent[0] != sent[2] || sent[3] == sent[0] {
+			t.Fatalf("%s: the answers: %q", mode, sent)
+		}
+		es := journalOf(t, e, "?path=/v1/deployments/dpl_second")
+		if len(es) != 5 {
+			t.Fatalf("%s: %d entries", mode, len(es))
+		}
+		for i, want := range []string{sent[0], sent[1], sent[2], "", sent[3]} {
+			if r := es[i].Response; r == nil || r.Status != 200 || r.Body != want || r.BodyTruncated {
+				t.Errorf("%s: entry %d (%s): response %+v, want the body sent %q", mode, i, es[i].Method, r, want)
+			}
+			if mode == clock.Real && (es[i].Time.Before(before) || es[i].Time.After(after)) {
+				t.Errorf("real clock: entry %d at %v, not between %v and %v", i, es[i].Time, before, after)
+			}
+		}
 	}
 }

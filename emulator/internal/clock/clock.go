@@ -136,7 +136,8 @@ var ErrBackwards = errors.New("the clock never moves backwards")
 // is an instant it passed at a wall instant, plus the wall time since then times its
 // rate. A manual or auto clock is a frozen instant.
 type Clock struct {
-	wall func() time.Time // the machine's time; replaceable in tests
+	wall    func() time.Time // the machine's time; replaceable in tests
+	machine bool             // wall is time.Now: a caller's reading of it may stand in (NowAt)
 
 	// the clock as it was made, restored by Reset
 	startMode   Mode
@@ -164,7 +165,9 @@ type clockState struct {
 // clock at the wall clock itself. A real clock given a start runs from it: its offset
 // from the wall is start minus the wall time at New, kept for the clock's life.
 func New(mode Mode, start time.Time) *Clock {
-	return newClock(time.Now, mode, start)
+	c := newClock(time.Now, mode, start)
+	c.machine = true
+	return c
 }
 
 func newClock(wall func() time.Time, mode Mode, start time.Time) *Clock {
@@ -204,6 +207,27 @@ func (c *Clock) Now() time.Time { return c.st.Load().now(c) }
 func (c *Clock) NowWall() (time.Time, bool) {
 	st := c.st.Load()
 	return st.now(c), st.kind == Real && st.offset == 0
+}
+
+// NowAt is Now for a caller that has just read the machine's time (read, from
+// time.Now: a request's start): a real clock on the machine's wall takes its time from
+// that reading rather than reading the wall again, which costs about 0.1 µs on the
+// machines measured, where a request read it four times. A reading from before the
+// clock's last change (or none: the zero time) is not used, nor one on another kind of
+// clock or on a clock with another wall (tests): then it is Now.
+func (c *Clock) NowAt(read time.Time) time.Time { return c.st.Load().nowAt(c, read) }
+
+// NowWallAt is NowWall with a reading of the machine's time, as NowAt.
+func (c *Clock) NowWallAt(read time.Time) (time.Time, bool) {
+	st := c.st.Load()
+	return st.nowAt(c, read), st.kind == Real && st.offset == 0
+}
+
+func (st *clockState) nowAt(c *Clock, read time.Time) time.Time {
+	if st.kind == Real && c.machine && !read.Before(st.wallAt) {
+		return read.UTC().Round(0).Add(st.offset)
+	}
+	return st.now(c)
 }
 
 func (st *clockState) now(c *Clock) time.Time {

@@ -311,3 +311,49 @@ func TestAtOutOfRange(t *testing.T) {
 		t.Fatalf("fired %v, want only the overdue event", fired)
 	}
 }
+
+// NowAt takes a real clock's time from a reading of the machine's time the caller has
+// just made (a request's start), as Now would read it then; it reads the wall afresh
+// for a reading from before the clock's last change, for no reading, on another kind
+// of clock, and on a clock with another wall.
+func TestNowAtUsesTheCallersReading(t *testing.T) {
+	c := New(Real, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)) // an offset from the wall
+	read := time.Now()
+	off := c.st.Load().offset
+	if got, want := c.NowAt(read), read.UTC().Round(0).Add(off); !got.Equal(want) || got.Location() != time.UTC || got != got.Round(0) {
+		t.Fatalf("NowAt(read) = %v, want %v in UTC without a monotonic reading", got, want)
+	}
+	if now, wall := c.NowWallAt(read); !now.Equal(read.UTC().Add(off)) || wall {
+		t.Fatalf("NowWallAt = %v, %v", now, wall)
+	}
+	plain := New(Real, time.Time{})
+	read = time.Now()
+	if now, wall := plain.NowWallAt(read); !now.Equal(read) || !wall {
+		t.Fatalf("NowWallAt of a clock on the wall = %v, %v; want %v, true", now, wall, read)
+	}
+	// a reading older than the clock's state, or none: read afresh
+	stale := time.Now().Add(-time.Hour)
+	before := time.Now()
+	if got := plain.NowAt(stale); got.Before(before) {
+		t.Fatalf("NowAt of a reading from before the clock's state = %v, before %v", got, before)
+	}
+	if got := plain.NowAt(time.Time{}); got.Before(before) {
+		t.Fatalf("NowAt(zero) = %v, before %v", got, before)
+	}
+	// other kinds and other walls: Now
+	m := New(Manual, t0)
+	if got := m.NowAt(time.Now()); !got.Equal(t0) {
+		t.Fatalf("manual NowAt = %v, want %v", got, t0)
+	}
+	wall := &fakeWall{t0}
+	f := newClock(wall.now, Real, time.Time{})
+	wall.t = t0.Add(time.Minute)
+	if got := f.NowAt(time.Now()); !got.Equal(wall.t) {
+		t.Fatalf("NowAt on a test's wall = %v, want its wall %v", got, wall.t)
+	}
+	s := newClock(wall.now, ScaledMode(10), t0)
+	wall.t = wall.t.Add(time.Second)
+	if got, want := s.NowAt(time.Now()), s.Now(); !got.Equal(want) {
+		t.Fatalf("scaled NowAt = %v, want Now %v", got, want)
+	}
+}

@@ -297,11 +297,15 @@ func (s *Scheduler) Exclusive(fn func()) {
 
 // FireDue fires every event due at or before the clock's present, in order. Requests call
 // it first, so what they read is exact whatever the background goroutine's latency.
-func (s *Scheduler) FireDue() {
+func (s *Scheduler) FireDue() { s.FireDueAt(time.Time{}) }
+
+// FireDueAt is FireDue for a caller that has just read the machine's time (see
+// Clock.NowAt): whether anything is due is decided from that reading.
+func (s *Scheduler) FireDueAt(read time.Time) {
 	if s.clock.st.Load().mode == Auto {
 		s.active.Store(s.clock.wallNow().UnixNano())
 	}
-	if next := s.next.Load(); next == noEvent || next > s.clock.Now().UnixNano() {
+	if next := s.next.Load(); next == noEvent || next > s.clock.NowAt(read).UnixNano() {
 		return
 	}
 	s.fireMu.Lock()

@@ -48,6 +48,19 @@ func (ex *exchange) keepAnswer(b []byte, from answerFrom) {
 	if ex.secretAnswer() {
 		return // counted, never kept
 	}
+	if ex.answerBytes == len(b) && len(b) <= journal.MaxBody && len(b) == len(ex.shared) && &b[0] == &ex.shared[0] {
+		ex.answerShared = true // the whole answer so far, and bytes never modified: no copy
+		return
+	}
+	if ex.answerShared { // more after the shared bytes: keep a copy of them first
+		ex.answerShared = false
+		ex.keepCopy(ex.shared)
+	}
+	ex.keepCopy(b)
+}
+
+// keepCopy appends to the journal's copy of the answer what room is left for of b.
+func (ex *exchange) keepCopy(b []byte) {
 	if room := journal.MaxBody + 1 - len(ex.answer); room > 0 {
 		if ex.answer == nil {
 			ex.answer = make([]byte, 0, journal.MaxBody+1)
@@ -61,6 +74,9 @@ func (ex *exchange) keepAnswer(b []byte, from answerFrom) {
 func (ex *exchange) answerBody() []byte {
 	if ex.secretAnswer() && ex.answerBytes > 0 {
 		return []byte("[redacted: " + strconv.Itoa(ex.answerBytes) + " bytes]")
+	}
+	if ex.answerShared {
+		return ex.shared
 	}
 	if ex.answer == nil {
 		return []byte{} // an answer without a body: "" rather than absent

@@ -87,6 +87,10 @@ type API struct {
 	tlsConfig *tls.Config   // TLSConfig, for CONNECT tunnels
 	// publicHost is --public-url's host: hostemu's own, never the edge's.
 	publicHost string
+	// lastIPHost is the last host ownHost found to be an IP address: a client sends the
+	// same Host on every request, and parsing it again was a part of every request's
+	// classification.
+	lastIPHost atomic.Pointer[string]
 	// publicOrigin is --public-url's web origin (scheme://host), or "".
 	publicOrigin string
 	bodies       *budget // request-body bytes in flight, across every listener

@@ -15,7 +15,7 @@ import (
 // decides the rate-limit key: the token's for a valid credential, else the client IP's
 // (per service).
 func (a *API) identify(ex *exchange, r *http.Request) {
-	h := r.Header.Get("Authorization")
+	h := headerOf(r.Header, "Authorization")
 	ex.hasHeader = h != ""
 	cipher := ex.class.Kind == KindCipher
 	tok, ok := bearer(h)

@@ -15,7 +15,7 @@ const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Re
 
 // corsHeaders adds the public APIs' CORS headers to an answer.
 func (a *API) corsHeaders(h http.Header, r *http.Request) {
-	if allow := a.allowOrigin(r.Header.Get("Origin")); allow != "" {
+	if allow := a.allowOrigin(headerOf(r.Header, "Origin")); allow != "" {
 		setAllowOrigin(h, allow)
 		h.Set("Access-Control-Expose-Headers", exposedHeaders)
 	}

@@ -201,7 +201,12 @@ func (a *API) ownHost(host string) bool {
 	if host == "" || host == "localhost" {
 		return true
 	}
+	if last := a.lastIPHost.Load(); last != nil && *last == host {
+		return true // an IP address, as parsed below for an earlier request
+	}
 	if _, err := netip.ParseAddr(host); err == nil { // no allocation, unlike net.ParseIP
+		kept := strings.Clone(host) // not the request's memory
+		a.lastIPHost.Store(&kept)
 		return true
 	}
 	return a.publicHost != "" && host == a.publicHost

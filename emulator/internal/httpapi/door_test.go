@@ -230,3 +230,21 @@ func TestProxyVouchesOnlyForTestNames(t *testing.T) {
 		}
 	}
 }
+
+// ownHost remembers the last host it parsed as an IP address: the answers are those of
+// the parse whatever the order of the hosts asked about.
+func TestOwnHostRemembersAnIPAddress(t *testing.T) {
+	a := &API{publicHost: "emu.example"}
+	for _, tt := range []struct {
+		host string
+		own  bool
+	}{
+		{"127.0.0.1", true}, {"127.0.0.1", true}, {"shop.hostemu.localhost", false}, {"127.0.0.1", true},
+		{"::1", true}, {"127.0.0.2", true}, {"127.0.0.1x", false}, {"emu.example", true}, {"", true},
+		{"localhost", true}, {"10.0.0.1", true}, {"demo-shop.localhost", false}, {"10.0.0.1", true},
+	} {
+		if got := a.ownHost(tt.host); got != tt.own {
+			t.Errorf("ownHost(%q) = %v, want %v", tt.host, got, tt.own)
+		}
+	}
+}

@@ -169,8 +169,11 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 // renderDeployment answers the full deployment object, as GET and the control API's
 // forced status do.
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
-	w := a.world(c)
-	version := w.Version()
+	w, start := a.w, time.Time{} // a.world(c), and the request's reading of the wall (clock.NowAt)
+	if ex := exchangeOf(c); ex != nil {
+		w, start = ex.w, ex.start
+	}
+	version := w.VersionAt(start)
 	prefix, host := a.baseParts(c.Request)
 	if e, ok := a.rendered.get(w, version, id, prefix, host); ok {
 		return e, nil

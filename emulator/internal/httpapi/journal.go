@@ -20,12 +20,13 @@ func (a *API) record(ex *exchange, r *http.Request) {
 	if ex.errCode == "dropped" || ex.errCode == "timeout" {
 		status = 0
 	}
+	end := time.Now() // times the request and, for a real clock, dates its entry (RecordAt)
 	e := journal.Entry{
 		Method:     r.Method,
 		Path:       r.URL.Path,
 		Query:      r.URL.RawQuery,
 		Status:     status,
-		DurationMS: float64(time.Since(ex.start).Microseconds()) / 1000,
+		DurationMS: float64(end.Sub(ex.start).Microseconds()) / 1000,
 		ErrorCode:  ex.errCode,
 		Scope:      string(ex.scope),
 		Service:    ex.class.Kind.service(),
@@ -62,10 +63,14 @@ func (a *API) record(ex *exchange, r *http.Request) {
 	if ex.redact {
 		e.Body = redactedPayload(ex.payloadChars)
 	}
-	if status != 0 {
+	switch {
+	case status == 0:
+	case ex.answerShared: // bytes never modified (a rendered deployment): no copy
+		e.SetSharedResponse(status, ex.Header(), unsafe.String(unsafe.SliceData(ex.shared), len(ex.shared)))
+	default:
 		e.SetResponse(status, ex.Header(), ex.answerBody())
 	}
-	ex.w.Record(e)
+	ex.w.RecordAt(e, end)
 	if a.log.Enabled(r.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations
 		ns := ex.w.Namespace()
 		if ns != "" {

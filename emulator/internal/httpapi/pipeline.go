@@ -53,11 +53,17 @@ type exchange struct {
 	// the journal's copy of the answer (answer.go): its first journal.MaxBody+1 bytes in
 	// a buffer kept across the pool's reuses, the writer that keeps them, how many bytes
 	// were written in all, and the writer above the gzip layer
-	head        bool // a HEAD: no body goes out
-	answer      []byte
-	answerFrom  answerFrom
-	answerBytes int
-	above       aboveWriter
+	head   bool // a HEAD: no body goes out
+	answer []byte
+	// shared is an answer's body the handler writes from bytes never modified once made
+	// (a rendered deployment of the cache); answerShared says it is the whole answer
+	// so far, written in one piece, and that answer holds none of it: the journal keeps
+	// shared as it is, without a copy (keepAnswer)
+	shared       []byte
+	answerShared bool
+	answerFrom   answerFrom
+	answerBytes  int
+	above        aboveWriter
 
 	// cut is a connection a fault broke (reset, drop, a cut answer), hijacked and held
 	// open until the request is journaled and counted (finish): a client that looks
@@ -179,8 +185,8 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 	ex.journaled = true
 	r = a.prepareBody(ex, r)
 	a.identify(ex, r)
-	d, now, wall := ex.w.Count(ex.limitKey, ex.perIP)
-	if !wall { // else net/http writes the same Date itself, cheaper than a header of ours
+	d, now, wall := ex.w.Count(ex.limitKey, ex.perIP, ex.start) // the start's reading of the wall: one fewer
+	if !wall {                                                  // else net/http writes the same Date itself, cheaper than a header of ours
 		h["Date"] = dateHeader(now)
 	}
 	setRateHeaders(h, d)
@@ -225,7 +231,7 @@ func (ex *exchange) faultRequest(r *http.Request, service, host string) fault.Re
 // the journal.
 func (ex *exchange) bearerToken(r *http.Request) string {
 	if !ex.tokenRead {
-		ex.token, _ = bearer(r.Header.Get("Authorization"))
+		ex.token, _ = bearer(headerOf(r.Header, "Authorization"))
 		ex.tokenRead = true
 	}
 	return ex.token

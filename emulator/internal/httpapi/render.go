@@ -45,7 +45,8 @@ func (p *pooledJSON) release() {
 // handle adapts a handlerFunc to gin.
 func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if ex := exchangeOf(c); ex != nil {
+		ex := exchangeOf(c)
+		if ex != nil {
 			ex.route = c.FullPath() // for the request's log line
 		}
 		v, err := fn(c)
@@ -71,6 +72,9 @@ func (a *API) handle(fn handlerFunc) gin.HandlerFunc {
 			return
 		}
 		if e, ok := v.(*rendered); ok {
+			if ex != nil {
+				ex.shared = e.body // immutable: the journal keeps it without a copy
+			}
 			writeJSONTo(c.Writer, http.StatusOK, e.body)
 			return
 		}
@@ -175,7 +179,7 @@ func (a *API) baseParts(r *http.Request) (prefix, host string) {
 	prefix = "http://"
 	if r.TLS != nil {
 		prefix = "https://"
-	} else if p := r.Header.Get("X-Forwarded-Proto"); (p == "https" || p == "http") && a.trusted(peerAddr(r.RemoteAddr)) {
+	} else if p := headerOf(r.Header, "X-Forwarded-Proto"); (p == "https" || p == "http") && a.trusted(peerAddr(r.RemoteAddr)) {
 		prefix = p + "://"
 	}
 	host = r.Host
@@ -186,3 +190,13 @@ func (a *API) baseParts(r *http.Request) (prefix, host string) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// headerOf is h.Get(name) for a name already in canonical form (a constant): the
+// request path asks for a few headers on every request, and Get puts the name in
+// canonical form each time before it looks.
+func headerOf(h http.Header, name string) string {
+	if v := h[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}

@@ -33,3 +33,20 @@ func TestEveryGetRouteAnswersHead(t *testing.T) {
 		}
 	}
 }
+
+// headerOf is Header.Get for the canonical names the request path asks for.
+func TestHeaderOfIsGet(t *testing.T) {
+	h := http.Header{}
+	h.Add("authorization", "Bearer a")
+	h.Add("Authorization", "Bearer b")
+	h.Set("X-Forwarded-Proto", "https")
+	h["Origin"] = []string{}
+	for _, name := range []string{"Authorization", "Origin", "X-Forwarded-Proto", "Expect"} {
+		if got, want := headerOf(h, name), h.Get(name); got != want {
+			t.Errorf("headerOf(%q) = %q, Get = %q", name, got, want)
+		}
+		if http.CanonicalHeaderKey(name) != name {
+			t.Errorf("%q is not canonical", name)
+		}
+	}
+}

@@ -2,8 +2,10 @@ package journal_test
 
 import (
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 )
@@ -126,4 +128,32 @@ func FuzzParseHeaderMatch(f *testing.F) {
 			t.Fatalf("String() = %q, want %q", m.String(), s)
 		}
 	})
+}
+
+// A body given as never modified (SetSharedResponse: a rendered answer the API keeps
+// for many requests) makes the same entry as SetResponse's copy of it, and is kept as
+// it is, without a copy, when it is whole: at most MaxBody bytes. A longer one is cut
+// and copied as SetResponse's.
+func TestSharedResponseIsTheCopysEntry(t *testing.T) {
+	t.Parallel()
+	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Vary": {"Accept-Encoding"},
+		"X-Ratelimit-Limit": {"3000"}, "X-Ratelimit-Remaining": {"2999"}, "X-Ratelimit-Reset": {"1795712655"}}
+	for _, n := range []int{0, 1, 896, journal.MaxBody, journal.MaxBody + 1, 3 * journal.MaxBody} {
+		body := strings.Repeat("d", n)
+		req := journal.Entry{Method: "GET", Path: "/v1/deployments/dpl_1", Status: 200, Service: "hosting", Body: "",
+			Headers: journal.Headers{{Name: "Authorization", Value: journal.Redacted}}}
+		copied, shared := req, req
+		copied.SetResponse(200, h, []byte(body)[:min(n, journal.MaxBody+1)])
+		shared.SetSharedResponse(200, h, body)
+		a, b := journal.New(1).Record(copied), journal.New(1).Record(shared)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%d bytes: shared %+v, copied %+v", n, b.Response, a.Response)
+		}
+		if kept := unsafe.StringData(b.Response.Body); n > 0 && n <= journal.MaxBody && kept != unsafe.StringData(body) {
+			t.Errorf("%d bytes: a whole shared body was copied", n)
+		}
+		if b.Response.Headers.Get("Content-Type") == "" || b.Response.BodyTruncated != (n > journal.MaxBody) {
+			t.Errorf("%d bytes: %+v", n, b.Response)
+		}
+	}
 }

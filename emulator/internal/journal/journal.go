@@ -77,6 +77,9 @@ type Entry struct {
 	// Replayed marks an entry that came with a failure bundle: recorded by the world the
 	// bundle was taken from, not answered here.
 	Replayed bool `json:"replayed,omitempty"`
+	// sharedAnswer says Response.Body was given by SetSharedResponse: kept as it is
+	// (here, in the padding after the flags: the entry is no larger for it).
+	sharedAnswer bool
 	// Response is the answer, when there was one (none for a request a fault dropped
 	// or timed out).
 	Response Response `json:"response,omitzero"`
@@ -118,6 +121,14 @@ func (e *Entry) SetRequestHeaders(h http.Header) { e.raw = h }
 // reused once Add returns.
 func (e *Entry) SetResponse(status int, h http.Header, body []byte) {
 	e.Response.Status, e.rawAnswer, e.rawAnswerBody = status, h, body
+}
+
+// SetSharedResponse is SetResponse for a body that is never modified and may live as
+// long as the entry (a rendered answer kept for many requests): Add keeps it as it
+// is, without a copy, when it is at most MaxBody bytes (else it cuts and copies it as
+// SetResponse's). The entry then shares it; it holds no more than a copy would.
+func (e *Entry) SetSharedResponse(status int, h http.Header, body string) {
+	e.Response.Status, e.rawAnswer, e.Response.Body, e.sharedAnswer = status, h, body, true
 }
 
 // Journal is a bounded ring of the newest entries. It is safe for concurrent use.
@@ -350,7 +361,7 @@ func (j *Journal) Load(entries []Entry) error {
 	}
 	ring := make([]Entry, len(entries), max(len(entries), min(j.size, 64)))
 	for i, e := range entries {
-		e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
+		e.raw, e.rawAnswer, e.rawAnswerBody, e.sharedAnswer = nil, nil, nil, false
 		e.own()
 		e.Replayed = true
 		ring[i] = e

@@ -13,7 +13,39 @@ import (
 // strings share memory with its whole request, which must not stay alive, an answer's
 // body is a buffer the caller reuses, and one copy costs less than one per field on the
 // hot path.
+//
+// Its buffers are on the stack, sized for the usual request (a few headers) unless
+// this one has more: zeroing and copying buffers for 32 headers was a good part of an
+// entry's cost.
 func (e *Entry) own() {
+	n := len(e.Headers)
+	if e.raw != nil {
+		n = len(e.raw)
+	}
+	if n > smallHeaderCount {
+		var buf [maxHeaderCount]Header
+		var spans [maxHeaderCount]span
+		e.ownWith(buf[:], spans[:])
+		return
+	}
+	var buf [smallHeaderCount]Header
+	var spans [smallHeaderCount]span
+	e.ownWith(buf[:], spans[:])
+}
+
+// smallHeaderCount is how many request headers own's small buffers hold.
+const smallHeaderCount = 8
+
+// ownWith is own with buf for the request's headers (as many as it has, up to
+// maxHeaderCount) and spans for what is kept of them.
+func (e *Entry) ownWith(buf []Header, spans []span) {
+	if e.sharedAnswer && len(e.Response.Body) <= MaxBody {
+		// a body never modified (SetSharedResponse), whole: kept as it is, out of the copy
+		shared := e.Response.Body
+		e.Response.Body = ""
+		defer func() { e.Response.Body = shared }()
+	}
+	e.sharedAnswer = false
 	e.Method = method(e.Method)
 	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
 	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
@@ -32,16 +64,16 @@ func (e *Entry) own() {
 		}
 		r.Body = ""
 	}
-	var buf [maxHeaderCount]Header
 	src := e.Headers
 	if e.raw != nil {
-		src = rawHeaders(e.raw, &buf)
+		src = rawHeaders(e.raw, buf)
 	}
-	spans, n, hcut := headerSpans(src, MaxHeaders)
+	n, hcut := headerSpans(src, MaxHeaders, spans)
 	e.HeadersTruncated = e.HeadersTruncated || hcut
 	var abuf [maxAnswerHeaderCount]Header
+	var aspans [maxAnswerHeaderCount]span
 	asrc, many := answerHeaders(r.Headers, e.rawAnswer, &abuf)
-	aspans, an, acut := headerSpans(asrc, MaxAnswerHeaders)
+	an, acut := headerSpans(asrc, MaxAnswerHeaders, aspans[:])
 	r.HeadersTruncated = r.HeadersTruncated || many || acut
 	e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
 	total := len(answerBody)
@@ -110,13 +142,14 @@ func cutTo(s string, limit int, truncated bool) (string, bool) {
 // span is how much of one header is kept: bytes of its name and of its value.
 type span struct{ name, value int }
 
-// headerSpans says what is kept of h: at most maxHeaderCount headers and limit bytes
-// of names and values; cut reports that something was left out.
-func headerSpans(h Headers, limit int) (spans [maxHeaderCount]span, n int, cut bool) {
+// headerSpans says what is kept of h, into spans[:n]: at most maxHeaderCount headers
+// (and len(spans), which must hold as many of h as that allows) and limit bytes of
+// names and values; cut reports that something was left out.
+func headerSpans(h Headers, limit int, spans []span) (n int, cut bool) {
 	left := limit
 	for _, x := range h {
 		if n == maxHeaderCount || len(x.Name) >= left {
-			return spans, n, true
+			return n, true
 		}
 		name := cut8(x.Name, left)
 		left -= name
@@ -125,17 +158,17 @@ func headerSpans(h Headers, limit int) (spans [maxHeaderCount]span, n int, cut b
 		spans[n] = span{name, value}
 		n++
 		if value < len(x.Value) {
-			return spans, n, true
+			return n, true
 		}
 	}
-	return spans, n, false
+	return n, false
 }
 
 // rawHeaders is HeadersOf(h) without its allocation for the common request (at most
-// maxHeaderCount headers, each with one value): buf holds it, sharing h's strings, for
-// own to copy what it keeps.
-func rawHeaders(h http.Header, buf *[maxHeaderCount]Header) Headers {
-	if len(h) > maxHeaderCount {
+// len(buf) headers, each with one value): buf holds it, sharing h's strings, for own
+// to copy what it keeps.
+func rawHeaders(h http.Header, buf []Header) Headers {
+	if len(h) > len(buf) {
 		return HeadersOf(h)
 	}
 	n := 0

@@ -23,6 +23,12 @@ import (
 // server is pinned to CPU 0 and wrk to CPU 1; rounds alternate between the two so both
 // see the same machine. It reports requests per second, their ratio, and the server's
 // CPU time per request (from /proc); it asserts nothing about speed.
+//
+// HOSTEMU_PERF_BEFORE names another hostemu binary (built as build builds, from
+// another tree: the code before a change) served beside them in every round, in turn
+// with the others, so that a change is measured in the same minutes as the reference:
+// it adds that binary's figures and its CPU per request against this one's, round by
+// round.
 func TestBinaryVsGin(t *testing.T) {
 	wrk, taskset := tools(t, "build both binaries and compare them with wrk (about a minute)")
 	rounds := envInt("HOSTEMU_PERF_ROUNDS", 7)
@@ -30,9 +36,15 @@ func TestBinaryVsGin(t *testing.T) {
 	build(t, filepath.Join(dir, "hostemu"), "../../../cmd/hostemu")
 	build(t, filepath.Join(dir, "baregin"), "./baregin")
 
+	emuArgs := []string{"--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text"}
 	emuAddr := freeAddr(t)
-	emu := start(t, taskset, filepath.Join(dir, "hostemu"), "--addr", emuAddr, "--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text")
+	emu := start(t, taskset, filepath.Join(dir, "hostemu"), append([]string{"--addr", emuAddr}, emuArgs...)...)
 	path := "/v1/deployments/" + firstDeployment(t, "http://"+emuAddr)
+	var before *exec.Cmd
+	beforeAddr := freeAddr(t)
+	if bin := os.Getenv("HOSTEMU_PERF_BEFORE"); bin != "" {
+		before = start(t, taskset, bin, append([]string{"--addr", beforeAddr}, emuArgs...)...)
+	}
 	body := get(t, "http://"+emuAddr+path)
 	bodyFile := filepath.Join(dir, "body.json")
 	if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
@@ -47,16 +59,39 @@ func TestBinaryVsGin(t *testing.T) {
 	run := func(p *exec.Cmd, addr string) (rps, cpuMicros float64) {
 		return loadRate(t, p, wrk, taskset, 3, "http://"+addr+path, "GET", "", "", "Authorization: Bearer hostemu-read")
 	}
-	var ratios, cpuRatios []float64
+	var ratios, cpuRatios, beforeRatios, beforeCPURatios, changeCPU []float64
 	for i := range rounds {
-		e, ec := run(emu, emuAddr)
-		g, gc := run(bare, ginAddr)
+		var e, ec, g, gc, b, bc float64
+		sides := []func(){
+			func() { e, ec = run(emu, emuAddr) },
+			func() { g, gc = run(bare, ginAddr) },
+		}
+		if before != nil {
+			sides = append(sides, func() { b, bc = run(before, beforeAddr) })
+		}
+		for j := range sides { // each side first in turn
+			sides[(i+j)%len(sides)]()
+		}
 		ratios, cpuRatios = append(ratios, e/g), append(cpuRatios, ec/gc)
-		t.Logf("round %d: hostemu %.0f req/s (%.1f µs CPU/req), bare gin %.0f req/s (%.1f µs CPU/req): %.2f of gin, %.2f× its CPU", i+1, e, ec, g, gc, e/g, ec/gc)
+		t.Logf("round %d: hostemu %.0f req/s (%.1f µs CPU/req), bare gin %.0f req/s (%.1f µs CPU/req): %.2f of gin, %.2f× its CPU | load %s", i+1, e, ec, g, gc, e/g, ec/gc, loadAvg())
+		if before != nil {
+			beforeRatios, beforeCPURatios, changeCPU = append(beforeRatios, b/g), append(beforeCPURatios, bc/gc), append(changeCPU, ec/bc)
+			t.Logf("round %d: before %.0f req/s (%.1f µs CPU/req): %.2f of gin, %.2f× its CPU; hostemu's CPU per request %.2f× before's", i+1, b, bc, b/g, bc/gc, ec/bc)
+		}
 	}
-	slices.Sort(ratios)
-	slices.Sort(cpuRatios)
-	t.Logf("median over %d rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's", rounds, ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1], cpuRatios[len(cpuRatios)/2])
+	mid := func(xs []float64) (med, lo, hi float64) {
+		slices.Sort(xs)
+		return xs[len(xs)/2], xs[0], xs[len(xs)-1]
+	}
+	m, lo, hi := mid(ratios)
+	c, clo, chi := mid(cpuRatios)
+	t.Logf("median over %d rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's (%.2f–%.2f)", rounds, m, lo, hi, c, clo, chi)
+	if before != nil {
+		m, lo, hi = mid(beforeRatios)
+		c, clo, chi = mid(beforeCPURatios)
+		d, dlo, dhi := mid(changeCPU)
+		t.Logf("before, the same rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's (%.2f–%.2f); hostemu's CPU per request %.2f× before's (%.2f–%.2f)", m, lo, hi, c, clo, chi, d, dlo, dhi)
+	}
 }
 
 // tools skips the test unless HOSTEMU_PERF is set and taskset is on the PATH of a Linux

@@ -57,9 +57,10 @@ func (w *World) DomainWriteScope() state.Scope { return w.store.Policy().DomainW
 // was taken at (the answer's Date, so X-RateLimit-Reset - Date means the same on a
 // manual clock as on a real one).
 //
-// wall says the emulated time is the wall time (see clock.NowWall).
-func (w *World) Count(key string, perIP bool) (d ratelimit.Decision, now time.Time, wall bool) {
-	now, wall = w.clock.NowWall()
+// wall says the emulated time is the wall time (see clock.NowWall). read is the
+// machine's time read at the request's start (clock.NowAt), or the zero time.
+func (w *World) Count(key string, perIP bool, read time.Time) (d ratelimit.Decision, now time.Time, wall bool) {
+	now, wall = w.clock.NowWallAt(read)
 	if perIP {
 		return w.limiter.IP(key, now), now, wall
 	}
@@ -104,8 +105,12 @@ func (w *World) FaultsWantBody(r fault.Request) bool { return w.faults.WantsBody
 func (w *World) Coverage() *coverage.Counter { return w.cov }
 
 // Record journals an answered request, at the emulator's time.
-func (w *World) Record(e journal.Entry) {
-	e.Time = w.clock.Now()
+func (w *World) Record(e journal.Entry) { w.RecordAt(e, time.Time{}) }
+
+// RecordAt is Record for a caller that has just read the machine's time (read, as
+// clock.NowAt takes it: the request's end, which also timed it).
+func (w *World) RecordAt(e journal.Entry, read time.Time) {
+	e.Time = w.clock.NowAt(read)
 	w.journal.RecordTo(&e)
 	w.emitRequest(&e) // the event carries the entry as the journal lists it
 }

@@ -3,6 +3,7 @@ package world
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/state"
@@ -40,8 +41,12 @@ func (w *World) Deployment(id string) (d state.Deployment, projectEnv map[string
 // Version is the state's change count after the transitions due by now have happened:
 // what a read made right after it sees is the state as of that count, so an answer
 // rendered from it may be kept and served again while Version has not moved.
-func (w *World) Version() uint64 {
-	w.fireDue()
+func (w *World) Version() uint64 { return w.VersionAt(time.Time{}) }
+
+// VersionAt is Version for a caller that has just read the machine's time (read, as
+// clock.NowAt takes it: the request's start), which decides what is due.
+func (w *World) VersionAt(read time.Time) uint64 {
+	w.sched.FireDueAt(read)
 	return w.store.Changes()
 }
 
