@@ -35,6 +35,10 @@ func (x *index) olderCount(k Key) int {
 }
 
 func (x *index) insert(k Key) {
+	if n := len(x.keys); n == 0 || k.before(x.keys[n-1]) { // the newest: a create's
+		x.keys = append(x.keys, k)
+		return
+	}
 	i := x.olderCount(k)
 	if i == len(x.keys) {
 		x.keys = append(x.keys, k)
