@@ -239,6 +239,9 @@ func (a *API) uploadFile(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ex := exchangeOf(c); ex != nil {
+		ex.whole = b // the file store keeps b as it is, or nobody: the journal may keep it
+	}
 	if err := a.world(c).UploadFile(digest, b); err != nil {
 		return nil, err
 	}
