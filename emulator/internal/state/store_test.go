@@ -326,3 +326,32 @@ func TestIndexInsertKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// NewDeploymentWeight, with the EntryWeight of each entry summed, is WeightOf of the
+// deployment it stands for, whatever its maps and lengths.
+func TestNewDeploymentWeight(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	str := func() string { return strings.Repeat("k", r.IntN(40)) + fmt.Sprint(r.IntN(1000)) }
+	for range 500 {
+		env, files := map[string]string{}, map[string]string{}
+		var entries int64
+		for range r.IntN(6) {
+			env[str()] = str()
+		}
+		for range r.IntN(6) {
+			files[str()] = str()
+		}
+		if r.IntN(4) == 0 {
+			env, files = nil, map[string]string{}
+		}
+		for _, m := range []map[string]string{env, files} {
+			for k, v := range m {
+				entries += EntryWeight(k, v)
+			}
+		}
+		id, url := "dpl_"+str(), str()+".hostemu.localhost"
+		if got, want := NewDeploymentWeight(len(id), len(url), entries), WeightOf(&Deployment{ID: id, URL: url, Env: env, Files: files}); got != want {
+			t.Fatalf("NewDeploymentWeight = %d, WeightOf %d", got, want)
+		}
+	}
+}
