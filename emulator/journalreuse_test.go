@@ -52,3 +52,41 @@ func checkBodies(t *testing.T, es []emulator.JournalEntry, bodies []string) {
 		}
 	}
 }
+
+// An upload's entry keeps the body from the upload's own buffer rather than a copy
+// (the journal's SetKeptBody): each entry still holds its own request's bytes, cut at
+// MaxBody, whether the file was new, already stored, or refused for its digest, and
+// stays so while later uploads come.
+func TestJournalKeepsUploadBodies(t *testing.T) {
+	e := newEnv(t)
+	var bodies []string
+	for i, n := range []int{1, 100, 1024, journal.MaxBody - 1, journal.MaxBody, journal.MaxBody + 1, 3 * journal.MaxBody} {
+		bodies = append(bodies, strings.Repeat(string(rune('a'+i)), n))
+	}
+	upload := func(b, digest string) {
+		e.do(req{Method: "POST", Path: "/v1/files", Token: "t-deploy", Body: []byte(b),
+			Headers: map[string]string{"Content-Type": "application/octet-stream", "X-File-Digest": digest}})
+	}
+	for range 2 { // new, then stored already
+		for _, b := range bodies {
+			upload(b, digestOf(b))
+		}
+	}
+	for _, b := range bodies { // refused: the digest is another body's
+		upload(b, digestOf(b+"x"))
+	}
+	es := journalOf(t, e, "?path=/v1/files")
+	if len(es) != 3*len(bodies) {
+		t.Fatalf("%d entries", len(es))
+	}
+	for i, got := range es {
+		want := bodies[i%len(bodies)]
+		truncated := len(want) > journal.MaxBody
+		if truncated {
+			want = want[:journal.MaxBody]
+		}
+		if got.Body != want || got.BodyTruncated != truncated {
+			t.Fatalf("entry %d: body of %d bytes (truncated %v), want %d (%v)", i, len(got.Body), got.BodyTruncated, len(want), truncated)
+		}
+	}
+}

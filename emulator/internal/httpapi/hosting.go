@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -243,17 +242,21 @@ func (a *API) uploadFile(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ex := exchangeOf(c); ex != nil {
+		ex.whole = b // the file store keeps b as it is, or nobody: the journal may keep it
+	}
 	if err := a.world(c).UploadFile(digest, b); err != nil {
 		return nil, err
 	}
-	return created{uploadJSON(digest, len(b))}, nil
+	p := newPooledJSON() // no allocation of its own, as a create's answer
+	p.b, p.status = appendUpload(p.b, digest, len(b)), http.StatusCreated
+	return p, nil
 }
 
-// uploadJSON is view.Upload{digest, size} as encoding/json writes it, without its
-// reflection: the digest is 64 lowercase hex characters (CheckDigest), nothing to
+// appendUpload appends view.Upload{digest, size} as encoding/json writes it, without
+// its reflection: the digest is 64 lowercase hex characters (CheckDigest), nothing to
 // escape. TestUploadJSON holds the two to the same bytes.
-func uploadJSON(digest string, size int) json.RawMessage {
-	b := make([]byte, 0, len(`{"digest":"","size":}`)+len(digest)+20)
+func appendUpload(b []byte, digest string, size int) []byte {
 	b = append(b, `{"digest":"`...)
 	b = append(b, digest...)
 	b = append(b, `","size":`...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/notify"
+	"github.com/hostemu/hostemu/emulator/internal/transport"
 )
 
 // DefaultBodyBytesInFlight is the budget of request-body bytes held across all requests
@@ -152,7 +153,8 @@ func (m *meteredBody) Close() error { return m.r.Close() }
 // prepareBody readies a request's body for the pipeline and its handler, on a shallow
 // copy of r (net/http must find its own body unchanged after the handler, to tell a
 // body never asked for — a refused Expect: 100-continue request: close the connection,
-// do not wait for it — from one to discard). From the reader's end:
+// do not wait for it — from one to discard); a request a listener's body deadline
+// already copied (transport.Copied) is changed in place. From the reader's end:
 //
 //   - the journal's copy of the first journal.MaxBody bytes (journaled requests whose
 //     body is no secret; a decryption-service body is redacted instead);
@@ -167,7 +169,9 @@ func (a *API) prepareBody(ex *exchange, r *http.Request) *http.Request {
 		return r
 	}
 	ex.prepared = true
-	r = r.WithContext(r.Context())
+	if !transport.Copied(r) { // the listener's copy of the server's request is ours to change
+		r = r.WithContext(r.Context())
+	}
 	if isGzip(r.Header.Get("Content-Encoding")) {
 		r.Body = &gunzipBody{r: r.Body}
 		r.Header.Del("Content-Encoding")

@@ -56,9 +56,15 @@ func (a *API) record(ex *exchange, r *http.Request) {
 			// of it now
 			io.CopyN(io.Discard, b, int64(journal.MaxBody+1-len(b.buf)))
 		}
-		// the pooled exchange's buffer, seen as a string without a copy: Record copies
-		// every string it keeps before it returns, and the buffer is reused only after
-		e.Body = unsafe.String(unsafe.SliceData(b.buf), len(b.buf))
+		if w := ex.whole; b.eof && len(w) == len(b.buf) && cap(w) <= journal.MaxBody && string(w) == string(b.buf) {
+			// the handler's own buffer of the same bytes, never changed, and holding no
+			// more than MaxBody bytes (MaxEntryBytes stands): kept as it is, the copy spared
+			e.SetKeptBody(unsafe.String(unsafe.SliceData(w), len(w)))
+		} else {
+			// the pooled exchange's buffer, seen as a string without a copy: Record copies
+			// every string it keeps before it returns, and the buffer is reused only after
+			e.Body = unsafe.String(unsafe.SliceData(b.buf), len(b.buf))
+		}
 	}
 	if ex.redact {
 		e.Body = redactedPayload(ex.payloadChars)

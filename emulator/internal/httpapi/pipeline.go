@@ -45,6 +45,9 @@ type exchange struct {
 	body      *capture // the journal's copy of the body: capt, once prepareBody has set it
 	capt      capture  // kept across the pool's reuses, with its buffer
 	meter     meteredBody
+	// whole is the handler's own buffer of the whole body, never changed once read (an
+	// upload's): the journal keeps it rather than a copy of capt's bytes (see record)
+	whole []byte
 	// redact keeps a decryption-service body out of the journal: only an /v1/encrypt
 	// payload's length (payloadChars, -1 until the handler has read it) is recorded.
 	redact       bool

@@ -9,7 +9,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/view"
 )
 
-// TestUploadJSON holds uploadJSON, the upload's answer written by hand, to
+// TestUploadJSON holds appendUpload, the upload's answer written by hand, to
 // encoding/json's writing of view.Upload, which it stands in for.
 func TestUploadJSON(t *testing.T) {
 	for _, size := range []int{0, 1, 9, 10, 1023, 1 << 20, 32 << 20} {
@@ -19,8 +19,8 @@ func TestUploadJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := uploadJSON(digest, size); string(got) != string(want) {
-			t.Fatalf("uploadJSON = %s, encoding/json %s", got, want)
+		if got := appendUpload([]byte("x"), digest, size); string(got) != "x"+string(want) {
+			t.Fatalf("appendUpload = %s, encoding/json %s", got, want)
 		}
 	}
 }

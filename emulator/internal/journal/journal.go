@@ -80,6 +80,9 @@ type Entry struct {
 	// sharedAnswer says Response.Body was given by SetSharedResponse: kept as it is
 	// (here, in the padding after the flags: the entry is no larger for it).
 	sharedAnswer bool
+	// bodyKept says Body is a string the entry may keep as it is (SetKeptBody); beside
+	// the other flags, in their padding: an entry is no larger (MaxEntryBytes)
+	bodyKept bool
 	// Response is the answer, when there was one (none for a request a fault dropped
 	// or timed out).
 	Response Response `json:"response,omitzero"`
@@ -113,6 +116,12 @@ type Response struct {
 // within the bounds, in the one copy it makes of the entry's strings (cheaper than
 // setting Headers to HeadersOf(h) on the hot path).
 func (e *Entry) SetRequestHeaders(h http.Header) { e.raw = h }
+
+// SetKeptBody gives e the request's whole body as a string that is never changed and
+// holds no more memory than a copy would (an upload's own buffer): Add keeps it as it
+// is rather than copying it with the entry's other strings. A body over MaxBody is
+// cut and copied as any other.
+func (e *Entry) SetKeptBody(body string) { e.Body, e.bodyKept = body, len(body) <= MaxBody }
 
 // SetResponse gives e its answer: the status, the answer's headers (of which Add keeps
 // those AnswerHeader names) and the body as written, of which Add keeps the first

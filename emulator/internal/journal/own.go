@@ -57,6 +57,11 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 	for _, f := range fields[5:] {
 		*f, _ = cutTo(*f, MaxName, false)
 	}
+	if e.bodyKept { // kept as it is, not copied with the rest
+		body := e.Body
+		e.Body, e.bodyKept = "", false
+		defer func() { e.Body = body }()
+	}
 	answerBody := e.rawAnswerBody
 	if answerBody != nil {
 		if len(answerBody) > MaxBody {

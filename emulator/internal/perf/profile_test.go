@@ -1,11 +1,15 @@
 package perf_test
 
 import (
+	"crypto/rand"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/perf/bare"
 )
 
 // TestProfileServe serves the default world the way the binary does (emulator.Listen,
@@ -16,24 +20,57 @@ import (
 //	go tool pprof -top -nodecount 60 perf.test cpu.out
 //
 // With HOSTEMU_PERF_PROFILE=create, loadgen sends creates (POST /v1/deployments, as
-// TestBinaryHotPaths does) instead.
+// TestBinaryHotPaths does) instead; with HOSTEMU_PERF_PROFILE=files, uploads of one
+// 1 KiB file (POST /v1/files, the same bytes each time, as TestBinaryHotPaths sends).
+// HOSTEMU_PERF_SIDE=bare profiles the reference (package bare) under the same load.
 func TestProfileServe(t *testing.T) {
 	wrk, taskset := tools(t, "profile the serving path under wrk")
+	base := serveForProfile(t)
+	if os.Getenv("HOSTEMU_PERF_PROFILE") == "files" {
+		b := make([]byte, 1<<10)
+		rand.Read(b)
+		f := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s", loadReq(t, wrk, taskset, base+"/v1/files", "6s", "POST", f, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/octet-stream", "X-File-Digest: "+sum(b)))
+		return
+	}
+	if os.Getenv("HOSTEMU_PERF_PROFILE") == "create" {
+		site := []byte("<!doctype html><h1>Hello</h1>")
+		do(t, "POST", base+"/v1/files", "", "Bearer hostemu-deploy", site, 201, "X-File-Digest", sum(site), "Content-Type", "application/octet-stream")
+		create := filepath.Join(t.TempDir(), "create.json")
+		if err := os.WriteFile(create, []byte(`{"project_id":"prj_demo","files":{"index.html":"`+sum(site)+`"},"target":"preview","env":{"FEATURE":"on"}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s", loadReq(t, wrk, taskset, base+"/v1/deployments", "6s", "POST", create, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/json"))
+		return
+	}
+	t.Logf("%s", load(t, wrk, taskset, base+"/v1/deployments/"+firstDeployment(t, base), "6s"))
+}
+
+// serveForProfile serves the default world as the binary does and returns its URL; with
+// HOSTEMU_PERF_SIDE=bare, the reference of package bare instead (for the POSTs: its GET
+// answers the first deployment of a default world), for a profile of the other side
+// under the same load.
+func serveForProfile(t *testing.T) string {
+	t.Helper()
 	s, err := emulator.Listen(emulator.Options{Addr: "127.0.0.1:0", RateLimitsOff: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go s.Serve()
 	t.Cleanup(func() { s.Shutdown(t.Context()) })
-	if os.Getenv("HOSTEMU_PERF_PROFILE") == "create" {
-		site := []byte("<!doctype html><h1>Hello</h1>")
-		do(t, "POST", s.URL()+"/v1/files", "", "Bearer hostemu-deploy", site, 201, "X-File-Digest", sum(site), "Content-Type", "application/octet-stream")
-		create := filepath.Join(t.TempDir(), "create.json")
-		if err := os.WriteFile(create, []byte(`{"project_id":"prj_demo","files":{"index.html":"`+sum(site)+`"},"target":"preview","env":{"FEATURE":"on"}}`), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s", loadReq(t, wrk, taskset, s.URL()+"/v1/deployments", "6s", "POST", create, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/json"))
-		return
+	if os.Getenv("HOSTEMU_PERF_SIDE") != "bare" {
+		return s.URL()
 	}
-	t.Logf("%s", load(t, wrk, taskset, s.URL()+"/v1/deployments/"+firstDeployment(t, s.URL()), "6s"))
+	body := get(t, s.URL()+"/v1/deployments/"+firstDeployment(t, s.URL()))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: bare.New(body)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
 }

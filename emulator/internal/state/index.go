@@ -35,6 +35,16 @@ func (x *index) olderCount(k Key) int {
 }
 
 func (x *index) insert(k Key) {
+	if n := len(x.keys); n == 0 || k.before(x.keys[n-1]) { // the newest: a create's
+		if n == cap(x.keys) && n >= 1024 {
+			// double a long index, where append would grow it by a quarter: each
+			// growth copies every key, and a world of creates grows its two indexes
+			// without end (120 bytes allocated an insert at a quarter, 48 at double)
+			x.keys = slices.Grow(x.keys, n)
+		}
+		x.keys = append(x.keys, k)
+		return
+	}
 	i := x.olderCount(k)
 	if i == len(x.keys) {
 		x.keys = append(x.keys, k)

@@ -27,7 +27,7 @@ type Store struct {
 	tokens      *tokenTable
 	files       map[string]struct{}
 	detaching   []Detachment
-	byLabel     map[string]string   // deployment host label (see DeploymentLabel) → id
+	byLabel     map[string]string   // deployment host label → id, only for labels idOfLabel does not name (see setLabel)
 	detached    map[string]struct{} // recently detached hostnames, at most maxDetached
 	detachedLog []string            // detached's hostnames, oldest first
 	policy      Policy
@@ -152,7 +152,7 @@ func (s *Store) build(snap *Snapshot) {
 		d := &snap.Deployments[i]
 		d.Logs = slices.Clip(d.Logs) // appends then copy: the log array may be shared
 		s.deployments[d.ID] = d
-		s.byLabel[labelOf(d.URL)] = d.ID
+		s.setLabel(d)
 		k := keyOf(d.CreatedAt, d.ID)
 		s.allIdx.keys = append(s.allIdx.keys, k)
 		if x := s.byProject[d.ProjectID]; x != nil {
@@ -179,7 +179,7 @@ func (s *Store) build(snap *Snapshot) {
 
 func (s *Store) insertDeployment(d *Deployment) {
 	s.deployments[d.ID] = d
-	s.byLabel[labelOf(d.URL)] = d.ID
+	s.setLabel(d)
 	k := keyOf(d.CreatedAt, d.ID)
 	s.allIdx.insert(k)
 	s.byProject[d.ProjectID].insert(k)
@@ -638,11 +638,45 @@ func labelOf(url string) string {
 func (s *Store) DeploymentByLabel(label string) (Deployment, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	id, ok := s.byLabel[label]
-	if !ok {
-		return Deployment{}, false
+	if id, ok := s.byLabel[label]; ok {
+		return *s.deployments[id], true
 	}
-	return *s.deployments[id], true
+	if suffix, ok := labelSuffix(label); ok && len(suffix) <= 40 {
+		var buf [len("dpl_") + 40]byte
+		id := append(append(buf[:0], "dpl_"...), suffix...)
+		if d, ok := s.deployments[string(id)]; ok && labelOf(d.URL) == label { // no allocation: a map index
+			return *d, true
+		}
+	}
+	return Deployment{}, false
+}
+
+// setLabel makes d the deployment of its URL's first label, as a map of every label to
+// its id would, the last one set winning. A label whose suffix is d's id without its
+// "dpl_" (labelSuffix: every URL hostemu makes from an id of lowercase letters and
+// digits) is found through deployments, without an entry of its own — a create's hot
+// path, and a world's memory — and an earlier deployment of the same label is
+// forgotten; another label (an imported state's URL, an id hashed into its suffix) is
+// kept in byLabel, which DeploymentByLabel asks first. FuzzDeploymentByLabel holds the
+// two to one map.
+func (s *Store) setLabel(d *Deployment) {
+	label := labelOf(d.URL)
+	if suffix, ok := labelSuffix(label); ok && len(suffix) <= 40 && len(d.ID) == len("dpl_")+len(suffix) && strings.HasPrefix(d.ID, "dpl_") && d.ID[len("dpl_"):] == suffix {
+		if len(s.byLabel) > 0 {
+			delete(s.byLabel, label)
+		}
+		return
+	}
+	s.byLabel[label] = d.ID
+}
+
+// labelSuffix is what follows a deployment label's last hyphen: "shop-abc123" → "abc123".
+func labelSuffix(label string) (string, bool) {
+	i := strings.LastIndexByte(label, '-')
+	if i < 0 || i == len(label)-1 {
+		return "", false
+	}
+	return label[i+1:], true
 }
 
 // EdgeDomain is a domain as the edge routes it, with its project's production

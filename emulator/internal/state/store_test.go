@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -253,6 +254,116 @@ func TestSortAsExportMatchesExport(t *testing.T) {
 	for i := range want.Deployments {
 		if got := snap.Deployments[i].ID; got != want.Deployments[i].ID {
 			t.Fatalf("deployment %d is %s, want %s", i, got, want.Deployments[i].ID)
+		}
+	}
+}
+
+// FuzzDeploymentByLabel holds DeploymentByLabel, which finds most labels through the
+// id their suffix names (setLabel), to a map of every label to the deployment set last
+// with it: creates and loads of deployments whose URLs name their own id, an other
+// deployment's, a label without a hyphen, a long suffix, or an id that is not
+// "dpl_"-prefixed, labels shared between them, in any order.
+func FuzzDeploymentByLabel(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{3, 9, 3, 27, 200, 4, 18, 255, 7, 7, 7})
+	f.Add([]byte{12, 12, 0, 40, 81, 122, 163, 204, 245})
+	long := strings.Repeat("q", 41)
+	ids := []string{"dpl_a1", "dpl_b2", "dpl_c3", "dpl_" + long, "dpl_" + long[:40], "x_a1", "dpl_a-1", "dpl_"}
+	labels := []string{"shop-a1", "shop-b2", "other-c3", "shop-" + long, "s-" + long[:40], "a1", "shop-", "x-a1", "shop-1", "nolabel"}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		s := New()
+		snap := Snapshot{Projects: []Project{{ID: "prj_a", Name: "shop", CreatedAt: t0}}}
+		if err := s.Load(snap); err != nil {
+			t.Fatal(err)
+		}
+		model := map[string]string{}
+		for i, op := range ops {
+			if op%16 == 15 { // a load of the state as exported: its order decides the last
+				exp := s.Export()
+				if err := s.Load(exp); err != nil {
+					continue
+				}
+				clear(model)
+				for _, d := range exp.Deployments {
+					model[labelOf(d.URL)] = d.ID
+				}
+				continue
+			}
+			id := ids[int(op)%len(ids)]
+			label := labels[int(op>>3)%len(labels)]
+			if op&4 == 0 && strings.HasPrefix(id, "dpl_") && len(id) > 4 { // the URL hostemu would make
+				label = "shop-" + id[4:]
+			}
+			d := Deployment{ID: id, ProjectID: "prj_a", URL: "https://" + label + ".hostemu.localhost", Target: TargetPreview,
+				CreatedAt: t0.Add(time.Duration(i) * time.Second)}
+			d.SetStatus(nil, StatusQueued, nil, d.CreatedAt)
+			if err := s.CreateDeployment(d); err != nil {
+				continue // the id is taken
+			}
+			model[label] = id
+			for _, l := range append(slices.Clone(labels), "shop-"+id[min(4, len(id)):]) {
+				got, ok := s.DeploymentByLabel(l)
+				want, wantOK := model[l]
+				if ok != wantOK || got.ID != want {
+					t.Fatalf("after %d ops, label %q: %q %v, want %q %v", i+1, l, got.ID, ok, want, wantOK)
+				}
+			}
+		}
+	})
+}
+
+// An index's insert keeps its keys sorted whatever their order: mostly the newest (its
+// append), some older, ties of time broken by id, a key equal to one held.
+func TestIndexInsertKeepsOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 201 {
+		var x index
+		var all []Key
+		n := r.IntN(60)
+		if i == 200 {
+			n = 5000 // a long index, doubled as it grows
+		}
+		for j := range n {
+			k := Key{At: int64(j), ID: fmt.Sprint(r.IntN(5))}
+			if r.IntN(3) == 0 {
+				k.At = int64(r.IntN(j + 1))
+			}
+			x.insert(k)
+			all = append(all, k)
+		}
+		want := slices.Clone(all)
+		slices.SortStableFunc(want, keyOrder)
+		if !slices.Equal(x.keys, want) {
+			t.Fatalf("inserted %v: %v, want %v", all, x.keys, want)
+		}
+	}
+}
+
+// NewDeploymentWeight, with the EntryWeight of each entry summed, is WeightOf of the
+// deployment it stands for, whatever its maps and lengths.
+func TestNewDeploymentWeight(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	str := func() string { return strings.Repeat("k", r.IntN(40)) + fmt.Sprint(r.IntN(1000)) }
+	for range 500 {
+		env, files := map[string]string{}, map[string]string{}
+		var entries int64
+		for range r.IntN(6) {
+			env[str()] = str()
+		}
+		for range r.IntN(6) {
+			files[str()] = str()
+		}
+		if r.IntN(4) == 0 {
+			env, files = nil, map[string]string{}
+		}
+		for _, m := range []map[string]string{env, files} {
+			for k, v := range m {
+				entries += EntryWeight(k, v)
+			}
+		}
+		id, url := "dpl_"+str(), str()+".hostemu.localhost"
+		if got, want := NewDeploymentWeight(len(id), len(url), entries), WeightOf(&Deployment{ID: id, URL: url, Env: env, Files: files}); got != want {
+			t.Fatalf("NewDeploymentWeight = %d, WeightOf %d", got, want)
 		}
 	}
 }

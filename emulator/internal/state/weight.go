@@ -107,3 +107,15 @@ func WeightOf(v any) int64 {
 	}
 	return n
 }
+
+// EntryWeight is what WeightOf counts for one entry of a deployment's Env or Files.
+func EntryWeight(k, v string) int64 { return weightEntry + int64(len(k)+len(v)) }
+
+// NewDeploymentWeight is WeightOf(&Deployment{ID: id, URL: url, Env: env, Files: files})
+// for an id of idLen bytes and a URL of urlLen, where entries is the EntryWeight of
+// every entry of env and files, summed by a caller that walks them anyway: a create
+// charges its weight without building a Deployment (and its URL) to weigh
+// (TestNewDeploymentWeight).
+func NewDeploymentWeight(idLen, urlLen int, entries int64) int64 {
+	return 2*weightItem + int64(idLen+urlLen) + entries
+}

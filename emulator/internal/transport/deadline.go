@@ -13,20 +13,40 @@ import (
 func BodyDeadline(h http.Handler, grace time.Duration, rate int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
-			rc := http.NewResponseController(w)
-			b := &rateBody{ReadCloser: r.Body, rc: rc, start: time.Now(), grace: grace, rate: rate}
-			if rc.SetReadDeadline(b.deadline()) == nil { // else not a connection we can time
-				r = withBody(r, b)
+			// the body's reader and the request reading it in one allocation (see Copied)
+			x := &timedRequest{body: rateBody{ReadCloser: r.Body, rc: *http.NewResponseController(w), start: time.Now(), grace: grace, rate: rate}}
+			if x.body.rc.SetReadDeadline(x.body.deadline()) == nil { // else not a connection we can time
+				x.req = *r // a shallow copy, as r.WithContext(r.Context()) makes
+				x.req.Body, x.body.req = &x.body, &x.req
+				r = &x.req
 			}
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
+// timedRequest is a shallow copy of a request whose body is read through a rateBody.
+// The server's own request must keep its body: net/http looks at it after the handler
+// to tell a body the handler never asked for (Expect: 100-continue, not sent: close the
+// connection) from one to discard.
+type timedRequest struct {
+	req  http.Request
+	body rateBody
+}
+
+// Copied reports whether r is BodyDeadline's shallow copy of the server's request (its
+// body is the deadline's reader): a handler may then set its body and fields in place,
+// without a copy of its own, since net/http keeps its own request.
+func Copied(r *http.Request) bool {
+	b, ok := r.Body.(*rateBody)
+	return ok && b.req == r
+}
+
 // rateBody moves the connection's read deadline as bytes arrive.
 type rateBody struct {
 	io.ReadCloser
-	rc       *http.ResponseController
+	rc       http.ResponseController
+	req      *http.Request // the copy that reads it (see Copied)
 	start    time.Time
 	grace    time.Duration
 	rate     int64
@@ -55,13 +75,4 @@ func (b *rateBody) Read(p []byte) (int, error) {
 		b.rc.SetReadDeadline(b.deadline())
 	}
 	return n, err
-}
-
-// withBody is a shallow copy of r reading body. The server's own request must keep its
-// body: net/http looks at it after the handler to tell a body the handler never asked
-// for (Expect: 100-continue, not sent: close the connection) from one to discard.
-func withBody(r *http.Request, body io.ReadCloser) *http.Request {
-	r = r.WithContext(r.Context())
-	r.Body = body
-	return r
 }

@@ -289,3 +289,50 @@ func TestConnsEvictStalledWritersAtTheCap(t *testing.T) {
 		t.Errorf("%d stalled writers evicted, %d closed by the stall timeout: want room made by eviction (at least 4 to 1)", ev, sc)
 	}
 }
+
+// BodyDeadline hands its handler a copy of the server's request, which Copied
+// recognises (so the pipeline changes it in place, without a copy of its own), while
+// the server's own request keeps its body; a request without a body, or not the copy,
+// is not Copied.
+func TestBodyDeadlineCopy(t *testing.T) {
+	type seen struct {
+		copied, origCopied, ownBodyKept bool
+		body                            string
+	}
+	got := make(chan seen, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var s seen
+		s.copied = Copied(r)
+		if r.Body != nil && r.Body != http.NoBody {
+			orig := r.Body.(*rateBody).ReadCloser
+			other := *r // a copy of the copy is not it
+			s.origCopied = Copied(&other)
+			r.Body = io.NopCloser(r.Body) // what the pipeline does in place
+			b, _ := io.ReadAll(r.Body)
+			s.body = string(b)
+			s.ownBodyKept = orig != r.Body
+		}
+		got <- s
+	})
+	addr, _ := janitorServer(t, func(w http.ResponseWriter, r *http.Request) {
+		BodyDeadline(h, time.Second, 1<<10).ServeHTTP(w, r)
+	}, 5*time.Second, 5*time.Second)
+	for _, body := range []string{"hello", ""} {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/", strings.NewReader(body))
+		if body == "" {
+			req.Body = http.NoBody
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		s := <-got
+		if want := body != ""; s.copied != want || s.origCopied || s.body != body || s.ownBodyKept != want {
+			t.Errorf("body %q: %+v", body, s)
+		}
+	}
+	if Copied(&http.Request{Body: http.NoBody}) {
+		t.Error("a request of no listener is Copied")
+	}
+}

@@ -30,25 +30,27 @@ type NewDeployment struct {
 }
 
 // check validates the request's fields, naming the first one wrong, and returns its
-// target.
-func (in NewDeployment) check() (target string, err error) {
+// target and the state.EntryWeight of its files and env, summed as it walks them (a
+// create's weight: state.NewDeploymentWeight).
+func (in NewDeployment) check() (target string, entries int64, err error) {
 	if in.ProjectID == nil || *in.ProjectID == "" {
-		return "", apperr.New(apperr.InvalidRequest, `field "project_id" is required`)
+		return "", 0, apperr.New(apperr.InvalidRequest, `field "project_id" is required`)
 	}
 	if in.Files == nil {
-		return "", apperr.New(apperr.InvalidRequest, `field "files" is required: an object of file path to SHA-256 hash`)
+		return "", 0, apperr.New(apperr.InvalidRequest, `field "files" is required: an object of file path to SHA-256 hash`)
 	}
 	valid := true
 	for p, h := range in.Files {
 		valid = valid && p != "" && state.ValidFileHash(h)
+		entries += state.EntryWeight(p, h)
 	}
 	if !valid { // name the first wrong path in order, whatever the map's
 		for _, p := range slices.Sorted(maps.Keys(in.Files)) {
 			if p == "" {
-				return "", apperr.New(apperr.InvalidRequest, `field "files" has an empty file path`)
+				return "", 0, apperr.New(apperr.InvalidRequest, `field "files" has an empty file path`)
 			}
 			if !state.ValidFileHash(in.Files[p]) {
-				return "", apperr.Errorf(apperr.InvalidRequest, `field "files": the hash of %q must be 64 lowercase hex characters (SHA-256)`, p)
+				return "", 0, apperr.Errorf(apperr.InvalidRequest, `field "files": the hash of %q must be 64 lowercase hex characters (SHA-256)`, p)
 			}
 		}
 	}
@@ -56,15 +58,16 @@ func (in NewDeployment) check() (target string, err error) {
 	if in.Target != nil {
 		target = *in.Target
 		if target != state.TargetPreview && target != state.TargetProduction {
-			return "", apperr.Errorf(apperr.InvalidRequest, `field "target" must be "production" or "preview", not %q`, target)
+			return "", 0, apperr.Errorf(apperr.InvalidRequest, `field "target" must be "production" or "preview", not %q`, target)
 		}
 	}
-	for k := range in.Env {
+	for k, v := range in.Env {
 		if k == "" {
-			return "", apperr.New(apperr.InvalidRequest, `field "env" has an empty variable name`)
+			return "", 0, apperr.New(apperr.InvalidRequest, `field "env" has an empty variable name`)
 		}
+		entries += state.EntryWeight(k, v)
 	}
-	return target, nil
+	return target, entries, nil
 }
 
 // newDeploymentID stands for a new deployment's id (its length) in the weight charged.
@@ -73,7 +76,7 @@ const newDeploymentID = "dpl_xxxxxxxxxxxxxxxxxxxx"
 // CreateDeployment creates a queued deployment and schedules its lifecycle under the
 // active scenario. With strict uploads, file hashes never uploaded are missing_files.
 func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
-	target, err := in.check()
+	target, entries, err := in.check()
 	if err != nil {
 		return state.Deployment{}, err
 	}
@@ -91,7 +94,9 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	}
 	now := w.clock.Now().Truncate(time.Millisecond)
 	// the lifecycle's four log lines included
-	if err := w.charge(state.WeightOf(&state.Deployment{ID: newDeploymentID, URL: p.Name + ".hostemu.localhost", Env: in.Env, Files: in.Files}) + 4*(state.WeightLogLine+64)); err != nil {
+	// WeightOf(&state.Deployment{ID: newDeploymentID, URL: p.Name + ".hostemu.localhost",
+	// Env: in.Env, Files: in.Files}), without building one to weigh
+	if err := w.charge(state.NewDeploymentWeight(len(newDeploymentID), len(p.Name)+len(".hostemu.localhost"), entries) + 4*(state.WeightLogLine+64)); err != nil {
 		return state.Deployment{}, err
 	}
 	var d state.Deployment
