@@ -78,6 +78,16 @@ func (ex *exchange) closeLater(conn net.Conn, reset bool) {
 	ex.cut, ex.cutReset = conn, reset
 }
 
+// wallRead is the request's reading of the machine's time for clock.NowAt: its start,
+// or the zero time (read afresh) once a fault fired on it, which may have held it up
+// (a delay): what fell due meanwhile must have happened in what it reads.
+func (ex *exchange) wallRead() time.Time {
+	if ex.faultID != "" {
+		return time.Time{}
+	}
+	return ex.start
+}
+
 // reuse readies a pooled exchange for a request, keeping its answer's and its request
 // body's buffers.
 func (ex *exchange) reuse(next exchange) {
