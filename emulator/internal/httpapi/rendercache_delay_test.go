@@ -17,11 +17,12 @@ import (
 // answered, not as of when it arrived: a transition that fell due during the delay has
 // happened (here no background goroutine fires it; the request's own read must).
 func TestDelayedDeploymentReadSeesWhatFellDue(t *testing.T) {
+	t.Parallel()
 	reg, err := scenario.NewRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := reg.AddInline("test", []byte("name: quick\ndeployments:\n  lifecycle:\n    - status: queued\n    - status: building\n      after: 150ms\n    - status: ready\n      after: 1h\n")); len(p) > 0 {
+	if p := reg.AddInline("test", []byte("name: quick\ndeployments:\n  lifecycle:\n    - status: queued\n    - status: building\n      after: 1s\n    - status: ready\n      after: 1h\n")); len(p) > 0 {
 		t.Fatal(p)
 	}
 	w, err := world.New(world.Config{Scenarios: reg, Scenario: "quick", RateLimitsOff: true, Fixtures: func() (state.Snapshot, error) {
@@ -57,7 +58,7 @@ func TestDelayedDeploymentReadSeesWhatFellDue(t *testing.T) {
 			t.Fatalf("status %q before the delay, want queued", s)
 		}
 	}
-	if _, err := w.AddFault(fault.Spec{Match: fault.Match{Method: "GET", Path: "/v1/deployments/*"}, Delay: &fault.Delay{Min: 400 * time.Millisecond, Max: 400 * time.Millisecond}}); err != nil {
+	if _, err := w.AddFault(fault.Spec{Match: fault.Match{Method: "GET", Path: "/v1/deployments/*"}, Delay: &fault.Delay{Min: 1200 * time.Millisecond, Max: 1200 * time.Millisecond}}); err != nil {
 		t.Fatal(err)
 	}
 	if s := get(); s != "building" {
