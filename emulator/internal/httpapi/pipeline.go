@@ -195,8 +195,9 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 	ex.journaled = true
 	r = a.prepareBody(ex, r)
 	a.identify(ex, r)
-	d, now, wall := ex.w.Count(ex.limitKey, ex.perIP, ex.start) // the start's reading of the wall: one fewer
-	if !wall {                                                  // else net/http writes the same Date itself, cheaper than a header of ours
+	// counted at the start's reading of the wall (clock.NowAt), not a reading of its own
+	d, now, wall := ex.w.Count(ex.limitKey, ex.perIP, ex.start)
+	if !wall { // else net/http writes the same Date itself, cheaper than a header of ours
 		h["Date"] = dateHeader(now)
 	}
 	setRateHeaders(h, d)
