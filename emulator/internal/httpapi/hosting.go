@@ -170,7 +170,7 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
 	w, start := a.w, time.Time{} // a.world(c), and the request's reading of the wall (clock.NowAt)
 	if ex := exchangeOf(c); ex != nil {
-		w, start = ex.w, ex.start
+		w, start = ex.w, ex.wallRead()
 	}
 	version := w.VersionAt(start)
 	prefix, host := a.baseParts(c.Request)

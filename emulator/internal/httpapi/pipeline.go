@@ -81,6 +81,16 @@ func (ex *exchange) closeLater(conn net.Conn, reset bool) {
 	ex.cut, ex.cutReset = conn, reset
 }
 
+// wallRead is the request's reading of the machine's time for clock.NowAt: its start,
+// or the zero time (read afresh) once a fault fired on it, which may have held it up
+// (a delay): what fell due meanwhile must have happened in what it reads.
+func (ex *exchange) wallRead() time.Time {
+	if ex.faultID != "" {
+		return time.Time{}
+	}
+	return ex.start
+}
+
 // reuse readies a pooled exchange for a request, keeping its answer's and its request
 // body's buffers.
 func (ex *exchange) reuse(next exchange) {
@@ -188,8 +198,9 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 	ex.journaled = true
 	r = a.prepareBody(ex, r)
 	a.identify(ex, r)
-	d, now, wall := ex.w.Count(ex.limitKey, ex.perIP, ex.start) // the start's reading of the wall: one fewer
-	if !wall {                                                  // else net/http writes the same Date itself, cheaper than a header of ours
+	// counted at the start's reading of the wall (clock.NowAt), not a reading of its own
+	d, now, wall := ex.w.Count(ex.limitKey, ex.perIP, ex.start)
+	if !wall { // else net/http writes the same Date itself, cheaper than a header of ours
 		h["Date"] = dateHeader(now)
 	}
 	setRateHeaders(h, d)
