@@ -37,6 +37,8 @@ func TestControlToken(t *testing.T) {
 		{"no token", "/_emulator/clock", "", 401, "missing_token"},
 		{"wrong token", "/_emulator/clock", "wrong", 401, "invalid_token"},
 		{"control token", "/_emulator/clock", "ctl", 200, ""},
+		{"one fault, wrong token", "/_emulator/faults/flt_1", "wrong", 401, "invalid_token"},
+		{"one fault, none such", "/_emulator/faults/flt_1", "ctl", 404, "fault_not_found"},
 		{"unknown control route", "/_emulator/nope", "ctl", 404, "not_found"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,6 +29,7 @@ func TestControlRefusesForeignOrigins(t *testing.T) {
 		{"opaque origin", "GET", "/_emulator/requests", map[string]string{"Origin": "null"}, 403},
 		{"no-cors GET from another site", "GET", "/_emulator/state", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403},
 		{"no-cors GET from the same site, other port", "GET", "/_emulator/state", map[string]string{"Sec-Fetch-Site": "same-site"}, 403},
+		{"one fault from another origin", "GET", "/_emulator/faults/flt_1", map[string]string{"Origin": "https://evil.example"}, 403},
 		{"health from another origin", "GET", "/_emulator/health", map[string]string{"Origin": "https://evil.example"}, 403},
 		{"own origin", "GET", "/_emulator/clock", map[string]string{"Origin": own, "Sec-Fetch-Site": "same-origin"}, 200},
 		{"typed in the address bar", "GET", "/_emulator/clock", map[string]string{"Sec-Fetch-Site": "none"}, 200},

@@ -185,7 +185,7 @@ _FaultViewOptional = TypedDict(
         "after_bytes": int,  # With break truncate: the body bytes sent before the connection closes (absent: half).
         "bytes_per_second": int,  # With break slow: the rate the real answer is sent at.
         "then": List[FaultStep],
-        "near_misses": List[NearMiss],  # In GET /faults, for a fault with no hits: what almost matched it (see NearMiss); an empty list when nothing came close.
+        "near_misses": List[NearMiss],  # In GET /faults and GET /faults/{id}, for a fault with no hits: what almost matched it (see NearMiss); an empty list when nothing came close.
     },
     total=False,
 )

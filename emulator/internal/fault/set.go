@@ -314,6 +314,21 @@ func (s *Set) List() []Fault {
 	return out
 }
 
+// Get returns a snapshot of the fault id, API-added or the active scenario's, as List
+// shows it, and whether there is one.
+func (s *Set) Get(id string) (Fault, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, list := range [...][]*Fault{s.api, s.scenario} {
+		for _, f := range list {
+			if f.ID == id {
+				return snapshot(f), true
+			}
+		}
+	}
+	return Fault{}, false
+}
+
 // Reset goes back to the start-up faults, as POST /_emulator/reset does: no API-added
 // faults, the id sequence back to flt_1, the scenario's faults with no hits, and the
 // dice drawn from rng, a source seeded as the one NewSet was given (nil keeps the

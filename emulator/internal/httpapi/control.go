@@ -168,7 +168,8 @@ type faultView struct {
 	Source string `json:"source"`
 	Hits   int64  `json:"hits"`
 	fault.Spec
-	// NearMisses, in a listing, is what almost matched a fault with no hits.
+	// NearMisses, in a listing or GET /_emulator/faults/{id}, is what almost matched a
+	// fault with no hits.
 	NearMisses *[]fault.NearMiss `json:"near_misses,omitempty"`
 }
 
@@ -189,18 +190,33 @@ func (a *API) addFault(c *gin.Context) (any, error) {
 }
 
 func (a *API) listFaults(c *gin.Context) (any, error) {
-	fs := a.world(c).Faults()
-	out := struct {
+	return struct {
 		Faults []faultView `json:"faults"`
-	}{Faults: make([]faultView, len(fs))}
+	}{Faults: a.viewFaults(c, a.world(c).Faults())}, nil
+}
+
+// getFault answers GET /_emulator/faults/{id}: the fault as the listing shows it, its
+// near misses weighed for it alone, not for every fault of the world.
+func (a *API) getFault(c *gin.Context) (any, error) {
+	f, err := a.world(c).FaultByID(c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	return a.viewFaults(c, []fault.Fault{f})[0], nil
+}
+
+// viewFaults renders fs as the control API shows faults, the listing and a single
+// fault alike: each with no hits carries its near misses, computed for fs only.
+func (a *API) viewFaults(c *gin.Context, fs []fault.Fault) []faultView {
+	out := make([]faultView, len(fs))
 	near := a.world(c).FaultNearMisses(fs)
 	for i, f := range fs {
-		out.Faults[i] = viewFault(f)
+		out[i] = viewFault(f)
 		if nm, ok := near[f.ID]; ok {
-			out.Faults[i].NearMisses = &nm
+			out[i].NearMisses = &nm
 		}
 	}
-	return out, nil
+	return out
 }
 
 func (a *API) deleteFault(c *gin.Context) (any, error) {

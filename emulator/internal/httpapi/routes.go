@@ -71,6 +71,7 @@ func (a *API) worldRoutes(g *gin.RouterGroup) {
 	g.POST("/faults", a.handle(a.addFault))
 	get(g, "/faults", a.handle(a.listFaults))
 	g.DELETE("/faults", a.handle(a.clearFaults))
+	get(g, "/faults/:id", a.handle(a.getFault))
 	g.DELETE("/faults/:id", a.handle(a.deleteFault))
 	get(g, "/requests", a.handle(a.listRequests))
 	g.DELETE("/requests", a.handle(a.clearRequests))

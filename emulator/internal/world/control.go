@@ -31,6 +31,16 @@ func (w *World) AddFault(spec fault.Spec) (fault.Fault, error) {
 // Faults lists the API-added faults and the active scenario's, with their hits.
 func (w *World) Faults() []fault.Fault { return w.faults.List() }
 
+// FaultByID is the fault id, API-added or the active scenario's, with its hits: 404
+// fault_not_found when there is none (never added, removed, or gone with a reset).
+func (w *World) FaultByID(id string) (fault.Fault, error) {
+	f, ok := w.faults.Get(id)
+	if !ok {
+		return fault.Fault{}, apperr.Errorf(apperr.FaultNotFound, "no fault has id %q (never added, removed, or gone with a reset)", id)
+	}
+	return f, nil
+}
+
 // RemoveFault removes an API-added fault.
 func (w *World) RemoveFault(id string) error {
 	if !w.faults.Remove(id) {

@@ -285,7 +285,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One fault, as the listing shows it
+         * @description The fault id (API-added, or the active scenario's) as its element of GET /faults: spec, source, hits, and near_misses while it has no hits. Its near misses are weighed for it alone: asking one fault costs one fault's near misses, not the listing's.
+         */
+        get: operations["getFault"];
         put?: never;
         post?: never;
         /** Remove a fault */
@@ -970,7 +974,7 @@ export interface components {
             /** @description With break slow: the rate the real answer is sent at. */
             bytes_per_second?: number;
             then?: components["schemas"]["FaultStep"][];
-            /** @description In GET /faults, for a fault with no hits: what almost matched it (see NearMiss); an empty list when nothing came close. */
+            /** @description In GET /faults and GET /faults/{id}, for a fault with no hits: what almost matched it (see NearMiss); an empty list when nothing came close. */
             near_misses?: components["schemas"]["NearMisses"];
         };
         /** @description Up to 5 of the newest 200 journaled requests that held all but one or two fields of a condition (a fault's match, a journal query, an await's requests), closest first: fewer fields differing, then nearer values (a path or host by its common prefix and suffix with the pattern), then the most recent. */
@@ -2473,6 +2477,62 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFoundNs"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fault. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "flt_1",
+                     *       "source": "api",
+                     *       "hits": 0,
+                     *       "match": {
+                     *         "path": "/v1/deployments"
+                     *       },
+                     *       "status": 503,
+                     *       "near_misses": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FaultView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such fault (never added, removed, or gone with a reset), or no such namespace. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "fault_not_found",
+                     *         "message": "no fault has id \"flt_9\" (never added, removed, or gone with a reset)",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/fault_not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
+                };
+            };
             500: components["responses"]["Internal"];
         };
     };
