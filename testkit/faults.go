@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/url"
 )
@@ -46,34 +48,35 @@ func (e *Emulator) Faults() []FaultInfo {
 // NearMisses is, while the fault has no hits, what almost matched it: up to 5 of the
 // newest 200 journaled requests that held all but one or two fields of its match, each
 // with what it had in the fields that differed (none once the fault has fired). Asking
-// after it was removed or the emulator reset fails the test.
+// after it was removed or the emulator reset fails the test. It fetches this fault
+// alone (GET /_emulator/faults/{id}): the cost is its near misses, not every fault's.
 func (f *Fault) NearMisses() []NearMiss {
 	f.e.tb.Helper()
-	for _, x := range f.e.Faults() {
-		if x.ID == f.id {
-			return x.NearMisses
-		}
-	}
-	f.e.tb.Fatalf("testkit: fault %s is gone (removed, or the emulator was reset)", f.id)
-	return nil
+	return f.info().NearMisses
 }
 
 // Hits is how many times the fault has fired. Asking after it was removed or the
-// emulator reset fails the test.
+// emulator reset fails the test. It fetches this fault alone, so asking in a loop
+// costs one fault's near misses a call, not the listing's.
 func (f *Fault) Hits() int64 {
 	f.e.tb.Helper()
-	var out struct {
-		Faults []struct {
-			ID   string `json:"id"`
-			Hits int64  `json:"hits"`
-		} `json:"faults"`
+	return f.info().Hits
+}
+
+// info is the fault as GET /_emulator/faults/{id} answers it; a 404 fault_not_found
+// fails the test saying the fault is gone, as the listing's absence did.
+func (f *Fault) info() FaultInfo {
+	f.e.tb.Helper()
+	var out FaultInfo
+	path := "/_emulator/faults/" + url.PathEscape(f.id)
+	err := f.e.r.do(context.Background(), http.MethodGet, path, nil, &out)
+	var ae *APIError
+	switch {
+	case err == nil:
+	case errors.As(err, &ae) && ae.Code == "fault_not_found":
+		f.e.tb.Fatalf("testkit: fault %s is gone (removed, or the emulator was reset)", f.id)
+	default:
+		f.e.tb.Fatalf("testkit: GET %s: %v", path, err)
 	}
-	f.e.call(http.MethodGet, "/_emulator/faults", nil, &out)
-	for _, x := range out.Faults {
-		if x.ID == f.id {
-			return x.Hits
-		}
-	}
-	f.e.tb.Fatalf("testkit: fault %s is gone (removed, or the emulator was reset)", f.id)
-	return 0
+	return out
 }

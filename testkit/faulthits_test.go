@@ -1,0 +1,72 @@
+package testkit_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hostemu/hostemu/testkit"
+)
+
+// Hits and NearMisses fetch their fault alone: asked in a loop over many faults, each
+// call is one GET /_emulator/faults/{id}, never the listing, which weighs the near
+// misses of every fault with no hits (docs/control-api.md "Near misses").
+func TestFaultHitsFetchOneFault(t *testing.T) {
+	t.Parallel()
+	srv := testkit.Start(t)
+	target, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	rp := httputil.NewSingleHostReverseProxy(target)
+	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(px.Close)
+	e := testkit.Connect(t, px.URL, testkit.Shared())
+
+	var faults []*testkit.Fault
+	for range 5 {
+		faults = append(faults, e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "DELETE", Path: "/v1/projects"}, Status: 503}))
+	}
+	fired := e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "GET", Path: "/v1/projects"}, Status: 503, Times: 1})
+	if status, _ := hosting(e, "GET", "/v1/projects", e.ReadToken(), nil); status != 503 {
+		t.Fatalf("GET /v1/projects: %d, want the fault's 503", status)
+	}
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	for _, f := range faults {
+		if n := f.Hits(); n != 0 {
+			t.Errorf("%s: Hits = %d, want 0", f.ID(), n)
+		}
+		if nms := f.NearMisses(); len(nms) != 1 || nms[0].Method != "GET" {
+			t.Errorf("%s: NearMisses = %+v, want the GET /v1/projects", f.ID(), nms)
+		}
+	}
+	if n := fired.Hits(); n != 1 {
+		t.Errorf("fired: Hits = %d, want 1", n)
+	}
+	if nms := fired.NearMisses(); len(nms) != 0 {
+		t.Errorf("fired: NearMisses = %+v, want none", nms)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := 2*len(faults) + 2; len(seen) != want {
+		t.Errorf("%d requests, want %d: %v", len(seen), want, seen)
+	}
+	for _, s := range seen {
+		if !strings.HasPrefix(s, "GET /_emulator/faults/flt_") {
+			t.Errorf("Hits/NearMisses sent %s, want GET /_emulator/faults/{id} only", s)
+		}
+	}
+}
