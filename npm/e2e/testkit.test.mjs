@@ -158,6 +158,18 @@ describe("the control API", () => {
     assert.deepEqual(f.near_misses, [{ seq: 1, method: "GET", path: "/v1/projects", differs: { method: "GET" } }]);
     assert.deepEqual(await emu.faults.nearMisses(f.id), f.near_misses);
     await assert.rejects(emu.faults.nearMisses("flt_nope"), { name: "HostemuError", code: "fault_not_found" });
+    // hits and nearMisses fetch the one fault (GET /_emulator/faults/{id}), not the listing
+    assert.equal(await emu.faults.hits(f.id), 0);
+    const gone = await emu.faults.hits("flt_nope").catch((e) => e);
+    assert.ok(gone instanceof HostemuError);
+    assert.equal(gone.status, 404);
+    assert.match(gone.stack, /^HostemuError: GET \/_emulator\/faults\/flt_nope: 404 fault_not_found: /);
+    const fired = await emu.faults.add({ match: { method: "GET", path: "/v1/projects" }, status: 503, times: 1 });
+    assert.equal((await fetch(`${emu.url}/v1/projects`, { headers: json(emu.tokens.read) })).status, 503);
+    assert.equal(await emu.faults.hits(fired), 1);
+    assert.deepEqual(await emu.faults.nearMisses(fired), []);
+    await emu.faults.remove(fired);
+    await assert.rejects(emu.faults.hits(fired), { name: "HostemuError", code: "fault_not_found", status: 404 });
     assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/project" }), [{ seq: 1, method: "GET", path: "/v1/projects", differs: { path: "/v1/projects" } }]);
     assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/projects" }), []);
     const err = await emu.await({ requests: { method: "DELETE", path: "/v1/projects" }, timeout: "10ms" }).catch((e) => e);

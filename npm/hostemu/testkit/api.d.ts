@@ -148,9 +148,9 @@ export interface Faults {
   clear(): Promise<void>;
   /** The faults in force, the API's and the active scenario's. */
   list(): Promise<FaultView[]>;
-  /** How many times the fault has fired. */
+  /** How many times the fault has fired (HostemuError fault_not_found once it is gone). Fetches this fault alone: GET /_emulator/faults/{id}. */
   hits(id: string): Promise<number>;
-  /** While the fault has no hits, what almost matched it (up to 5 of the newest 200 journaled requests); [] once it has fired. */
+  /** While the fault has no hits, what almost matched it (up to 5 of the newest 200 journaled requests); [] once it has fired (HostemuError fault_not_found once it is gone). Fetches this fault alone: one fault's near misses are weighed, not every fault's as list() does. */
   nearMisses(id: string): Promise<NearMiss[]>;
 }
 

@@ -223,20 +223,20 @@ class Faults {
     return out.faults;
   }
 
-  /** How many times the fault id has fired; a HostemuError fault_not_found once it is gone. */
+  /** How many times the fault id has fired; a HostemuError fault_not_found once it is gone. Fetches this fault alone (GET /_emulator/faults/{id}). */
   async hits(id) {
-    return (await this._find(id)).hits;
+    return (await this._get(id)).hits;
   }
 
-  /** While the fault id has no hits, what almost matched it (up to 5 of the newest 200 journaled requests, each with what it had in the fields that differed); [] once it has fired. A HostemuError fault_not_found once it is gone. */
+  /** While the fault id has no hits, what almost matched it (up to 5 of the newest 200 journaled requests, each with what it had in the fields that differed); [] once it has fired. A HostemuError fault_not_found once it is gone. Fetches this fault alone: its near misses are weighed, not every fault's as list() does. */
   async nearMisses(id) {
-    return (await this._find(id)).near_misses || [];
+    return (await this._get(id)).near_misses || [];
   }
 
-  async _find(id) {
-    const f = (await this.list()).find((x) => x.id === id);
-    if (!f) throw new HostemuError(404, "fault_not_found", `no fault ${id} (removed, or the emulator was reset)`, "GET", this._e._r.controlPath("/_emulator/faults"));
-    return f;
+  // _get is the fault id as GET /_emulator/faults/{id} answers it: the listing's element,
+  // at one fault's cost; the server's 404 fault_not_found is thrown as a HostemuError.
+  async _get(id) {
+    return this._e._r.call("GET", "/_emulator/faults/" + encodeURIComponent(id));
   }
 }
 

@@ -85,6 +85,16 @@ def test_journal(hostemu: Emulator, client) -> None:
     with pytest.raises(HostemuError) as e:
         hostemu.faults.near_misses(fid)
     assert e.value.code == "fault_not_found"
+    # hits and near_misses fetch the one fault (GET /_emulator/faults/{id}), not the listing
+    fired = hostemu.faults.add({"match": {"method": "GET", "path": "/v1/projects"}, "status": 503, "times": 1})
+    assert hostemu.faults.hits(fired) == 0
+    assert isinstance(hostemu.faults.near_misses(fired), list)  # no hits: its near misses, maybe none
+    hostemu.reset()
+    for ask in (hostemu.faults.hits, hostemu.faults.near_misses):
+        with pytest.raises(HostemuError) as e:
+            ask(fired)
+        assert (e.value.status, e.value.code, e.value.method) == (404, "fault_not_found", "GET")
+        assert e.value.path.endswith("/_emulator/faults/" + fired)
     hostemu.clear_requests()
     assert hostemu.requests() == []
 
