@@ -34,7 +34,7 @@ var catalogue = []Doc{
 	{ProjectNotFound, 404, "hosting", "No project has this id (in the path, the body or the query)."},
 	{DomainNotFound, 404, "hosting", "The project has no domain with this hostname."},
 	{ScenarioNotFound, 404, "control", "No scenario has this name."},
-	{FaultNotFound, 404, "control", "No API-added fault has this id."},
+	{FaultNotFound, 404, "control", "No fault has this id: it was never added, or it was removed or gone with a reset (DELETE finds only API-added faults; GET also the active scenario's)."},
 	{TokenNotFound, 404, "control", "No hosting token to revoke has this value."},
 	{MethodNotAllowed, 405, "any", "The route exists but not with this method; the Allow header lists the methods it has."},
 	{AwaitTimeout, 408, "control", "The awaited condition did not hold within the timeout."},
