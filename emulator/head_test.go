@@ -27,6 +27,7 @@ func TestHeadAnswersWhereGetDoes(t *testing.T) {
 		{"/_emulator/state", "", 200, false},
 		{"/_emulator/requests", "", 200, false},
 		{"/_emulator/faults", "", 200, false},
+		{"/_emulator/faults/flt_nope", "", 404, false},
 		{"/_emulator/scenarios", "", 200, false},
 		{"/docs", "", 200, false},
 		{"/docs/errors/not_found", "", 200, false},
