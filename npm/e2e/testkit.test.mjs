@@ -158,6 +158,13 @@ describe("the control API", () => {
     assert.deepEqual(f.near_misses, [{ seq: 1, method: "GET", path: "/v1/projects", differs: { method: "GET" } }]);
     assert.deepEqual(await emu.faults.nearMisses(f.id), f.near_misses);
     await assert.rejects(emu.faults.nearMisses("flt_nope"), { name: "HostemuError", code: "fault_not_found" });
+    assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/project" }), [{ seq: 1, method: "GET", path: "/v1/projects", differs: { path: "/v1/projects" } }]);
+    assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/projects" }), []);
+    const err = await emu.await({ requests: { method: "DELETE", path: "/v1/projects" }, timeout: "10ms" }).catch((e) => e);
+    assert.ok(err instanceof HostemuError);
+    assert.equal(err.code, "await_timeout");
+    assert.deepEqual(err.nearMisses, f.near_misses);
+    assert.match(err.stack, /^HostemuError: POST \/_emulator\/await: 408 await_timeout: .*near misses: seq 1 GET \/v1\/projects differs in \{"method":"GET"\}/);
     // hits and nearMisses fetch the one fault (GET /_emulator/faults/{id}), not the listing
     assert.equal(await emu.faults.hits(f.id), 0);
     const gone = await emu.faults.hits("flt_nope").catch((e) => e);
@@ -170,13 +177,6 @@ describe("the control API", () => {
     assert.deepEqual(await emu.faults.nearMisses(fired), []);
     await emu.faults.remove(fired);
     await assert.rejects(emu.faults.hits(fired), { name: "HostemuError", code: "fault_not_found", status: 404 });
-    assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/project" }), [{ seq: 1, method: "GET", path: "/v1/projects", differs: { path: "/v1/projects" } }]);
-    assert.deepEqual(await emu.requestNearMisses({ method: "GET", path: "/v1/projects" }), []);
-    const err = await emu.await({ requests: { method: "DELETE", path: "/v1/projects" }, timeout: "10ms" }).catch((e) => e);
-    assert.ok(err instanceof HostemuError);
-    assert.equal(err.code, "await_timeout");
-    assert.deepEqual(err.nearMisses, f.near_misses);
-    assert.match(err.stack, /^HostemuError: POST \/_emulator\/await: 408 await_timeout: .*near misses: seq 1 GET \/v1\/projects differs in \{"method":"GET"\}/);
   });
 
   test("forceStatus, useScenario, state, reset, faults.list and clear, token", async () => {
