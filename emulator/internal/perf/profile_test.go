@@ -21,8 +21,10 @@ import (
 //	go tool pprof -top -nodecount 60 perf.test cpu.out
 //
 // With HOSTEMU_PERF_PROFILE=create, loadgen sends creates (POST /v1/deployments, as
-// TestBinaryHotPaths does) instead; with HOSTEMU_PERF_PROFILE=files, uploads of one
-// 1 KiB file (POST /v1/files, the same bytes each time, as TestBinaryHotPaths sends).
+// TestBinaryHotPaths does) instead, and the profile goes on 7 s after the load, while
+// the lifecycles those creates started run out; with HOSTEMU_PERF_PROFILE=files,
+// uploads of one 1 KiB file (POST /v1/files, the same bytes each time, as
+// TestBinaryHotPaths sends).
 // HOSTEMU_PERF_SIDE=bare profiles the reference (package bare) under the same load.
 func TestProfileServe(t *testing.T) {
 	wrk, taskset := tools(t, "profile the serving path under wrk")
