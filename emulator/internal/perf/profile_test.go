@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/internal/perf/bare"
@@ -20,8 +21,10 @@ import (
 //	go tool pprof -top -nodecount 60 perf.test cpu.out
 //
 // With HOSTEMU_PERF_PROFILE=create, loadgen sends creates (POST /v1/deployments, as
-// TestBinaryHotPaths does) instead; with HOSTEMU_PERF_PROFILE=files, uploads of one
-// 1 KiB file (POST /v1/files, the same bytes each time, as TestBinaryHotPaths sends).
+// TestBinaryHotPaths does) instead, and the profile goes on 7 s after the load, while
+// the lifecycles those creates started run out; with HOSTEMU_PERF_PROFILE=files,
+// uploads of one 1 KiB file (POST /v1/files, the same bytes each time, as
+// TestBinaryHotPaths sends).
 // HOSTEMU_PERF_SIDE=bare profiles the reference (package bare) under the same load.
 func TestProfileServe(t *testing.T) {
 	wrk, taskset := tools(t, "profile the serving path under wrk")
@@ -44,6 +47,9 @@ func TestProfileServe(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s", loadReq(t, wrk, taskset, base+"/v1/deployments", "6s", "POST", create, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/json"))
+		// the lifecycles the creates started run for 6 s more (queued 1 s, building
+		// 5 s): their transitions are the creates' work, and belong in the profile
+		time.Sleep(7 * time.Second)
 		return
 	}
 	t.Logf("%s", load(t, wrk, taskset, base+"/v1/deployments/"+firstDeployment(t, base), "6s"))

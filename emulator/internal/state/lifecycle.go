@@ -1,7 +1,6 @@
 package state
 
 import (
-	"slices"
 	"strconv"
 	"time"
 )
@@ -39,7 +38,12 @@ type Step struct {
 // live or from fixtures, goes through here, so all read alike.
 func (d *Deployment) SetStatus(p *Project, status string, e *ErrorInfo, t time.Time) {
 	d.Status = status
-	d.Logs = slices.Grow(d.Logs, 2) // a lifecycle's lines in one allocation, not one per step
+	if cap(d.Logs) == 0 {
+		// the default lifecycle's four lines (queued, building's two, ready) in one
+		// allocation: growing by each step's lines reallocated at every step after
+		// the first (three allocations, 560 bytes, where this is one of 160)
+		d.Logs = make([]LogLine, 0, 4)
+	}
 	at := func(old *time.Time) *time.Time {
 		if old != nil {
 			return old
