@@ -17,19 +17,11 @@ import (
 //
 //	go test -run '^$' -bench ReadSnapshot100k -benchmem ./emulator/internal/state/
 func BenchmarkReadSnapshot100k(b *testing.B) {
-	snap, problems := fixture.Load("../../testdata/big/generate-100k.yaml", fixture.Options{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
-	if len(problems) > 0 {
-		b.Fatal(problems)
-	}
-	var doc bytes.Buffer
-	if err := state.WriteSnapshot(&doc, &snap, ""); err != nil {
-		b.Fatal(err)
-	}
-	snap = state.Snapshot{}
-	b.SetBytes(int64(doc.Len()))
+	doc := bigStateDoc(b)
+	b.SetBytes(int64(len(doc)))
 	b.ReportAllocs()
 	for b.Loop() {
-		got, err := state.ReadSnapshot(bytes.NewReader(doc.Bytes()), state.ReadOptions{})
+		got, err := state.ReadSnapshot(bytes.NewReader(doc), state.ReadOptions{})
 		if err != nil || len(got.Deployments) != 100_000 {
 			b.Fatal(len(got.Deployments), err)
 		}
@@ -41,20 +33,12 @@ func BenchmarkReadSnapshot100k(b *testing.B) {
 //
 //	go test -run '^$' -bench Load100k -benchmem ./emulator/internal/state/
 func BenchmarkLoad100k(b *testing.B) {
-	snap, problems := fixture.Load("../../testdata/big/generate-100k.yaml", fixture.Options{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
-	if len(problems) > 0 {
-		b.Fatal(problems)
-	}
-	var doc bytes.Buffer
-	if err := state.WriteSnapshot(&doc, &snap, ""); err != nil {
-		b.Fatal(err)
-	}
-	snap = state.Snapshot{}
+	doc := bigStateDoc(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		got, err := state.ReadSnapshot(bytes.NewReader(doc.Bytes()), state.ReadOptions{})
+		got, err := state.ReadSnapshot(bytes.NewReader(doc), state.ReadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,4 +49,19 @@ func BenchmarkLoad100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// bigStateDoc is the state document of the world of testdata/big/generate-100k.yaml,
+// the snapshot it was written from left to the collector.
+func bigStateDoc(b *testing.B) []byte {
+	b.Helper()
+	snap, problems := fixture.Load("../../testdata/big/generate-100k.yaml", fixture.Options{Start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	if len(problems) > 0 {
+		b.Fatal(problems)
+	}
+	var doc bytes.Buffer
+	if err := state.WriteSnapshot(&doc, &snap, ""); err != nil {
+		b.Fatal(err)
+	}
+	return doc.Bytes()
 }
