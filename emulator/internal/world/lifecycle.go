@@ -258,7 +258,6 @@ var renewalSteps = []scenario.Step{{}}
 // The keys a bundle names lifecycles by.
 func deploymentKey(id string) string { return kindPrefix[kindDeployment] + id }
 func domainKey(host string) string   { return kindPrefix[kindDomain] + host }
-func certKey(host string) string     { return kindPrefix[kindCert] + host }
 
 // ruleDraw is the random source a deployment's when.probability rules draw from: seeded
 // by the world's seed and the deployment's id, so a run with one --seed picks the same
