@@ -201,14 +201,6 @@ func (c *Clock) wallNow() time.Time { return c.wall().UTC().Round(0) }
 // Now is the emulated time, in UTC.
 func (c *Clock) Now() time.Time { return c.st.Load().now(c) }
 
-// NowWall is Now, and whether it is the machine's wall time itself (a real clock with no
-// offset): then an HTTP answer's Date, which net/http writes from the wall, already
-// says the emulated time.
-func (c *Clock) NowWall() (time.Time, bool) {
-	st := c.st.Load()
-	return st.now(c), st.kind == Real && st.offset == 0
-}
-
 // NowAt is Now for a caller that has just read the machine's time (read, from
 // time.Now: a request's start): a real clock on the machine's wall takes its time from
 // that reading rather than reading the wall again, which costs about 0.1 µs on the
@@ -217,7 +209,9 @@ func (c *Clock) NowWall() (time.Time, bool) {
 // clock or on a clock with another wall (tests): then it is Now.
 func (c *Clock) NowAt(read time.Time) time.Time { return c.st.Load().nowAt(c, read) }
 
-// NowWallAt is NowWall with a reading of the machine's time, as NowAt.
+// NowWallAt is NowAt(read), and whether it is the machine's wall time itself (a real
+// clock with no offset): then an HTTP answer's Date, which net/http writes from the
+// wall, already says the emulated time.
 func (c *Clock) NowWallAt(read time.Time) (time.Time, bool) {
 	st := c.st.Load()
 	return st.nowAt(c, read), st.kind == Real && st.offset == 0

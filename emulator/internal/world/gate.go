@@ -57,7 +57,7 @@ func (w *World) DomainWriteScope() state.Scope { return w.store.Policy().DomainW
 // was taken at (the answer's Date, so X-RateLimit-Reset - Date means the same on a
 // manual clock as on a real one).
 //
-// wall says the emulated time is the wall time (see clock.NowWall). read is the
+// wall says the emulated time is the wall time (see clock.NowWallAt). read is the
 // machine's time read at the request's start (clock.NowAt), or the zero time.
 func (w *World) Count(key string, perIP bool, read time.Time) (d ratelimit.Decision, now time.Time, wall bool) {
 	now, wall = w.clock.NowWallAt(read)
