@@ -27,7 +27,7 @@ type Store struct {
 	tokens      *tokenTable
 	files       map[string]struct{}
 	detaching   []Detachment
-	byLabel     map[string]string   // deployment host label → id, only for labels idOfLabel does not name (see setLabel)
+	byLabel     map[string]string   // deployment host label → id, only for labels whose suffix does not name their id (see setLabel)
 	detached    map[string]struct{} // recently detached hostnames, at most maxDetached
 	detachedLog []string            // detached's hostnames, oldest first
 	policy      Policy
@@ -641,8 +641,8 @@ func (s *Store) DeploymentByLabel(label string) (Deployment, bool) {
 	if id, ok := s.byLabel[label]; ok {
 		return *s.deployments[id], true
 	}
-	if suffix, ok := labelSuffix(label); ok && len(suffix) <= 40 {
-		var buf [len("dpl_") + 40]byte
+	if suffix, ok := labelSuffix(label); ok {
+		var buf [len("dpl_") + maxLabelSuffix]byte
 		id := append(append(buf[:0], "dpl_"...), suffix...)
 		if d, ok := s.deployments[string(id)]; ok && labelOf(d.URL) == label { // no allocation: a map index
 			return *d, true
@@ -661,7 +661,7 @@ func (s *Store) DeploymentByLabel(label string) (Deployment, bool) {
 // two to one map.
 func (s *Store) setLabel(d *Deployment) {
 	label := labelOf(d.URL)
-	if suffix, ok := labelSuffix(label); ok && len(suffix) <= 40 && len(d.ID) == len("dpl_")+len(suffix) && strings.HasPrefix(d.ID, "dpl_") && d.ID[len("dpl_"):] == suffix {
+	if suffix, ok := labelSuffix(label); ok && len(d.ID) == len("dpl_")+len(suffix) && strings.HasPrefix(d.ID, "dpl_") && d.ID[len("dpl_"):] == suffix {
 		if len(s.byLabel) > 0 {
 			delete(s.byLabel, label)
 		}
@@ -670,14 +670,19 @@ func (s *Store) setLabel(d *Deployment) {
 	s.byLabel[label] = d.ID
 }
 
-// labelSuffix is what follows a deployment label's last hyphen: "shop-abc123" → "abc123".
+// labelSuffix is what follows a deployment label's last hyphen: "shop-abc123" → "abc123";
+// false when there is none, or it is longer than maxLabelSuffix.
 func labelSuffix(label string) (string, bool) {
 	i := strings.LastIndexByte(label, '-')
-	if i < 0 || i == len(label)-1 {
+	if i < 0 || i == len(label)-1 || len(label)-1-i > maxLabelSuffix {
 		return "", false
 	}
 	return label[i+1:], true
 }
+
+// maxLabelSuffix is the longest label suffix DeploymentByLabel finds through the id it
+// names (the id is built in a buffer of its own on the stack).
+const maxLabelSuffix = 40
 
 // EdgeDomain is a domain as the edge routes it, with its project's production
 // deployment read in the same instant (the one read that makes a promote atomic at the
