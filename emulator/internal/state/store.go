@@ -68,7 +68,7 @@ func (s *Store) resetFor(snap *Snapshot) {
 	s.tokens = newTokenTable()
 	s.files = make(map[string]struct{}, len(snap.Files))
 	s.detaching = nil
-	s.byLabel = make(map[string]string, len(snap.Deployments))
+	s.byLabel = map[string]string{} // not sized for snap: most labels name their id and have no entry (setLabel)
 	s.detached = map[string]struct{}{}
 	s.detachedLog = nil
 	s.policy = Policy{DomainWriteScope: ScopeAdmin}
