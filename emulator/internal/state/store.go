@@ -16,7 +16,19 @@ import (
 // Store is one world's resources. It is safe for concurrent use; every read returns
 // a copy, so a reader never sees a half-made change.
 type Store struct {
-	mu          sync.RWMutex // guards everything below
+	mu sync.RWMutex // guards everything below
+	tables
+
+	// changes counts every change, bumped by the mutator that makes it while it holds
+	// mu, so no caller can forget it; the same call hands the change to the hook.
+	changes atomic.Uint64
+	hook    func(Change)  // receives every change (see SetHook)
+	woken   notify.Signal // wakes NextChange's waiters
+}
+
+// tables are a Store's resources and indexes: what resetFor makes and Load replaces
+// as one.
+type tables struct {
 	projects    map[string]*Project
 	projectIdx  index
 	deployments map[string]*Deployment
@@ -32,12 +44,6 @@ type Store struct {
 	detachedLog []string            // detached's hostnames, oldest first
 	policy      Policy
 	cipher      Cipher
-
-	// changes counts every change, bumped by the mutator that makes it while it holds
-	// mu, so no caller can forget it; the same call hands the change to the hook.
-	changes atomic.Uint64
-	hook    func(Change)  // receives every change (see SetHook)
-	woken   notify.Signal // wakes NextChange's waiters
 }
 
 // Changes counts the changes made so far; it only grows.
@@ -103,10 +109,7 @@ func (s *Store) Load(snap Snapshot) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.projects, s.projectIdx, s.deployments, s.allIdx = n.projects, n.projectIdx, n.deployments, n.allIdx
-	s.byProject, s.domains, s.domainIdx, s.tokens = n.byProject, n.domains, n.domainIdx, n.tokens
-	s.files, s.detaching, s.byLabel, s.detached = n.files, n.detaching, n.byLabel, n.detached
-	s.detachedLog, s.policy, s.cipher = n.detachedLog, n.policy, n.cipher
+	s.tables = n.tables
 	loaded := snap
 	if s.hook != nil {
 		// the store now owns these arrays and updates items in place: the hook gets
