@@ -79,10 +79,7 @@ func TestBinaryVsGin(t *testing.T) {
 			t.Logf("round %d: before %.0f req/s (%.1f µs CPU/req): %.2f of gin, %.2f× its CPU; hostemu's CPU per request %.2f× before's", i+1, b, bc, b/g, bc/gc, ec/bc)
 		}
 	}
-	mid := func(xs []float64) (med, lo, hi float64) {
-		slices.Sort(xs)
-		return xs[len(xs)/2], xs[0], xs[len(xs)-1]
-	}
+	mid := func(xs []float64) (med, lo, hi float64) { return median(xs), slices.Min(xs), slices.Max(xs) }
 	m, lo, hi := mid(ratios)
 	c, clo, chi := mid(cpuRatios)
 	t.Logf("median over %d rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's (%.2f–%.2f)", rounds, m, lo, hi, c, clo, chi)
