@@ -168,10 +168,7 @@ func (a *API) getDeployment(c *gin.Context) (any, error) {
 // renderDeployment answers the full deployment object, as GET and the control API's
 // forced status do.
 func (a *API) renderDeployment(c *gin.Context, id string) (any, error) {
-	w, start := a.w, time.Time{} // a.world(c), and the request's reading of the wall (clock.NowAt)
-	if ex := exchangeOf(c); ex != nil {
-		w, start = ex.w, ex.wallRead()
-	}
+	w, start := a.worldAt(c)
 	version := w.VersionAt(start)
 	prefix, host := a.baseParts(c.Request)
 	if e, ok := a.rendered.get(w, version, id, prefix, host); ok {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,10 +17,17 @@ import (
 // credential), a namespaced control route's (from its path, see inNamespace), else the
 // default one.
 func (a *API) world(c *gin.Context) *world.World {
+	w, _ := a.worldAt(c)
+	return w
+}
+
+// worldAt is world with the request's reading of the wall for clock.NowAt
+// (exchange.wallRead; the zero time, read afresh, outside the pipeline).
+func (a *API) worldAt(c *gin.Context) (*world.World, time.Time) {
 	if ex := exchangeOf(c); ex != nil {
-		return ex.w
+		return ex.w, ex.wallRead()
 	}
-	return a.w
+	return a.w, time.Time{}
 }
 
 // inNamespace resolves the :ns of a namespaced control route: 404 namespace_not_found

@@ -77,12 +77,10 @@ type Entry struct {
 	// Replayed marks an entry that came with a failure bundle: recorded by the world the
 	// bundle was taken from, not answered here.
 	Replayed bool `json:"replayed,omitempty"`
-	// sharedAnswer says Response.Body was given by SetSharedResponse: kept as it is
-	// (here, in the padding after the flags: the entry is no larger for it).
-	sharedAnswer bool
-	// bodyKept says Body is a string the entry may keep as it is (SetKeptBody); beside
-	// the other flags, in their padding: an entry is no larger (MaxEntryBytes)
-	bodyKept bool
+	// kept says which bodies were given as strings never changed, whole, that the entry
+	// may keep as they are (SetKeptBody, SetSharedResponse); beside the other flags, in
+	// their padding: an entry is no larger (MaxEntryBytes)
+	kept keptBodies
 	// Response is the answer, when there was one (none for a request a fault dropped
 	// or timed out).
 	Response Response `json:"response,omitzero"`
@@ -112,6 +110,23 @@ type Response struct {
 	HeadersTruncated bool `json:"headers_truncated,omitempty"`
 }
 
+// keptBodies is a set of an entry's bodies that own keeps as they are, not copied.
+type keptBodies uint8
+
+const (
+	keptRequest keptBodies = 1 << iota // Body (SetKeptBody)
+	keptAnswer                         // Response.Body (SetSharedResponse)
+)
+
+// keepIf is k with b when body is whole (at most MaxBody bytes): a longer one is cut
+// and copied as any other.
+func (k keptBodies) keepIf(b keptBodies, body string) keptBodies {
+	if len(body) <= MaxBody {
+		return k | b
+	}
+	return k &^ b
+}
+
 // SetRequestHeaders gives e a request's headers: Add keeps them as HeadersOf would,
 // within the bounds, in the one copy it makes of the entry's strings (cheaper than
 // setting Headers to HeadersOf(h) on the hot path).
@@ -121,7 +136,7 @@ func (e *Entry) SetRequestHeaders(h http.Header) { e.raw = h }
 // holds no more memory than a copy would (an upload's own buffer): Add keeps it as it
 // is rather than copying it with the entry's other strings. A body over MaxBody is
 // cut and copied as any other.
-func (e *Entry) SetKeptBody(body string) { e.Body, e.bodyKept = body, len(body) <= MaxBody }
+func (e *Entry) SetKeptBody(body string) { e.Body, e.kept = body, e.kept.keepIf(keptRequest, body) }
 
 // SetResponse gives e its answer: the status, the answer's headers (of which Add keeps
 // those AnswerHeader names) and the body as written, of which Add keeps the first
@@ -137,7 +152,7 @@ func (e *Entry) SetResponse(status int, h http.Header, body []byte) {
 // is, without a copy, when it is at most MaxBody bytes (else it cuts and copies it as
 // SetResponse's). The entry then shares it; it holds no more than a copy would.
 func (e *Entry) SetSharedResponse(status int, h http.Header, body string) {
-	e.Response.Status, e.rawAnswer, e.Response.Body, e.sharedAnswer = status, h, body, true
+	e.Response.Status, e.rawAnswer, e.Response.Body, e.kept = status, h, body, e.kept.keepIf(keptAnswer, body)
 }
 
 // Journal is a bounded ring of the newest entries. It is safe for concurrent use.
@@ -370,7 +385,7 @@ func (j *Journal) Load(entries []Entry) error {
 	}
 	ring := make([]Entry, len(entries), max(len(entries), min(j.size, 64)))
 	for i, e := range entries {
-		e.raw, e.rawAnswer, e.rawAnswerBody, e.sharedAnswer = nil, nil, nil, false
+		e.raw, e.rawAnswer, e.rawAnswerBody, e.kept = nil, nil, nil, 0
 		e.own()
 		e.Replayed = true
 		ring[i] = e

@@ -39,13 +39,26 @@ const smallHeaderCount = 8
 // ownWith is own with buf for the request's headers (as many as it has, up to
 // maxHeaderCount) and spans for what is kept of them.
 func (e *Entry) ownWith(buf []Header, spans []span) {
-	if e.sharedAnswer && len(e.Response.Body) <= MaxBody {
-		// a body never modified (SetSharedResponse), whole: kept as it is, out of the copy
-		shared := e.Response.Body
-		e.Response.Body = ""
-		defer func() { e.Response.Body = shared }()
+	if kept := e.kept; kept != 0 {
+		// bodies never modified, whole (SetKeptBody, SetSharedResponse): kept as they
+		// are, out of the copy
+		body, answer := e.Body, e.Response.Body
+		if kept&keptRequest != 0 {
+			e.Body = ""
+		}
+		if kept&keptAnswer != 0 {
+			e.Response.Body = ""
+		}
+		e.kept = 0
+		defer func() {
+			if kept&keptRequest != 0 {
+				e.Body = body
+			}
+			if kept&keptAnswer != 0 {
+				e.Response.Body = answer
+			}
+		}()
 	}
-	e.sharedAnswer = false
 	e.Method = method(e.Method)
 	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
 	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
@@ -56,11 +69,6 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 	fields := [...]*string{&e.Path, &e.Query, &e.Body, &e.Host, &r.Body, &e.ErrorCode, &e.Scope, &e.Service, &e.FaultID}
 	for _, f := range fields[5:] {
 		*f, _ = cutTo(*f, MaxName, false)
-	}
-	if e.bodyKept { // kept as it is, not copied with the rest
-		body := e.Body
-		e.Body, e.bodyKept = "", false
-		defer func() { e.Body = body }()
 	}
 	answerBody := e.rawAnswerBody
 	if answerBody != nil {
