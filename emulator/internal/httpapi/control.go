@@ -87,10 +87,11 @@ func (a *API) importTurn(c *gin.Context) (*world.World, error) {
 	}
 	w := a.world(c)
 	// a world is held to --max-world-bytes (a namespace's to the namespaces' budget)
-	if err := w.CheckImport(&snap); err != nil {
+	weight, err := w.CheckImport(&snap)
+	if err != nil {
 		return nil, err
 	}
-	if err := w.Import(snap); err != nil {
+	if err := w.ImportWeighed(snap, weight); err != nil {
 		return nil, err
 	}
 	return w, nil

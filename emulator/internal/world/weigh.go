@@ -112,7 +112,9 @@ func (w *World) fits(weight int64, what string) error {
 }
 
 // CheckImport says whether the world may take snap in place of its state (PUT
-// /_emulator/state): what it holds besides its state stays, and is counted.
-func (w *World) CheckImport(snap *state.Snapshot) error {
-	return w.fits(snap.Weight()+w.brought.Load()+w.broughtEvents.Load()+w.carried, "the state")
+// /_emulator/state): what it holds besides its state stays, and is counted. It gives
+// snap's weight, for ImportWeighed not to weigh it again.
+func (w *World) CheckImport(snap *state.Snapshot) (weight int64, err error) {
+	weight = snap.Weight()
+	return weight, w.fits(weight+w.brought.Load()+w.broughtEvents.Load()+w.carried, "the state")
 }

@@ -362,13 +362,20 @@ func (w *World) charge(delta int64) error {
 
 // Import replaces the whole state (PUT /_emulator/state); a bad snapshot changes
 // nothing and is invalid_request with every problem named.
-func (w *World) Import(snap state.Snapshot) error {
+func (w *World) Import(snap state.Snapshot) error { return w.ImportWeighed(snap, -1) }
+
+// ImportWeighed is Import of a snapshot whose weight CheckImport gave (-1: not weighed
+// yet), so that a big state is weighed once.
+func (w *World) ImportWeighed(snap state.Snapshot, weight int64) error {
 	w.clockMu.Lock()
 	defer w.clockMu.Unlock()
 	if err := snap.CheckKept(w.EdgeDomain()); err != nil {
 		return apperr.New(apperr.InvalidRequest, "the state is not valid: "+err.Error())
 	}
-	if err := w.load(snap); err != nil {
+	if weight < 0 {
+		weight = snap.Weight()
+	}
+	if err := w.loadAnchored(snap, weight, nil, nil); err != nil {
 		return apperr.New(apperr.InvalidRequest, "the state is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	w.emit(EventReset, "import")
