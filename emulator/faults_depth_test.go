@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -511,6 +512,43 @@ func TestFaultThenBreak(t *testing.T) {
 	}
 	if strings.Join(seen, ",") != "503,error,200" {
 		t.Fatalf("seen %v, want 503, a connection error, 200", seen)
+	}
+}
+
+// A then sequence's pass step is a firing like the others: hits counts it, and so the
+// request it let through says, in the journal, which fault passed it (as the coverage
+// counts it under "pass"): as many entries carry the fault's id as it has hits.
+func TestFaultThenPassIsJournaled(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"operation": "listProjects"}, "then": []any{
+		map[string]any{"status": 500}, map[string]any{"pass": true},
+	}})
+	mustStatus(t, r, 201)
+	id := decode[struct {
+		ID string `json:"id"`
+	}](t, r).ID
+	mustStatus(t, e.get("/v1/projects", "t-read"), 500)
+	mustStatus(t, e.get("/v1/projects", "t-read"), 200) // the pass step
+	mustStatus(t, e.get("/v1/projects", "t-read"), 200) // the fault is spent
+	j := decode[struct {
+		Requests []struct {
+			Status  int    `json:"status"`
+			FaultID string `json:"fault_id"`
+		} `json:"requests"`
+	}](t, e.get("/_emulator/requests?path=/v1/projects", ""))
+	var got []string
+	for _, x := range j.Requests {
+		got = append(got, fmt.Sprintf("%d:%s", x.Status, x.FaultID))
+	}
+	if want := "500:" + id + ",200:" + id + ",200:"; strings.Join(got, ",") != want {
+		t.Fatalf("journal (status:fault_id) %v, want %s", got, want)
+	}
+	f := decode[struct {
+		Hits int `json:"hits"`
+	}](t, e.get("/_emulator/faults/"+id, ""))
+	if f.Hits != 2 {
+		t.Fatalf("hits %d, want 2: the journal names the fault on 2 requests", f.Hits)
 	}
 }
 

@@ -14,10 +14,10 @@ import (
 // applyFault carries out an injected fault, for the APIs and the edge alike. It
 // reports whether the request goes on to be served.
 func (a *API) applyFault(ex *exchange, r *http.Request, act fault.Action) bool {
+	ex.faultID = act.FaultID // a pass too: it is a firing (hits, coverage), journaled as one
 	if act.Pass {
 		return true // a then sequence's {"pass": true}: the request goes on untouched
 	}
-	ex.faultID = act.FaultID
 	if act.Break != "" {
 		a.installBreak(ex, r, act) // under the shaper: it breaks the shaped answer
 	}
