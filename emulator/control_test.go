@@ -691,6 +691,9 @@ func TestJournalQueries(t *testing.T) {
 		{"?since=-1", `"since"`},
 		{"?body=files[x]", "index"},
 		{"?bogus=1", `unknown query parameter "bogus"`},
+		{"?code=rate_limted", `code "rate_limted" is not an error code hostemu answers (did you mean "rate_limited"?)`},
+		{"?code=droped", `did you mean "dropped"?`},
+		{"?code=Rate_Limited", `did you mean "rate_limited"?`},
 	} {
 		t.Run("refused "+tt.query, func(t *testing.T) {
 			r := e.get("/_emulator/requests"+tt.query, "")
@@ -709,9 +712,49 @@ func TestJournalQueries(t *testing.T) {
 	}
 	mustStatus(t, e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"scope": "read", "since": 4}, "timeout": "1s"}), 200)
 	mustEnvelope(t, e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"service": "edg"}, "timeout": "1s"}), 400, "invalid_request")
+	mustEnvelope(t, e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"code": "service_unavailabe"}, "timeout": "1s"}), 400, "invalid_request")
 	mustStatus(t, e.post("/_emulator/reset", "", nil), 200)
 	e.get("/v1/projects", "t-read")
 	if got := seqs(journal("")); !slices.Equal(got, []uint64{1}) {
 		t.Errorf("after reset: seqs %v, want [1]", got)
 	}
 }
+
+// A journal query's or await's code is one some answer can carry: the catalogue's, a
+// status's (a fault of only a status: request_timeout), dropped, timeout, or a fault's
+// own code while the fault lives or the journal holds an entry with it; anything else
+// is 400 naming the closest, so a typo cannot make an await or a query find nothing.
+func TestJournalCodeFilterKnowsEveryCode(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, code := range []string{"rate_limited", "request_timeout", "bad_gateway", "dropped", "timeout", "unknown_host"} {
+		mustStatus(t, e.get("/_emulator/requests?code="+code, ""), 200)
+	}
+	mustEnvelope(t, e.get("/_emulator/requests?code=teapot_brewing", ""), 400, "invalid_request")
+	r := e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"operation": "listProjects"}, "status": 418, "code": "teapot_brewing"})
+	mustStatus(t, r, 201)
+	id := decode[struct {
+		ID string `json:"id"`
+	}](t, r).ID
+	// the fault's code is known before it fired: an await may wait for it
+	mustStatus(t, e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"code": "teapot_brewing"}, "timeout": "1ms"}), 408)
+	mustStatus(t, e.get("/v1/projects", "t-read"), 418)
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/faults/" + id}), 200)
+	// gone with the fault, but the journal holds an entry with it
+	got := decode[struct {
+		Requests []struct {
+			ErrorCode string `json:"error_code"`
+		} `json:"requests"`
+	}](t, e.get("/_emulator/requests?code=teapot_brewing", ""))
+	if len(got.Requests) != 1 || got.Requests[0].ErrorCode != "teapot_brewing" {
+		t.Fatalf("requests with the removed fault's code: %+v", got.Requests)
+	}
+	r = e.get("/_emulator/requests?code=teapot_brewin", "")
+	mustEnvelope(t, r, 400, "invalid_request")
+	if msg := r.Err(t).Message; !strings.Contains(msg, `did you mean "teapot_brewing"?`) {
+		t.Errorf("message %q names no close code", msg)
+	}
+	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/requests"}), 200)
+	mustEnvelope(t, e.get("/_emulator/requests?code=teapot_brewing", ""), 400, "invalid_request")
+}
+

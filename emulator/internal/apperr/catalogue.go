@@ -3,6 +3,8 @@ package apperr
 import (
 	"net/http"
 	"sort"
+	"strings"
+	"sync"
 )
 
 // Doc is one entry of the error catalogue: its status and what it means.
@@ -90,3 +92,58 @@ func Status(code Code) int {
 	}
 	return http.StatusInternalServerError
 }
+
+// ForStatus is the code a fault that gives only a status answers with: the
+// catalogue's public code for it, else the status text in snake_case (408
+// request_timeout, 502 bad_gateway), which gets a docs page saying it was injected.
+func ForStatus(status int) string {
+	for _, d := range catalogue {
+		if d.Status == status && d.Service == "any" {
+			return string(d.Code)
+		}
+	}
+	text := strings.ToLower(http.StatusText(status))
+	if text == "" {
+		if status >= 500 {
+			return "server_error"
+		}
+		return "client_error"
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r == ' ' || r == '-':
+			return '_'
+		}
+		return -1
+	}, text)
+}
+
+// journalOnly are the codes a journal entry carries for a request no answer reached:
+// one a fault dropped, or held until the client gave up.
+var journalOnly = []string{"dropped", "timeout"}
+
+// AnswerCodes are the codes an answer (or a journal entry) can carry whatever faults a
+// world holds: the catalogue's, the codes ForStatus gives a fault of only a status
+// (400–599), and dropped and timeout. A fault's own code (status with code) may add one.
+var AnswerCodes = sync.OnceValue(func() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(c string) {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	for _, d := range catalogue {
+		add(string(d.Code))
+	}
+	for status := 400; status <= 599; status++ {
+		add(ForStatus(status))
+	}
+	for _, c := range journalOnly {
+		add(c)
+	}
+	return out
+})

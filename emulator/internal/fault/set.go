@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -309,6 +310,29 @@ func (s *Set) List() []Fault {
 	for _, list := range [...][]*Fault{s.api, s.scenario} {
 		for _, f := range list {
 			out = append(out, snapshot(f))
+		}
+	}
+	return out
+}
+
+// Codes are the error codes the faults give of their own (a status with a code, in
+// the fault or a step of its then sequence), distinct, in no order: codes beside the
+// catalogue's that an answer may carry.
+func (s *Set) Codes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	add := func(c string) {
+		if c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	for _, list := range [...][]*Fault{s.api, s.scenario} {
+		for _, f := range list {
+			add(f.Spec.Code)
+			for _, st := range f.Spec.Then {
+				add(st.Code)
+			}
 		}
 	}
 	return out

@@ -238,6 +238,9 @@ func (a *API) listRequests(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.world(c).CheckCode(f.Code); err != nil {
+		return nil, apperr.New(apperr.InvalidRequest, "query parameter "+err.Error())
+	}
 	return streamed(func(w io.Writer) error { return a.world(c).WriteRequests(w, f) }), nil
 }
 

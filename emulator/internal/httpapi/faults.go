@@ -88,7 +88,7 @@ func (a *API) wait(ctx context.Context, d time.Duration) {
 func injected(act fault.Action) (code, msg string) {
 	code, msg = act.Code, act.Message
 	if code == "" {
-		code = codeForStatus(act.Status)
+		code = apperr.ForStatus(act.Status)
 	}
 	if msg == "" {
 		msg = "injected fault " + act.FaultID

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
@@ -40,6 +41,17 @@ var (
 	Scopes   = append(slices.Clone(fault.Scopes), "api_key")
 )
 
+// UnknownCode is the error of a filter's code that no answer carries: it names the
+// closest of apperr.AnswerCodes and more (a world's faults' and journal's codes), any case.
+func UnknownCode(code string, more []string) error {
+	known := append(slices.Clip(apperr.AnswerCodes()), more...)
+	hint := " (the codes are listed at /docs/errors; dropped and timeout name requests a fault dropped or held)"
+	if best := yamlcheck.Closest(strings.ToLower(code), known); best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return fmt.Errorf("code %q is not an error code hostemu answers%s", code, hint)
+}
+
 // Validate checks a filter's values; the message names the field and, for an
 // enumerated one, the closest value it takes.
 func (f Filter) Validate() error {
@@ -56,7 +68,7 @@ func (f Filter) Validate() error {
 		return fmt.Errorf("scope %q is not a scope%s", f.Scope, yamlcheck.Suggest(f.Scope, Scopes))
 	}
 	if f.Code != "" && !fault.ValidCode(f.Code) {
-		return fmt.Errorf("code %q: want an error code in snake_case", f.Code)
+		return UnknownCode(f.Code, nil)
 	}
 	if f.Limit < 0 {
 		return errors.New("limit: must be 1 or more")

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -272,6 +273,19 @@ func (j *Journal) Count(f Filter) int {
 		return true
 	})
 	return n
+}
+
+// Codes are the distinct error codes of the entries held, in no order.
+func (j *Journal) Codes() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []string
+	j.each(func(e *Entry) {
+		if e.ErrorCode != "" && !slices.Contains(out, e.ErrorCode) {
+			out = append(out, e.ErrorCode)
+		}
+	})
+	return out
 }
 
 // each calls fn on every entry, oldest first; j.mu is held.

@@ -248,6 +248,9 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 	if err != nil {
 		return nil, false, err
 	}
+	if err := w.CheckCode(f.Code); err != nil {
+		return nil, false, apperr.New(apperr.InvalidRequest, "requests."+err.Error())
+	}
 	tally := w.journal.Tally(f, n) // each wake looks only at the entries recorded since the last
 	return func() bool {
 		out.Count = tally.Count()

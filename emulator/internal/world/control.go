@@ -62,6 +62,21 @@ func (w *World) WriteRequests(out io.Writer, f journal.Filter) error {
 	return w.journal.WriteJSON(out, f)
 }
 
+// CheckCode refuses a journal query's or await's code (a filter already validated) that
+// no answer of this world can carry — not the catalogue's, a status's, dropped or
+// timeout, a code of one of its faults, or one its journal holds — naming the closest:
+// a typo must not make an await wait for nothing, nor a query find nothing.
+func (w *World) CheckCode(code string) error {
+	if code == "" || slices.Contains(apperr.AnswerCodes(), code) {
+		return nil
+	}
+	more := append(w.faults.Codes(), w.journal.Codes()...)
+	if slices.Contains(more, code) {
+		return nil
+	}
+	return journal.UnknownCode(code, more)
+}
+
 // ClearRequests empties the journal.
 func (w *World) ClearRequests() { w.journal.Clear(); w.emit(EventJournal, "cleared") }
 
