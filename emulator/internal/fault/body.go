@@ -27,7 +27,19 @@ type BodyMatch struct {
 	steps []bodyStep
 	value *string
 	raw   string
+	kind  valueKind
 }
+
+// valueKind is what a match's value compares with: in the text form (a journal query's
+// "path=value") a string's text or any other value's JSON; a fault's match.body, whose
+// value is JSON, only a value of its own type (3 is not "3").
+type valueKind uint8
+
+const (
+	valueText   valueKind = iota // the text form: "3" and 3 alike
+	valueString                  // a JSON string: a string of that text
+	valueJSON                    // any other JSON value: that JSON, not a string
+)
 
 // bodyStep is one step of a body path: a key, or an index when key is "" and index
 // >= 0.
@@ -100,7 +112,10 @@ func (m *BodyMatch) HoldsIn(v any, ok bool) bool {
 		return true
 	}
 	if s, ok := v.(string); ok {
-		return s == *m.value
+		return m.kind != valueJSON && s == *m.value
+	}
+	if m.kind == valueString {
+		return false
 	}
 	b, err := json.Marshal(v)
 	return err == nil && bytes.Equal(b, []byte(*m.value))
@@ -156,7 +171,9 @@ func (m *BodyMatch) Path() string {
 }
 
 // bodyMatchOf turns one match.body entry, {"path": value}, into the BodyMatch of
-// "path=value": a string is compared as its text, any other value as its JSON.
+// "path=value" that holds only for a value of the entry's type: a string for a string
+// (compared as its text), that JSON for any other value (3 does not match "3", nor
+// null the text "null").
 func bodyMatchOf(path string, v BodyValue) (*BodyMatch, error) {
 	if v == "" {
 		v = "null"
@@ -164,10 +181,14 @@ func bodyMatchOf(path string, v BodyValue) (*BodyMatch, error) {
 	if strings.Contains(path, "=") {
 		return nil, fmt.Errorf(`a body path has no "=": give the value as the entry's value`)
 	}
-	val := string(v)
+	val, kind := string(v), valueJSON
 	var s string
-	if json.Unmarshal([]byte(v), &s) == nil {
-		val = s
+	if v[0] == '"' && json.Unmarshal([]byte(v), &s) == nil {
+		val, kind = s, valueString
 	}
-	return ParseBodyMatch(path + "=" + val)
+	m, err := ParseBodyMatch(path + "=" + val)
+	if err == nil {
+		m.kind = kind
+	}
+	return m, err
 }

@@ -56,6 +56,10 @@ func TestMatchDepth(t *testing.T) {
 		r.Header = map[string][]string{k: {v}}
 		return r
 	}
+	withBody := func(r fault.Request, body string) fault.Request {
+		r.Body = body
+		return r
+	}
 	create := fault.Request{Method: "POST", Path: "/v1/deployments", Service: "hosting", Body: `{"target":"production","meta":{"n":3},"files":[{"path":"/a"}]}`}
 	for _, tt := range []struct {
 		name  string
@@ -80,6 +84,12 @@ func TestMatchDepth(t *testing.T) {
 		{"body number", `{"body":{"meta.n":3}}`, create, true},
 		{"body object", `{"body":{"files[0]":{"path":"/a"}}}`, create, true},
 		{"body differs", `{"body":{"target":"preview"}}`, create, false},
+		{"body string is not the number", `{"body":{"meta.n":"3"}}`, create, false},
+		{"body number is not the string", `{"body":{"target":3}}`, withBody(create, `{"target":"3"}`), false},
+		{"body string of a number", `{"body":{"target":"3"}}`, withBody(create, `{"target":"3"}`), true},
+		{"body true is not the string", `{"body":{"target":true}}`, withBody(create, `{"target":"true"}`), false},
+		{"body null is not the string", `{"body":{"target":null}}`, withBody(create, `{"target":"null"}`), false},
+		{"body null", `{"body":{"target":null}}`, withBody(create, `{"target":null}`), true},
 		{"body not JSON", `{"body":{"target":"production"}}`, fault.Request{Method: "POST", Path: "/v1/deployments", Service: "hosting", Body: "target=production"}, false},
 		{"token", `{"token":"t-1"}`, fault.Request{Token: "t-1"}, true},
 		{"other token", `{"token":"t-1"}`, fault.Request{Token: "t-12"}, false},
