@@ -1,10 +1,11 @@
 package fault
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -28,6 +29,10 @@ type BodyMatch struct {
 	value *string
 	raw   string
 	kind  valueKind
+	// want is the value decoded as JSON (numbers as json.Number), when it is JSON: what
+	// a value other than a string is compared with, by jsonEqual.
+	want    any
+	hasWant bool
 }
 
 // valueKind is what a match's value compares with: in the text form (a journal query's
@@ -60,6 +65,7 @@ func ParseBodyMatch(s string) (*BodyMatch, error) {
 	path, value, hasValue := strings.Cut(s, "=")
 	if hasValue {
 		m.value = &value
+		m.want, m.hasWant = decodeValue(value)
 	}
 	path = strings.TrimPrefix(strings.TrimPrefix(path, "$"), ".")
 	if path == "" {
@@ -114,11 +120,75 @@ func (m *BodyMatch) HoldsIn(v any, ok bool) bool {
 	if s, ok := v.(string); ok {
 		return m.kind != valueJSON && s == *m.value
 	}
-	if m.kind == valueString {
+	if m.kind == valueString || !m.hasWant {
 		return false
 	}
-	b, err := json.Marshal(v)
-	return err == nil && bytes.Equal(b, []byte(*m.value))
+	return jsonEqual(v, m.want)
+}
+
+// decodeValue is s decoded as one JSON value (as DecodeBody decodes), and whether s is
+// exactly one: "3 x" is no value.
+func decodeValue(s string) (any, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.Decode(new(any)) != io.EOF {
+		return nil, false
+	}
+	return v, true
+}
+
+// jsonEqual reports whether a and b, decoded by DecodeBody, are the same JSON value:
+// objects with the same keys (in any order) holding equal values, arrays of equal
+// values in order, numbers of equal value however written (1, 1.0 and 1e0), strings,
+// booleans and null as themselves.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		y, ok := b.(json.Number)
+		return ok && numbersEqual(string(x), string(y))
+	default: // string, bool, nil
+		return a == b
+	}
+}
+
+// numbersEqual compares two JSON numbers by value: as written when their text is the
+// same, else at 256 bits of precision (exact for every integer and decimal a test
+// writes). A number with an exponent of more than four digits equals only its own
+// text: out there, values overflow or vanish and would all compare equal.
+func numbersEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if bigExponent(a) || bigExponent(b) {
+		return false
+	}
+	x, _, err1 := big.ParseFloat(a, 10, 256, big.ToNearestEven)
+	y, _, err2 := big.ParseFloat(b, 10, 256, big.ToNearestEven)
+	return err1 == nil && err2 == nil && x.Cmp(y) == 0
 }
 
 // at is the value at the match's path in v, and whether there is one.
@@ -191,4 +261,14 @@ func bodyMatchOf(path string, v BodyValue) (*BodyMatch, error) {
 		m.kind = kind
 	}
 	return m, err
+}
+
+// bigExponent reports whether the JSON number s has an exponent of more than four digits.
+func bigExponent(s string) bool {
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return false
+	}
+	exp := strings.TrimLeft(strings.TrimLeft(s[i+1:], "+-"), "0")
+	return len(exp) > 4
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func FuzzParseBodyMatch(f *testing.F) {
-	for _, s := range []string{"target=production", "$.meta.branch=main", "files[0].path=/index.html", "a[1][2]", "", "=x", "a..b", "a[-1]"} {
+	for _, s := range []string{"target=production", "$.meta.branch=main", "files[0].path=/index.html", "a[1][2]", "", "=x", "a..b", "a[-1]", "n=3.0", "n=1e99999", "n={\"a\":[1,2e0]}", "n=3 x"} {
 		f.Add(s, `{"target":"production","files":[{"path":"/index.html"}]}`)
 	}
 	f.Fuzz(func(t *testing.T, s, body string) {

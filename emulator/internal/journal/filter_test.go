@@ -15,6 +15,7 @@ func TestFilters(t *testing.T) {
 	j.Add(journal.Entry{Method: "POST", Path: "/v1/deployments", Status: 201, Service: "hosting", Body: `{"target":"production","files":[{"path":"/a"}]}`})
 	j.Add(journal.Entry{Method: "POST", Path: "/v1/deployments/d/promote", Status: 503, Service: "hosting", ErrorCode: "service_unavailable"})
 	j.Add(journal.Entry{Method: "POST", Path: "/v1/encrypt", Status: 200, Service: "cipher"})
+	j.Add(journal.Entry{Method: "POST", Path: "/v1/deployments", Status: 201, Service: "hosting", Body: `{"n":3,"s":"3","x":null}`})
 	st := 503
 	body := func(s string) *fault.BodyMatch {
 		m, err := fault.ParseBodyMatch(s)
@@ -28,15 +29,20 @@ func TestFilters(t *testing.T) {
 		f    journal.Filter
 		want []uint64
 	}{
-		{"all, numbered", journal.Filter{}, []uint64{1, 2, 3}},
+		{"all, numbered", journal.Filter{}, []uint64{1, 2, 3, 4}},
 		{"status", journal.Filter{Status: &st}, []uint64{2}},
 		{"service", journal.Filter{Service: "cipher"}, []uint64{3}},
 		{"code", journal.Filter{Code: "service_unavailable"}, []uint64{2}},
-		{"since", journal.Filter{Since: 1}, []uint64{2, 3}},
+		{"since", journal.Filter{Since: 1}, []uint64{2, 3, 4}},
 		{"limit", journal.Filter{Limit: 2}, []uint64{1, 2}},
 		{"body value", journal.Filter{Body: body("$.target=production")}, []uint64{1}},
 		{"body index", journal.Filter{Body: body("files[0].path=/a")}, []uint64{1}},
 		{"body other value", journal.Filter{Body: body("target=preview")}, nil},
+		// the text form cannot tell "3" from 3: it matches both; a number by value
+		{"body text form, number", journal.Filter{Body: body("n=3.0")}, []uint64{4}},
+		{"body text form, string", journal.Filter{Body: body("s=3")}, []uint64{4}},
+		{"body text form, null", journal.Filter{Body: body("x=null")}, []uint64{4}},
+		{"body text form, not one value", journal.Filter{Body: body("n=3 x")}, nil},
 	} {
 		var got []uint64
 		for _, e := range j.List(tt.f) {
