@@ -1,6 +1,7 @@
 package testkit_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -68,5 +69,52 @@ func TestFaultHitsFetchOneFault(t *testing.T) {
 		if !strings.HasPrefix(s, "GET /_emulator/faults/flt_") {
 			t.Errorf("Hits/NearMisses sent %s, want GET /_emulator/faults/{id} only", s)
 		}
+	}
+}
+
+// Against a hostemu from before GET /_emulator/faults/{id} (which answers it 405, as a
+// route with DELETE alone), Hits and NearMisses read the listing instead: a testkit
+// newer than the service container it connects to still works.
+func TestFaultHitsOnAnOlderHostemu(t *testing.T) {
+	t.Parallel()
+	srv := testkit.Start(t)
+	target, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/_emulator/faults/") {
+			w.Header().Set("Allow", "DELETE")
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			io.WriteString(w, `{"error":{"code":"method_not_allowed","message":"GET is not allowed here"}}`)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(px.Close)
+	e := testkit.Connect(t, px.URL, testkit.Shared())
+	missed := e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "DELETE", Path: "/v1/projects"}, Status: 503})
+	fired := e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "GET", Path: "/v1/projects"}, Status: 503})
+	if status, _ := hosting(e, "GET", "/v1/projects", e.ReadToken(), nil); status != 503 {
+		t.Fatalf("GET /v1/projects: %d, want the fault's 503", status)
+	}
+	if n := fired.Hits(); n != 1 {
+		t.Errorf("fired: Hits = %d, want 1", n)
+	}
+	if n := missed.Hits(); n != 0 {
+		t.Errorf("missed: Hits = %d, want 0", n)
+	}
+	if nms := missed.NearMisses(); len(nms) != 1 || nms[0].Method != "GET" {
+		t.Errorf("missed: NearMisses = %+v, want the GET /v1/projects", nms)
+	}
+	msg := fatalOf(t, func(tb testing.TB) {
+		f := e.With(tb).InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "PUT", Path: "/v1/projects"}, Status: 503})
+		f.Remove()
+		f.Hits()
+	})
+	if !strings.Contains(msg, "is gone") {
+		t.Errorf("Hits of a removed fault on an older hostemu: %q, want it to fail saying the fault is gone", msg)
 	}
 }

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { createServer } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,6 +117,39 @@ describe("connect()", { concurrency: parallel }, () => {
     await emu.await({ deployment: d.id, status: "ready" });
     assert.equal(Date.parse(await emu.now()), Date.parse("2026-01-01T00:00:01Z"));
     await assert.rejects(connect(server.url, { scenarios: ["name: [" ] }), (err) => err.code === "invalid_request" && /scenarios\[0\]/.test(err.message));
+  });
+
+  test("faults.hits and nearMisses on a hostemu from before GET /_emulator/faults/{id} read the listing", async (t) => {
+    // a proxy that answers that route as an older hostemu does: 405, the route having DELETE alone
+    const proxy = createServer(async (req, res) => {
+      if (req.method === "GET" && /^\/_emulator\/(namespaces\/[^/]+\/)?faults\/[^/?]+/.test(req.url)) {
+        res.writeHead(405, { allow: "DELETE", "content-type": "application/json; charset=utf-8" });
+        res.end(JSON.stringify({ error: { code: "method_not_allowed", message: "GET is not allowed here" } }));
+        return;
+      }
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const headers = { ...req.headers };
+      delete headers.host;
+      delete headers.connection;
+      const up = await fetch(server.url + req.url, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const out = {};
+      up.headers.forEach((v, k) => { if (k !== "content-encoding" && k !== "content-length" && k !== "transfer-encoding") out[k] = v; });
+      res.writeHead(up.status, out);
+      res.end(Buffer.from(await up.arrayBuffer()));
+    });
+    await new Promise((ok) => proxy.listen(0, "127.0.0.1", ok));
+    t.after(() => new Promise((ok) => proxy.close(ok)));
+    const emu = await connect(`http://127.0.0.1:${proxy.address().port}`);
+    t.after(() => emu.close());
+    const missed = await emu.faults.add({ match: { method: "DELETE", path: "/v1/projects" }, status: 503 });
+    const fired = await emu.faults.add({ match: { method: "GET", path: "/v1/projects" }, status: 503 });
+    assert.equal((await fetch(`${emu.url}/v1/projects`, { headers: json(emu.tokens.read) })).status, 503);
+    assert.equal(await emu.faults.hits(fired), 1);
+    assert.equal(await emu.faults.hits(missed), 0);
+    assert.deepEqual((await emu.faults.nearMisses(missed)).map((m) => m.method), ["GET"]);
+    await emu.faults.remove(missed);
+    await assert.rejects(emu.faults.hits(missed), { name: "HostemuError", code: "fault_not_found", status: 404 });
   });
 
   test("shared drives the default namespace", async () => {

@@ -285,8 +285,19 @@ class Faults:
 
     def _get(self, id: str) -> FaultView:
         # the listing's element at one fault's cost; the server's 404 fault_not_found
-        # is raised as a HostemuError
-        return cast(FaultView, self._r.json("GET", "/_emulator/faults/" + urllib.parse.quote(id, safe="")))
+        # is raised as a HostemuError. A hostemu from before that route (a service
+        # container older than this package) answers 405 or 404 not_found: the fault
+        # is then read from the listing.
+        path = "/_emulator/faults/" + urllib.parse.quote(id, safe="")
+        try:
+            return cast(FaultView, self._r.json("GET", path))
+        except HostemuError as err:
+            if err.status != 405 and err.code != "not_found":
+                raise
+            for f in self.list():
+                if f["id"] == id:
+                    return f
+            raise HostemuError(404, "fault_not_found", f"no fault has the id {id}: it was never added, or it was removed or gone with a reset", "GET", err.path) from None
 
 
 # _live holds the emulators not yet closed: at exit, processes are stopped and

@@ -235,8 +235,18 @@ class Faults {
 
   // _get is the fault id as GET /_emulator/faults/{id} answers it: the listing's element,
   // at one fault's cost; the server's 404 fault_not_found is thrown as a HostemuError.
+  // A hostemu from before that route (a service container older than this package)
+  // answers 405 or 404 not_found: the fault is then read from the listing.
   async _get(id) {
-    return this._e._r.call("GET", "/_emulator/faults/" + encodeURIComponent(id));
+    const path = "/_emulator/faults/" + encodeURIComponent(id);
+    try {
+      return await this._e._r.call("GET", path);
+    } catch (err) {
+      if (!(err instanceof HostemuError) || !(err.status === 405 || err.code === "not_found")) throw err;
+      const f = (await this.list()).find((x) => x.id === id);
+      if (f) return f;
+      throw new HostemuError(404, "fault_not_found", `no fault has the id ${id}: it was never added, or it was removed or gone with a reset`, "GET", path);
+    }
   }
 }
 

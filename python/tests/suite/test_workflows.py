@@ -128,3 +128,70 @@ def test_worlds_are_apart(hostemu: Emulator, client, hostemu_url: str) -> None:
         assert all(x["id"] != d["id"] for x in other.state().get("deployments", []))
     hostemu.reset()
     assert hostemu.requests() == []
+
+
+def test_fault_hits_on_an_older_hostemu(hostemu_url: str) -> None:
+    """faults.hits and near_misses read the listing on a hostemu from before
+    GET /_emulator/faults/{id}, which answers it 405 (the route had DELETE alone)."""
+    import http.server
+    import re
+    import threading
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+    class Older(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _relay(self) -> None:
+            if self.command == "GET" and re.match(r"^/_emulator/(namespaces/[^/]+/)?faults/[^/?]+", self.path):
+                body = b'{"error":{"code":"method_not_allowed","message":"GET is not allowed here"}}'
+                self.send_response(405)
+                self.send_header("Allow", "DELETE")
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            n = int(self.headers.get("Content-Length") or 0)
+            data = self.rfile.read(n) if n else None
+            req = urllib.request.Request(hostemu_url + self.path, data=data, method=self.command)
+            for k in ("Authorization", "Content-Type", "X-Hostemu-Control-Token"):
+                if self.headers.get(k):
+                    req.add_header(k, self.headers[k])
+            try:
+                res = opener.open(req, timeout=10)
+                status, out, ctype = res.status, res.read(), res.headers.get("Content-Type", "")
+            except urllib.error.HTTPError as e:
+                status, out, ctype = e.code, e.read(), e.headers.get("Content-Type", "")
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+        do_GET = do_POST = do_PUT = do_DELETE = _relay
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Older)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with testkit.connect(f"http://127.0.0.1:{srv.server_address[1]}") as emu:
+            missed = emu.faults.add({"match": {"method": "DELETE", "path": "/v1/projects"}, "status": 503})
+            fired = emu.faults.add({"match": {"method": "GET", "path": "/v1/projects"}, "status": 503})
+            req = urllib.request.Request(emu.url + "/v1/projects", headers={"Authorization": "Bearer " + emu.tokens["read"]})
+            with pytest.raises(urllib.error.HTTPError) as got:
+                opener.open(req, timeout=10)
+            assert got.value.code == 503
+            assert emu.faults.hits(fired) == 1
+            assert emu.faults.hits(missed) == 0
+            assert [n["method"] for n in emu.faults.near_misses(missed)] == ["GET"]
+            emu.faults.remove(missed)
+            with pytest.raises(HostemuError) as e:
+                emu.faults.hits(missed)
+            assert (e.value.status, e.value.code) == (404, "fault_not_found")
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
