@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"strconv"
 	"strings"
 )
@@ -175,20 +174,54 @@ func jsonEqual(a, b any) bool {
 	}
 }
 
-// numbersEqual compares two JSON numbers by value: as written when their text is the
-// same, else at 256 bits of precision (exact for every integer and decimal a test
-// writes). A number with an exponent of more than four digits equals only its own
-// text: out there, values overflow or vanish and would all compare equal.
+// numbersEqual compares two JSON numbers by value, exactly and in time linear in their
+// length: 3, 3.0, 0.3e1 and 300e-2 alike, -0 as 0. A number whose exponent has more
+// than 18 digits equals only its own text.
 func numbersEqual(a, b string) bool {
 	if a == b {
 		return true
 	}
-	if bigExponent(a) || bigExponent(b) {
-		return false
+	x, ok1 := decimalOf(a)
+	y, ok2 := decimalOf(b)
+	return ok1 && ok2 && x == y
+}
+
+// decimal is a JSON number as 0.digits × 10^exp, digits without leading or trailing
+// zeros (zero: no digits, exp 0, not negative).
+type decimal struct {
+	neg    bool
+	digits string
+	exp    int64
+}
+
+// decimalOf is the JSON number s (valid JSON: the decoder read it) as a decimal, and
+// whether its exponent fits (at most 18 digits).
+func decimalOf(s string) (decimal, bool) {
+	var d decimal
+	d.neg = strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if hasExp {
+		digits := strings.TrimLeft(strings.TrimLeft(exp, "+-"), "0")
+		if len(digits) > 18 {
+			return d, false
+		}
+		n, err := strconv.ParseInt(strings.TrimPrefix(exp, "+"), 10, 64)
+		if err != nil {
+			return d, false
+		}
+		d.exp = n
 	}
-	x, _, err1 := big.ParseFloat(a, 10, 256, big.ToNearestEven)
-	y, _, err2 := big.ParseFloat(b, 10, 256, big.ToNearestEven)
-	return err1 == nil && err2 == nil && x.Cmp(y) == 0
+	whole, frac, _ := strings.Cut(mant, ".")
+	d.exp += int64(len(whole))
+	all := whole + frac
+	trimmed := strings.TrimLeft(all, "0")
+	d.exp -= int64(len(all) - len(trimmed))
+	d.digits = strings.TrimRight(trimmed, "0")
+	if d.digits == "" {
+		return decimal{}, true
+	}
+	return d, true
 }
 
 // at is the value at the match's path in v, and whether there is one.
@@ -261,14 +294,4 @@ func bodyMatchOf(path string, v BodyValue) (*BodyMatch, error) {
 		m.kind = kind
 	}
 	return m, err
-}
-
-// bigExponent reports whether the JSON number s has an exponent of more than four digits.
-func bigExponent(s string) bool {
-	i := strings.IndexAny(s, "eE")
-	if i < 0 {
-		return false
-	}
-	exp := strings.TrimLeft(strings.TrimLeft(s[i+1:], "+-"), "0")
-	return len(exp) > 4
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
@@ -97,6 +98,13 @@ func TestMatchDepth(t *testing.T) {
 		{"body object equal", `{"body":{"meta":{"m":[1,2],"n":3}}}`, withBody(create, `{"meta":{"n":3.0,"m":[1,2.0]}}`), true},
 		{"body array order", `{"body":{"meta.m":[2,1]}}`, withBody(create, `{"meta":{"m":[1,2]}}`), false},
 		{"body huge exponent only as itself", `{"body":{"meta.n":1e99999}}`, withBody(create, `{"meta":{"n":1e99998}}`), false},
+		{"body numbers differing past 256 bits", `{"body":{"meta.n":100000000000000000000000000000000000000000000000000000000000000000000000000000000}}`, withBody(create, `{"meta":{"n":100000000000000000000000000000000000000000000000000000000000000000000000000000001}}`), false},
+		{"body decimals differing past 256 bits", `{"body":{"meta.n":0.1}}`, withBody(create, `{"meta":{"n":0.10000000000000000000000000000000000000000000000000000000000000000000000000000000001}}`), false},
+		{"body number, many digits, same value", `{"body":{"meta.n":12.5}}`, withBody(create, `{"meta":{"n":0.0000125000000000000000000000000000000000000000000000000000000000000000000000000000000000e6}}`), true},
+		{"body huge exponent, same value", `{"body":{"meta.n":1e-99999}}`, withBody(create, `{"meta":{"n":0.01e-99997}}`), true},
+		{"body tiny is not zero", `{"body":{"meta.n":0}}`, withBody(create, `{"meta":{"n":1e-99999}}`), false},
+		{"body minus zero is zero", `{"body":{"meta.n":0}}`, withBody(create, `{"meta":{"n":-0.0e5}}`), true},
+		{"body negative is not positive", `{"body":{"meta.n":-3}}`, withBody(create, `{"meta":{"n":3}}`), false},
 		{"body not JSON", `{"body":{"target":"production"}}`, fault.Request{Method: "POST", Path: "/v1/deployments", Service: "hosting", Body: "target=production"}, false},
 		{"token", `{"token":"t-1"}`, fault.Request{Token: "t-1"}, true},
 		{"other token", `{"token":"t-1"}`, fault.Request{Token: "t-12"}, false},
@@ -114,6 +122,31 @@ func TestMatchDepth(t *testing.T) {
 				t.Errorf("Match = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// A number in a request body of a million digits is compared with a match's number
+// in time linear in its digits (a big.Float parse of it took seconds: quadratic).
+func TestBodyNumberManyDigits(t *testing.T) {
+	t.Parallel()
+	m, err := fault.ParseBodyMatch("n=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{
+		`{"n":1` + strings.Repeat("7", 1<<20) + `}`,
+		`{"n":3.` + strings.Repeat("0", 1<<20) + `1}`,
+		`{"n":3` + strings.Repeat("0", 1<<20) + `e-1048576}`,
+	} {
+		v, ok := fault.DecodeBody(body)
+		start := time.Now()
+		got := m.HoldsIn(v, ok)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("a number of %d bytes took %v to compare", len(body), took)
+		}
+		if want := strings.HasSuffix(body, "e-1048576}"); got != want {
+			t.Errorf("HoldsIn = %v, want %v", got, want)
+		}
 	}
 }
 
