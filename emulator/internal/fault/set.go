@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -322,8 +321,10 @@ func (s *Set) Codes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
+	seen := map[string]bool{"": true}
 	add := func(c string) {
-		if c != "" && !slices.Contains(out, c) {
+		if !seen[c] {
+			seen[c] = true
 			out = append(out, c)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -442,3 +443,31 @@ func js(t testing.TB, v any) string {
 }
 
 func jsonEqual(t testing.TB, a, b any) bool { return js(t, a) == js(t, b) }
+
+// Codes of the fullest set, every fault with the most then steps, each of its own
+// code, take time linear in them: they are gathered under the set's lock, which every
+// request a fault matches waits for (a list searched for each code took 2 s).
+func TestCodesOfTheFullestSet(t *testing.T) {
+	t.Parallel()
+	s := fault.NewSet(nil)
+	for i := range fault.DefaultMax {
+		then := make([]fault.Step, fault.MaxThen)
+		for j := range then {
+			then[j] = fault.Step{Status: 503, Code: "c_" + strconv.Itoa(i) + "_" + strconv.Itoa(j)}
+		}
+		if _, err := s.Add(fault.Spec{Then: then}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Add(fault.Spec{Status: 503, Code: "c_0_0"}); err == nil {
+		t.Fatal("a fault over the set's bound was added")
+	}
+	start := time.Now()
+	codes := s.Codes()
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Codes of %d faults took %v", fault.DefaultMax, took)
+	}
+	if len(codes) != fault.DefaultMax*fault.MaxThen || !slices.Contains(codes, "c_999_31") {
+		t.Errorf("Codes: %d codes, want %d distinct", len(codes), fault.DefaultMax*fault.MaxThen)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -280,8 +279,10 @@ func (j *Journal) Codes() []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var out []string
+	seen := map[string]bool{"": true}
 	j.each(func(e *Entry) {
-		if e.ErrorCode != "" && !slices.Contains(out, e.ErrorCode) {
+		if !seen[e.ErrorCode] {
+			seen[e.ErrorCode] = true
 			out = append(out, e.ErrorCode)
 		}
 	})

@@ -444,3 +444,25 @@ func BenchmarkWriteJSON(b *testing.B) {
 		j.WriteJSON(io.Discard, journal.Filter{})
 	}
 }
+
+// Codes of a large journal whose entries each carry a code of their own take time
+// linear in its entries: they are gathered under the journal's lock, which every
+// request waits for to be journaled (a list searched for each entry's code was
+// quadratic).
+func TestCodesOfALargeJournal(t *testing.T) {
+	t.Parallel()
+	const n = 100_000
+	j := journal.New(n)
+	for i := range n {
+		j.Add(journal.Entry{Method: "GET", Path: "/", Status: 503, ErrorCode: fmt.Sprintf("c_%d", i)})
+	}
+	j.Add(journal.Entry{Method: "GET", Path: "/", Status: 503, ErrorCode: "c_1"}) // c_0 leaves
+	start := time.Now()
+	codes := j.Codes()
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Codes of %d entries took %v", n, took)
+	}
+	if len(codes) != n-1 {
+		t.Errorf("Codes: %d codes, want %d distinct", len(codes), n-1)
+	}
+}
