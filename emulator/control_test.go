@@ -757,4 +757,3 @@ func TestJournalCodeFilterKnowsEveryCode(t *testing.T) {
 	mustStatus(t, e.do(req{Method: "DELETE", Path: "/_emulator/requests"}), 200)
 	mustEnvelope(t, e.get("/_emulator/requests?code=teapot_brewing", ""), 400, "invalid_request")
 }
-
