@@ -16,7 +16,7 @@ type Doc struct {
 }
 
 // catalogue is every error code hostemu can return, in one place. The first "any" code
-// of a status is what a fault giving only that status answers with.
+// of a status by code (ForStatus) is what a fault giving only that status answers with.
 var catalogue = []Doc{
 	{InvalidRequest, 400, "any", "A field is missing, has the wrong type, or has a value outside its rules; the message names it. Also a bad query parameter."},
 	{InvalidJSON, 400, "any", "The request body is not valid JSON."},
@@ -94,13 +94,19 @@ func Status(code Code) int {
 }
 
 // ForStatus is the code a fault that gives only a status answers with: the
-// catalogue's public code for it, else the status text in snake_case (408
-// request_timeout, 502 bad_gateway), which gets a docs page saying it was injected.
+// catalogue's public code for it (the first of its "any" codes in Catalogue's order,
+// by code: 400 is invalid_json, as it has always been), else the status text in
+// snake_case (408 request_timeout, 502 bad_gateway), which gets a docs page saying it
+// was injected.
 func ForStatus(status int) string {
+	var first Code
 	for _, d := range catalogue {
-		if d.Status == status && d.Service == "any" {
-			return string(d.Code)
+		if d.Status == status && d.Service == "any" && (first == "" || d.Code < first) {
+			first = d.Code
 		}
+	}
+	if first != "" {
+		return string(first)
 	}
 	text := strings.ToLower(http.StatusText(status))
 	if text == "" {

@@ -7,13 +7,13 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
-// A fault of only a status answers the first "any" code of that status in the
-// catalogue's order (400: invalid_request, not invalid_json), else the status text in
-// snake_case, else client_error or server_error.
+// A fault of only a status answers the first "any" code of that status in Catalogue's
+// order, by code (400: invalid_json, as httpapi's codeForStatus answered before it moved
+// here), else the status text in snake_case, else client_error or server_error.
 func TestForStatus(t *testing.T) {
 	t.Parallel()
 	for status, want := range map[int]string{
-		400: "invalid_request", 401: "invalid_token", 404: "not_found", 405: "method_not_allowed",
+		400: "invalid_json", 401: "invalid_token", 404: "not_found", 405: "method_not_allowed",
 		408: "request_timeout", 418: "im_a_teapot", 429: "rate_limited", 500: "internal_error",
 		502: "bad_gateway", 503: "service_unavailable", 499: "client_error", 599: "server_error",
 	} {
