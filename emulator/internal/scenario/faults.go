@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -236,10 +238,11 @@ func (d *decoder) bodyValues(n *yaml.Node, at string) (map[string]fault.BodyValu
 	return out, ok
 }
 
-// jsonValue reads any YAML value as the JSON value it stands for.
+// jsonValue reads any YAML value as the JSON value it stands for, a number as written
+// (yamlJSON).
 func (d *decoder) jsonValue(n *yaml.Node, at string) (fault.BodyValue, bool) {
-	var v any
-	if err := n.Decode(&v); err != nil {
+	v, err := yamlJSON(n)
+	if err != nil {
 		d.Addf(n, "%s: %v", at, err)
 		return "", false
 	}
@@ -288,4 +291,107 @@ func (d *decoder) delay(n *yaml.Node, at string) (*fault.Delay, bool) {
 		return nil, false
 	}
 	return &delay, true
+}
+
+// yamlJSON is the value of n for encoding/json, as n.Decode gives it but for numbers: an
+// integer or a float written as JSON writes it is kept as written (json.Number), so that
+// 100000000000000000001 is not rounded to a float64 nor 1e400 made a string, and 1.10
+// stays 1.10. A number in a form JSON has not (0x1F, +5, .inf) is the value YAML gives
+// it; a mapping with a key that is not a plain string (a merge key, 1:) is decoded as
+// before. The aliases it follows expand no further than the file's own bound allows
+// (Parse refuses a file whose aliases expand past it before any value is read).
+func yamlJSON(n *yaml.Node) (any, error) {
+	n = yamlcheck.Follow(n)
+	if n == nil {
+		return nil, errors.New("aliases nest too deep")
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 1 {
+			return yamlJSON(n.Content[0])
+		}
+	case yaml.ScalarNode:
+		// a plain scalar YAML could not read as a float (1e400) resolves to a string
+		plain := n.Style&^yaml.FlowStyle == 0 // no quotes, no block style, no tag given
+		if t := n.ShortTag(); isJSONNumber(n.Value) && (t == "!!int" || t == "!!float" || plain && t == "!!str") {
+			return json.Number(n.Value), nil
+		}
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := yamlJSON(c)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case yaml.MappingNode:
+		if plainKeys(n) {
+			out := make(map[string]any, len(n.Content)/2)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				v, err := yamlJSON(n.Content[i+1])
+				if err != nil {
+					return nil, err
+				}
+				out[yamlcheck.Follow(n.Content[i]).Value] = v
+			}
+			return out, nil
+		}
+	}
+	var v any
+	err := n.Decode(&v)
+	return v, err
+}
+
+// plainKeys reports whether every key of the mapping n is a string scalar (no merge
+// key, no number or null key), and no key comes twice.
+func plainKeys(n *yaml.Node) bool {
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i < len(n.Content); i += 2 {
+		k := yamlcheck.Follow(n.Content[i])
+		if k == nil || k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" || seen[k.Value] {
+			return false
+		}
+		seen[k.Value] = true
+	}
+	return true
+}
+
+// isJSONNumber reports whether s is a number as RFC 8259 writes one:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func isJSONNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
