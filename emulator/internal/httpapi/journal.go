@@ -20,7 +20,10 @@ func (a *API) record(ex *exchange, r *http.Request) {
 	if ex.errCode == "dropped" || ex.errCode == "timeout" {
 		status = 0
 	}
-	end := time.Now() // times the request and, for a real clock, dates its entry (RecordAt)
+	// times the request and, for a real clock, dates its entry (RecordAt): the start's
+	// reading moved on by the monotonic clock, one reading (time.Since) where time.Now
+	// makes two, the wall's and the monotonic's
+	end := ex.start.Add(time.Since(ex.start))
 	e := journal.Entry{
 		Method:     r.Method,
 		Path:       r.URL.Path,

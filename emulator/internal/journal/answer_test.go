@@ -157,3 +157,23 @@ func TestSharedResponseIsTheCopysEntry(t *testing.T) {
 		}
 	}
 }
+
+// An answer whose header names are hostemu's own keeps those names as the constants
+// they are, and copies the values: a value may be a buffer's bytes the caller reuses,
+// or share memory that must not stay alive.
+func TestAnswerHeaderValuesAreCopied(t *testing.T) {
+	t.Parallel()
+	buf := []byte("application/json; charset=utf-8" + "3000" + "2999")
+	at := func(i, j int) string { return unsafe.String(&buf[i], j-i) }
+	h := http.Header{"Content-Type": {at(0, 31)}, "Vary": {"Accept-Encoding"},
+		"X-Ratelimit-Limit": {at(31, 35)}, "X-Ratelimit-Remaining": {at(35, 39)}}
+	e := journal.Entry{Method: "GET", Path: "/v1/deployments/dpl_1", Status: 200}
+	e.SetResponse(200, h, []byte("{}"))
+	kept := journal.New(1).Record(e).Response.Headers
+	copy(buf, strings.Repeat("z", len(buf))) // the caller reuses its buffer
+	want := journal.Headers{{Name: "Content-Type", Value: "application/json; charset=utf-8"},
+		{Name: "X-Ratelimit-Limit", Value: "3000"}, {Name: "X-Ratelimit-Remaining", Value: "2999"}}
+	if !reflect.DeepEqual(kept, want) {
+		t.Fatalf("answer headers kept: %v, want %v", kept, want)
+	}
+}

@@ -40,14 +40,17 @@ func AnswerHeader(name string) bool {
 // answerHeaders is what own keeps of an answer's headers, sorted by name, at most
 // maxAnswerHeaderCount of them: those of h (an answer being recorded) when it is not
 // nil, else those of kept (an entry loaded from a bundle); cut says some were left
-// out. buf holds them, sharing the strings, for own to copy.
-func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut bool) {
+// out. buf holds them, sharing the strings, for own to copy. constNames says every
+// name is one of keptNames, constants that hold no request's memory: own keeps them
+// as they are, and copies only the values.
+func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut, constNames bool) {
 	if h != nil {
 		if out, ok := knownAnswerHeaders(h, buf); ok {
-			return out, false
+			return out, false, true
 		}
 	}
-	return walkAnswerHeaders(kept, h, buf)
+	out, cut := walkAnswerHeaders(kept, h, buf)
+	return out, cut, false
 }
 
 // walkAnswerHeaders is answerHeaders by a walk of every header.

@@ -466,3 +466,23 @@ func TestCodesOfALargeJournal(t *testing.T) {
 		t.Errorf("Codes: %d codes, want %d distinct", len(codes), n-1)
 	}
 }
+
+// BenchmarkRecordGet is the journal's part of GET /v1/deployments/{id} as hostemu
+// serves it: the request's one header, the answer's five, a body shared with the
+// render cache (SetSharedResponse), the token's fingerprint, recorded in place.
+func BenchmarkRecordGet(b *testing.B) {
+	j := journal.New(1000)
+	req := http.Header{"Authorization": {"Bearer hostemu-read"}}
+	answer := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Vary": {"Accept-Encoding"},
+		"X-Ratelimit-Limit": {"3000"}, "X-Ratelimit-Remaining": {"2997"}, "X-Ratelimit-Reset": {"1795723430"}}
+	body := strings.Repeat("x", 896)
+	b.ReportAllocs()
+	for b.Loop() {
+		e := journal.Entry{Method: "GET", Path: "/v1/deployments/dpl_0123456789abcdefghij", Status: 200, DurationMS: 0.012,
+			Scope: "read", Service: "hosting", Time: t0}
+		e.SetRequestHeaders(req)
+		e.SetToken("hostemu-read")
+		e.SetSharedResponse(200, answer, body)
+		j.RecordTo(&e)
+	}
+}

@@ -85,7 +85,7 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 	e.HeadersTruncated = e.HeadersTruncated || hcut
 	var abuf [maxAnswerHeaderCount]Header
 	var aspans [maxAnswerHeaderCount]span
-	asrc, many := answerHeaders(r.Headers, e.rawAnswer, &abuf)
+	asrc, many, constNames := answerHeaders(r.Headers, e.rawAnswer, &abuf)
 	an, acut := headerSpans(asrc, MaxAnswerHeaders, aspans[:])
 	r.HeadersTruncated = r.HeadersTruncated || many || acut
 	e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
@@ -97,7 +97,10 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 		total += sp.name + sp.value
 	}
 	for _, sp := range aspans[:an] {
-		total += sp.name + sp.value
+		total += sp.value
+		if !constNames {
+			total += sp.name
+		}
 	}
 	e.Headers, r.Headers = nil, nil
 	if total == 0 && n+an == 0 {
@@ -114,7 +117,9 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 		b.WriteString(src[i].Value[:sp.value])
 	}
 	for i, sp := range aspans[:an] {
-		b.WriteString(asrc[i].Name[:sp.name])
+		if !constNames {
+			b.WriteString(asrc[i].Name[:sp.name])
+		}
 		b.WriteString(asrc[i].Value[:sp.value])
 	}
 	all, at := b.String(), 0
@@ -133,7 +138,11 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 		out[i] = Header{Name: take(sp.name), Value: take(sp.value)}
 	}
 	for i, sp := range aspans[:an] {
-		out[n+i] = Header{Name: take(sp.name), Value: take(sp.value)}
+		name := asrc[i].Name // a constant (never cut: a name is cut only where the header is left out)
+		if !constNames {
+			name = take(sp.name)
+		}
+		out[n+i] = Header{Name: name, Value: take(sp.value)}
 	}
 	if n > 0 {
 		e.Headers = out[:n:n]

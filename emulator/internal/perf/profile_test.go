@@ -28,7 +28,7 @@ import (
 // HOSTEMU_PERF_SIDE=bare profiles the reference (package bare) under the same load.
 func TestProfileServe(t *testing.T) {
 	wrk, taskset := tools(t, "profile the serving path under wrk")
-	base := serveForProfile(t)
+	base, path := serveForProfile(t)
 	if os.Getenv("HOSTEMU_PERF_PROFILE") == "files" {
 		b := make([]byte, 1<<10)
 		rand.Read(b)
@@ -52,14 +52,14 @@ func TestProfileServe(t *testing.T) {
 		time.Sleep(7 * time.Second)
 		return
 	}
-	t.Logf("%s", load(t, wrk, taskset, base+"/v1/deployments/"+firstDeployment(t, base), "6s"))
+	t.Logf("%s", load(t, wrk, taskset, base+path, "6s"))
 }
 
-// serveForProfile serves the default world as the binary does and returns its URL; with
-// HOSTEMU_PERF_SIDE=bare, the reference of package bare instead (for the POSTs: its GET
-// answers the first deployment of a default world), for a profile of the other side
-// under the same load.
-func serveForProfile(t *testing.T) string {
+// serveForProfile serves the default world as the binary does and returns its URL and
+// the path of its first deployment; with HOSTEMU_PERF_SIDE=bare, the URL of the
+// reference of package bare instead (its GET answers that deployment's bytes), for a
+// profile of the other side under the same load.
+func serveForProfile(t *testing.T) (base, path string) {
 	t.Helper()
 	s, err := emulator.Listen(emulator.Options{Addr: "127.0.0.1:0", RateLimitsOff: true})
 	if err != nil {
@@ -67,10 +67,11 @@ func serveForProfile(t *testing.T) string {
 	}
 	go s.Serve()
 	t.Cleanup(func() { s.Shutdown(t.Context()) })
+	path = "/v1/deployments/" + firstDeployment(t, s.URL())
 	if os.Getenv("HOSTEMU_PERF_SIDE") != "bare" {
-		return s.URL()
+		return s.URL(), path
 	}
-	body := get(t, s.URL()+"/v1/deployments/"+firstDeployment(t, s.URL()))
+	body := get(t, s.URL()+path)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -78,5 +79,5 @@ func serveForProfile(t *testing.T) string {
 	srv := &http.Server{Handler: bare.New(body)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String()
+	return "http://" + ln.Addr().String(), path
 }

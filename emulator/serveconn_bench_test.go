@@ -1,0 +1,235 @@
+package emulator
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/gctune"
+	"github.com/hostemu/hostemu/emulator/internal/perf/bare"
+)
+
+// BenchmarkServeConn measures the server's side of GET /v1/deployments/{id} as the
+// binary serves it (hostemu: emulator.Listen's http.Server, the connection cap's
+// listener, the default world on a real clock with rate limits counted, gctune as
+// `hostemu serve` starts it) against bare gin under a plain http.Server (as baregin
+// serves it), both reading the request loadgen sends from a connection in memory:
+// net/http's reading, the handler, and the header and body writing are all there, the
+// syscalls and the client are not. Each request is sent once the answer to the one
+// before was written, as a keep-alive client sends them. Beside ns/op it reports the
+// process's CPU time a request (cpu-ns/op), which the shared machine's load disturbs
+// less; run it at GOMAXPROCS=1:
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench ServeConn -benchtime 200000x -count 3 ./emulator/
+func BenchmarkServeConn(b *testing.B) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", RateLimitsOff: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go s.Serve()
+	defer s.Shutdown(b.Context())
+	get := func(path string) []byte {
+		req, _ := http.NewRequest("GET", s.URL()+path, nil)
+		req.Header.Set("Authorization", "Bearer "+bare.ReadToken)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			b.Fatalf("GET %s: %d %s", path, res.StatusCode, body)
+		}
+		return body
+	}
+	m := regexp.MustCompile(`"id":"(dpl_[^"]+)"`).FindSubmatch(get("/v1/deployments?limit=1"))
+	if m == nil {
+		b.Fatal("no deployment in the default fixtures")
+	}
+	path := "/v1/deployments/" + string(m[1])
+	body := get(path)
+	raw := []byte("GET " + path + " HTTP/1.1\r\nHost: " + strings.TrimPrefix(s.URL(), "http://") + "\r\nAuthorization: Bearer " + bare.ReadToken + "\r\n\r\n")
+	if os.Getenv("GOGC") == "" {
+		defer gctune.Start(gctune.DefaultHeadroom)()
+	}
+
+	for _, side := range []struct {
+		name  string
+		serve func(net.Listener) error
+	}{
+		{"hostemu", func(ln net.Listener) error { return s.http.Serve(s.conns.Listener(ln)) }},
+		{"bare-gin", func(ln net.Listener) error { return (&http.Server{Handler: bare.New(body)}).Serve(ln) }},
+	} {
+		b.Run(side.name, func(b *testing.B) {
+			c := newMemConn(raw, body, b.N+1)
+			ln := &oneConnListener{conn: c, closed: make(chan struct{})}
+			go side.serve(ln)
+			c.awaitAnswer() // the first request, outside the timing
+			if !bytes.HasPrefix(c.last, []byte("HTTP/1.1 200 ")) {
+				b.Fatalf("answer:\n%s", c.last)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := cpuNanos()
+			c.release()
+			<-c.done
+			b.StopTimer()
+			b.ReportMetric(float64(cpuNanos()-cpu0)/float64(b.N), "cpu-ns/op")
+			ln.Close()
+		})
+	}
+}
+
+// cpuNanos is the process's user and system CPU time.
+func cpuNanos() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// memConn is a keep-alive client in memory: it sends req n times, each once the
+// answer to the one before was written, then reads EOF.
+type memConn struct {
+	req  []byte
+	want []byte // the first answer's body
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	left     int  // requests still to send
+	answered bool // the last request sent was answered (or none was sent)
+	pending  []byte
+	expired  bool // the read deadline is in the past
+	closed   bool
+	held     bool   // the first request's answer is awaited (awaitAnswer)
+	last     []byte // the first answer, for a check
+	first    bool
+	done     chan struct{}
+}
+
+func newMemConn(req, want []byte, n int) *memConn {
+	c := &memConn{req: req, want: want, left: n, answered: true, first: true, held: true, done: make(chan struct{})}
+	c.cond = sync.NewCond(&c.mu)
+	return c
+}
+
+// awaitAnswer waits for the first answer; the next request is held until release.
+func (c *memConn) awaitAnswer() {
+	c.mu.Lock()
+	for c.first {
+		c.cond.Wait()
+	}
+	c.mu.Unlock()
+}
+
+func (c *memConn) release() {
+	c.mu.Lock()
+	c.held = false
+	c.cond.Broadcast()
+	c.mu.Unlock()
+}
+
+func (c *memConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		switch {
+		case c.closed:
+			return 0, net.ErrClosed
+		case len(c.pending) > 0:
+			n := copy(p, c.pending)
+			c.pending = c.pending[n:]
+			return n, nil
+		case c.expired:
+			return 0, os.ErrDeadlineExceeded
+		case c.answered && c.left == 0:
+			return 0, io.EOF
+		case c.answered && (c.first || !c.held):
+			c.left--
+			c.answered = false
+			n := copy(p, c.req)
+			c.pending = c.req[n:]
+			return n, nil
+		}
+		c.cond.Wait()
+	}
+}
+
+func (c *memConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.first {
+		c.last = append(c.last, p...)
+		if !bytes.HasSuffix(c.last, c.want) {
+			return len(p), nil // not the whole answer yet
+		}
+		c.first = false
+	}
+	c.answered = true
+	c.cond.Broadcast()
+	return len(p), nil
+}
+
+func (c *memConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.closed = true
+		close(c.done)
+		c.cond.Broadcast()
+	}
+	return nil
+}
+
+func (c *memConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.expired = !t.IsZero() && !t.After(time.Now())
+	c.cond.Broadcast()
+	return nil
+}
+
+func (c *memConn) SetDeadline(t time.Time) error    { return c.SetReadDeadline(t) }
+func (c *memConn) SetWriteDeadline(time.Time) error { return nil }
+func (c *memConn) LocalAddr() net.Addr              { return memAddr{} }
+func (c *memConn) RemoteAddr() net.Addr             { return memAddr{} }
+
+type memAddr struct{}
+
+func (memAddr) Network() string { return "tcp" }
+func (memAddr) String() string  { return "127.0.0.1:40000" }
+
+// oneConnListener accepts its one connection, then waits to be closed.
+type oneConnListener struct {
+	conn   net.Conn
+	once   sync.Once
+	closed chan struct{}
+	taken  bool
+	mu     sync.Mutex
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	l.mu.Lock()
+	if !l.taken {
+		l.taken = true
+		l.mu.Unlock()
+		return l.conn, nil
+	}
+	l.mu.Unlock()
+	<-l.closed
+	return nil, net.ErrClosed
+}
+
+func (l *oneConnListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *oneConnListener) Addr() net.Addr { return memAddr{} }
