@@ -86,3 +86,66 @@ func TestJournalKeepsUploadBodies(t *testing.T) {
 	}
 	checkBodies(t, journalOf(t, e, "?path=/v1/files"), bodies)
 }
+
+// A create's entry keeps the body from the create's own buffer, and the deployment's
+// strings are cut from that buffer too (no copy of the body for either): each entry
+// still holds its own request's bytes, and each deployment its own files and
+// environment, while later creates come — created (compact, padded with white space,
+// over the body's 512-byte first step, with an escape or a key the create ignores,
+// which encoding/json decodes), refused (invalid JSON, an unknown project) or
+// gzip-encoded.
+func TestJournalKeepsCreateBodies(t *testing.T) {
+	e := newEnv(t)
+	digest := strings.Repeat("ab", 32)
+	create := func(env, pad string) string {
+		return `{"project_id":"prj_shop",` + pad + `"files":{"index.html":"` + digest + `"},"target":"preview","env":{"K":"` + env + `"}}`
+	}
+	cases := []struct {
+		body    string
+		created bool
+		env     string // env K of the deployment created
+	}{
+		{create("one", ""), true, "one"},
+		{create("two", strings.Repeat(" ", 600)), true, "two"},
+		{create(strings.Repeat("3", 700), ""), true, strings.Repeat("3", 700)},
+		{create(strings.Repeat("é", journal.MaxBody), ""), true, strings.Repeat("é", journal.MaxBody)},
+		{create(`fo\u006f`, ""), true, "foo"},
+		{strings.Replace(create("six", ""), `"target"`, `"extra":1,"target"`, 1), true, "six"},
+		{`{"project_id":`, false, ""},
+		{`{"project_id":"prj_none","files":{}}`, false, ""},
+	}
+	var bodies, envs, ids []string
+	for _, c := range cases {
+		bodies = append(bodies, c.body)
+	}
+	for range 3 {
+		for i, c := range cases {
+			r := e.do(req{Method: "POST", Path: "/v1/deployments", Token: "t-deploy", Body: c.body})
+			if !c.created {
+				if r.Status < 400 {
+					t.Fatalf("body %d: %d", i, r.Status)
+				}
+				continue
+			}
+			mustStatus(t, r, 201)
+			ids, envs = append(ids, decode[struct{ ID string }](t, r).ID), append(envs, c.env)
+		}
+	}
+	// one more, gzip-encoded: the journal keeps the decoded body
+	mustStatus(t, e.do(req{Method: "POST", Path: "/v1/deployments", Token: "t-deploy", Body: gzipped(t, bodies[0]), Headers: map[string]string{"Content-Encoding": "gzip"}}), 201)
+	es := journalOf(t, e, "?path=/v1/deployments&method=POST")
+	if got := es[len(es)-1].Body; got != bodies[0] {
+		t.Fatalf("the gzip-encoded create's entry: %.60q", got)
+	}
+	checkBodies(t, es[:len(es)-1], bodies)
+	for i, id := range ids {
+		d := decode[struct {
+			ProjectID string            `json:"project_id"`
+			Files     map[string]string `json:"files"`
+			Env       map[string]string `json:"env"`
+		}](t, e.get("/v1/deployments/"+id, "t-deploy"))
+		if d.ProjectID != "prj_shop" || d.Files["index.html"] != digest || d.Env["K"] != envs[i] {
+			t.Fatalf("deployment %d: %s %v env %.40q, want %.40q", i, d.ProjectID, d.Files, d.Env["K"], envs[i])
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gin-gonic/gin"
 
@@ -232,7 +233,15 @@ func hex4(s []byte, i int) (rune, bool) {
 // the body, unless what is kept is less than half of it (white space, say): the world
 // keeps these strings, and must not keep a body many times their size.
 func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
-	var s string // the body, copied once when the shape is right
+	return fastNewDeploymentOf(body, dst, false)
+}
+
+// fastNewDeploymentOf is fastNewDeployment; owned says that body is the caller's own
+// buffer, which nothing changes once read (a create's, from readBody): the strings are
+// then cut from body itself rather than from a copy of it (the same bytes, the same
+// rule for a padded body), and the journal may keep body too (exchange.whole).
+func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool {
+	var s string // the body, copied once when the shape is right (or body itself, owned)
 	kept := 0    // bytes of the strings cut from s
 	// str reads a plain string at body[i], cut from s where it lies in body
 	str := func(i int) (string, int, bool) {
@@ -279,7 +288,11 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 	if i >= len(body) || body[i] != '{' {
 		return false
 	}
-	s = string(body)
+	if owned {
+		s = unsafe.String(unsafe.SliceData(body), len(body))
+	} else {
+		s = string(body)
+	}
 	var out world.NewDeployment
 	var seen [4]bool
 	i = skipSpace(body, i+1)

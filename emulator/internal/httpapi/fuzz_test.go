@@ -132,7 +132,8 @@ func countReplacements(lit []byte) int {
 }
 
 // FuzzFastNewDeployment: whenever the fast path reads a create's body, encoding/json
-// reads the same request from it (so the two paths never answer differently).
+// reads the same request from it (so the two paths never answer differently), and so
+// does the fast path of a body it owns (the strings cut from the body itself).
 func FuzzFastNewDeployment(f *testing.F) {
 	for _, s := range []string{`{"project_id":"prj_a","files":{"index.html":"` + strings.Repeat("a", 64) + `"}}`,
 		` { "project_id" : "p" , "files" : { } , "target" : "production" , "env" : { "A" : "1" , "A" : "2" } } `,
@@ -149,6 +150,11 @@ func FuzzFastNewDeployment(f *testing.F) {
 		var full world.NewDeployment
 		if err := unmarshalStrict(b, &full); err != nil || !reflect.DeepEqual(fast, full) {
 			t.Fatalf("%q: fast path %+v, encoding/json %+v %v", b, fast, full, err)
+		}
+		// a create's own buffer: the strings cut from it, the same request
+		var owned world.NewDeployment
+		if !fastNewDeploymentOf(bytes.Clone(b), &owned, true) || !reflect.DeepEqual(owned, full) {
+			t.Fatalf("%q: fast path of an owned body %+v, encoding/json %+v", b, owned, full)
 		}
 	})
 }

@@ -93,7 +93,12 @@ func (a *API) createDeployment(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b != nil && !fastNewDeployment(b, &req) {
+	// b is readBody's own buffer and nothing changes it: the deployment's strings are
+	// cut from it, and the journal keeps it rather than a copy (as an upload's)
+	if ex := exchangeOf(c); ex != nil && b != nil {
+		ex.whole = b
+	}
+	if b != nil && !fastNewDeploymentOf(b, &req, true) {
 		if err := unmarshalStrict(b, &req); err != nil {
 			return nil, err
 		}

@@ -44,7 +44,13 @@ type tables struct {
 	detachedLog []string            // detached's hostnames, oldest first
 	policy      Policy
 	cipher      Cipher
+	// gen tells these tables from every other a store has had (see DeploymentRef):
+	// each resetFor draws a new one
+	gen uint64
 }
+
+// tableGens draws the tables' generations, unique in the process.
+var tableGens atomic.Uint64
 
 // Changes counts the changes made so far; it only grows.
 func (s *Store) Changes() uint64 { return s.changes.Load() }
@@ -79,6 +85,7 @@ func (s *Store) resetFor(snap *Snapshot) {
 	s.detachedLog = nil
 	s.policy = Policy{DomainWriteScope: ScopeAdmin}
 	s.cipher = Cipher{}
+	s.gen = tableGens.Add(1)
 }
 
 // Load replaces the whole state with snap. It checks snap first (see Snapshot.Check) and
@@ -405,22 +412,41 @@ func (s *Store) ProjectEnv(id string) map[string]string {
 
 // CreateDeployment stores a new deployment. Its project must exist and its id be new.
 func (s *Store) CreateDeployment(d Deployment) error {
+	_, err := s.CreateDeploymentRef(d)
+	return err
+}
+
+// DeploymentRef names a stored deployment for UpdateDeploymentRef without its id: a
+// lifecycle's steps change the deployment it created without a lookup in the map of
+// every deployment (where a deployment created seconds ago is no longer in the
+// processor's cache). It holds the deployment the store keeps and the generation of
+// the tables that keep it; once those tables are replaced (Load, reset), the ref is
+// stale and UpdateDeploymentRef finds the deployment by id, as UpdateDeployment
+// does. The zero DeploymentRef is always stale.
+type DeploymentRef struct {
+	d   *Deployment
+	gen uint64
+}
+
+// CreateDeploymentRef is CreateDeployment, and gives the ref of the deployment stored.
+func (s *Store) CreateDeploymentRef(d Deployment) (DeploymentRef, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.projects[d.ProjectID]; !ok {
-		return apperr.Errorf(apperr.ProjectNotFound, "project %q not found", d.ProjectID)
+		return DeploymentRef{}, apperr.Errorf(apperr.ProjectNotFound, "project %q not found", d.ProjectID)
 	}
 	if _, ok := s.deployments[d.ID]; ok {
-		return ErrIDTaken
+		return DeploymentRef{}, ErrIDTaken
 	}
 	s.insertDeployment(&d)
+	ref := DeploymentRef{d: &d, gen: s.gen}
 	if s.hook == nil { // nobody keeps the change: no copy (a create's hot path)
 		s.changed(Change{})
-		return nil
+		return ref, nil
 	}
 	dc := d
 	s.changed(Change{Deployment: &dc})
-	return nil
+	return ref, nil
 }
 
 // ErrIDTaken is CreateDeployment's answer to an id already in use: the caller draws
@@ -429,11 +455,22 @@ var ErrIDTaken = errors.New("deployment id already exists")
 
 // UpdateDeployment applies fn to a deployment under the write lock and returns the result.
 func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) (Deployment, error) {
+	return s.UpdateDeploymentRef(DeploymentRef{}, id, fn)
+}
+
+// UpdateDeploymentRef is UpdateDeployment of the deployment ref names, when ref is
+// not stale (the tables that made it are still the store's); else of the deployment
+// id, found by id. ref, when not stale, names deployment id: within one generation of
+// tables a deployment is never replaced or removed, so it is the one the map holds.
+func (s *Store) UpdateDeploymentRef(ref DeploymentRef, id string, fn func(d *Deployment, p *Project)) (Deployment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d, ok := s.deployments[id]
-	if !ok {
-		return Deployment{}, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
+	d := ref.d
+	if d == nil || ref.gen != s.gen {
+		var ok bool
+		if d, ok = s.deployments[id]; !ok {
+			return Deployment{}, apperr.Errorf(apperr.DeploymentNotFound, "deployment %q not found", id)
+		}
 	}
 	p := s.projects[d.ProjectID]
 	fn(d, p)

@@ -49,6 +49,9 @@ type run struct {
 	anchor time.Time
 	// apply makes the step happen; nil for a deployment's, which is stepDeployment.
 	apply func(st scenario.Step, t time.Time)
+	// ref is a deployment's in the store, when its create made it (stale after a load,
+	// and zero for a lifecycle resumed from a state: then found by name)
+	ref state.DeploymentRef
 }
 
 // Fire runs the pending step, if the lifecycle is still the resource's (a forced
@@ -65,7 +68,7 @@ func (r *run) Fire(t time.Time) {
 		w.sched.AtSeq(r.at, r.seq, r, r.inFlight)
 	}
 	if r.apply == nil {
-		w.stepDeployment(r.name, r.steps[i], t)
+		w.stepDeployment(r.name, r.ref, r.steps[i], t)
 	} else {
 		r.apply(r.steps[i], t)
 	}
@@ -146,11 +149,15 @@ func newRuns() [kinds]map[string]*run {
 // periodic says they are a periodic event, such as a renewal, that must never pull the
 // clock forward on its own.
 func (w *World) scheduleSteps(kind int, name string, steps []scenario.Step, from int, since time.Time, periodic bool, apply func(scenario.Step, time.Time)) {
-	r := &run{w: w, kind: kind, name: name, steps: steps, next: from, at: since.Add(steps[from].After),
-		seq: w.sched.Reserve(len(steps) - from), inFlight: !periodic, anchor: since, apply: apply}
-	if kind != kindDeployment {
+	w.start(&run{w: w, kind: kind, name: name, steps: steps, next: from, at: since.Add(steps[from].After),
+		seq: w.sched.Reserve(len(steps) - from), inFlight: !periodic, anchor: since, apply: apply})
+}
+
+// start schedules r's pending step, r replacing its resource's lifecycle in flight.
+func (w *World) start(r *run) {
+	if r.kind != kindDeployment {
 		w.mu.Lock()
-		w.runs[kind][name] = r
+		w.runs[r.kind][r.name] = r
 		w.mu.Unlock()
 	}
 	w.sched.AtSeq(r.at, r.seq, r, r.inFlight)
@@ -167,19 +174,20 @@ func stepIndex(steps []scenario.Step, status string) int {
 }
 
 // scheduleDeployment schedules the rest of a deployment's lifecycle after its current
-// status, counting from since.
-func (w *World) scheduleDeployment(id, current string, steps []scenario.Step, since time.Time) {
+// status, counting from since; ref is the deployment's in the store, or zero.
+func (w *World) scheduleDeployment(id string, ref state.DeploymentRef, current string, steps []scenario.Step, since time.Time) {
 	i := stepIndex(steps, current)
 	if i < 0 || i == len(steps)-1 {
 		return
 	}
-	w.scheduleSteps(kindDeployment, id, steps, i+1, since, false, nil)
+	w.start(&run{w: w, kind: kindDeployment, name: id, steps: steps, next: i + 1, at: since.Add(steps[i+1].After),
+		seq: w.sched.Reserve(len(steps) - i - 1), inFlight: true, anchor: since, ref: ref})
 }
 
-// stepDeployment moves deployment id to the step st at t.
-func (w *World) stepDeployment(id string, st scenario.Step, t time.Time) {
+// stepDeployment moves deployment id (ref, unless stale or zero) to the step st at t.
+func (w *World) stepDeployment(id string, ref state.DeploymentRef, st scenario.Step, t time.Time) {
 	var from string
-	d, err := w.store.UpdateDeployment(id, func(d *state.Deployment, p *state.Project) {
+	d, err := w.store.UpdateDeploymentRef(ref, id, func(d *state.Deployment, p *state.Project) {
 		from = d.Status
 		d.SetStatus(p, st.Status, st.Error, t)
 	})
@@ -283,7 +291,7 @@ func (w *World) resume(anchors map[string]time.Time) {
 	}
 	deployments, domains, detaching := w.store.InFlight()
 	for _, d := range deployments {
-		w.scheduleDeployment(d.ID, d.Status, w.deploymentSteps(sc, d.ID, d.ProjectID, d.Target, w.store.ProjectEnv(d.ProjectID), d.Env), since(deploymentKey(d.ID)))
+		w.scheduleDeployment(d.ID, state.DeploymentRef{}, d.Status, w.deploymentSteps(sc, d.ID, d.ProjectID, d.Target, w.store.ProjectEnv(d.ProjectID), d.Env), since(deploymentKey(d.ID)))
 	}
 	for _, d := range domains {
 		switch {

@@ -100,6 +100,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		return state.Deployment{}, err
 	}
 	var d state.Deployment
+	var ref state.DeploymentRef
 	for {
 		id := w.newID("dpl_")
 		d = state.Deployment{
@@ -108,7 +109,8 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 			Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
 		}
 		d.SetStatus(nil, state.StatusQueued, nil, now)
-		err := w.store.CreateDeployment(d)
+		var err error
+		ref, err = w.store.CreateDeploymentRef(d)
 		if err == nil {
 			break
 		}
@@ -118,7 +120,7 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 	}
 	id := d.ID
 	steps := w.deploymentSteps(sc, id, p.ID, target, p.Env, in.Env)
-	w.scheduleDeployment(id, state.StatusQueued, steps, now)
+	w.scheduleDeployment(id, ref, state.StatusQueued, steps, now)
 	w.emitDeployment("created", d)
 	if i := stepIndex(steps, state.StatusQueued); i >= 0 && i+1 < len(steps) && steps[i+1].After <= 0 {
 		w.fireDue() // zero-time steps happen at once
