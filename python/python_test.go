@@ -198,13 +198,13 @@ func TestWheels(t *testing.T) {
 	})
 	t.Run("pytest suite", func(t *testing.T) {
 		r := runIn(t, work, venvEnv, vpy, "-m", "pytest", "-p", "no:cacheprovider", "suite")
-		wantPassed(t, r, 9)
+		wantPassed(t, r, 10)
 		t.Log(lastLines(r.out, 1))
 	})
 	t.Run("pytest suite on one hostemu (HOSTEMU_URL)", func(t *testing.T) {
 		emu := testkit.Start(t)
 		r := runIn(t, work, append(slices.Clip(venvEnv), "HOSTEMU_URL="+emu.URL()), vpy, "-m", "pytest", "-p", "no:cacheprovider", "suite")
-		wantPassed(t, r, 9)
+		wantPassed(t, r, 10)
 	})
 	t.Run("pytest -n 2 and the coverage gate", func(t *testing.T) {
 		args := []string{"-m", "pytest", "-p", "no:cacheprovider", "suite"}
@@ -214,15 +214,15 @@ func TestWheels(t *testing.T) {
 			t.Log("pytest-xdist is not installed (python3-pytest-xdist): the suite runs in one process")
 		}
 		r := runIn(t, work, venvEnv, vpy, append(slices.Clip(args), "--hostemu-coverage-min", "1")...)
-		wantPassed(t, r, 9)
+		wantPassed(t, r, 10)
 		m := regexp.MustCompile(`hostemu coverage of 9 test worlds: ([0-9.]+)% .*minimum 1%: ok`).FindStringSubmatch(r.out)
 		if m == nil {
 			t.Fatalf("no coverage summary of the 9 worlds:\n%s", r.out)
 		}
 		t.Logf("coverage of the suite: %s%%", m[1])
 		r = runIn(t, work, venvEnv, vpy, append(slices.Clip(args), "--hostemu-coverage-min", "99.9")...)
-		if r.code != 1 || !strings.Contains(r.out, "minimum 99.9%: FAIL") || !strings.Contains(r.out, "9 passed") {
-			t.Errorf("--hostemu-coverage-min 99.9: exit %d, want 1 with its FAIL line and 9 passed:\n%s", r.code, r.out)
+		if r.code != 1 || !strings.Contains(r.out, "minimum 99.9%: FAIL") || !strings.Contains(r.out, "10 passed") {
+			t.Errorf("--hostemu-coverage-min 99.9: exit %d, want 1 with its FAIL line and 10 passed:\n%s", r.code, r.out)
 		}
 	})
 	xdist := runIn(t, work, venvEnv, vpy, "-c", "import xdist").code == 0

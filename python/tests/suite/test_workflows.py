@@ -1,5 +1,6 @@
 """Nine workflows, each in a world of its own (the hostemu fixture's namespace), so
-that they may run in parallel (pytest -n) against one hostemu."""
+that they may run in parallel (pytest -n) against one hostemu; and the testkit against
+an older hostemu (a namespace of its own through a proxy)."""
 
 import pytest
 
