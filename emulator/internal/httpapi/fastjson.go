@@ -239,7 +239,8 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 // fastNewDeploymentOf is fastNewDeployment; owned says that body is the caller's own
 // buffer, which nothing changes once read (a create's, from readBody): the strings are
 // then cut from body itself rather than from a copy of it (the same bytes, the same
-// rule for a padded body), and the journal may keep body too (exchange.whole).
+// rule for a padded body, weighed against body's capacity), and the journal may keep
+// body too (exchange.whole).
 func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool {
 	var s string // the body, copied once when the shape is right (or body itself, owned)
 	kept := 0    // bytes of the strings cut from s
@@ -362,7 +363,13 @@ func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool
 	if skipSpace(body, i) != len(body) {
 		return false
 	}
-	if 2*kept < len(s) {
+	// the strings keep alive the copy's len(body) bytes or, owned, the whole buffer
+	// (readBody's may hold twice the body: one of no declared length, gzip-decoded)
+	held := len(s)
+	if owned {
+		held = cap(body)
+	}
+	if 2*kept < held {
 		cloneStrings(&out)
 	}
 	*dst = out

@@ -194,3 +194,27 @@ func TestFastNewDeploymentPaddedBody(t *testing.T) {
 		}
 	}
 }
+
+// inBuffer reports whether s lies in b's array (up to its capacity).
+func inBuffer(s string, b []byte) bool {
+	p, b0 := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= b0 && p < b0+uintptr(cap(b))
+}
+
+// An owned body's strings are cut from its buffer only when they make at least half of
+// what the buffer holds, its capacity counted: readBody's buffer of a body of no
+// declared length (chunked, gzip-decoded) may be twice the body, and the world must
+// not keep a buffer many times what it weighs.
+func TestFastNewDeploymentOwnedCapacity(t *testing.T) {
+	body := `{"project_id":"p","files":{"a":"` + strings.Repeat("b", 64) + `"},"env":{"K":"` + strings.Repeat("v", 400) + `"}}`
+	for c, wantShared := range map[int]bool{len(body): true, 4 * len(body): false} {
+		b := append(make([]byte, 0, c), body...)
+		var req world.NewDeployment
+		if !fastNewDeploymentOf(b, &req, true) || req.Env["K"] != strings.Repeat("v", 400) || req.Files["a"] != strings.Repeat("b", 64) {
+			t.Fatalf("capacity %d: %+v", c, req)
+		}
+		if shared := inBuffer(req.Env["K"], b); shared != wantShared {
+			t.Fatalf("capacity %d of a %d-byte body: the strings cut from the buffer: %v", c, len(body), shared)
+		}
+	}
+}
