@@ -230,8 +230,9 @@ func hex4(s []byte, i int) (rune, bool) {
 // characters and valid UTF-8. Anything else — another key, another spelling, null, a
 // number, an escape, data after the object — reports false and is left to the full
 // decoder, so the answers are the same either way. Every string is cut from one copy of
-// the body, unless what is kept is less than half of it (white space, say): the world
-// keeps these strings, and must not keep a body many times their size.
+// the body, unless what is kept is less than half of it (white space, say, or the
+// values a repeated key replaced): the world keeps these strings, and must not keep a
+// body many times their size.
 func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 	return fastNewDeploymentOf(body, dst, false)
 }
@@ -242,8 +243,9 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 // rule for a padded body, weighed against body's capacity), and the journal may keep
 // body too (exchange.whole).
 func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool {
-	var s string // the body, copied once when the shape is right (or body itself, owned)
-	kept := 0    // bytes of the strings cut from s
+	var s string      // the body, copied once when the shape is right (or body itself, owned)
+	kept := 0         // bytes of the strings cut from s
+	repeated := false // a key of files or env came twice: kept counts the values replaced
 	// str reads a plain string at body[i], cut from s where it lies in body
 	str := func(i int) (string, int, bool) {
 		v, next, ok := plainString(body, i)
@@ -274,7 +276,9 @@ func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool
 			if !ok {
 				return nil, i, false
 			}
+			n := len(m)
 			m[keep(k)] = keep(v) // a repeated key: the last wins, as with encoding/json
+			repeated = repeated || len(m) == n
 			if i = skipSpace(body, j); i < len(body) && body[i] == ',' {
 				i = skipSpace(body, i+1)
 				continue
@@ -363,6 +367,9 @@ func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool
 	if skipSpace(body, i) != len(body) {
 		return false
 	}
+	if repeated { // what the request keeps, not the values a repeated key replaced
+		kept = keptBytes(&out)
+	}
 	// the strings keep alive the copy's len(body) bytes or, owned, the whole buffer
 	// (readBody's may hold twice the body: one of no declared length, gzip-decoded)
 	held := len(s)
@@ -374,6 +381,22 @@ func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool
 	}
 	*dst = out
 	return true
+}
+
+// keptBytes is the bytes of in's strings.
+func keptBytes(in *world.NewDeployment) int {
+	n := 0
+	for _, p := range []*string{in.ProjectID, in.Target} {
+		if p != nil {
+			n += len(*p)
+		}
+	}
+	for _, m := range []map[string]string{in.Files, in.Env} {
+		for k, v := range m {
+			n += len(k) + len(v)
+		}
+	}
+	return n
 }
 
 // cloneStrings gives every string of in memory of its own.

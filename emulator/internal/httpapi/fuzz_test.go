@@ -218,3 +218,32 @@ func TestFastNewDeploymentOwnedCapacity(t *testing.T) {
 		}
 	}
 }
+
+// A key of env or files given twice keeps its last value: the value it replaced is
+// kept by nothing, and does not count toward the half of the body the strings must
+// make to be cut from it (a long value replaced by a short one, else, kept the whole
+// body alive for a few bytes the world weighs).
+func TestFastNewDeploymentRepeatedKey(t *testing.T) {
+	long := strings.Repeat("v", 4096)
+	for _, body := range []string{
+		`{"project_id":"p","files":{},"env":{"K":"` + long + `","K":"1"}}`,
+		`{"project_id":"p","files":{"a":"` + long + `","a":"` + strings.Repeat("b", 64) + `"}}`,
+	} {
+		b := []byte(body)
+		var req world.NewDeployment
+		if !fastNewDeploymentOf(b, &req, true) {
+			t.Fatalf("%.40s: not read", body)
+		}
+		for _, s := range []string{*req.ProjectID, req.Env["K"], req.Files["a"]} {
+			if s != "" && inBuffer(s, b) {
+				t.Fatalf("%.40s: %q cut from a body of %d bytes", body, s, len(b))
+			}
+		}
+	}
+	// the value kept long, the one replaced short: cut from the body
+	b := []byte(`{"project_id":"p","files":{},"env":{"K":"1","K":"` + long + `"}}`)
+	var req world.NewDeployment
+	if !fastNewDeploymentOf(b, &req, true) || req.Env["K"] != long || !inBuffer(req.Env["K"], b) {
+		t.Fatalf("the last value long: %.40q, cut from the body: %v", req.Env["K"], inBuffer(req.Env["K"], b))
+	}
+}
