@@ -1,6 +1,9 @@
 package emulator_test
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -146,6 +149,52 @@ func TestJournalKeepsCreateBodies(t *testing.T) {
 		}](t, e.get("/v1/deployments/"+id, "t-deploy"))
 		if d.ProjectID != "prj_shop" || d.Files["index.html"] != digest || d.Env["K"] != envs[i] {
 			t.Fatalf("deployment %d: %s %v env %.40q, want %.40q", i, d.ProjectID, d.Files, d.Env["K"], envs[i])
+		}
+	}
+}
+
+// Creates of no declared length (chunked): their bodies are read in doubling steps, the
+// first in a pooled buffer, and end in a buffer larger than the body; the entries and
+// the deployments cut from those buffers still hold each their own request while later
+// creates come.
+func TestJournalKeepsChunkedCreateBodies(t *testing.T) {
+	e := newEnv(t)
+	digest := strings.Repeat("ab", 32)
+	create := func(env, pad string) string {
+		return `{"project_id":"prj_shop",` + pad + `"files":{"index.html":"` + digest + `"},"env":{"K":"` + env + `"}}`
+	}
+	envs := []string{"one", strings.Repeat("2", 500), "three", strings.Repeat("4", 3000), strings.Repeat("é", journal.MaxBody)}
+	bodies := []string{create(envs[0], ""), create(envs[1], ""), create(envs[2], strings.Repeat(" ", 700)), create(envs[3], ""), create(envs[4], "")}
+	var ids []string
+	for range 3 {
+		for i, b := range bodies {
+			hr, err := http.NewRequest("POST", e.url+"/v1/deployments", io.MultiReader(strings.NewReader(b))) // no length: chunked
+			if err != nil {
+				t.Fatal(err)
+			}
+			hr.Header.Set("Content-Type", "application/json")
+			hr.Header.Set("Authorization", "Bearer t-deploy")
+			r, err := http.DefaultClient.Do(hr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d struct{ ID string }
+			err = json.NewDecoder(r.Body).Decode(&d)
+			r.Body.Close()
+			if r.StatusCode != 201 || err != nil || hr.ContentLength != 0 {
+				t.Fatalf("body %d: %d %v (length %d)", i, r.StatusCode, err, hr.ContentLength)
+			}
+			ids = append(ids, d.ID)
+		}
+	}
+	checkBodies(t, journalOf(t, e, "?path=/v1/deployments&method=POST"), bodies)
+	for i, id := range ids {
+		d := decode[struct {
+			Files map[string]string `json:"files"`
+			Env   map[string]string `json:"env"`
+		}](t, e.get("/v1/deployments/"+id, "t-deploy"))
+		if d.Files["index.html"] != digest || d.Env["K"] != envs[i%len(envs)] {
+			t.Fatalf("deployment %d: %v env %.40q, want %.40q", i, d.Files, d.Env["K"], envs[i%len(envs)])
 		}
 	}
 }

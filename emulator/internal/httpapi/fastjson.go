@@ -229,20 +229,19 @@ func hex4(s []byte, i int) (rune, bool) {
 // string values (white space allowed), every string without escapes or control
 // characters and valid UTF-8. Anything else — another key, another spelling, null, a
 // number, an escape, data after the object — reports false and is left to the full
-// decoder, so the answers are the same either way. Every string is cut from one copy of
-// the body, unless what is kept is less than half of it (white space, say): the world
-// keeps these strings, and must not keep a body many times their size.
+// decoder, so the answers are the same either way.
+//
+// body is the caller's own buffer, which nothing changes once read (a create's, from
+// readBody; the journal may keep it too, exchange.whole): every string is cut from body
+// itself, unless what is kept is less than half of what the buffer holds, its capacity
+// (white space, say, the values a repeated key replaced, or a buffer larger than the
+// body): the world keeps these strings, and must not keep a buffer many times their
+// size.
 func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
-	return fastNewDeploymentOf(body, dst, false)
-}
-
-// fastNewDeploymentOf is fastNewDeployment; owned says that body is the caller's own
-// buffer, which nothing changes once read (a create's, from readBody): the strings are
-// then cut from body itself rather than from a copy of it (the same bytes, the same
-// rule for a padded body), and the journal may keep body too (exchange.whole).
-func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool {
-	var s string // the body, copied once when the shape is right (or body itself, owned)
-	kept := 0    // bytes of the strings cut from s
+	s := unsafe.String(unsafe.SliceData(body), len(body)) // body, which the strings are cut from
+	kept := 0                                             // bytes of the strings cut from s
+	// a key of files or env came twice: kept counts the values it replaced too
+	repeated := false
 	// str reads a plain string at body[i], cut from s where it lies in body
 	str := func(i int) (string, int, bool) {
 		v, next, ok := plainString(body, i)
@@ -273,7 +272,9 @@ func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool
 			if !ok {
 				return nil, i, false
 			}
+			n := len(m)
 			m[keep(k)] = keep(v) // a repeated key: the last wins, as with encoding/json
+			repeated = repeated || len(m) == n
 			if i = skipSpace(body, j); i < len(body) && body[i] == ',' {
 				i = skipSpace(body, i+1)
 				continue
@@ -287,11 +288,6 @@ func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
 		return false
-	}
-	if owned {
-		s = unsafe.String(unsafe.SliceData(body), len(body))
-	} else {
-		s = string(body)
 	}
 	var out world.NewDeployment
 	var seen [4]bool
@@ -362,11 +358,32 @@ func fastNewDeploymentOf(body []byte, dst *world.NewDeployment, owned bool) bool
 	if skipSpace(body, i) != len(body) {
 		return false
 	}
-	if 2*kept < len(s) {
+	if repeated { // what the request keeps, not the values a repeated key replaced
+		kept = keptBytes(&out)
+	}
+	// the strings keep the whole buffer alive (readBody's may hold twice the body: one
+	// of no declared length, chunked or gzip-decoded)
+	if 2*kept < cap(body) {
 		cloneStrings(&out)
 	}
 	*dst = out
 	return true
+}
+
+// keptBytes is the bytes of in's strings.
+func keptBytes(in *world.NewDeployment) int {
+	n := 0
+	for _, p := range []*string{in.ProjectID, in.Target} {
+		if p != nil {
+			n += len(*p)
+		}
+	}
+	for _, m := range []map[string]string{in.Files, in.Env} {
+		for k, v := range m {
+			n += len(k) + len(v)
+		}
+	}
+	return n
 }
 
 // cloneStrings gives every string of in memory of its own.

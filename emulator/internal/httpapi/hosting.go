@@ -98,7 +98,7 @@ func (a *API) createDeployment(c *gin.Context) (any, error) {
 	if ex := exchangeOf(c); ex != nil && b != nil {
 		ex.whole = b
 	}
-	if b != nil && !fastNewDeploymentOf(b, &req, true) {
+	if b != nil && !fastNewDeployment(b, &req) {
 		if err := unmarshalStrict(b, &req); err != nil {
 			return nil, err
 		}

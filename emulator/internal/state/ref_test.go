@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -51,5 +52,56 @@ func TestDeploymentRef(t *testing.T) {
 		t.Fatal("stale ref, the id gone: changed")
 	} else if e, ok := apperr.As(err); !ok || e.Code != apperr.DeploymentNotFound {
 		t.Fatalf("stale ref, the id gone: %v", err)
+	}
+}
+
+// TestDeploymentRefRacesLoad: changes by ref, fresh and stale, while the tables are
+// replaced again and again (a state that holds the deployment, one that does not):
+// every change lands on the deployment the store's tables hold at that moment, never
+// on one of tables replaced (run with -race).
+func TestDeploymentRefRacesLoad(t *testing.T) {
+	s := world(t, 3)
+	without := s.Export()
+	d := Deployment{ID: "dpl_race", ProjectID: "prj_a", Target: TargetPreview, CreatedAt: t0}
+	d.SetStatus(nil, StatusQueued, nil, t0)
+	ref, err := s.CreateDeploymentRef(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := s.Export()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			snap := without
+			if i%2 == 0 {
+				snap = with
+			}
+			// Load takes the snapshot's arrays over: each load its own
+			snap.Deployments = slices.Clone(snap.Deployments)
+			snap.Domains = slices.Clone(snap.Domains)
+			if err := s.Load(snap); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		r := ref
+		if i%2 == 1 {
+			r = DeploymentRef{}
+		}
+		s.UpdateDeploymentRef(r, "dpl_race", func(d *Deployment, p *Project) {
+			// under the store's lock: the deployment changed is the tables' own
+			if s.deployments["dpl_race"] != d {
+				t.Errorf("change %d: a deployment the store's tables do not hold", i)
+			}
+			d.SetStatus(p, StatusBuilding, nil, t0.Add(1e9))
+		})
 	}
 }

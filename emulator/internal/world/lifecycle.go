@@ -149,8 +149,16 @@ func newRuns() [kinds]map[string]*run {
 // periodic says they are a periodic event, such as a renewal, that must never pull the
 // clock forward on its own.
 func (w *World) scheduleSteps(kind int, name string, steps []scenario.Step, from int, since time.Time, periodic bool, apply func(scenario.Step, time.Time)) {
-	w.start(&run{w: w, kind: kind, name: name, steps: steps, next: from, at: since.Add(steps[from].After),
-		seq: w.sched.Reserve(len(steps) - from), inFlight: !periodic, anchor: since, apply: apply})
+	r := w.newRun(kind, name, steps, from, since, periodic)
+	r.apply = apply
+	w.start(r)
+}
+
+// newRun is the lifecycle of the resource name from steps[from], counting from since,
+// its steps' places reserved in the scheduler (see scheduleSteps).
+func (w *World) newRun(kind int, name string, steps []scenario.Step, from int, since time.Time, periodic bool) *run {
+	return &run{w: w, kind: kind, name: name, steps: steps, next: from, at: since.Add(steps[from].After),
+		seq: w.sched.Reserve(len(steps) - from), inFlight: !periodic, anchor: since}
 }
 
 // start schedules r's pending step, r replacing its resource's lifecycle in flight.
@@ -180,8 +188,9 @@ func (w *World) scheduleDeployment(id string, ref state.DeploymentRef, current s
 	if i < 0 || i == len(steps)-1 {
 		return
 	}
-	w.start(&run{w: w, kind: kindDeployment, name: id, steps: steps, next: i + 1, at: since.Add(steps[i+1].After),
-		seq: w.sched.Reserve(len(steps) - i - 1), inFlight: true, anchor: since, ref: ref})
+	r := w.newRun(kindDeployment, id, steps, i+1, since, false)
+	r.ref = ref
+	w.start(r)
 }
 
 // stepDeployment moves deployment id (ref, unless stale or zero) to the step st at t.
