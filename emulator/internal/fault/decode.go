@@ -311,7 +311,8 @@ func (st Step) problems(at string, step bool) []string {
 	if len(st.Headers) > MaxMatchEntries {
 		add("headers: at most %d", MaxMatchEntries)
 	}
-	for _, k := range sortedKeys(st.Headers) {
+	keys := sortedKeys(st.Headers)
+	for i, k := range keys {
 		v := st.Headers[k]
 		switch {
 		case !ValidHeaderName(k):
@@ -320,6 +321,14 @@ func (st Step) problems(at string, step bool) []string {
 			add("headers %q: set by hostemu from the body; change the body instead", k)
 		case len(v) > MaxGlob || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
 			add("headers %q: want a value of at most %d bytes without control characters", k, MaxGlob)
+		case strings.TrimLeft(v, " \t") != v || strings.TrimRight(v, " \t") != v:
+			// HTTP/1.1 trims it and HTTP/2 sends it as it is: what the client gets, and
+			// what the journal says it got, would depend on the protocol
+			add("headers %q: value %q has white space at its ends: write it without", k, v)
+		}
+		// names are case-insensitive: both would be set, and the answer carry either
+		if j := slices.IndexFunc(keys[:i], func(o string) bool { return strings.EqualFold(o, k) }); j >= 0 {
+			add("headers %q and %q: one header twice (names are case-insensitive)", keys[j], k)
 		}
 	}
 	if st.Body != nil && len(st.Body.Text) > MaxPayloadBytes {
