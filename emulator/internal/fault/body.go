@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -64,7 +63,7 @@ func ParseBodyMatch(s string) (*BodyMatch, error) {
 	path, value, hasValue := strings.Cut(s, "=")
 	if hasValue {
 		m.value = &value
-		m.want, m.hasWant = decodeValue(value)
+		m.want, m.hasWant = decodeJSON(value, true) // "3 x" is no value
 	}
 	path = strings.TrimPrefix(strings.TrimPrefix(path, "$"), ".")
 	if path == "" {
@@ -123,18 +122,6 @@ func (m *BodyMatch) HoldsIn(v any, ok bool) bool {
 		return false
 	}
 	return jsonEqual(v, m.want)
-}
-
-// decodeValue is s decoded as one JSON value (as DecodeBody decodes), and whether s is
-// exactly one: "3 x" is no value.
-func decodeValue(s string) (any, bool) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil || dec.Decode(new(any)) != io.EOF {
-		return nil, false
-	}
-	return v, true
 }
 
 // jsonEqual reports whether a and b, decoded by DecodeBody, are the same JSON value:

@@ -2,6 +2,7 @@ package fault
 
 import (
 	"encoding/json"
+	"io"
 	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"hash/maphash"
 	"strconv"
@@ -107,11 +108,15 @@ func TokenSum(token string) uint64 {
 }
 
 // DecodeBody decodes a JSON body as body matchers read it (numbers as written).
-func DecodeBody(body string) (any, bool) {
-	dec := json.NewDecoder(strings.NewReader(body))
+func DecodeBody(body string) (any, bool) { return decodeJSON(body, false) }
+
+// decodeJSON is the JSON value s begins with (numbers as json.Number), and whether
+// there is one; whole asks that s be that value alone ("3 x" is none).
+func decodeJSON(s string, whole bool) (any, bool) {
+	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if dec.Decode(&v) != nil || whole && dec.Decode(new(any)) != io.EOF {
 		return nil, false
 	}
 	return v, true
