@@ -2,12 +2,13 @@ package fault
 
 import (
 	"encoding/json"
-	"io"
-	"github.com/hostemu/hostemu/emulator/internal/coverage"
 	"hash/maphash"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hostemu/hostemu/emulator/internal/coverage"
 )
 
 // Near misses say what almost matched when nothing did: for a fault that never fired,
