@@ -306,10 +306,6 @@ func yamlJSON(n *yaml.Node) (any, error) {
 		return nil, errors.New("aliases nest too deep")
 	}
 	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 1 {
-			return yamlJSON(n.Content[0])
-		}
 	case yaml.ScalarNode:
 		// a plain scalar YAML could not read as a float (1e400) resolves to a string
 		plain := n.Style&^yaml.FlowStyle == 0 // no quotes, no block style, no tag given
