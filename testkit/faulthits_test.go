@@ -18,22 +18,14 @@ import (
 // misses of every fault with no hits (docs/control-api.md "Near misses").
 func TestFaultHitsFetchOneFault(t *testing.T) {
 	t.Parallel()
-	srv := testkit.Start(t)
-	target, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var seen []string
-	rp := httputil.NewSingleHostReverseProxy(target)
-	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	e := behindProxy(t, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		mu.Lock()
 		seen = append(seen, r.Method+" "+r.URL.Path)
 		mu.Unlock()
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(px.Close)
-	e := testkit.Connect(t, px.URL, testkit.Shared())
+		next.ServeHTTP(w, r)
+	})
 
 	var faults []*testkit.Fault
 	for range 5 {
@@ -77,13 +69,7 @@ func TestFaultHitsFetchOneFault(t *testing.T) {
 // newer than the service container it connects to still works.
 func TestFaultHitsOnAnOlderHostemu(t *testing.T) {
 	t.Parallel()
-	srv := testkit.Start(t)
-	target, err := url.Parse(srv.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	e := behindProxy(t, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		if r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/_emulator/faults/") {
 			w.Header().Set("Allow", "DELETE")
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -91,10 +77,8 @@ func TestFaultHitsOnAnOlderHostemu(t *testing.T) {
 			io.WriteString(w, `{"error":{"code":"method_not_allowed","message":"GET is not allowed here"}}`)
 			return
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(px.Close)
-	e := testkit.Connect(t, px.URL, testkit.Shared())
+		next.ServeHTTP(w, r)
+	})
 	missed := e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "DELETE", Path: "/v1/projects"}, Status: 503})
 	fired := e.InjectFault(testkit.FaultSpec{Match: testkit.FaultMatch{Method: "GET", Path: "/v1/projects"}, Status: 503})
 	if status, _ := hosting(e, "GET", "/v1/projects", e.ReadToken(), nil); status != 503 {
@@ -117,4 +101,19 @@ func TestFaultHitsOnAnOlderHostemu(t *testing.T) {
 	if !strings.Contains(msg, "is gone") {
 		t.Errorf("Hits of a removed fault on an older hostemu: %q, want it to fail saying the fault is gone", msg)
 	}
+}
+
+// behindProxy starts an emulator and connects to it through a proxy that hands every
+// request to h, with next the emulator itself.
+func behindProxy(t *testing.T, h func(w http.ResponseWriter, r *http.Request, next http.Handler)) *testkit.Emulator {
+	t.Helper()
+	srv := testkit.Start(t)
+	target, err := url.Parse(srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h(w, r, rp) }))
+	t.Cleanup(px.Close)
+	return testkit.Connect(t, px.URL, testkit.Shared())
 }

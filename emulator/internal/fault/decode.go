@@ -321,7 +321,7 @@ func (st Step) problems(at string, step bool) []string {
 			add("headers %q: set by hostemu from the body; change the body instead", k)
 		case len(v) > MaxGlob || strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }):
 			add("headers %q: want a value of at most %d bytes without control characters", k, MaxGlob)
-		case strings.TrimLeft(v, " \t") != v || strings.TrimRight(v, " \t") != v:
+		case strings.Trim(v, " \t") != v:
 			// HTTP/1.1 trims it and HTTP/2 sends it as it is: what the client gets, and
 			// what the journal says it got, would depend on the protocol
 			add("headers %q: value %q has white space at its ends: write it without", k, v)

@@ -3,6 +3,7 @@ package fault
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"math/rand/v2"
 	"sync"
@@ -306,12 +307,24 @@ func (s *Set) List() []Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]Fault, 0, len(s.api)+len(s.scenario))
-	for _, list := range [...][]*Fault{s.api, s.scenario} {
-		for _, f := range list {
-			out = append(out, snapshot(f))
-		}
+	for f := range s.all() {
+		out = append(out, snapshot(f))
 	}
 	return out
+}
+
+// all yields every fault, the API-added ones in the order added, then the scenario's;
+// s.mu is held.
+func (s *Set) all() iter.Seq[*Fault] {
+	return func(yield func(*Fault) bool) {
+		for _, list := range [...][]*Fault{s.api, s.scenario} {
+			for _, f := range list {
+				if !yield(f) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Codes are the error codes the faults give of their own (a status with a code, in
@@ -328,12 +341,10 @@ func (s *Set) Codes() []string {
 			out = append(out, c)
 		}
 	}
-	for _, list := range [...][]*Fault{s.api, s.scenario} {
-		for _, f := range list {
-			add(f.Spec.Code)
-			for _, st := range f.Spec.Then {
-				add(st.Code)
-			}
+	for f := range s.all() {
+		add(f.Spec.Code)
+		for _, st := range f.Spec.Then {
+			add(st.Code)
 		}
 	}
 	return out
@@ -344,11 +355,9 @@ func (s *Set) Codes() []string {
 func (s *Set) Get(id string) (Fault, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, list := range [...][]*Fault{s.api, s.scenario} {
-		for _, f := range list {
-			if f.ID == id {
-				return snapshot(f), true
-			}
+	for f := range s.all() {
+		if f.ID == id {
+			return snapshot(f), true
 		}
 	}
 	return Fault{}, false

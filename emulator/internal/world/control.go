@@ -70,11 +70,15 @@ func (w *World) CheckCode(code string) error {
 	if code == "" || slices.Contains(apperr.AnswerCodes(), code) {
 		return nil
 	}
-	more := append(w.faults.Codes(), w.journal.Codes()...)
-	if slices.Contains(more, code) {
+	faults := w.faults.Codes()
+	if slices.Contains(faults, code) {
+		return nil // the journal, which may hold many entries, not walked
+	}
+	held := w.journal.Codes()
+	if slices.Contains(held, code) {
 		return nil
 	}
-	return journal.UnknownCode(code, more)
+	return journal.UnknownCode(code, append(faults, held...))
 }
 
 // ClearRequests empties the journal.

@@ -106,9 +106,8 @@ func (w *World) CreateDeployment(in NewDeployment) (state.Deployment, error) {
 		d = state.Deployment{
 			ID: id, ProjectID: p.ID, URL: state.DeploymentURL(p.Name, id, w.URLDomain(), w.urlForm), Target: target,
 			CreatedAt: now, Env: in.Env, Files: in.Files,
-			Logs: make([]state.LogLine, 0, 4), // room for the lifecycle's lines without regrowing
 		}
-		d.SetStatus(nil, state.StatusQueued, nil, now)
+		d.SetStatus(nil, state.StatusQueued, nil, now) // gives Logs room for the lifecycle's lines
 		var err error
 		ref, err = w.store.CreateDeploymentRef(d)
 		if err == nil {
