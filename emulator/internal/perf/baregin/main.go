@@ -8,9 +8,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"log"
 	"net/http"
 	"os"
+	"strings"
 	"testing/fstest"
 
 	"github.com/hostemu/hostemu/emulator/internal/perf/bare"
@@ -22,6 +24,8 @@ func main() {
 	stateLog := flag.String("state-log", "", "a file each create is appended to and synced (hostemu's --state)")
 	edgeAddr := flag.String("edge-addr", "", "an address serving -edge-file as /index.html with http.FileServer")
 	edgeFile := flag.String("edge-file", "", "the edge's file")
+	var headers answerHeaders
+	flag.Var(&headers, "header", "a header every GET's answer carries, \"Name: value\" (repeatable): the reference writing the same header keys as hostemu's answer")
 	flag.Parse()
 	body, err := os.ReadFile(*bodyFile)
 	if err != nil {
@@ -41,5 +45,43 @@ func main() {
 		fs := http.FileServer(http.FS(fstest.MapFS{"index.html": {Data: page}}))
 		go func() { log.Fatal(http.ListenAndServe(*edgeAddr, fs)) }()
 	}
-	log.Fatal(http.ListenAndServe(*addr, bare.NewWithLog(body, logFile)))
+	h := bare.NewWithLog(body, logFile)
+	if len(headers) > 0 {
+		h = headers.around(h)
+	}
+	log.Fatal(http.ListenAndServe(*addr, h))
+}
+
+// answerHeaders are the -header flags: constant headers set on every GET's answer
+// before the reference's handler runs, as hostemu sets its own (a value slice shared by
+// every answer; net/http copies it when it writes the headers).
+type answerHeaders []struct {
+	name string
+	vals []string
+}
+
+func (a *answerHeaders) String() string { return fmt.Sprint(len(*a), " headers") }
+
+func (a *answerHeaders) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok {
+		return fmt.Errorf("want \"Name: value\", got %q", s)
+	}
+	*a = append(*a, struct {
+		name string
+		vals []string
+	}{http.CanonicalHeaderKey(strings.TrimSpace(name)), []string{strings.TrimSpace(value)}})
+	return nil
+}
+
+func (a answerHeaders) around(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			wh := w.Header()
+			for _, x := range a {
+				wh[x.name] = x.vals
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
