@@ -46,8 +46,10 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 		return 2
 	}
 	file := args[0]
-	// the bundle is read before serving starts: the collector's room from now on
-	defer gctune.Start(gctune.DefaultHeadroom)()
+	// the bundle's world is read and put in place before serving starts, all of it
+	// kept: the collector is given room for it until then (serving has its own)
+	stopRoom := gctune.Room(readRoom(file))
+	defer stopRoom()
 	// the flags after FILE, with the variables and defaults: this process's own
 	// settings. They bound what is read (--max-state-bytes, --journal-size); a flag that
 	// does not parse is serve's to report, after.
@@ -129,8 +131,23 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 				say("its deployment URLs carry port %d, which is taken here: open them at port %s (%s)", port, u.Port(), moved.String())
 			}
 		}
-		return srv.Emulator().Replay(b)
+		err := srv.Emulator().Replay(b)
+		stopRoom()
+		return err
 	})
+}
+
+// readRoom is the room the collector is given while a bundle file is read and replayed:
+// its state is about four times the file's size as text and about as much again
+// decoded, all of it kept, so eight times the file's size (at least gctune's default,
+// at most 1 GiB). The heap then grows to the world's size with a collection or none,
+// rather than one each time it doubles, each marking all that was read so far.
+func readRoom(file string) uint64 {
+	var size int64
+	if fi, err := os.Stat(file); err == nil {
+		size = fi.Size()
+	}
+	return uint64(min(max(8*size, gctune.DefaultHeadroom), 1<<30))
 }
 
 // failureLines bounds the lines of failure.txt the banner prints.

@@ -27,14 +27,36 @@ const maxPercent = 5000
 // puts GOGC back. It respects a GOGC the process was started with (the base it raises
 // from; GOGC=off turns the tuner off) and GOMEMLIMIT, which the runtime keeps either
 // way. One tuner at a time: a second Start while one runs does nothing.
-func Start(headroom uint64) (stop func()) {
+func Start(headroom uint64) (stop func()) { return start(headroom, maxPercent, false) }
+
+// Room gives the collector room for a burst of memory that is all kept, such as a
+// bundle's world being read and put in place: from now until stop is called, the heap
+// may grow by headroom above the live heap before a collection, however small the live
+// heap is (no cap of 5000 %: the room is the point). stop puts GOGC back. As Start, it
+// keeps a GOGC the process was started with as its floor (GOGC=off: it does nothing)
+// and GOMEMLIMIT, and runs one tuner at a time.
+func Room(headroom uint64) (stop func()) { return start(headroom, roomMaxPercent, true) }
+
+// roomMaxPercent caps Room's GOGC: the heap's minimum (4 MiB) times it is 40 GiB.
+const roomMaxPercent = 1_000_000
+
+// heapMinimum is the live heap the runtime sizes the first collection by, before any
+// (4 MiB at GOGC=100).
+const heapMinimum = 4 << 20
+
+func start(headroom uint64, cap int, now bool) (stop func()) {
 	base := debug.SetGCPercent(100)
 	debug.SetGCPercent(base)
 	if base < 0 || headroom == 0 || !running.CompareAndSwap(false, true) {
 		return func() {}
 	}
-	t := &tuner{headroom: headroom, base: base, percent: base,
+	t := &tuner{headroom: headroom, base: base, percent: base, cap: cap, floor: 1,
 		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	if now {
+		// the room counts from now, not from the next collection
+		t.floor = heapMinimum
+		t.tune()
+	}
 	t.arm()
 	var once sync.Once
 	return func() {
@@ -59,6 +81,10 @@ type tuner struct {
 	stopped bool
 	percent int // the GOGC set last
 	sample  []metrics.Sample
+	// cap is the highest GOGC set; floor the least live heap it is figured for (Room:
+	// the heap's minimum, which the runtime sizes its first collection by)
+	cap   int
+	floor uint64
 }
 
 // sentinel is garbage whose finalizer runs after each collection and re-arms itself.
@@ -85,7 +111,7 @@ func (t *tuner) tune() bool {
 	if t.sample[0].Value.Kind() != metrics.KindUint64 {
 		return false // a runtime without the metric: leave GOGC alone
 	}
-	want := Percent(t.sample[0].Value.Uint64(), t.headroom, t.base)
+	want := percent(max(t.sample[0].Value.Uint64(), t.floor), t.headroom, t.base, t.cap)
 	if d := want - t.percent; d > t.percent/10 || -d > t.percent/10 { // not on every wobble
 		t.percent = want
 		debug.SetGCPercent(want)
@@ -95,13 +121,15 @@ func (t *tuner) tune() bool {
 
 // Percent is the GOGC that lets a heap of live bytes grow by at least headroom
 // before the next collection, and never less than base, at most 5000.
-func Percent(live, headroom uint64, base int) int {
+func Percent(live, headroom uint64, base int) int { return percent(live, headroom, base, maxPercent) }
+
+func percent(live, headroom uint64, base, cap int) int {
 	if live == 0 {
-		return max(base, maxPercent)
+		return max(base, cap)
 	}
 	p := headroom * 100 / live
-	if p > maxPercent {
-		p = maxPercent
+	if p > uint64(cap) {
+		p = uint64(cap)
 	}
 	return max(base, int(p))
 }

@@ -64,3 +64,54 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("the tuner did not raise GOGC after 100 collections")
 }
+
+// Room gives the heap its room at once, before any collection, however small the live
+// heap (past Start's cap of 5000 %), keeps it after collections, and stop puts GOGC
+// back; while it runs, Start does nothing.
+func TestRoomGivesItsRoomAtOnce(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	runtime.GC()
+	const room = 1 << 30
+	stop := Room(room)
+	// the live heap of this test is a few MiB, under the heap's minimum: the room
+	// is figured from that minimum
+	if got, want := gogc(), uint64(room*100/heapMinimum); got != want {
+		t.Fatalf("GOGC under Room = %d, want %d", got, want)
+	}
+	Start(DefaultHeadroom)() // one tuner at a time: this one does nothing
+	if gogc() < maxPercent {
+		t.Fatalf("Start while Room runs changed GOGC to %d", gogc())
+	}
+	runtime.GC() // the tuner keeps the room after a collection
+	runtime.GC()
+	waitFor(t, func() bool { return gogc() > maxPercent })
+	stop()
+	stop()
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Fatalf("GOGC after stop = %d, want 100", p)
+	}
+	// GOGC=off: Room leaves it off
+	debug.SetGCPercent(-1)
+	Room(room)()
+	if p := debug.SetGCPercent(100); p != -1 {
+		t.Fatalf("GOGC=off became %d", p)
+	}
+}
+
+func TestRoomPercent(t *testing.T) {
+	for _, tt := range []struct {
+		live, headroom uint64
+		base, want     int
+	}{
+		{heapMinimum, 288 << 20, 100, 7200},  // the first collection waits for the room
+		{100 << 20, 288 << 20, 100, 288},     // a live heap of 100 MiB grows by 288 more
+		{1 << 30, 288 << 20, 100, 100},       // a larger one: GOGC as it was
+		{1, 1 << 30, 100, roomMaxPercent},    // capped
+		{heapMinimum, 288 << 20, 9000, 9000}, // a GOGC the user set is the floor
+	} {
+		if got := percent(tt.live, tt.headroom, tt.base, roomMaxPercent); got != tt.want {
+			t.Errorf("percent(%d, %d, %d) = %d, want %d", tt.live, tt.headroom, tt.base, got, tt.want)
+		}
+	}
+}
