@@ -3,11 +3,14 @@ package emulator
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,19 +65,69 @@ func BenchmarkServeConn(b *testing.B) {
 		defer gctune.Start(gctune.DefaultHeadroom)()
 	}
 
+	benchServeConn(b, raw, s, bare.New(body), func(answer []byte) bool {
+		return bytes.HasPrefix(answer, []byte("HTTP/1.1 200 ")) && bytes.HasSuffix(answer, body)
+	})
+}
+
+// BenchmarkServeConnCreate is BenchmarkServeConn of POST /v1/deployments, the create
+// TestBinaryHotPaths sends (one file, uploaded first, and one environment variable),
+// against the reference's create (package bare): every request creates a deployment,
+// so both worlds grow as the benchmark runs, and hostemu's lifecycles (queued →
+// building 1 s after each create, ready 5 s later) run on its real clock in the same
+// process, counted in cpu-ns/op as far as they fall within the run:
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench ServeConnCreate -benchtime 100000x -count 3 ./emulator/
+func BenchmarkServeConnCreate(b *testing.B) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", RateLimitsOff: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go s.Serve()
+	defer s.Shutdown(b.Context())
+	site := []byte("<!doctype html><h1>Hello</h1>")
+	digest := fmt.Sprintf("%x", sha256.Sum256(site))
+	req, _ := http.NewRequest("POST", s.URL()+"/v1/files", bytes.NewReader(site))
+	req.Header.Set("Authorization", "Bearer "+bare.DeployToken)
+	req.Header.Set("Content-Type", "application/octet-stream")
+	req.Header.Set("X-File-Digest", digest)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
+		b.Fatalf("upload: %d", res.StatusCode)
+	}
+	body := `{"project_id":"` + bare.Project + `","files":{"index.html":"` + digest + `"},"target":"preview","env":{"FEATURE":"on"}}`
+	raw := []byte("POST /v1/deployments HTTP/1.1\r\nHost: " + strings.TrimPrefix(s.URL(), "http://") +
+		"\r\nAuthorization: Bearer " + bare.DeployToken + "\r\nContent-Type: application/json\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+	if os.Getenv("GOGC") == "" {
+		defer gctune.Start(gctune.DefaultHeadroom)()
+	}
+	benchServeConn(b, raw, s, bare.New(nil), func(answer []byte) bool {
+		return bytes.HasPrefix(answer, []byte("HTTP/1.1 201 ")) && bytes.Contains(answer, []byte(`"status":"queued"`))
+	})
+}
+
+// benchServeConn serves raw, b.N times over one connection in memory, by hostemu (s's
+// server as `hostemu serve` builds it) and by the reference ref under a plain
+// http.Server, as two sub-benchmarks; want checks the first answer of each.
+func benchServeConn(b *testing.B, raw []byte, s *Server, ref http.Handler, want func(answer []byte) bool) {
 	for _, side := range []struct {
 		name  string
 		serve func(net.Listener) error
 	}{
 		{"hostemu", func(ln net.Listener) error { return s.http.Serve(s.conns.Listener(ln)) }},
-		{"bare-gin", func(ln net.Listener) error { return (&http.Server{Handler: bare.New(body)}).Serve(ln) }},
+		{"bare-gin", func(ln net.Listener) error { return (&http.Server{Handler: ref}).Serve(ln) }},
 	} {
 		b.Run(side.name, func(b *testing.B) {
 			c := newMemConn(raw, b.N+1)
 			ln := &oneConnListener{conn: c, closed: make(chan struct{})}
 			go side.serve(ln)
 			c.awaitAnswer() // the first request, outside the timing
-			if !bytes.HasPrefix(c.last, []byte("HTTP/1.1 200 ")) || !bytes.HasSuffix(c.last, body) {
+			if !want(c.last) {
 				ln.Close()
 				c.Close()
 				b.Fatalf("answer:\n%s", c.last)

@@ -357,3 +357,37 @@ func TestNowAtUsesTheCallersReading(t *testing.T) {
 		t.Fatalf("scaled NowAt = %v, want Now %v", got, want)
 	}
 }
+
+// FireDue on a real clock fires, in order, what one reading of the clock finds due,
+// then what fell due while that fired (a new reading), until a reading finds nothing
+// due: a reading of the wall a batch, not one an event.
+func TestFireDueReadsTheClockOnceABatch(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	wall, reads := base, 0
+	c := newClock(func() time.Time { reads++; return wall }, Real, time.Time{})
+	s := NewScheduler(c)
+	var fired []int
+	for i := range 50 {
+		s.At(base.Add(-time.Duration(50-i)*time.Millisecond), func(time.Time) {
+			fired = append(fired, i)
+			if i == 49 {
+				wall = base.Add(time.Second) // the batch took a second
+			}
+		})
+	}
+	s.At(base.Add(500*time.Millisecond), func(time.Time) { fired = append(fired, 50) }) // due meanwhile
+	s.At(base.Add(time.Hour), func(time.Time) { fired = append(fired, 99) })
+	reads = 0
+	s.FireDue()
+	if len(fired) != 51 {
+		t.Fatalf("fired %v, want the 50 events due and the one due meanwhile", fired)
+	}
+	for i, n := range fired {
+		if n != i {
+			t.Fatalf("fired %v, out of order", fired)
+		}
+	}
+	if reads > 3 {
+		t.Errorf("%d readings of the wall for two batches", reads)
+	}
+}

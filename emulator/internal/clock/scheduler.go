@@ -305,18 +305,32 @@ func (s *Scheduler) FireDueAt(read time.Time) {
 	if s.clock.st.Load().mode == Auto {
 		s.active.Store(s.clock.wallNow().UnixNano())
 	}
-	if next := s.next.Load(); next == noEvent || next > s.clock.NowAt(read).UnixNano() {
+	limit := s.clock.NowAt(read)
+	if next := s.next.Load(); next == noEvent || next > limit.UnixNano() {
 		return
 	}
 	s.fireMu.Lock()
 	defer s.fireMu.Unlock()
+	// what is due by one reading of the clock fires, then what fell due while it fired,
+	// by a new reading, until one finds nothing due: a reading (about 0.1 µs) a batch
+	// rather than one an event, where a batch is the steps of the creates of a
+	// millisecond
 	for {
-		e, ok := s.popDue(s.clock.Now())
+		e, ok := s.popDue(limit)
 		if !ok {
-			return
+			if limit = s.clock.Now(); !s.dueBy(limit) {
+				return
+			}
+			continue
 		}
 		s.fire(e)
 	}
+}
+
+// dueBy reports whether an event is due at or before limit.
+func (s *Scheduler) dueBy(limit time.Time) bool {
+	next := s.next.Load()
+	return next != noEvent && next <= limit.UnixNano()
 }
 
 // ErrNotManual is returned by operations that only a clock that stands (manual, auto)

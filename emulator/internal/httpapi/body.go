@@ -187,7 +187,7 @@ func readJSONBody(c *gin.Context, limit int64) ([]byte, error) {
 // notJSON is 415 unsupported_media_type for a body whose Content-Type is not JSON; the
 // message asks to send what (the body, the state) as JSON.
 func notJSON(c *gin.Context, what string) error {
-	ct := c.Request.Header.Get("Content-Type")
+	ct := headerOf(c.Request.Header, "Content-Type")
 	if isJSON(ct) {
 		return nil
 	}

@@ -19,7 +19,7 @@ func isGzip(coding string) bool {
 // unsupportedEncoding is 415 for a body in a Content-Encoding hostemu does not decode
 // (decodeBody has taken gzip off), or nil.
 func unsupportedEncoding(r *http.Request) error {
-	ce := strings.TrimSpace(r.Header.Get("Content-Encoding"))
+	ce := strings.TrimSpace(headerOf(r.Header, "Content-Encoding"))
 	if ce == "" || strings.EqualFold(ce, "identity") {
 		return nil
 	}

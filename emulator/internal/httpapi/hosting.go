@@ -236,7 +236,7 @@ func (a *API) promote(c *gin.Context) (any, error) {
 }
 
 func (a *API) uploadFile(c *gin.Context) (any, error) {
-	digest := c.Request.Header.Get("X-File-Digest")
+	digest := headerOf(c.Request.Header, "X-File-Digest")
 	if err := world.CheckDigest(digest); err != nil {
 		return nil, err // before reading a body that cannot be kept
 	}

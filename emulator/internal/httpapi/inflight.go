@@ -172,7 +172,7 @@ func (a *API) prepareBody(ex *exchange, r *http.Request) *http.Request {
 	if !transport.Copied(r) { // the listener's copy of the server's request is ours to change
 		r = r.WithContext(r.Context())
 	}
-	if isGzip(r.Header.Get("Content-Encoding")) {
+	if isGzip(headerOf(r.Header, "Content-Encoding")) {
 		r.Body = &gunzipBody{r: r.Body}
 		r.Header.Del("Content-Encoding")
 		r.ContentLength = -1 // the declared length was the encoded one

@@ -94,7 +94,7 @@ func (a *API) record(ex *exchange, r *http.Request) {
 // expectsContinue reports whether the client waits for 100 Continue before sending
 // its body.
 func expectsContinue(r *http.Request) bool {
-	return strings.EqualFold(r.Header.Get("Expect"), "100-continue")
+	return strings.EqualFold(headerOf(r.Header, "Expect"), "100-continue")
 }
 
 // redactedPayload is what the journal keeps of an /v1/encrypt body: the payload's

@@ -240,6 +240,11 @@ func (l *Conns) Track(conn net.Conn, st http.ConnState) {
 	c.state.Store(int32(st))
 	c.reading.Store(0)
 	if st == http.StateIdle { // only an idle connection's age is ever asked
+		// a body's deadline ends with its request, read to its end or not (net/http
+		// clears the read deadline next, too)
+		if c.bodyDue.Load() != nil || c.bodySet.Load() {
+			c.clearBodyDeadline()
+		}
 		c.since.Store(l.now.Load())
 		l.freed.Notify() // a waiting accept may close it now
 	}
@@ -300,11 +305,56 @@ type limitedConn struct {
 	reading   atomic.Int64 // the coarse time bytes of the next request arrived while idle, 0 before
 	writing   atomic.Int64 // the coarse time a write under way started, 0 when none
 	closeOnce sync.Once
+
+	// bodyDue is a request body's read deadline (BodyDeadline) not yet set on Conn:
+	// the next Read sets it before it reads. Every other deadline set on the
+	// connection replaces it (SetReadDeadline, SetDeadline).
+	bodyDue atomic.Pointer[time.Time]
+	// bodySet says Conn's read deadline is a body's, set by Read: clearBodyDeadline
+	// clears it.
+	bodySet atomic.Bool
+}
+
+// setBodyDeadline has the next Read set *due as Conn's read deadline. A body that
+// net/http read into its buffer with the request's head is never read from the
+// connection, and then no deadline is set at all (a runtime timer armed and disarmed:
+// 3 % of a small create's CPU). *due must not change until the deadline is replaced
+// or cleared, other than by the goroutine that reads the body.
+func (c *limitedConn) setBodyDeadline(due *time.Time) { c.bodyDue.Store(due) }
+
+// clearBodyDeadline drops a body deadline not yet set, and clears one that Read set.
+func (c *limitedConn) clearBodyDeadline() {
+	c.bodyDue.Store(nil)
+	if c.bodySet.Load() {
+		c.SetReadDeadline(time.Time{})
+	}
+}
+
+// SetReadDeadline replaces a body's deadline, set or not yet set: net/http clears the
+// read deadline (startBackgroundRead) before it reads in the background, once a body
+// is read, and that read must not set the body's deadline.
+func (c *limitedConn) SetReadDeadline(t time.Time) error {
+	c.bodyDue.Store(nil)
+	c.bodySet.Store(false)
+	return c.Conn.SetReadDeadline(t)
+}
+
+// SetDeadline is SetReadDeadline and SetWriteDeadline.
+func (c *limitedConn) SetDeadline(t time.Time) error {
+	c.bodyDue.Store(nil)
+	c.bodySet.Store(false)
+	return c.Conn.SetDeadline(t)
 }
 
 // Read marks, on an idle keep-alive connection, when the next request started
 // arriving: from then on its headers have the header timeout, not the idle one.
 func (c *limitedConn) Read(b []byte) (int, error) {
+	if due := c.bodyDue.Load(); due != nil && c.bodyDue.CompareAndSwap(due, nil) {
+		if err := c.Conn.SetReadDeadline(*due); err != nil {
+			return 0, err
+		}
+		c.bodySet.Store(true)
+	}
 	n, err := c.Conn.Read(b)
 	if n > 0 && http.ConnState(c.state.Load()) == http.StateIdle && c.reading.Load() == 0 {
 		c.reading.Store(c.l.now.Load())

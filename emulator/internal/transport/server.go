@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"log/slog"
@@ -75,6 +76,7 @@ func HTTPServer(h http.Handler, lim Limits, conns *Conns, log *slog.Logger) *htt
 // of conns, to conns' janitor.
 func janitorTimeouts(srv *http.Server, conns *Conns) {
 	srv.ConnState = conns.Track
+	srv.ConnContext = connContext
 	srv.ReadHeaderTimeout, srv.IdleTimeout = 0, 0
 }
 
@@ -122,4 +124,17 @@ func Port(a net.Addr) int {
 		return tcp.Port
 	}
 	return 0
+}
+
+// connKey is the context key of a request's connection of Conns (connContext).
+type connKey struct{}
+
+// connContext is the ConnContext of a server of Conns, whose ConnState is Track: its
+// requests' contexts carry their connection, so that BodyDeadline hands a body's
+// deadline to it (limitedConn.setBodyDeadline) and Track ends it with the request.
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	if lc := limitedOf(c); lc != nil {
+		return context.WithValue(ctx, connKey{}, lc)
+	}
+	return ctx
 }

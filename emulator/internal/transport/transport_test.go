@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -334,5 +335,117 @@ func TestBodyDeadlineCopy(t *testing.T) {
 	}
 	if Copied(&http.Request{Body: http.NoBody}) {
 		t.Error("a request of no listener is Copied")
+	}
+}
+
+// recordingListener's connections count the read deadlines set on them other than the
+// zero time and net/http's "long ago" (time.Unix(1, 0)), which stops a read under way:
+// what arms a runtime timer for a body.
+type recordingListener struct {
+	net.Listener
+	armed *atomic.Int64
+}
+
+func (l recordingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return recordingConn{c, l.armed}, nil
+}
+
+type recordingConn struct {
+	net.Conn
+	armed *atomic.Int64
+}
+
+func (c recordingConn) SetReadDeadline(t time.Time) error {
+	if t.After(time.Unix(1<<30, 0)) {
+		c.armed.Add(1)
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// On a connection of Conns a body's deadline is set by the connection's next read: a
+// body that came with the request's head (in net/http's buffer) arms no timer, one
+// read from the connection is read under its deadline, and the deadline ends with its
+// request, read to its end or not, so the next request on the connection is not
+// under it. The grace is a nanosecond: any read under a body's deadline fails at once.
+func TestBodyDeadlineSetByTheConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := Limits{ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, BodyReadTimeout: time.Nanosecond, MinBodyRate: 1, WriteStallTimeout: 10 * time.Second}
+	conns := newConns(8, lim)
+	srv := HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/skip" { // answers without reading the body
+			io.WriteString(w, "skipped")
+			return
+		}
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			fmt.Fprintf(w, "error %v", err)
+			return
+		}
+		fmt.Fprintf(w, "got %q", b)
+	}), lim, conns, slog.New(slog.DiscardHandler))
+	var armed atomic.Int64
+	go srv.Serve(conns.Listener(recordingListener{ln, &armed}))
+	t.Cleanup(func() { srv.Close() })
+
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	ask := func(req, want string) {
+		t.Helper()
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", req, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), want) {
+			t.Fatalf("%q: answered %d %q, want %q", req, resp.StatusCode, b, want)
+		}
+	}
+	// the head and the body in one write: read from net/http's buffer
+	ask("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", `got "hello"`)
+	if n := armed.Load(); n != 0 {
+		t.Errorf("%d read deadlines set for a body that came with its head", n)
+	}
+	ask("GET / HTTP/1.1\r\nHost: x\r\n\r\n", `got ""`)
+	ask("POST /skip HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", "skipped")
+	ask("GET / HTTP/1.1\r\nHost: x\r\n\r\n", `got ""`)
+	// a body still to come is read from the connection, under its (past) deadline
+	ask("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n", "timeout")
+}
+
+// A request over HTTP/2 (h2c, prior knowledge) has its body's deadline set on the
+// response at once, as a server of the caller's does: the connection's reads are
+// the HTTP/2 server's, not the body's.
+func TestBodyDeadlineHTTP2(t *testing.T) {
+	got := make(chan bool, 1)
+	addr, _ := janitorServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, ok := r.Body.(*rateBody)
+		got <- ok && b.conn == nil && r.ProtoMajor == 2
+		io.ReadAll(r.Body)
+	}, 5*time.Second, 5*time.Second)
+	var protocols http.Protocols
+	protocols.SetUnencryptedHTTP2(true)
+	client := &http.Client{Transport: &http.Transport{Protocols: &protocols}}
+	resp, err := client.Post("http://"+addr+"/", "text/plain", strings.NewReader("hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !<-got {
+		t.Error("an HTTP/2 body's deadline not set on the response")
 	}
 }
