@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -440,5 +441,36 @@ func TestFireDueStopsAtAClockRewoundMidBatch(t *testing.T) {
 	s.FireDue()
 	if len(fired) != 1 {
 		t.Fatalf("fired %v with the clock rewound to %v after the first", fired, c.Now())
+	}
+}
+
+// Events a batch's events schedule fire in time order with the rest of the batch when
+// due by its reading (one earlier than the batch's next, before it), and not at all when
+// not due by the clock: on a manual clock and on a scaled one.
+func TestFireDueEventsScheduledDuringABatch(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, mode := range []Mode{Manual, ScaledMode(60)} {
+		wall := base
+		c := newClock(func() time.Time { return wall }, mode, base.Add(4*time.Minute))
+		s := NewScheduler(c)
+		var fired []string
+		at := func(m int, name string, then func()) {
+			s.At(base.Add(time.Duration(m)*time.Minute), func(time.Time) {
+				fired = append(fired, name)
+				if then != nil {
+					then()
+				}
+			})
+		}
+		at(1, "a", func() {
+			at(2, "c", nil) // before b
+			at(4, "d", nil) // due: the clock stands at 4
+			at(5, "e", nil) // not due
+		})
+		at(3, "b", nil)
+		s.FireDue()
+		if got := strings.Join(fired, ""); got != "acbd" {
+			t.Errorf("%v: fired %q, want acbd", mode, got)
+		}
 	}
 }
