@@ -194,3 +194,17 @@ func TestBodyDeadlinePipelined(t *testing.T) {
 	send(t, c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 	answer(t, c, br, "got 0")
 }
+
+// A handler that answers without reading the body: net/http reads what is left of it
+// (up to 256 KiB) to keep the connection, under the body's deadline, so a body stalled
+// there neither holds the answer nor keeps the connection.
+func TestBodyDeadlineCutsAStalledBodyLeftUnread(t *testing.T) {
+	for _, tlsOn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", tlsOn), func(t *testing.T) {
+			c, br := bodyServer(t, tlsOn)()
+			send(t, c, "POST /skip HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("x", 6000))
+			answer(t, c, br, "lazy skipped")
+			waitClosed(t, c)
+		})
+	}
+}
