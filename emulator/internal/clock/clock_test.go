@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -389,5 +390,87 @@ func TestFireDueReadsTheClockOnceABatch(t *testing.T) {
 	}
 	if reads > 3 {
 		t.Errorf("%d readings of the wall for two batches", reads)
+	}
+}
+
+// A reading of the clock taken before a replay (Jump back, events replaced under
+// Exclusive) says nothing of what is due after it: FireDue, which waited for the replay
+// to finish, fires nothing the rewound clock has not reached. The wall here takes the
+// reading and runs the replay at once, as a bundle's replay between a request's reading
+// and its FireDue would.
+func TestFireDueAfterAJumpBackFiresNothingEarly(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	past := base.Add(-time.Hour)
+	var s *Scheduler
+	var c *Clock
+	replay := false
+	fired := false
+	c = newClock(func() time.Time {
+		if replay {
+			replay = false
+			s.Exclusive(func() {
+				c.Jump(past, Manual)
+				s.Clear()
+				s.At(past.Add(time.Minute), func(time.Time) { fired = true })
+			})
+		}
+		return base
+	}, Real, time.Time{})
+	s = NewScheduler(c)
+	s.At(base.Add(-time.Second), func(time.Time) {}) // due: FireDue takes the lock
+	replay = true
+	s.FireDue()
+	if fired {
+		t.Fatalf("an event a minute after %v fired with the clock at %v", past, c.Now())
+	}
+}
+
+// A clock rewound while a batch fires (a world's Reset rewinds a manual clock outside
+// the scheduler's lock) stops the batch where the rewound clock stands, as a reading an
+// event did.
+func TestFireDueStopsAtAClockRewoundMidBatch(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := newClock(func() time.Time { return base }, Manual, base.Add(time.Hour))
+	s := NewScheduler(c)
+	var fired []int
+	s.At(base.Add(10*time.Minute), func(time.Time) {
+		fired = append(fired, 1)
+		c.Jump(base, Manual) // as Reset does, before the events are replaced
+	})
+	s.At(base.Add(20*time.Minute), func(time.Time) { fired = append(fired, 2) })
+	s.FireDue()
+	if len(fired) != 1 {
+		t.Fatalf("fired %v with the clock rewound to %v after the first", fired, c.Now())
+	}
+}
+
+// Events a batch's events schedule fire in time order with the rest of the batch when
+// due by its reading (one earlier than the batch's next, before it), and not at all when
+// not due by the clock: on a manual clock and on a scaled one.
+func TestFireDueEventsScheduledDuringABatch(t *testing.T) {
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, mode := range []Mode{Manual, ScaledMode(60)} {
+		wall := base
+		c := newClock(func() time.Time { return wall }, mode, base.Add(4*time.Minute))
+		s := NewScheduler(c)
+		var fired []string
+		at := func(m int, name string, then func()) {
+			s.At(base.Add(time.Duration(m)*time.Minute), func(time.Time) {
+				fired = append(fired, name)
+				if then != nil {
+					then()
+				}
+			})
+		}
+		at(1, "a", func() {
+			at(2, "c", nil) // before b
+			at(4, "d", nil) // due: the clock stands at 4
+			at(5, "e", nil) // not due
+		})
+		at(3, "b", nil)
+		s.FireDue()
+		if got := strings.Join(fired, ""); got != "acbd" {
+			t.Errorf("%v: fired %q, want acbd", mode, got)
+		}
 	}
 }

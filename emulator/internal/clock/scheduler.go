@@ -302,10 +302,11 @@ func (s *Scheduler) FireDue() { s.FireDueAt(time.Time{}) }
 // FireDueAt is FireDue for a caller that has just read the machine's time (see
 // Clock.NowAt): whether anything is due is decided from that reading.
 func (s *Scheduler) FireDueAt(read time.Time) {
-	if s.clock.st.Load().mode == Auto {
+	st := s.clock.st.Load()
+	if st.mode == Auto {
 		s.active.Store(s.clock.wallNow().UnixNano())
 	}
-	limit := s.clock.NowAt(read)
+	limit := st.nowAt(s.clock, read)
 	if next := s.next.Load(); next == noEvent || next > limit.UnixNano() {
 		return
 	}
@@ -314,11 +315,18 @@ func (s *Scheduler) FireDueAt(read time.Time) {
 	// what is due by one reading of the clock fires, then what fell due while it fired,
 	// by a new reading, until one finds nothing due: a reading (about 0.1 µs) a batch
 	// rather than one an event, where a batch is the steps of the creates of a
-	// millisecond
+	// millisecond. A reading holds while the clock's state is the one it was taken
+	// from (time only moves forward within one); a clock set, switched or rewound
+	// meanwhile (a replay's Jump, a reset) is read again, so that nothing fires before
+	// the clock stands past it.
 	for {
+		if cur := s.clock.st.Load(); cur != st {
+			st, limit = cur, cur.now(s.clock)
+		}
 		e, ok := s.popDue(limit)
 		if !ok {
-			if limit = s.clock.Now(); !s.dueBy(limit) {
+			st = s.clock.st.Load()
+			if limit = st.now(s.clock); !s.dueBy(limit) {
 				return
 			}
 			continue
