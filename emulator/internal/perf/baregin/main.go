@@ -25,7 +25,7 @@ func main() {
 	edgeAddr := flag.String("edge-addr", "", "an address serving -edge-file as /index.html with http.FileServer")
 	edgeFile := flag.String("edge-file", "", "the edge's file")
 	var headers answerHeaders
-	flag.Var(&headers, "header", "a header every GET's answer carries, \"Name: value\" (repeatable): the reference writing the same header keys as hostemu's answer")
+	flag.Var(&headers, "header", "a header every GET's answer carries, \"Name: value\" (repeatable; a name given again adds a value): the reference writing the same header keys as hostemu's answer")
 	flag.Parse()
 	body, err := os.ReadFile(*bodyFile)
 	if err != nil {
@@ -67,10 +67,17 @@ func (a *answerHeaders) Set(s string) error {
 	if !ok {
 		return fmt.Errorf("want \"Name: value\", got %q", s)
 	}
+	name, value = http.CanonicalHeaderKey(strings.TrimSpace(name)), strings.TrimSpace(value)
+	for i := range *a {
+		if x := &(*a)[i]; x.name == name { // a header given again: one more value, as Header.Add
+			x.vals = append(x.vals, value)
+			return nil
+		}
+	}
 	*a = append(*a, struct {
 		name string
 		vals []string
-	}{http.CanonicalHeaderKey(strings.TrimSpace(name)), []string{strings.TrimSpace(value)}})
+	}{name, []string{value}})
 	return nil
 }
 
