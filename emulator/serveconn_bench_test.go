@@ -3,6 +3,7 @@ package emulator
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -34,12 +35,7 @@ import (
 //
 //	GOMAXPROCS=1 go test -run '^$' -bench ServeConn -benchtime 200000x -count 3 ./emulator/
 func BenchmarkServeConn(b *testing.B) {
-	s, err := Listen(Options{Addr: "127.0.0.1:0", RateLimitsOff: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	go s.Serve()
-	defer s.Shutdown(b.Context())
+	s := benchServer(b)
 	get := func(path string) []byte {
 		req, _ := http.NewRequest("GET", s.URL()+path, nil)
 		req.Header.Set("Authorization", "Bearer "+bare.ReadToken)
@@ -61,9 +57,6 @@ func BenchmarkServeConn(b *testing.B) {
 	path := "/v1/deployments/" + string(m[1])
 	body := get(path)
 	raw := []byte("GET " + path + " HTTP/1.1\r\nHost: " + strings.TrimPrefix(s.URL(), "http://") + "\r\nAuthorization: Bearer " + bare.ReadToken + "\r\n\r\n")
-	if os.Getenv("GOGC") == "" {
-		defer gctune.Start(gctune.DefaultHeadroom)()
-	}
 
 	benchServeConn(b, raw, s, bare.New(body), func(answer []byte) bool {
 		return bytes.HasPrefix(answer, []byte("HTTP/1.1 200 ")) && bytes.HasSuffix(answer, body)
@@ -79,12 +72,7 @@ func BenchmarkServeConn(b *testing.B) {
 //
 //	GOMAXPROCS=1 go test -run '^$' -bench ServeConnCreate -benchtime 100000x -count 3 ./emulator/
 func BenchmarkServeConnCreate(b *testing.B) {
-	s, err := Listen(Options{Addr: "127.0.0.1:0", RateLimitsOff: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	go s.Serve()
-	defer s.Shutdown(b.Context())
+	s := benchServer(b)
 	site := []byte("<!doctype html><h1>Hello</h1>")
 	digest := fmt.Sprintf("%x", sha256.Sum256(site))
 	req, _ := http.NewRequest("POST", s.URL()+"/v1/files", bytes.NewReader(site))
@@ -103,18 +91,30 @@ func BenchmarkServeConnCreate(b *testing.B) {
 	raw := []byte("POST /v1/deployments HTTP/1.1\r\nHost: " + strings.TrimPrefix(s.URL(), "http://") +
 		"\r\nAuthorization: Bearer " + bare.DeployToken + "\r\nContent-Type: application/json\r\nContent-Length: " +
 		strconv.Itoa(len(body)) + "\r\n\r\n" + body)
-	if os.Getenv("GOGC") == "" {
-		defer gctune.Start(gctune.DefaultHeadroom)()
-	}
 	benchServeConn(b, raw, s, bare.New(nil), func(answer []byte) bool {
 		return bytes.HasPrefix(answer, []byte("HTTP/1.1 201 ")) && bytes.Contains(answer, []byte(`"status":"queued"`))
 	})
+}
+
+// benchServer is hostemu as `hostemu serve` builds it (rate limits off, as the binary
+// harness runs it), serving on 127.0.0.1 until the benchmark ends.
+func benchServer(b *testing.B) *Server {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", RateLimitsOff: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	go s.Serve()
+	b.Cleanup(func() { s.Shutdown(context.Background()) })
+	return s
 }
 
 // benchServeConn serves raw, b.N times over one connection in memory, by hostemu (s's
 // server as `hostemu serve` builds it) and by the reference ref under a plain
 // http.Server, as two sub-benchmarks; want checks the first answer of each.
 func benchServeConn(b *testing.B, raw []byte, s *Server, ref http.Handler, want func(answer []byte) bool) {
+	if os.Getenv("GOGC") == "" {
+		defer gctune.Start(gctune.DefaultHeadroom)() // as `hostemu serve` starts it
+	}
 	for _, side := range []struct {
 		name  string
 		serve func(net.Listener) error
