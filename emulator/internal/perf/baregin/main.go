@@ -53,12 +53,10 @@ func main() {
 }
 
 // answerHeaders are the -header flags: constant headers set on every GET's answer
-// before the reference's handler runs, as hostemu sets its own (a value slice shared by
-// every answer; net/http copies it when it writes the headers).
-type answerHeaders []struct {
-	name string
-	vals []string
-}
+// before the reference's handler runs, as hostemu sets its own (value slices shared by
+// every answer; net/http copies them when it writes the headers). A name given again
+// adds a value, as Header.Add does.
+type answerHeaders http.Header
 
 func (a *answerHeaders) String() string { return fmt.Sprint(len(*a), " headers") }
 
@@ -67,17 +65,10 @@ func (a *answerHeaders) Set(s string) error {
 	if !ok {
 		return fmt.Errorf("want \"Name: value\", got %q", s)
 	}
-	name, value = http.CanonicalHeaderKey(strings.TrimSpace(name)), strings.TrimSpace(value)
-	for i := range *a {
-		if x := &(*a)[i]; x.name == name { // a header given again: one more value, as Header.Add
-			x.vals = append(x.vals, value)
-			return nil
-		}
+	if *a == nil {
+		*a = answerHeaders{}
 	}
-	*a = append(*a, struct {
-		name string
-		vals []string
-	}{name, []string{value}})
+	http.Header(*a).Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	return nil
 }
 
@@ -85,8 +76,8 @@ func (a answerHeaders) around(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			wh := w.Header()
-			for _, x := range a {
-				wh[x.name] = x.vals
+			for name, vals := range a {
+				wh[name] = vals
 			}
 		}
 		h.ServeHTTP(w, r)
