@@ -92,16 +92,11 @@ func TestFaultBodyMatchReadsOnce(t *testing.T) {
 	if r := e.post("/v1/deployments", "t-deploy", createBody("production")); r.Status != 503 {
 		t.Fatalf("production create: %d %s", r.Status, r.Body)
 	}
-	j := decode[struct {
-		Requests []struct {
-			Body    string `json:"body"`
-			FaultID string `json:"fault_id"`
-		} `json:"requests"`
-	}](t, e.get("/_emulator/requests?method=POST&path=/v1/deployments", ""))
-	if len(j.Requests) != 2 {
-		t.Fatalf("journal: %+v", j.Requests)
+	j := journalOf(t, e, "?method=POST&path=/v1/deployments")
+	if len(j) != 2 {
+		t.Fatalf("journal: %+v", j)
 	}
-	for _, x := range j.Requests {
+	for _, x := range j {
 		if !strings.Contains(x.Body, `"target"`) {
 			t.Errorf("journaled body %q lost bytes to the fault's read", x.Body)
 		}
@@ -536,14 +531,8 @@ func TestFaultThenPassIsJournaled(t *testing.T) {
 	mustStatus(t, e.get("/v1/projects", "t-read"), 500)
 	mustStatus(t, e.get("/v1/projects", "t-read"), 200) // the pass step
 	mustStatus(t, e.get("/v1/projects", "t-read"), 200) // the fault is spent
-	j := decode[struct {
-		Requests []struct {
-			Status  int    `json:"status"`
-			FaultID string `json:"fault_id"`
-		} `json:"requests"`
-	}](t, e.get("/_emulator/requests?path=/v1/projects", ""))
 	var got []string
-	for _, x := range j.Requests {
+	for _, x := range journalOf(t, e, "?path=/v1/projects") {
 		got = append(got, fmt.Sprintf("%d:%s", x.Status, x.FaultID))
 	}
 	if want := "500:" + id + ",200:" + id + ",200:"; strings.Join(got, ",") != want {
