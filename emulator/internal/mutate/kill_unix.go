@@ -15,7 +15,11 @@ import (
 // mutate never writes to it: the kernel ends it when mutate dies, SIGKILL included. It
 // ignores the signals a run may send its own group (kill(0, SIGTERM), a runner ending
 // its workers): the guard ends with its pipe, or by mutate's SIGKILL, only.
-const guardScript = "trap '' HUP INT QUIT TERM; while read x; do :; done; kill -s KILL 0"
+//
+// It says on its standard output that its trap is set (one line), and mutate starts the
+// run's command only then: a signal the command sends its group before the trap is set
+// would end the guard, and nothing would kill what the command started.
+const guardScript = "trap '' HUP INT QUIT TERM; echo; while read x; do :; done; kill -s KILL 0"
 
 // killGroup puts cmd in a process group of its own and gives the function that ends it,
 // to call once cmd has ended: what the run left running (a test's server, a runner's
@@ -37,17 +41,35 @@ func killGroup(cmd *exec.Cmd) (end func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
 	guard := exec.Command("/bin/sh", "-c", guardScript)
-	guard.Stdin = r
+	guard.Stdin, guard.Stdout = r, readyW
 	guard.Env = []string{} // read and kill are sh's own; no startup file to read
 	guard.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = guard.Start()
 	r.Close()
+	readyW.Close()
 	if err != nil {
+		ready.Close()
 		w.Close()
 		return nil, fmt.Errorf("starting the run's guard: %w", err)
 	}
 	pgid := guard.Process.Pid
+	// its trap set (its line), or it died before it (EOF)
+	var line [1]byte
+	_, err = ready.Read(line[:])
+	ready.Close()
+	if err != nil {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		w.Close()
+		_ = guard.Wait()
+		return nil, fmt.Errorf("starting the run's guard: it ended before it was ready: %w", err)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
 	deathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return syscall.Kill(-pgid, syscall.SIGKILL) }
