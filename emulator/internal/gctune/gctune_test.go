@@ -115,3 +115,41 @@ func TestRoomPercent(t *testing.T) {
 		}
 	}
 }
+
+// A GOGC the user set in the environment is kept as it is: neither the serving tuner
+// nor a replay's room raises it, however small the heap (a user who sets GOGC=50 to
+// keep memory down gets 50, as from any Go program).
+func TestUsersGOGCIsKept(t *testing.T) {
+	for _, v := range []string{"50", "off"} {
+		t.Run(v, func(t *testing.T) {
+			t.Setenv("GOGC", v)
+			want := 50
+			if v == "off" {
+				want = -1
+			}
+			before := debug.SetGCPercent(want) // what the runtime read from the environment
+			defer debug.SetGCPercent(before)
+			stop := Start(DefaultHeadroom)
+			for range 5 {
+				runtime.GC()
+				runtime.Gosched()
+			}
+			if p := debug.SetGCPercent(want); p != want {
+				t.Fatalf("GOGC=%s under Start became %d", v, p)
+			}
+			stop()
+			stopRoom := Room(1 << 30)
+			runtime.GC()
+			if p := debug.SetGCPercent(want); p != want {
+				t.Fatalf("GOGC=%s under Room became %d", v, p)
+			}
+			stopRoom()
+			if p := debug.SetGCPercent(want); p != want {
+				t.Fatalf("GOGC=%s after stop became %d", v, p)
+			}
+			if running.Load() {
+				t.Fatal("a tuner is marked running though none started")
+			}
+		})
+	}
+}
