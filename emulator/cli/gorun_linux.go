@@ -7,7 +7,7 @@ import (
 	"syscall"
 )
 
-// endWithGoRun has the kernel send this process SIGTERM when its parent dies, if that
+// EndWithGoRun has the kernel send this process SIGTERM when its parent dies, if that
 // parent is the go command: `go run ./cmd/hostemu` and `go run …/hostemu@latest
 // mutate` run hostemu as go's child, and go does not pass SIGTERM on nor take its
 // child along when it dies (a `kill $PID` of the go run a script started, `timeout`,
@@ -16,7 +16,12 @@ import (
 // saved; mutate kills its runs' process groups). Only under go: a hostemu started in
 // the background by a shell that then exits (`hostemu &` in a CI step) must outlive
 // that shell, as before.
-func endWithGoRun() {
+//
+// Call it from package main's init: init runs on the main thread, which lives as long
+// as the process, and the kernel keeps the signal with the thread that asked for it
+// (a thread the runtime ends would take the request along). A SIGTERM before Main has
+// its handler ends the process at once, which is all there is to do that early.
+func EndWithGoRun() {
 	ppid := os.Getppid()
 	if ppid <= 1 || !isGoCommand(ppid) {
 		return

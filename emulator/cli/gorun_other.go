@@ -2,6 +2,6 @@
 
 package cli
 
-// endWithGoRun: outside Linux there is no parent-death signal; a go run killed leaves
+// EndWithGoRun: outside Linux there is no parent-death signal; a go run killed leaves
 // its hostemu running (use --watch-stdin from a parent that holds a pipe).
-func endWithGoRun() {}
+func EndWithGoRun() {}

@@ -23,7 +23,6 @@ func Main(b Build) {
 		<-ctx.Done()
 		stop()
 	}()
-	endWithGoRun() // after the handler: the signal stops hostemu as SIGTERM does
 	os.Exit(Run(ctx, os.Args[1:], os.Getenv, os.Environ(), os.Stdout, os.Stderr))
 }
 
