@@ -315,22 +315,23 @@ func goRunDies(t *testing.T, bin string) {
 	// buffers, not files: Wait returns once every writer of the pipes, hostemu too,
 	// has closed them, so it tells when hostemu is gone
 	launcher.Stdout, launcher.Stderr = stdout, stderr
+	// a group of its own, launcher and hostemu: whatever fails below, the cleanup kills
+	// both
+	launcher.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := launcher.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { launcher.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done: // both gone: the group's id may be another's by now
+		default:
+			syscall.Kill(-launcher.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	})
 	base := stdout.waitFor(t, listeningLine, done)[1]
-	kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", launcher.Process.Pid, launcher.Process.Pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var child int
-	fmt.Sscanf(string(kids), "%d", &child)
-	if child <= 0 {
-		t.Fatalf("no child of the launcher in /proc: %q", kids)
-	}
-	t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
 	if err := launcher.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
