@@ -112,9 +112,7 @@ func benchServer(b *testing.B) *Server {
 // server as `hostemu serve` builds it) and by the reference ref under a plain
 // http.Server, as two sub-benchmarks; want checks the first answer of each.
 func benchServeConn(b *testing.B, raw []byte, s *Server, ref http.Handler, want func(answer []byte) bool) {
-	if os.Getenv("GOGC") == "" {
-		defer gctune.Start(gctune.DefaultHeadroom)() // as `hostemu serve` starts it
-	}
+	defer gctune.Start(gctune.DefaultHeadroom)() // as `hostemu serve` starts it (a GOGC you set is kept)
 	for _, side := range []struct {
 		name  string
 		serve func(net.Listener) error

@@ -18,4 +18,8 @@ var (
 	commit  = "none"
 )
 
+// init runs on the main thread, where the parent-death signal asked for outlives any
+// other thread (cli.EndWithGoRun).
+func init() { cli.EndWithGoRun() }
+
 func main() { cli.Main(cli.Build{Version: version, Commit: commit}) }

@@ -125,6 +125,11 @@ func TestBinary(t *testing.T) {
 		watchStdinBinary(t, bin)
 	})
 
+	t.Run("stops when the go run that started it is killed", func(t *testing.T) {
+		t.Parallel()
+		goRunDies(t, bin)
+	})
+
 	t.Run("healthcheck against a live process", func(t *testing.T) {
 		t.Parallel()
 		p := startBinary(t, bin)
@@ -290,4 +295,56 @@ func statusOf(resp *http.Response, err error) string {
 	}
 	resp.Body.Close()
 	return resp.Status
+}
+
+// goRunDies: a hostemu whose parent is the go command (`go run ./cmd/hostemu`), with no
+// --watch-stdin, stops cleanly when that parent is killed with SIGKILL: go passes no
+// signal on and does not take its child along. The parent here is a shell script named
+// go, which is what /proc shows for a go run.
+func goRunDies(t *testing.T, bin string) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	goRun := filepath.Join(t.TempDir(), "go")
+	if err := os.WriteFile(goRun, []byte("#!/bin/sh\n\"$@\"\nexit $?\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	launcher := exec.Command(goRun, bin, "serve", "--addr", "127.0.0.1:0")
+	launcher.Env = append(cleanEnv(), "HOSTEMU_TLS_ADDR=127.0.0.1:0", "HOSTEMU_CA_DIR="+caInMemory)
+	stdout, stderr := newLockedBuffer(), newLockedBuffer()
+	// buffers, not files: Wait returns once every writer of the pipes, hostemu too,
+	// has closed them, so it tells when hostemu is gone
+	launcher.Stdout, launcher.Stderr = stdout, stderr
+	// a group of its own, launcher and hostemu: whatever fails below, the cleanup kills
+	// both
+	launcher.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := launcher.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { launcher.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done: // both gone: the group's id may be another's by now
+		default:
+			syscall.Kill(-launcher.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	})
+	base := stdout.waitFor(t, listeningLine, done)[1]
+	if err := launcher.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_, err := http.Get(base + "/_emulator/health")
+		t.Fatalf("hostemu still running 5 s after the go run that started it was killed (health: %v); stderr:\n%s", err, stderr)
+	}
+	if s := stderr.String(); !strings.Contains(s, "msg=stopped") {
+		t.Errorf("hostemu did not stop cleanly, as on SIGTERM:\n%s", s)
+	}
+	if _, err := http.Get(base + "/_emulator/health"); err == nil {
+		t.Error("its port still answers after it stopped")
+	}
 }

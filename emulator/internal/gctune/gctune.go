@@ -9,6 +9,7 @@
 package gctune
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -24,17 +25,17 @@ const DefaultHeadroom = 32 << 20
 const maxPercent = 5000
 
 // Start tunes GOGC after every collection until the returned stop is called, which
-// puts GOGC back. It respects a GOGC the process was started with (the base it raises
-// from; GOGC=off turns the tuner off) and GOMEMLIMIT, which the runtime keeps either
-// way. One tuner at a time: a second Start while one runs does nothing.
+// puts GOGC back. A GOGC in the process's environment (any value, off included) is the
+// user's choice and is kept as it is: Start then does nothing. GOMEMLIMIT the runtime
+// keeps either way. One tuner at a time: a second Start while one runs does nothing.
 func Start(headroom uint64) (stop func()) { return start(headroom, maxPercent, false) }
 
 // Room gives the collector room for a burst of memory that is all kept, such as a
 // bundle's world being read and put in place: from now until stop is called, the heap
 // may grow by headroom above the live heap before a collection, however small the live
 // heap is (no cap of 5000 %: the room is the point). stop puts GOGC back. As Start, it
-// keeps a GOGC the process was started with as its floor (GOGC=off: it does nothing)
-// and GOMEMLIMIT, and runs one tuner at a time.
+// does nothing when the environment sets GOGC, keeps GOMEMLIMIT, and runs one tuner at
+// a time.
 func Room(headroom uint64) (stop func()) { return start(headroom, roomMaxPercent, true) }
 
 // roomMaxPercent caps Room's GOGC: the heap's minimum (4 MiB) times it is 40 GiB.
@@ -44,7 +45,14 @@ const roomMaxPercent = 1_000_000
 // (4 MiB at GOGC=100).
 const heapMinimum = 4 << 20
 
+// userSet reports whether the environment sets GOGC: a user who sets it (GOGC=50 to
+// keep memory down, GOGC=off) gets exactly that, as from any Go program.
+func userSet() bool { return os.Getenv("GOGC") != "" }
+
 func start(headroom uint64, cap int, now bool) (stop func()) {
+	if userSet() {
+		return func() {}
+	}
 	base := debug.SetGCPercent(100)
 	debug.SetGCPercent(base)
 	if base < 0 || headroom == 0 || !running.CompareAndSwap(false, true) {

@@ -16,7 +16,7 @@ func TestPercent(t *testing.T) {
 		{64 << 20, 32 << 20, 100, 100}, // a large one: GOGC as it was
 		{1 << 10, 32 << 20, 100, 5000}, // nearly empty: capped
 		{0, 32 << 20, 100, 5000},       // before any collection
-		{16 << 20, 32 << 20, 400, 400}, // a GOGC the user set is the floor
+		{16 << 20, 32 << 20, 400, 400}, // a GOGC set by the program is the floor
 		{16 << 20, 32 << 20, 100, 200}, // exactly the headroom
 		{100 << 20, 32 << 20, 50, 50},  // a low GOGC stays low on a large heap
 	} {
@@ -29,6 +29,7 @@ func TestPercent(t *testing.T) {
 // After a collection the tuner has raised GOGC for this test's small heap, and stop
 // puts it back.
 func TestStartTunesAfterACollectionAndStopRestores(t *testing.T) {
+	t.Setenv("GOGC", "") // one in the environment turns the tuner off (TestUsersGOGCIsKept)
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
 	stop := Start(DefaultHeadroom)
@@ -69,6 +70,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // heap (past Start's cap of 5000 %), keeps it after collections, and stop puts GOGC
 // back; while it runs, Start does nothing.
 func TestRoomGivesItsRoomAtOnce(t *testing.T) {
+	t.Setenv("GOGC", "")
 	before := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(before)
 	runtime.GC()
@@ -108,10 +110,50 @@ func TestRoomPercent(t *testing.T) {
 		{100 << 20, 288 << 20, 100, 288},     // a live heap of 100 MiB grows by 288 more
 		{1 << 30, 288 << 20, 100, 100},       // a larger one: GOGC as it was
 		{1, 1 << 30, 100, roomMaxPercent},    // capped
-		{heapMinimum, 288 << 20, 9000, 9000}, // a GOGC the user set is the floor
+		{heapMinimum, 288 << 20, 9000, 9000}, // a GOGC set by the program is the floor
 	} {
 		if got := percent(tt.live, tt.headroom, tt.base, roomMaxPercent); got != tt.want {
 			t.Errorf("percent(%d, %d, %d) = %d, want %d", tt.live, tt.headroom, tt.base, got, tt.want)
 		}
+	}
+}
+
+// A GOGC the user set in the environment is kept as it is: neither the serving tuner
+// nor a replay's room raises it, however small the heap (a user who sets GOGC=50 to
+// keep memory down gets 50, as from any Go program).
+func TestUsersGOGCIsKept(t *testing.T) {
+	for _, v := range []string{"50", "off"} {
+		t.Run(v, func(t *testing.T) {
+			t.Setenv("GOGC", v)
+			want := 50
+			if v == "off" {
+				want = -1
+			}
+			before := debug.SetGCPercent(want) // what the runtime read from the environment
+			defer debug.SetGCPercent(before)
+			stop := Start(DefaultHeadroom)
+			defer stop() // a second call does nothing
+			for range 5 {
+				runtime.GC()
+				runtime.Gosched()
+			}
+			if p := debug.SetGCPercent(want); p != want {
+				t.Fatalf("GOGC=%s under Start became %d", v, p)
+			}
+			stop()
+			stopRoom := Room(1 << 30)
+			defer stopRoom()
+			runtime.GC()
+			if p := debug.SetGCPercent(want); p != want {
+				t.Fatalf("GOGC=%s under Room became %d", v, p)
+			}
+			stopRoom()
+			if p := debug.SetGCPercent(want); p != want {
+				t.Fatalf("GOGC=%s after stop became %d", v, p)
+			}
+			if running.Load() {
+				t.Fatal("a tuner is marked running though none started")
+			}
+		})
 	}
 }
