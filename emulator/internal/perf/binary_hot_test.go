@@ -32,6 +32,9 @@ import (
 // Each path starts with a warm-up round on each side, not counted; after each round
 // the harness waits until that server is quiet again (and, after hostemu's creates,
 // until their lifecycles are over), and its CPU figure counts that wait's CPU too.
+// POST /v1/deployments without --state is measured by createRounds instead: rounds
+// of an equal count of creates from the start-up world, in slices alternated between
+// the sides.
 func TestBinaryHotPaths(t *testing.T) {
 	wrk, taskset := tools(t, "build both binaries and compare every hot path (a few minutes)")
 	if filepath.Base(wrk) != "loadgen" {
