@@ -20,6 +20,9 @@
 //     hostemu's envelope adds a data key per envelope, wrapped under a named master key
 //     (rotation), which costs one more key schedule and two 32-byte seals: hostemu's
 //     design, not the spec's, so it is not in the reference.
+//   - POST /_reset empties the deployments and files, as hostemu's POST
+//     /_emulator/reset returns to its start-up world: the harness's rounds of creates
+//     start both sides from the same world (not a hot path, not measured).
 //
 // Every route checks the bearer token against one fixed string.
 package bare
@@ -93,6 +96,7 @@ func NewWithLog(body []byte, log *os.File) http.Handler {
 	r.POST("/v1/files", s.uploadFile)
 	r.POST("/v1/encrypt", s.encrypt)
 	r.POST("/v1/decrypt", s.decrypt)
+	r.POST("/_reset", s.reset)
 	return r
 }
 
@@ -207,6 +211,19 @@ func (s *server) createDeployment(c *gin.Context) {
 		}
 	}
 	c.JSON(http.StatusCreated, createdView{ID: d.ID, URL: d.URL, Status: d.Status, CreatedAt: now.Format(time.RFC3339Nano), ProjectID: d.ProjectID, Target: d.Target})
+}
+
+// reset drops every deployment and file, leaving them to the collector as hostemu's
+// reset leaves its world; the ids start again from the same seed, as hostemu's do.
+func (s *server) reset(c *gin.Context) {
+	if !authorized(c, DeployToken) {
+		return
+	}
+	s.mu.Lock()
+	s.deployments, s.files = map[string]*deployment{}, map[string][]byte{}
+	s.rng = mrand.NewChaCha8([32]byte{})
+	s.mu.Unlock()
+	c.Status(http.StatusOK)
 }
 
 func (s *server) uploadFile(c *gin.Context) {

@@ -1,7 +1,10 @@
 // Command loadgen is the speed bar's load generator where wrk is not installed: c
 // keep-alive connections, each sending one fixed request and reading its answer in
-// turn, for d. It prints what the perf tests read of wrk's output ("Requests/sec:",
-// and "Non-2xx" with the first such answer when there was one). It is not shipped.
+// turn, for d, or until n requests have been answered (-n: a fixed amount of work, the
+// same on both sides of a comparison, with d as its limit). It prints what the perf
+// tests read of wrk's output ("Requests/sec:", and "Non-2xx" with the first such answer
+// when there was one), and with -n the requests and the seconds they took. It is not
+// shipped.
 package main
 
 import (
@@ -28,7 +31,8 @@ func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
 
 func main() {
 	conns := flag.Int("c", 16, "connections")
-	d := flag.Duration("d", 3*time.Second, "duration")
+	d := flag.Duration("d", 3*time.Second, "duration (with -n, the longest it may take)")
+	n := flag.Int64("n", 0, "send this many requests in all, then stop (0: as many as d allows)")
 	method := flag.String("method", "GET", "method")
 	bodyFile := flag.String("body", "", "file holding the request body")
 	host := flag.String("host", "", "Host header (default: the URL's)")
@@ -60,9 +64,10 @@ func main() {
 	req.Write(body)
 	raw := req.Bytes()
 
-	var done, bad atomic.Int64
+	var done, bad, claimed atomic.Int64
 	var firstBad atomic.Value
-	stop := time.Now().Add(*d)
+	start := time.Now()
+	stop := start.Add(*d)
 	var wg sync.WaitGroup
 	for range *conns {
 		wg.Go(func() {
@@ -73,6 +78,9 @@ func main() {
 			defer c.Close()
 			br := bufio.NewReaderSize(c, 64<<10)
 			for time.Now().Before(stop) {
+				if *n > 0 && claimed.Add(1) > *n {
+					return
+				}
 				if _, err := c.Write(raw); err != nil {
 					log.Fatal(err)
 				}
@@ -91,7 +99,12 @@ func main() {
 		})
 	}
 	wg.Wait()
-	fmt.Printf("Requests/sec: %.2f\n", float64(done.Load())/d.Seconds())
+	if *n > 0 {
+		took := time.Since(start)
+		fmt.Printf("Requests: %d\nSeconds: %.6f\nRequests/sec: %.2f\n", done.Load(), took.Seconds(), float64(done.Load())/took.Seconds())
+	} else {
+		fmt.Printf("Requests/sec: %.2f\n", float64(done.Load())/d.Seconds())
+	}
 	if n := bad.Load(); n > 0 {
 		fmt.Printf("Non-2xx or 3xx responses: %d, the first: %s\n", n, firstBad.Load())
 	}

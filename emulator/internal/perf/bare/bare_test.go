@@ -1,0 +1,45 @@
+package bare
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// POST /_reset takes the reference back to its start, as hostemu's POST
+// /_emulator/reset does: the deployments gone, the same ids drawn again; it takes the
+// deploy token.
+func TestResetStartsAgain(t *testing.T) {
+	h := New(nil)
+	send := func(method, path, token, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	create := func() string {
+		t.Helper()
+		w := send("POST", "/v1/deployments", DeployToken, `{"project_id":"`+Project+`","files":{}}`)
+		var v struct{ ID string }
+		if w.Code != http.StatusCreated || json.Unmarshal(w.Body.Bytes(), &v) != nil {
+			t.Fatalf("create: %d %s", w.Code, w.Body)
+		}
+		return v.ID
+	}
+	first := create()
+	if second := create(); second == first {
+		t.Fatalf("two creates drew the same id %s", first)
+	}
+	if w := send("POST", "/_reset", ReadToken, ""); w.Code != http.StatusUnauthorized {
+		t.Fatalf("reset with the read token: %d", w.Code)
+	}
+	if w := send("POST", "/_reset", DeployToken, ""); w.Code != http.StatusOK {
+		t.Fatalf("reset: %d %s", w.Code, w.Body)
+	}
+	if again := create(); again != first {
+		t.Errorf("after a reset the first create drew %s, want %s", again, first)
+	}
+}
