@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/flate"
@@ -30,8 +31,9 @@ const blockSize = chunkSize
 // it cannot compress, so a block of blockSize bytes stays well under it.
 const maxBlockData = blockSize + blockSize/16
 
-// blocksInFlight is how many blocks are inflated at once.
-const blocksInFlight = 3
+// blocksInFlight is how many blocks are read ahead of the one being decoded and
+// inflated, at most, by the inflater goroutines and the reader itself.
+const blocksInFlight = 4
 
 // blockHeaderSize is the size of a block's gzip header, blockTrailerSize of its
 // trailer (CRC-32 and length of the text).
@@ -100,12 +102,75 @@ type block struct {
 
 // blocks inflates the blocks that come next in a stream, several at once, and hands
 // their text on in order.
+//
+// The blocks are inflated oldest first, by inflater goroutines (one fewer than
+// GOMAXPROCS, at least one) and by the reader itself: a reader whose next block is not
+// inflated yet inflates the oldest one nobody has begun rather than wait. So each core
+// has one goroutine's work and no more (the reader's, decoding, above all), the block
+// the reader needs next is the one being inflated first, and no core waits while a
+// block waits to be inflated. (A goroutine a block, as before, ran them in whatever
+// order the scheduler chose, often the newest first, and more of them than cores.)
 type blocks struct {
 	br      *bufio.Reader
-	pending []*block // read and being inflated, in order
+	pending []*block // read, in order: inflated, being inflated or waiting in todo
 	free    []*block
 	off     int  // how much of pending[0].out was read
 	more    bool // whether blocks may follow those pending
+	q       *inflateQueue
+}
+
+// inflateQueue holds the blocks nobody has begun to inflate, oldest first, for the
+// inflater goroutines and the reader to take.
+type inflateQueue struct {
+	mu      sync.Mutex
+	todo    []*block
+	running int // inflater goroutines; each ends once todo is empty
+	most    int // inflater goroutines at most
+}
+
+// push queues b, starting an inflater when fewer than most run.
+func (q *inflateQueue) push(b *block) {
+	q.mu.Lock()
+	q.todo = append(q.todo, b)
+	spawn := q.running < q.most
+	if spawn {
+		q.running++
+	}
+	q.mu.Unlock()
+	if spawn {
+		go q.inflater()
+	}
+}
+
+// take is the oldest block nobody has begun, taken out of todo; nil when none.
+func (q *inflateQueue) take() *block {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.todo) == 0 {
+		return nil
+	}
+	b := q.todo[0]
+	q.todo[0] = nil
+	q.todo = q.todo[1:]
+	return b
+}
+
+// inflater inflates the blocks in todo until there are none (it never waits for
+// more: the reader starts another inflater when it queues one).
+func (q *inflateQueue) inflater() {
+	for {
+		q.mu.Lock()
+		if len(q.todo) == 0 {
+			q.running--
+			q.mu.Unlock()
+			return
+		}
+		b := q.todo[0]
+		q.todo[0] = nil
+		q.todo = q.todo[1:]
+		q.mu.Unlock()
+		b.inflate()
+	}
 }
 
 // flates are inflaters to reuse.
@@ -141,7 +206,10 @@ func (bs *blocks) start() bool {
 		close(b.done)
 		return false
 	}
-	go b.inflate()
+	if bs.q == nil {
+		bs.q = &inflateQueue{most: max(1, runtime.GOMAXPROCS(0)-1)}
+	}
+	bs.q.push(b)
 	return true
 }
 
@@ -199,7 +267,17 @@ func (bs *blocks) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		b := bs.pending[0]
-		<-b.done
+		select {
+		case <-b.done:
+		default:
+			// not inflated yet: inflate the oldest block nobody has begun (this one,
+			// or one after it) rather than wait, else wait
+			if o := bs.q.take(); o != nil {
+				o.inflate()
+				continue
+			}
+			<-b.done
+		}
 		if b.err != nil {
 			return 0, b.err
 		}

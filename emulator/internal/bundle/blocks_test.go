@@ -1,10 +1,13 @@
 package bundle
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -97,6 +100,52 @@ func TestCorruptBlocksAreRefused(t *testing.T) {
 		// as a corrupt single member in state.json is: the state's reader names it
 		if !errors.As(err, &be) || !(strings.HasPrefix(err.Error(), "state.json: gzip: ") || strings.HasPrefix(err.Error(), "state.json: flate: ")) {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The blocks are read into the same state whatever the number of cores: one inflater
+// beside the reader (which inflates too when its next block is not ready), or several.
+func TestBlocksReadAlikeOnAnyCores(t *testing.T) {
+	_, tgz := big(t)
+	want, err := Read(bytes.NewReader(tgz), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		got, err := Read(bytes.NewReader(tgz), ReadOptions{})
+		if err != nil {
+			t.Fatalf("GOMAXPROCS %d: %v", procs, err)
+		}
+		if !reflect.DeepEqual(got.State, want.State) {
+			t.Errorf("GOMAXPROCS %d: another state read", procs)
+		}
+	}
+}
+
+// A reader that stops after a few bytes leaves no block waiting for an inflater: each
+// block it started is inflated (an inflater ends only once none waits), so nothing it
+// started is left behind half done.
+func TestBlocksStartedAreInflatedWhenTheReaderStops(t *testing.T) {
+	_, tgz := big(t)
+	at := blockStarts(tgz)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		bs := &blocks{br: bufio.NewReader(bytes.NewReader(tgz[at[0]:])), more: true}
+		if n, err := bs.Read(make([]byte, 10)); n != 10 || err != nil {
+			t.Fatalf("read %d bytes: %v", n, err)
+		}
+		if len(bs.pending) != blocksInFlight {
+			t.Fatalf("%d blocks started, want %d", len(bs.pending), blocksInFlight)
+		}
+		for _, b := range bs.pending {
+			<-b.done // never closed if an inflater ended with a block waiting
+			if b.err != nil {
+				t.Fatal(b.err)
+			}
 		}
 	}
 }

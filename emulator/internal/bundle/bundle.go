@@ -342,8 +342,8 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 // *afterMembers: refused inside the tar, let be after its end.
 //
 // Every member is inflated beside its reader: a member of its own (ahead) on a
-// goroutine, the blocks of state.json (blocks) several at once on goroutines of
-// theirs, read where they were inflated. Stop ends the goroutine of the member being
+// goroutine, the blocks of state.json (blocks) several at once, oldest first, on
+// inflater goroutines and by the reader, read where they were inflated. Stop ends the goroutine of the member being
 // read and waits for it; whoever owns the reader under br may then use or close it.
 type members struct {
 	br *bufio.Reader

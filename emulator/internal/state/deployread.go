@@ -34,66 +34,58 @@ func decodeDeployment(text []byte, d *Deployment, a *arena) bool {
 // deployment reads one deployment object at p.i (whitespace before it skipped), and
 // leaves p.i after its closing brace; false when it gives up.
 func (p *dparser) deployment(d *Deployment) bool {
-	const (
-		seenID = 1 << iota
-		seenProject
-		seenURL
-		seenTarget
-		seenStatus
-		seenCreated
-		seenEnv
-		seenFiles
-		seenTimings
-		seenError
-		seenLogs
-	)
-	seen := 0
-	return p.object(func(key []byte) bool {
-		var bit int
+	return p.members(&deploymentKeys, func(key int) bool {
 		var ok bool
-		switch string(key) {
-		case "id":
-			bit = seenID
+		switch key {
+		case 0:
 			d.ID, ok = p.str()
-		case "project_id":
-			bit = seenProject
+		case 1:
 			d.ProjectID, ok = p.str()
-		case "url":
-			bit = seenURL
+		case 2:
 			d.URL, ok = p.str()
-		case "target":
-			bit = seenTarget
+		case 3:
 			d.Target, ok = p.str()
-		case "status":
-			bit = seenStatus
+		case 4:
 			d.Status, ok = p.str()
-		case "created_at":
-			bit = seenCreated
-			ok = p.time(&d.CreatedAt)
-		case "env":
-			bit = seenEnv
+		case 5:
 			d.Env, ok = p.stringMap()
-		case "files":
-			bit = seenFiles
+		case 6:
 			d.Files, ok = p.stringMap()
-		case "timings":
-			bit = seenTimings
+		case 7:
 			ok = p.timings(&d.Timings)
-		case "error":
-			bit = seenError
+		case 8:
 			d.Error, ok = p.errorInfo()
-		case "logs":
-			bit = seenLogs
+		case 9:
 			d.Logs, ok = p.logs()
-		default:
-			return false
+		case 10:
+			ok = p.time(&d.CreatedAt)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
 		return ok
 	})
+}
+
+// The keys of the objects decodeDeployment reads, in the order hostemu writes them
+// (as appendDeployment writes them): members finds the one that comes next
+// without reading it as any key first.
+var (
+	deploymentKeys = newKeys("id", "project_id", "url", "target", "status", "env", "files", "timings", "error", "logs", "created_at")
+	timingsKeys    = newKeys("queued_at", "building_at", "ready_at", "error_at")
+	errorKeys      = newKeys("code", "message")
+	logLineKeys    = newKeys("text", "created_at")
+)
+
+// keys are an object's known keys, in the order hostemu writes them, and each quoted.
+type keys struct {
+	names  []string
+	quoted []string
+}
+
+func newKeys(names ...string) keys {
+	k := keys{names: names}
+	for _, n := range names {
+		k.quoted = append(k.quoted, `"`+n+`"`)
+	}
+	return k
 }
 
 // dparser reads JSON text from b at i.
@@ -212,6 +204,11 @@ func (p *dparser) ws() {
 
 // is consumes c, after whitespace, when it comes next.
 func (p *dparser) is(c byte) bool {
+	// c is never whitespace: hostemu writes none, so c is most often the very next byte
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == c {
 		p.i++
@@ -230,20 +227,43 @@ func (p *dparser) null() bool {
 	return false
 }
 
-// object reads an object, calling field with each key (without quotes, never escaped)
-// positioned at its value; field reads the value or says no.
-func (p *dparser) object(field func(key []byte) bool) bool {
+// members reads an object whose keys are among k's, calling field with each key's
+// index in k, positioned at its value; field reads the value or says no. It gives up
+// on any other key, a key written with escapes or in another case, and a key twice.
+// The key hostemu writes after the one just read is compared first, quotes included,
+// so that a key is mostly read by one comparison (an object written in another order
+// reads the same, its keys looked up one by one).
+func (p *dparser) members(k *keys, field func(key int) bool) bool {
 	if !p.is('{') {
 		return false
 	}
 	if p.is('}') {
 		return true
 	}
+	var seen uint32
+	next := 0
 	for {
-		key, ok := p.rawKey()
-		if !ok || !p.is(':') || !field(key) {
+		i := -1
+		if next < len(k.quoted) && len(p.b)-p.i >= len(k.quoted[next]) && string(p.b[p.i:p.i+len(k.quoted[next])]) == k.quoted[next] {
+			i = next
+			p.i += len(k.quoted[next])
+		} else {
+			key, ok := p.rawKey()
+			if !ok {
+				return false
+			}
+			for j, n := range k.names {
+				if string(key) == n {
+					i = j
+					break
+				}
+			}
+		}
+		if i < 0 || seen&(1<<i) != 0 || !p.is(':') || !field(i) {
 			return false
 		}
+		seen |= 1 << i
+		next = i + 1
 		if p.is(',') {
 			continue
 		}
@@ -257,6 +277,16 @@ func (p *dparser) rawKey() ([]byte, bool) {
 		return nil, false
 	}
 	start := p.i
+	// eight bytes at a time to the first that ends a plain run (as str does): a key's
+	// closing quote, or what makes rawKey give up
+	for p.i+8 <= len(p.b) {
+		m := special(binary.LittleEndian.Uint64(p.b[p.i:]))
+		if m != 0 {
+			p.i += bits.TrailingZeros64(m) / 8
+			break
+		}
+		p.i += 8
+	}
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
@@ -625,27 +655,17 @@ func (p *dparser) stringMap() (map[string]string, bool) {
 }
 
 func (p *dparser) timings(t *Timings) bool {
-	seen := 0
-	return p.object(func(key []byte) bool {
-		var bit int
-		var ok bool
-		switch string(key) {
-		case "queued_at":
-			bit, ok = 1, p.timePtr(&t.QueuedAt)
-		case "building_at":
-			bit, ok = 2, p.timePtr(&t.BuildingAt)
-		case "ready_at":
-			bit, ok = 4, p.timePtr(&t.ReadyAt)
-		case "error_at":
-			bit, ok = 8, p.timePtr(&t.ErrorAt)
+	return p.members(&timingsKeys, func(key int) bool {
+		switch key {
+		case 0:
+			return p.timePtr(&t.QueuedAt)
+		case 1:
+			return p.timePtr(&t.BuildingAt)
+		case 2:
+			return p.timePtr(&t.ReadyAt)
 		default:
-			return false
+			return p.timePtr(&t.ErrorAt)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
 	})
 }
 
@@ -654,24 +674,13 @@ func (p *dparser) errorInfo() (*ErrorInfo, bool) {
 		return nil, true
 	}
 	e := p.a.errorInfo()
-	seen := 0
-	ok := p.object(func(key []byte) bool {
-		var bit int
+	ok := p.members(&errorKeys, func(key int) bool {
 		var ok bool
-		switch string(key) {
-		case "code":
-			bit = 1
+		if key == 0 {
 			e.Code, ok = p.str()
-		case "message":
-			bit = 2
+		} else {
 			e.Message, ok = p.str()
-		default:
-			return false
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
 		return ok
 	})
 	return e, ok
@@ -694,25 +703,13 @@ func (p *dparser) logs() ([]LogLine, bool) {
 	}
 	for {
 		var l LogLine
-		seen := 0
-		ok := p.object(func(key []byte) bool {
-			var bit int
-			var ok bool
-			switch string(key) {
-			case "text":
-				bit = 1
+		ok := p.members(&logLineKeys, func(key int) bool {
+			if key == 0 {
+				var ok bool
 				l.Text, ok = p.str()
-			case "created_at":
-				bit = 2
-				ok = p.time(&l.CreatedAt)
-			default:
-				return false
+				return ok
 			}
-			if seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			return ok
+			return p.time(&l.CreatedAt)
 		})
 		if !ok {
 			return nil, false

@@ -30,12 +30,44 @@ func TestDecodeDeploymentReadsWhatHostemuWrites(t *testing.T) {
 	}
 }
 
+// Keys in another order than hostemu's (here sorted, in every object) are read the
+// same: members compares the key hostemu writes next first, then looks a key up.
+func TestDecodeDeploymentInAnyKeyOrder(t *testing.T) {
+	for i, d := range sampleDeployments() {
+		text, _ := d.MarshalJSON()
+		var tree any
+		if err := json.Unmarshal(text, &tree); err != nil {
+			t.Fatal(err)
+		}
+		sorted, _ := json.Marshal(tree) // every object's keys sorted
+		if string(sorted) == string(text) {
+			t.Fatalf("deployment %d: sorting changed no key's place", i)
+		}
+		var got, want Deployment
+		if !decodeDeployment(sorted, &got, &arena{}) {
+			t.Fatalf("deployment %d: gave up on %s", i, sorted)
+		}
+		if err := json.Unmarshal(sorted, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("deployment %d:\n got %#v\nwant %#v", i, got, want)
+		}
+	}
+}
+
 // What decodeDeployment does not read as hostemu writes it, it gives up on, for
 // encoding/json to read or refuse.
 func TestDecodeDeploymentGivesUp(t *testing.T) {
 	for _, text := range []string{
-		`{"ID":"x"}`,                 // another case: encoding/json matches it
-		`{"id":"x","id":"y"}`,        // twice
+		`{"ID":"x"}`,          // another case: encoding/json matches it
+		`{"id":"x","id":"y"}`, // twice
+		`{"id":"x","project_id":"p","project_id":"q"}`,    // twice, the first in hostemu's order
+		`{"url":"u","id":"x","url":"v"}`,                  // twice, the second out of order
+		`{"logs":[{"text":"a","text":"b"}]}`,              // a log line's key twice
+		`{"timings":{"queued_at":null,"queued_at":null}}`, // a timing twice
+		`{"error":{"code":"a","message":"m","code":"b"}}`, // an error's key twice
+		`{"idx":"x"}`, `{"i":"x"}`, `{"Id":"x"}`, `{"id\"":"x"}`, // like a known key, not one
 		`{"i\u0064":"x"}`,            // an escaped key
 		`{"id":null}`,                // null leaves a string alone
 		`{"id":1}`,                   // a number
@@ -98,6 +130,8 @@ func FuzzDecodeDeployment(f *testing.F) {
 	f.Add(`{"id":"\ud83d\ude00\ud800x\udc00","env":{"\u00e9":"\u2028"},"logs":[]}`)
 	f.Add(`{"created_at":"2026-02-29T00:00:00Z","timings":{"ready_at":"2026-01-01T00:00:00.5Z"}}`)
 	f.Add("{\"id\":\"\xff\xed\xa0\x80\"}")
+	f.Add(`{"id":"x","project_id":"p","project_id":"q"}`)
+	f.Add(`{ "id" : "x" , "url":"u","id":"y"}`)
 	for i := range 17 { // what ends a plain run at every place in an eight-byte word
 		pad := strings.Repeat("0123456789abcdef", 2)[:i]
 		f.Add(`{"id":"` + pad + `\"` + pad + "\x01" + pad + `é` + pad + `\\` + pad + `","url":"` + pad + `"}`)
