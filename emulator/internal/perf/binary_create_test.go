@@ -122,11 +122,8 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 		orders = [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 	}
 	creates := func(s *side) float64 { // one slice: its seconds
-		out, err := exec.Command(taskset, "-c", "1", wrk, "-c", "16", "-n", strconv.Itoa(slice), "-d", "120s", "-method", "POST", "-body", createFile,
-			"-H", "Authorization: Bearer hostemu-deploy", "-H", "Content-Type: application/json", "http://"+s.addr+"/v1/deployments").CombinedOutput()
-		if err != nil || strings.Contains(string(out), "Non-2xx") {
-			t.Fatalf("loadgen: %v\n%s", err, out)
-		}
+		out := loadReq(t, wrk, taskset, "http://"+s.addr+"/v1/deployments", "120s", slice, "POST", createFile, "",
+			"Authorization: Bearer hostemu-deploy", "Content-Type: application/json")
 		if got := loadgenField(t, out, "Requests"); got != float64(slice) {
 			t.Fatalf("loadgen sent %v creates, not %d:\n%s", got, slice, out)
 		}
@@ -136,7 +133,7 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 	// then the slices, alternated; then the lifecycles waited out and every side
 	// quiet again. Its figures per side are over the whole round.
 	round := func(r int) (map[*side]figures, float64) {
-		type mark struct{ cpu, user, sys, faults int64 }
+		type mark struct{ user, sys, faults int64 }
 		start := map[*side]mark{}
 		for _, s := range sides {
 			if !grow || r == 0 {
@@ -148,7 +145,7 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 		}
 		for _, s := range sides {
 			u, sy, f := procStat(t, s.p.Process.Pid)
-			start[s] = mark{int64(cpuTime(t, s.p.Process.Pid)), u, sy, f}
+			start[s] = mark{u, sy, f}
 		}
 		steal := stealTicks(t)
 		secs := map[*side]float64{}
@@ -168,7 +165,7 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 			u, sy, f := procStat(t, s.p.Process.Pid)
 			m := start[s]
 			c := float64(slice * parts)
-			fig := figures{creates: c, secs: secs[s], cpu: float64(int64(cpuTime(t, s.p.Process.Pid))-m.cpu) / 1e3 / c,
+			fig := figures{creates: c, secs: secs[s], cpu: float64((u+sy)-(m.user+m.sys)) * 1e4 / c,
 				user: float64(u-m.user) * 1e4 / c, sys: float64(sy-m.sys) * 1e4 / c, faults: float64(f-m.faults) / c}
 			if traced {
 				fig.gcs, fig.gcMillis, fig.goalMB = gcTrace(t, s.stderr, &s.traceOffset)
@@ -255,17 +252,20 @@ func loadgenField(t *testing.T, out []byte, name string) float64 {
 	return v
 }
 
-// startWith is start writing the server's stderr to a file, and with GODEBUG=gctrace=1
-// when traced (the runtime's line for each collection).
+// startWith is start writing the server's stderr to a file (unless stderr is ""), and
+// with GODEBUG=gctrace=1 when traced (the runtime's line for each collection).
 func startWith(t *testing.T, taskset, stderr string, traced bool, bin string, args ...string) *exec.Cmd {
 	t.Helper()
-	f, err := os.Create(stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
 	p := dieWithTest(exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...))
-	p.Stderr = f
+	if stderr != "" { // else stdout and stderr go to the null device
+
+		f, err := os.Create(stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		p.Stderr = f
+	}
 	if traced {
 		p.Env = append(os.Environ(), "GODEBUG=gctrace=1")
 	}
