@@ -37,12 +37,14 @@ import (
 //     /_emulator/reset, the reference's POST /_reset, the create's file uploaded
 //     again), and each side sends the same number of creates (HOSTEMU_PERF_CREATES,
 //     40,000): the same world sizes on both sides, and the same collections in every
-//     round (5–7 for hostemu, 100–200 ms of CPU);
+//     round (5–7 for hostemu, 80–140 ms of CPU a round; 145–218 ms in other runs);
 //   - a round's creates go in slices (HOSTEMU_PERF_CREATE_SLICES, 10; loadgen -n),
 //     alternated between the sides in every order in turn (A B, B A; with three sides
 //     all six orders: a side that always followed the same other one read 4 % less
 //     CPU than its identical twin), so that both sides see the same machine within
-//     a fraction of a second;
+//     a fraction of a second. The count of slices is rounded up to a multiple of the
+//     count of orders (12 with three sides), so that every round holds each order as
+//     often;
 //   - after the last slice the lifecycles are waited out (6 s) and every side is
 //     quiet again; a side's figure is its process's CPU over the whole round (user and
 //     system, from /proc) over its creates. hostemu's lifecycle steps and collections
@@ -64,9 +66,6 @@ import (
 // round's collections and their CPU, the user and system split and the page faults.
 func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, site []byte, rounds int) {
 	t.Helper()
-	if filepath.Base(wrk) != "loadgen" {
-		t.Skip("the creates need loadgen")
-	}
 	n := envInt("HOSTEMU_PERF_CREATES", 40000)
 	parts := envInt("HOSTEMU_PERF_CREATE_SLICES", 10)
 	grow := os.Getenv("HOSTEMU_PERF_CREATE_WORLD") == "grow"
@@ -114,12 +113,19 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 		creates, secs, cpu, gcs, gcMillis, goalMB float64
 		user, sys, faults                         float64 // µs of each a create, minor faults a create
 	}
-	slice := n / parts
 	// every order of the sides, each as often: with three, a side that always came
 	// after the same other one read 4 % less CPU than its identical twin
 	orders := [][]int{{0, 1}, {1, 0}}
 	if len(sides) == 3 {
 		orders = [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+	}
+	if parts < 1 {
+		t.Fatalf("HOSTEMU_PERF_CREATE_SLICES=%d: at least one slice", parts)
+	}
+	parts = (parts + len(orders) - 1) / len(orders) * len(orders) // each order as often in every round
+	slice := n / parts
+	if slice < 1 { // loadgen -n 0 would send creates for as long as -d allows
+		t.Fatalf("HOSTEMU_PERF_CREATES=%d in %d slices: fewer than one create a slice", n, parts)
 	}
 	creates := func(s *side) float64 { // one slice: its seconds
 		out := loadReq(t, wrk, taskset, "http://"+s.addr+"/v1/deployments", "120s", slice, "POST", createFile, "",
