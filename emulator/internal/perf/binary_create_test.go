@@ -37,17 +37,20 @@ import (
 //     /_emulator/reset, the reference's POST /_reset, the create's file uploaded
 //     again), and each side sends the same number of creates (HOSTEMU_PERF_CREATES,
 //     40,000): the same world sizes on both sides, and the same collections in every
-//     round (5–7 for hostemu, 100–200 ms of CPU);
+//     round (5–7 for hostemu, 80–140 ms of CPU a round; 145–218 ms in other runs);
 //   - a round's creates go in slices (HOSTEMU_PERF_CREATE_SLICES, 10; loadgen -n),
 //     alternated between the sides in every order in turn (A B, B A; with three sides
 //     all six orders: a side that always followed the same other one read 4 % less
 //     CPU than its identical twin), so that both sides see the same machine within
-//     a fraction of a second;
+//     a fraction of a second. The count of slices is rounded up to a multiple of the
+//     count of orders (12 with three sides), so that every round holds each order as
+//     often;
 //   - after the last slice the lifecycles are waited out (6 s) and every side is
 //     quiet again; a side's figure is its process's CPU over the whole round (user and
 //     system, from /proc) over its creates. hostemu's lifecycle steps and collections
-//     run during the other side's slices too, but on its own CPU time: the CPU per
-//     create is each side's own, wherever it ran. "Of bare's rate by CPU" is the
+//     run during the other side's slices too, on its own CPU time; what the CPU time
+//     does not hold is what that work costs the other side in caches, TLB and switches
+//     (HOSTEMU_PERF_CREATE_TWIN measures it). "Of bare's rate by CPU" is the
 //     reference's CPU per create over hostemu's: the rate each sustains on its one core
 //     (both serve at 100 % of it while loaded), the figure the other paths read as
 //     "all rounds". The slices' wall rates are printed too; they flatter hostemu, whose
@@ -60,17 +63,27 @@ import (
 // measured (the harness before this one). HOSTEMU_PERF_BEFORE names another hostemu
 // binary (the code before a change, built as build builds) run as a third side in the
 // same slices: its ratio, and hostemu's CPU per create over its, round by round.
+// HOSTEMU_PERF_CREATE_TWIN=bare runs a second reference as the third side instead (the
+// same baregin, a process of its own, in the same slices) and reads each slice's CPU
+// of the two references (the scheduler's count, in ns): the reference's CPU per
+// create in the slices that came right after hostemu's against those that came right
+// after its twin's, in the same seconds — what hostemu's left-behind work costs the
+// reference beyond hostemu's own CPU time, where it lands next to it.
 // HOSTEMU_PERF_GCTRACE=1 runs the servers with GODEBUG=gctrace=1 and prints each
 // round's collections and their CPU, the user and system split and the page faults.
 func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, site []byte, rounds int) {
 	t.Helper()
-	if filepath.Base(wrk) != "loadgen" {
-		t.Skip("the creates need loadgen")
-	}
 	n := envInt("HOSTEMU_PERF_CREATES", 40000)
 	parts := envInt("HOSTEMU_PERF_CREATE_SLICES", 10)
 	grow := os.Getenv("HOSTEMU_PERF_CREATE_WORLD") == "grow"
 	traced := os.Getenv("HOSTEMU_PERF_GCTRACE") != ""
+	twin := os.Getenv("HOSTEMU_PERF_CREATE_TWIN")
+	if twin != "" && twin != "bare" {
+		t.Fatalf("HOSTEMU_PERF_CREATE_TWIN=%q: the one twin is bare", twin)
+	}
+	if twin != "" && os.Getenv("HOSTEMU_PERF_BEFORE") != "" {
+		t.Fatal("HOSTEMU_PERF_CREATE_TWIN and HOSTEMU_PERF_BEFORE: one third side at a time")
+	}
 	type side struct {
 		name        string
 		p           *exec.Cmd
@@ -79,64 +92,74 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 		stderr      string
 		traceOffset int64
 	}
-	emuAddr, bareAddr := freeAddr(t), freeAddr(t)
-	var before *side // HOSTEMU_PERF_BEFORE: another hostemu binary (the code before a change) in the same rounds
 	upload := func(addr string) {
 		do(t, "POST", "http://"+addr+"/v1/files", "", "Bearer hostemu-deploy", site, 201, "X-File-Digest", sum(site), "Content-Type", "application/octet-stream")
 	}
-	emu := &side{name: "hostemu", addr: emuAddr, stderr: filepath.Join(dir, "create-hostemu.stderr")}
-	emu.p = startWith(t, taskset, emu.stderr, traced, filepath.Join(dir, "hostemu"), "--addr", emuAddr, "--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text", "--max-world-bytes", "2GiB")
-	emu.reset = func() {
-		do(t, "POST", "http://"+emuAddr+"/_emulator/reset", "", "", nil, 200)
-		upload(emuAddr)
-	}
-	bare := &side{name: "bare", addr: bareAddr, stderr: filepath.Join(dir, "create-bare.stderr")}
-	bare.p = startWith(t, taskset, bare.stderr, traced, filepath.Join(dir, "baregin"), "-addr", bareAddr, "-body", bodyFile)
-	bare.reset = func() {
-		do(t, "POST", "http://"+bareAddr+"/_reset", "", "Bearer hostemu-deploy", nil, 200)
-		upload(bareAddr)
-	}
-	if bin := os.Getenv("HOSTEMU_PERF_BEFORE"); bin != "" {
-		addr := freeAddr(t)
-		before = &side{name: "before", addr: addr, stderr: filepath.Join(dir, "create-before.stderr")}
-		before.p = startWith(t, taskset, before.stderr, traced, bin, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text", "--max-world-bytes", "2GiB")
-		before.reset = func() {
-			do(t, "POST", "http://"+addr+"/_emulator/reset", "", "", nil, 200)
-			upload(addr)
+	// hostemu starts a hostemu binary as a side, reference a baregin binary
+	hostemu := func(name, bin string) *side {
+		s := &side{name: name, addr: freeAddr(t), stderr: filepath.Join(dir, "create-"+name+".stderr")}
+		s.p = startWith(t, taskset, s.stderr, traced, bin, "--addr", s.addr, "--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text", "--max-world-bytes", "2GiB")
+		s.reset = func() {
+			do(t, "POST", "http://"+s.addr+"/_emulator/reset", "", "", nil, 200)
+			upload(s.addr)
 		}
+		return s
 	}
-
+	reference := func(name string) *side {
+		s := &side{name: name, addr: freeAddr(t), stderr: filepath.Join(dir, "create-"+name+".stderr")}
+		s.p = startWith(t, taskset, s.stderr, traced, filepath.Join(dir, "baregin"), "-addr", s.addr, "-body", bodyFile)
+		s.reset = func() {
+			do(t, "POST", "http://"+s.addr+"/_reset", "", "Bearer hostemu-deploy", nil, 200)
+			upload(s.addr)
+		}
+		return s
+	}
+	emu, bare := hostemu("hostemu", filepath.Join(dir, "hostemu")), reference("bare")
 	sides := []*side{emu, bare}
-	if before != nil {
+	var before, twinBare *side // the third side, if any: HOSTEMU_PERF_BEFORE's hostemu, or a second reference
+	if bin := os.Getenv("HOSTEMU_PERF_BEFORE"); bin != "" {
+		before = hostemu("before", bin)
 		sides = append(sides, before)
+	}
+	if twin != "" {
+		twinBare = reference("twin")
+		sides = append(sides, twinBare)
 	}
 	type figures struct {
 		creates, secs, cpu, gcs, gcMillis, goalMB float64
 		user, sys, faults                         float64 // µs of each a create, minor faults a create
 	}
-	slice := n / parts
 	// every order of the sides, each as often: with three, a side that always came
 	// after the same other one read 4 % less CPU than its identical twin
 	orders := [][]int{{0, 1}, {1, 0}}
 	if len(sides) == 3 {
 		orders = [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 	}
+	if parts < 1 {
+		t.Fatalf("HOSTEMU_PERF_CREATE_SLICES=%d: at least one slice", parts)
+	}
+	parts = (parts + len(orders) - 1) / len(orders) * len(orders) // each order as often in every round
+	slice := n / parts
+	if slice < 1 { // loadgen -n 0 would send creates for as long as -d allows
+		t.Fatalf("HOSTEMU_PERF_CREATES=%d in %d slices: fewer than one create a slice", n, parts)
+	}
 	creates := func(s *side) float64 { // one slice: its seconds
-		out, err := exec.Command(taskset, "-c", "1", wrk, "-c", "16", "-n", strconv.Itoa(slice), "-d", "120s", "-method", "POST", "-body", createFile,
-			"-H", "Authorization: Bearer hostemu-deploy", "-H", "Content-Type: application/json", "http://"+s.addr+"/v1/deployments").CombinedOutput()
-		if err != nil || strings.Contains(string(out), "Non-2xx") {
-			t.Fatalf("loadgen: %v\n%s", err, out)
-		}
+		out := loadReq(t, wrk, taskset, "http://"+s.addr+"/v1/deployments", "120s", slice, "POST", createFile, "",
+			"Authorization: Bearer hostemu-deploy", "Content-Type: application/json")
 		if got := loadgenField(t, out, "Requests"); got != float64(slice) {
 			t.Fatalf("loadgen sent %v creates, not %d:\n%s", got, slice, out)
 		}
 		return loadgenField(t, out, "Seconds")
 	}
+	// neighbours: with the twin, the references' CPU in the slices that came right
+	// after hostemu's (after[0]) and right after the other reference's (after[1]), ns,
+	// and their creates
+	type neighbours struct{ ns, creates [2]float64 }
 	// round runs one round: every side from its start-up world (unless grow), quiet;
 	// then the slices, alternated; then the lifecycles waited out and every side
 	// quiet again. Its figures per side are over the whole round.
-	round := func(r int) (map[*side]figures, float64) {
-		type mark struct{ cpu, user, sys, faults int64 }
+	round := func(r int) (map[*side]figures, map[*side]*neighbours, float64) {
+		type mark struct{ user, sys, faults int64 }
 		start := map[*side]mark{}
 		for _, s := range sides {
 			if !grow || r == 0 {
@@ -148,13 +171,29 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 		}
 		for _, s := range sides {
 			u, sy, f := procStat(t, s.p.Process.Pid)
-			start[s] = mark{int64(cpuTime(t, s.p.Process.Pid)), u, sy, f}
+			start[s] = mark{u, sy, f}
 		}
 		steal := stealTicks(t)
 		secs := map[*side]float64{}
-		for i := range parts { // the sides in every order in turn: A B, B A, … (A B C, A C B, B A C, … with three)
+		near := map[*side]*neighbours{bare: {}, twinBare: {}}
+		var last *side         // the side of the slice before, in this round
+		for i := range parts { // the sides in every order in turn: A B, B A; A B C, A C B, B A C, …
 			for _, k := range orders[(r*parts+i)%len(orders)] {
-				secs[sides[k]] += creates(sides[k])
+				s := sides[k]
+				if twinBare == nil || s == emu {
+					secs[s] += creates(s)
+					last = s
+					continue
+				}
+				ns := runNanos(t, s.p.Process.Pid)
+				secs[s] += creates(s)
+				ns = runNanos(t, s.p.Process.Pid) - ns
+				if last == emu || (last != nil && last != s) {
+					j := map[bool]int{true: 0, false: 1}[last == emu]
+					near[s].ns[j] += float64(ns)
+					near[s].creates[j] += float64(slice)
+				}
+				last = s
 			}
 		}
 		// the lifecycles' last steps come 6 s after their creates (queued 1 s,
@@ -168,22 +207,24 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 			u, sy, f := procStat(t, s.p.Process.Pid)
 			m := start[s]
 			c := float64(slice * parts)
-			fig := figures{creates: c, secs: secs[s], cpu: float64(int64(cpuTime(t, s.p.Process.Pid))-m.cpu) / 1e3 / c,
+			fig := figures{creates: c, secs: secs[s], cpu: float64((u+sy)-(m.user+m.sys)) * 1e4 / c,
 				user: float64(u-m.user) * 1e4 / c, sys: float64(sy-m.sys) * 1e4 / c, faults: float64(f-m.faults) / c}
 			if traced {
 				fig.gcs, fig.gcMillis, fig.goalMB = gcTrace(t, s.stderr, &s.traceOffset)
 			}
 			out[s] = fig
 		}
-		return out, float64(stealTicks(t)-steal) * 10
+		return out, near, float64(stealTicks(t)-steal) * 10
 	}
 	t.Logf("POST /v1/deployments: %d creates a round on each side, in %d slices alternated between the sides, %s | load %s", slice*parts, parts,
 		map[bool]string{true: "no reset: the worlds grow", false: "every round from the start-up world"}[grow], loadAvg())
 	round(0) // warm-up, not counted
 	var ratios, rateRatios, emuCPU, bareCPU, beforeRatios, beforeCPU, changeCPU []float64
+	var twinCPU, twinRatios, nearEmu, nearTwin, nearFactor, unflattered []float64
 	var total [2]float64 // CPU on each side, µs
+	var allNear neighbours
 	for r := range rounds {
-		figs, steal := round(r + 1)
+		figs, near, steal := round(r + 1)
 		e, b, o := figs[emu], figs[bare], figs[before]
 		ratios, rateRatios = append(ratios, b.cpu/e.cpu), append(rateRatios, (e.creates/e.secs)/(b.creates/b.secs))
 		emuCPU, bareCPU = append(emuCPU, e.cpu), append(bareCPU, b.cpu)
@@ -201,6 +242,32 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 				t.Logf("  round %d: before: %.0f collections (%.0f ms); user+sys %.1f+%.1f, %.2f faults", r, o.gcs, o.gcMillis, o.user, o.sys, o.faults)
 			}
 		}
+		if twinBare != nil {
+			w := figs[twinBare]
+			// both references' slices, by the side that ran just before them
+			var rn neighbours
+			for _, s := range []*side{bare, twinBare} {
+				for j := range 2 {
+					rn.ns[j] += near[s].ns[j]
+					rn.creates[j] += near[s].creates[j]
+				}
+			}
+			for j := range 2 {
+				allNear.ns[j] += rn.ns[j]
+				allNear.creates[j] += rn.creates[j]
+			}
+			afterEmu, afterTwin := rn.ns[0]/1e3/rn.creates[0], rn.ns[1]/1e3/rn.creates[1]
+			f := afterEmu / afterTwin
+			// without it: the reference's round figure with its slices after hostemu's
+			// read at the cost of those after its twin's (its share of them: the
+			// slices' creates)
+			share := near[bare].creates[0] / float64(slice*parts)
+			u := b.cpu * (1 - share*(1-1/f)) / e.cpu
+			twinCPU, twinRatios = append(twinCPU, w.cpu), append(twinRatios, w.cpu/e.cpu)
+			nearEmu, nearTwin, nearFactor, unflattered = append(nearEmu, afterEmu), append(nearTwin, afterTwin), append(nearFactor, f), append(unflattered, u)
+			t.Logf("  round %d: twin %5.1f µs CPU a create (%.3f of its rate by hostemu's CPU) | the references' slices: %.1f µs a create right after hostemu's (%.0f creates), %.1f right after the other reference's (%.0f): %.3f× | without it %.3f of bare's rate",
+				r, w.cpu, w.cpu/e.cpu, afterEmu, rn.creates[0], afterTwin, rn.creates[1], f, u)
+		}
 	}
 	lohi := func(xs []float64) string { return fmt.Sprintf("%.3f–%.3f", slices.Min(xs), slices.Max(xs)) }
 	t.Logf("%-30s %.3f of bare's rate by CPU (rounds %s, spread %.3f), %.3f by the slices' wall time (%s); CPU a create hostemu %.1f µs (%.1f–%.1f), bare %.1f µs (%.1f–%.1f) | load %s",
@@ -211,6 +278,35 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 		t.Logf("%-30s before, the same rounds: %.3f of bare's rate by CPU (%s), CPU a create %.1f µs (%.1f–%.1f); hostemu's CPU a create %.3f× before's (%s)", "",
 			median(beforeRatios), lohi(beforeRatios), median(beforeCPU), slices.Min(beforeCPU), slices.Max(beforeCPU), median(changeCPU), lohi(changeCPU))
 	}
+	if twinBare != nil {
+		t.Logf("%-30s the twin, the same rounds: CPU a create %.1f µs (%.1f–%.1f), %.3f of its rate by hostemu's CPU (%s)", "",
+			median(twinCPU), slices.Min(twinCPU), slices.Max(twinCPU), median(twinRatios), lohi(twinRatios))
+		t.Logf("%-30s the references' slices: %.1f µs a create right after hostemu's (rounds %.1f–%.1f), %.1f right after the other reference's (%.1f–%.1f); %.3f× (rounds %s; all rounds %.3f×); without it %.3f of bare's rate (%s)", "",
+			median(nearEmu), slices.Min(nearEmu), slices.Max(nearEmu), median(nearTwin), slices.Min(nearTwin), slices.Max(nearTwin),
+			median(nearFactor), lohi(nearFactor), (allNear.ns[0]/allNear.creates[0])/(allNear.ns[1]/allNear.creates[1]), median(unflattered), lohi(unflattered))
+	}
+}
+
+// runNanos is the CPU time of every thread of a process so far, in ns: the
+// scheduler's own count (/proc/pid/task/*/schedstat), finer than /proc's ticks, which
+// a slice of a tenth of a second would read to 10 %. A thread that has exited is no
+// longer counted; Go's runtime keeps its threads.
+func runNanos(t *testing.T, pid int) int64 {
+	t.Helper()
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("no schedstat for %d: %v", pid, err)
+	}
+	var ns int64
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // a thread gone since the listing
+		}
+		v, _ := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
+		ns += v
+	}
+	return ns
 }
 
 // procStat is a process's user and system CPU ticks and its minor page faults.
@@ -255,17 +351,19 @@ func loadgenField(t *testing.T, out []byte, name string) float64 {
 	return v
 }
 
-// startWith is start writing the server's stderr to a file, and with GODEBUG=gctrace=1
-// when traced (the runtime's line for each collection).
+// startWith is start writing the server's stderr to a file (unless stderr is ""), and
+// with GODEBUG=gctrace=1 when traced (the runtime's line for each collection).
 func startWith(t *testing.T, taskset, stderr string, traced bool, bin string, args ...string) *exec.Cmd {
 	t.Helper()
-	f, err := os.Create(stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
 	p := dieWithTest(exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...))
-	p.Stderr = f
+	if stderr != "" { // else stdout and stderr go to the null device
+		f, err := os.Create(stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		p.Stderr = f
+	}
 	if traced {
 		p.Env = append(os.Environ(), "GODEBUG=gctrace=1")
 	}

@@ -1,8 +1,6 @@
 package perf_test
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -177,21 +175,22 @@ func needPerf(t testing.TB, what string) {
 // one thread, 16 connections. It fails the test on any answer but 2xx.
 func load(t *testing.T, wrk, taskset, url, d string) []byte {
 	t.Helper()
-	return loadReq(t, wrk, taskset, url, d, "GET", "", "", "Authorization: Bearer hostemu-read")
+	return loadReq(t, wrk, taskset, url, d, 0, "GET", "", "", "Authorization: Bearer hostemu-read")
 }
 
-// loadReq is load with a method, a body file (POST) and a Host header, which only
-// loadgen takes: with wrk, only GETs of the URL's host.
-func loadReq(t *testing.T, wrk, taskset, url, d, method, bodyFile, host string, headers ...string) []byte {
+// loadReq is load with a method, a body file (POST), a Host header and a count of
+// requests n (0: as many as d allows; loadgen -n, d then the longest it may take),
+// which only loadgen takes: with wrk, only GETs of the URL's host for d.
+func loadReq(t *testing.T, wrk, taskset, url, d string, n int, method, bodyFile, host string, headers ...string) []byte {
 	t.Helper()
 	var args []string
 	if filepath.Base(wrk) == "loadgen" {
-		args = []string{"-c", "16", "-d", d, "-method", method, "-body", bodyFile, "-host", host}
+		args = []string{"-c", "16", "-d", d, "-n", strconv.Itoa(n), "-method", method, "-body", bodyFile, "-host", host}
 		for _, h := range headers {
 			args = append(args, "-H", h)
 		}
 	} else {
-		if method != "GET" || host != "" {
+		if method != "GET" || host != "" || n != 0 {
 			t.Skip("wrk here sends only GETs: uninstall it to use loadgen")
 		}
 		args = []string{"-t1", "-c16", "-d" + d}
@@ -213,7 +212,7 @@ var reqsPerSec = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
 func loadRate(t *testing.T, p *exec.Cmd, wrk, taskset string, secs int, url, method, bodyFile, host string, headers ...string) (rps, cpuMicros float64) {
 	t.Helper()
 	before := cpuTime(t, p.Process.Pid)
-	out := loadReq(t, wrk, taskset, url, strconv.Itoa(secs)+"s", method, bodyFile, host, headers...)
+	out := loadReq(t, wrk, taskset, url, strconv.Itoa(secs)+"s", 0, method, bodyFile, host, headers...)
 	m := reqsPerSec.FindSubmatch(out)
 	if m == nil {
 		t.Fatalf("%s printed no Requests/sec:\n%s", filepath.Base(wrk), out)
@@ -247,25 +246,7 @@ func freeAddr(t *testing.T) string {
 // start runs a binary pinned to CPU 0 and waits until its address answers.
 func start(t *testing.T, taskset, bin string, args ...string) *exec.Cmd {
 	t.Helper()
-	p := dieWithTest(exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...))
-	p.Stdout, p.Stderr = io.Discard, io.Discard
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Process.Kill(); p.Wait() })
-	addr := args[slices.IndexFunc(args, func(s string) bool { return s == "--addr" || s == "-addr" })+1]
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s does not listen on %s", bin, addr)
-		}
-		time.Sleep(10 * time.Millisecond) // a child process has no other way to say it listens
-	}
+	return startWith(t, taskset, "", false, bin, args...)
 }
 
 // get is a GET with the read token that must answer 200.
@@ -288,16 +269,7 @@ func firstDeployment(t *testing.T, base string) string {
 // cpuTime is the user and system CPU time of a process so far.
 func cpuTime(t *testing.T, pid int) time.Duration {
 	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	// fields after the command name, which is in parentheses and may hold spaces
-	fields := strings.Fields(line[strings.LastIndexByte(line, ')')+2:])
-	utime, _ := strconv.ParseInt(fields[11], 10, 64)
-	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	user, sys, _ := procStat(t, pid)
 	const ticks = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / ticks
+	return time.Duration(user+sys) * time.Second / ticks
 }

@@ -36,7 +36,7 @@ func TestProfileServe(t *testing.T) {
 		if err := os.WriteFile(f, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s", loadReq(t, wrk, taskset, base+"/v1/files", "6s", "POST", f, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/octet-stream", "X-File-Digest: "+sum(b)))
+		t.Logf("%s", loadReq(t, wrk, taskset, base+"/v1/files", "6s", 0, "POST", f, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/octet-stream", "X-File-Digest: "+sum(b)))
 		return
 	}
 	if os.Getenv("HOSTEMU_PERF_PROFILE") == "create" {
@@ -46,7 +46,7 @@ func TestProfileServe(t *testing.T) {
 		if err := os.WriteFile(create, []byte(`{"project_id":"prj_demo","files":{"index.html":"`+sum(site)+`"},"target":"preview","env":{"FEATURE":"on"}}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s", loadReq(t, wrk, taskset, base+"/v1/deployments", "6s", "POST", create, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/json"))
+		t.Logf("%s", loadReq(t, wrk, taskset, base+"/v1/deployments", "6s", 0, "POST", create, "", "Authorization: Bearer hostemu-deploy", "Content-Type: application/json"))
 		// the lifecycles the creates started run for 6 s more (queued 1 s, building
 		// 5 s): their transitions are the creates' work, and belong in the profile
 		time.Sleep(7 * time.Second)
