@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -132,6 +133,7 @@ func TestBlocksStartedAreInflatedWhenTheReaderStops(t *testing.T) {
 	_, tgz := big(t)
 	at := blockStarts(tgz)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	goroutines := runtime.NumGoroutine()
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
 		bs := &blocks{br: bufio.NewReader(bytes.NewReader(tgz[at[0]:])), more: true}
@@ -142,10 +144,21 @@ func TestBlocksStartedAreInflatedWhenTheReaderStops(t *testing.T) {
 			t.Fatalf("%d blocks started, want %d", len(bs.pending), blocksInFlight)
 		}
 		for _, b := range bs.pending {
-			<-b.done // never closed if an inflater ended with a block waiting
+			select {
+			case <-b.done: // never closed if an inflater ended with a block waiting
+			case <-time.After(time.Minute):
+				t.Fatalf("GOMAXPROCS=%d: a block started was never inflated", procs)
+			}
 			if b.err != nil {
 				t.Fatal(b.err)
 			}
 		}
+	}
+	// the inflaters end once the queue is empty
+	for deadline := time.Now().Add(time.Minute); runtime.NumGoroutine() > goroutines; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines a minute after the reader stopped, %d before", runtime.NumGoroutine(), goroutines)
+		}
+		runtime.Gosched()
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 )
 
 // A deployment as hostemu writes it is read by decodeDeployment itself (not handed to
@@ -142,8 +144,10 @@ func FuzzDecodeDeployment(f *testing.F) {
 			return
 		}
 		var want Deployment
-		if err := json.Unmarshal([]byte(text), &want); err != nil {
-			t.Fatalf("read %q, which encoding/json refuses: %v", text, err)
+		// strict, as the state's reader is: a fast reader that skipped an unknown key
+		// would pass encoding/json's plain Unmarshal
+		if err := strictjson.Decode([]byte(text), &want, "deployments"); err != nil {
+			t.Fatalf("read %q, which the strict decoder refuses: %v", text, err)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q:\n got %#v\nwant %#v", text, got, want)
