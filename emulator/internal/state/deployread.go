@@ -271,22 +271,27 @@ func (p *dparser) members(k *keys, field func(key int) bool) bool {
 	}
 }
 
+// skipPlain moves on, eight bytes at a time, to the first byte that ends a plain run
+// of a string (special's: a quote, a backslash, a control or non-ASCII byte), or to
+// where fewer than eight bytes are left, which the caller reads a byte at a time.
+func (p *dparser) skipPlain() {
+	for p.i+8 <= len(p.b) {
+		m := special(binary.LittleEndian.Uint64(p.b[p.i:]))
+		if m != 0 {
+			p.i += bits.TrailingZeros64(m) / 8
+			return
+		}
+		p.i += 8
+	}
+}
+
 // rawKey reads a key with no escapes in it.
 func (p *dparser) rawKey() ([]byte, bool) {
 	if !p.is('"') {
 		return nil, false
 	}
 	start := p.i
-	// eight bytes at a time to the first that ends a plain run (as str does): a key's
-	// closing quote, or what makes rawKey give up
-	for p.i+8 <= len(p.b) {
-		m := special(binary.LittleEndian.Uint64(p.b[p.i:]))
-		if m != 0 {
-			p.i += bits.TrailingZeros64(m) / 8
-			break
-		}
-		p.i += 8
-	}
+	p.skipPlain() // to a key's closing quote, or what makes rawKey give up
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
@@ -308,15 +313,7 @@ func (p *dparser) str() (string, bool) {
 	}
 	start, ascii, escaped := p.i, true, false
 	for p.i < len(p.b) {
-		// eight bytes at a time while none of them ends a plain run
-		for p.i+8 <= len(p.b) {
-			m := special(binary.LittleEndian.Uint64(p.b[p.i:]))
-			if m != 0 {
-				p.i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			p.i += 8
-		}
+		p.skipPlain()
 		if p.i == len(p.b) {
 			break
 		}
