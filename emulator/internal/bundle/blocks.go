@@ -143,10 +143,17 @@ func (q *inflateQueue) push(b *block) {
 }
 
 // take is the oldest block nobody has begun, taken out of todo; nil when none.
-func (q *inflateQueue) take() *block {
+func (q *inflateQueue) take() *block { return q.next(false) }
+
+// next is take; for an inflater (ending), finding none also counts it out, under the
+// same lock, so that push starts another for a block queued after.
+func (q *inflateQueue) next(ending bool) *block {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.todo) == 0 {
+		if ending {
+			q.running--
+		}
 		return nil
 	}
 	b := q.todo[0]
@@ -158,17 +165,7 @@ func (q *inflateQueue) take() *block {
 // inflater inflates the blocks in todo until there are none (it never waits for
 // more: the reader starts another inflater when it queues one).
 func (q *inflateQueue) inflater() {
-	for {
-		q.mu.Lock()
-		if len(q.todo) == 0 {
-			q.running--
-			q.mu.Unlock()
-			return
-		}
-		b := q.todo[0]
-		q.todo[0] = nil
-		q.todo = q.todo[1:]
-		q.mu.Unlock()
+	for b := q.next(true); b != nil; b = q.next(true) {
 		b.inflate()
 	}
 }

@@ -343,8 +343,9 @@ func Write(w io.Writer, b *Bundle, filesBound int64) error {
 //
 // Every member is inflated beside its reader: a member of its own (ahead) on a
 // goroutine, the blocks of state.json (blocks) several at once, oldest first, on
-// inflater goroutines and by the reader, read where they were inflated. Stop ends the goroutine of the member being
-// read and waits for it; whoever owns the reader under br may then use or close it.
+// inflater goroutines and by the reader, read where they were inflated. Stop ends the
+// goroutine of the member being read and waits for it; whoever owns the reader under
+// br may then use or close it.
 type members struct {
 	br *bufio.Reader
 	gz *gzip.Reader
