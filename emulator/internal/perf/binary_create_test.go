@@ -188,8 +188,11 @@ func createRounds(t *testing.T, wrk, taskset, dir, bodyFile, createFile string, 
 				ns := runNanos(t, s.p.Process.Pid)
 				secs[s] += creates(s)
 				ns = runNanos(t, s.p.Process.Pid) - ns
-				if last == emu || (last != nil && last != s) {
-					j := map[bool]int{true: 0, false: 1}[last == emu]
+				if last != nil && last != s { // after hostemu's slice (0) or the other reference's (1)
+					j := 1
+					if last == emu {
+						j = 0
+					}
 					near[s].ns[j] += float64(ns)
 					near[s].creates[j] += float64(slice)
 				}
