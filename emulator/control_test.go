@@ -567,6 +567,8 @@ func TestControlInputIsStrict(t *testing.T) {
 		{"journal filter", "GET", "/_emulator/requests?stauts=503", nil, `unknown query parameter "stauts" (did you mean "status"?)`},
 		{"journal filter value", "GET", "/_emulator/requests?method=PSOT", nil, `method "PSOT" is not an HTTP method (did you mean "POST"?)`},
 		{"journal filter typo", "GET", "/_emulator/requests?methd=GET", nil, `unknown query parameter "methd" (did you mean "method"?)`},
+		{"journal status out of range names the value sent", "GET", "/_emulator/requests?status=4044", nil, `status 4044: want an HTTP status from 100 to 599`},
+		{"journal status far out of range", "GET", "/_emulator/requests?status=99999999999", nil, `status 99999999999: want an HTTP status from 100 to 599`},
 		{"journal bogus", "GET", "/_emulator/requests?bogus=1", nil, `unknown query parameter "bogus"`},
 		{"a route that takes none", "GET", "/_emulator/faults?all=1", nil, `takes none`},
 	} {

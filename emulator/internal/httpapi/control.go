@@ -419,7 +419,10 @@ func requestsFilter(c *gin.Context) (journal.Filter, error) {
 	if n, ok, err := number("status", 0); err != nil {
 		return f, err
 	} else if ok {
-		s := int(min(n, 1000))
+		if err := journal.CheckStatus(n); err != nil { // before the int: named as sent
+			return f, apperr.New(apperr.InvalidRequest, "query parameter "+err.Error())
+		}
+		s := int(n)
 		f.Status = &s
 	}
 	if n, _, err := number("since", 0); err != nil {

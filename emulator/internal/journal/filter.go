@@ -52,14 +52,26 @@ func UnknownCode(code string, more []string) error {
 	return fmt.Errorf("code %q is not an error code hostemu answers%s", code, hint)
 }
 
+// CheckStatus is the error of a filter's status that no answer has (nil for 100–599, and
+// 0, which names requests a fault dropped): it names the value as given, so a query's
+// number too large for an int is named as sent.
+func CheckStatus(status int64) error {
+	if status < 0 || status > 599 || (status > 0 && status < 100) {
+		return fmt.Errorf("status %d: want an HTTP status from 100 to 599, or 0 (dropped)", status)
+	}
+	return nil
+}
+
 // Validate checks a filter's values; the message names the field and, for an
 // enumerated one, the closest value it takes.
 func (f Filter) Validate() error {
 	if f.Method != "" && !slices.Contains(Methods, strings.ToUpper(f.Method)) {
 		return fmt.Errorf("method %q is not an HTTP method%s", f.Method, yamlcheck.Suggest(f.Method, Methods))
 	}
-	if f.Status != nil && (*f.Status < 0 || *f.Status > 599 || (*f.Status > 0 && *f.Status < 100)) {
-		return fmt.Errorf("status %d: want an HTTP status from 100 to 599, or 0 (dropped)", *f.Status)
+	if f.Status != nil {
+		if err := CheckStatus(int64(*f.Status)); err != nil {
+			return err
+		}
 	}
 	if f.Service != "" && !slices.Contains(Services, f.Service) {
 		return fmt.Errorf("service %q is not a service%s", f.Service, yamlcheck.Suggest(f.Service, Services))
