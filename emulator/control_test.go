@@ -567,6 +567,12 @@ func TestControlInputIsStrict(t *testing.T) {
 		{"journal filter", "GET", "/_emulator/requests?stauts=503", nil, `unknown query parameter "stauts" (did you mean "status"?)`},
 		{"journal filter value", "GET", "/_emulator/requests?method=PSOT", nil, `method "PSOT" is not an HTTP method (did you mean "POST"?)`},
 		{"journal filter typo", "GET", "/_emulator/requests?methd=GET", nil, `unknown query parameter "methd" (did you mean "method"?)`},
+		{"a key given twice", "POST", "/_emulator/tokens", `{"scope":"admin","scope":"read"}`, `key "scope" is given twice: give it once`},
+		{"a key given twice deep down", "POST", "/_emulator/faults", `{"status":503,"match":{"path":"/v1/projects","path":"/v1/deployments"}}`, `key "path" in match is given twice`},
+		{"a key given twice in a map", "POST", "/_emulator/faults", `{"status":503,"match":{"query":{"limit":"1","limit":"2"}}}`, `key "limit" in match.query is given twice`},
+		{"one field in two cases", "POST", "/_emulator/faults", `{"status":503,"Status":500}`, `keys "Status" and "status" both set "status": give it once`},
+		{"one header in two cases", "POST", "/_emulator/faults", map[string]any{"status": 503, "match": map[string]any{"headers": map[string]string{"X-Team": "a", "x-team": "b"}}}, `match.headers "x-team": names the same header as "X-Team"; give it once`},
+		{"journal filter given twice", "GET", "/_emulator/requests?status=404&status=500", nil, `query parameter "status" is given 2 times: it takes one value`},
 		{"journal status out of range names the value sent", "GET", "/_emulator/requests?status=4044", nil, `status 4044: want an HTTP status from 100 to 599`},
 		{"journal status far out of range", "GET", "/_emulator/requests?status=99999999999", nil, `status 99999999999: want an HTTP status from 100 to 599`},
 		{"journal bogus", "GET", "/_emulator/requests?bogus=1", nil, `unknown query parameter "bogus"`},
@@ -585,6 +591,8 @@ func TestControlInputIsStrict(t *testing.T) {
 	}
 	// the known spellings pass, the public API stays lenient
 	mustStatus(t, e.get("/_emulator/requests?method=GET&path=/v1/*", ""), 200)
+	mustStatus(t, e.get("/_emulator/coverage?ignore=internal_error&ignore=POST%20/v1/files", ""), 200) // a list, repeatable
+	mustStatus(t, e.do(req{Method: "POST", Path: "/_emulator/faults", Body: `{"status":503,"match":{"headers":{"X-Team":"a","X-Other":"a"},"path":"/v1/projects"}}`}), 201)
 	mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "unknown_field": 1}), 201)
 }
 

@@ -127,6 +127,7 @@ func compile(m Match) (*matcher, []string) {
 		}
 	}
 	if check("headers", len(m.Headers)) {
+		named := make(map[string]string, len(m.Headers)) // a name in one case → as given
 		for _, k := range sortedKeys(m.Headers) {
 			g := m.Headers[k]
 			h, ok := NewHeaderMatch(k, g, true)
@@ -134,6 +135,12 @@ func compile(m Match) (*matcher, []string) {
 				problems = append(problems, fmt.Sprintf("match.headers %q: want a header name and a glob of at most %d bytes", k, MaxMatchGlob))
 				continue
 			}
+			if other, twice := named[strings.ToLower(k)]; twice {
+				// header names are case-insensitive: both would have to hold of one header
+				problems = append(problems, fmt.Sprintf("match.headers %q: names the same header as %q; give it once", k, other))
+				continue
+			}
+			named[strings.ToLower(k)] = k
 			c.headers = append(c.headers, h)
 		}
 	}

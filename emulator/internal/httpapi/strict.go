@@ -26,8 +26,11 @@ func decodeStrict(c *gin.Context, dst any, limit int64) error {
 		return err
 	}
 	var v any
-	if json.Unmarshal(b, &v) == nil { // malformed JSON is unmarshalStrict's to name
+	if json.Unmarshal(b, &v) == nil { // malformed JSON is unmarshalStrict's to name (and too deep a nesting)
 		if err := strictjson.UnknownKeys(v, reflect.TypeOf(dst), ""); err != nil {
+			return err
+		}
+		if err := strictjson.DuplicateKeys(b, ""); err != nil {
 			return err
 		}
 	}
@@ -35,9 +38,13 @@ func decodeStrict(c *gin.Context, dst any, limit int64) error {
 }
 
 // strictQuery refuses a query parameter the route does not take: 400 invalid_request
-// naming it and the closest one it takes.
+// naming it and the closest one it takes; and one given twice that takes one value
+// (?status=404&status=500 would filter by the first alone).
 func strictQuery(c *gin.Context, allowed ...string) error {
-	for key := range c.Request.URL.Query() {
+	for key, vals := range c.Request.URL.Query() {
+		if len(vals) > 1 && slices.Contains(allowed, key) && !repeatableQuery[key] {
+			return apperr.Errorf(apperr.InvalidRequest, "query parameter %q is given %d times: it takes one value", key, len(vals))
+		}
 		if !slices.Contains(allowed, key) {
 			if len(allowed) == 0 {
 				return apperr.Errorf(apperr.InvalidRequest, "unknown query parameter %q: %s takes none", key, c.Request.URL.Path)
@@ -55,6 +62,10 @@ var controlQuery = map[string][]string{
 	"/events":   {"types"},
 	"/coverage": {"namespaces", "ignore"},
 }
+
+// repeatableQuery are the control query parameters that may be given more than once
+// (each a list: ?ignore=a&ignore=b).
+var repeatableQuery = map[string]bool{"ignore": true, "types": true}
 
 // strictControlQuery refuses the query parameters a control route does not take.
 func (a *API) strictControlQuery() gin.HandlerFunc {

@@ -68,3 +68,27 @@ domains:
 		}
 	}
 }
+
+// A header named twice in two cases is one header: a scenario's fault says so, as the
+// control API does (both conditions would have to hold of one header), and a key given
+// twice is refused too ("repeated"), as a JSON body's is the control API's.
+func TestAHeaderNamedTwiceIsAProblem(t *testing.T) {
+	src := `name: twice
+faults:
+  - match: {path: /v1/projects, headers: {X-Team: a, x-team: b}}
+    status: 503
+  - match: {path: /v1/projects, path: /v1/deployments}
+    status: 503
+`
+	_, problems := Parse("s.yaml", []byte(src))
+	var all []string
+	for _, p := range problems {
+		all = append(all, p.String())
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{`match.headers "x-team": names the same header as "X-Team"; give it once`, `key "path" repeated`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+}

@@ -60,16 +60,19 @@ func UnknownKeys(v any, t reflect.Type, where string) error {
 		for name := range fields {
 			names = append(names, name)
 		}
-		for key, val := range obj {
-			ft, ok := fieldFor(fields, key)
+		given := make(map[string]string, len(obj)) // a field's name → the key that set it
+		for _, key := range sortedNames(mapKeys(obj)) {
+			name, ft, ok := fieldFor(fields, key)
 			if !ok {
-				in := ""
-				if where != "" {
-					in = " in " + where
-				}
-				return apperr.Errorf(apperr.InvalidRequest, "unknown key %q%s%s", key, in, yamlcheck.Suggest(key, sortedNames(names)))
+				return apperr.Errorf(apperr.InvalidRequest, "unknown key %q%s%s", key, in(where), yamlcheck.Suggest(key, sortedNames(names)))
 			}
-			if err := UnknownKeys(val, ft, join(where, key)); err != nil {
+			if other, twice := given[name]; twice {
+				// keys match fields in any case, as encoding/json's do: two spellings of
+				// one field would keep whichever came last
+				return apperr.Errorf(apperr.InvalidRequest, "keys %q and %q%s both set %q: give it once", other, key, in(where), name)
+			}
+			given[name] = key
+			if err := UnknownKeys(obj[key], ft, join(where, key)); err != nil {
 				return err
 			}
 		}
@@ -118,17 +121,77 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// fieldFor finds the field of a key as encoding/json does: exactly, else ignoring case.
-func fieldFor(fields map[string]reflect.Type, key string) (reflect.Type, bool) {
+// fieldFor finds the field of a key as encoding/json does: exactly, else ignoring case;
+// name is the field's JSON name.
+func fieldFor(fields map[string]reflect.Type, key string) (name string, t reflect.Type, ok bool) {
 	if t, ok := fields[key]; ok {
-		return t, true
+		return key, t, true
 	}
 	for name, t := range fields {
 		if strings.EqualFold(name, key) {
-			return t, true
+			return name, t, true
 		}
 	}
-	return nil, false
+	return "", nil, false
+}
+
+func mapKeys(obj map[string]any) []string {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func in(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " in " + where
+}
+
+// DuplicateKeys reports the first object in text (one JSON value, already known to be
+// well formed) that gives one key twice, where names the place as UnknownKeys' error
+// does. encoding/json keeps the last of them, so {"scope":"admin","scope":"read"} would
+// quietly be a read token: like a YAML mapping's, a key is given once.
+func DuplicateKeys(text []byte, where string) error {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	return duplicateKeys(dec, where)
+}
+
+func duplicateKeys(dec *json.Decoder, where string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil // malformed: the decoder names it
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			key, isKey := kt.(string)
+			if err != nil || !isKey {
+				return nil
+			}
+			if seen[key] {
+				return apperr.Errorf(apperr.InvalidRequest, "key %q%s is given twice: give it once", key, in(where))
+			}
+			seen[key] = true
+			if err := duplicateKeys(dec, join(where, key)); err != nil {
+				return err
+			}
+		}
+		dec.Token() // the closing brace
+	case json.Delim('['):
+		for dec.More() {
+			if err := duplicateKeys(dec, where); err != nil {
+				return err
+			}
+		}
+		dec.Token()
+	}
+	return nil
 }
 
 func sortedNames(names []string) []string {

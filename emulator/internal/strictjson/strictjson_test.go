@@ -1,0 +1,120 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDuplicateKeys(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{`{"scope":"admin","scope":"read"}`, `key "scope" is given twice: give it once`},
+		{`{"a":{"b":1,"b":2}}`, `key "b" in a is given twice`},
+		{`{"a":[{"x":1},{"y":1,"y":2}]}`, `key "y" in a is given twice`},
+		{`[{"k":1},{"k":1}]`, ``},                        // one key in each of two objects
+		{`{"a":"b","b":{"a":1}}`, ``},                    // one name at two depths
+		{`{"scope":"read","Scope":"read"}`, ``},          // two keys of a map; a struct's fields are UnknownKeys'
+		{`{"a":"\u0062","b":1}`, ``},                     // a value that spells a key
+		{`{"\u0061":1,"a":2}`, `key "a" is given twice`}, // a key escaped is the same key
+		{`"just text"`, ``},
+		{`{"a":1,`, ``}, // malformed: the decoder names it
+	} {
+		err := DuplicateKeys([]byte(tc.text), "")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.text, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// Two spellings of one struct field (keys match fields in any case) are refused, named
+// in a stable order.
+func TestOneFieldInTwoCases(t *testing.T) {
+	type match struct {
+		Path string `json:"path"`
+	}
+	type fault struct {
+		Status int   `json:"status"`
+		Match  match `json:"match"`
+	}
+	var v any
+	json.Unmarshal([]byte(`{"match":{"path":"/a","PATH":"/b"},"status":1}`), &v)
+	err := UnknownKeys(v, reflect.TypeFor[fault](), "")
+	if err == nil || !strings.HasSuffix(err.Error(), `keys "PATH" and "path" in match both set "path": give it once`) {
+		t.Fatalf("%v", err)
+	}
+	json.Unmarshal([]byte(`{"Match":{"Path":"/a"},"STATUS":1}`), &v)
+	if err := UnknownKeys(v, reflect.TypeFor[fault](), ""); err != nil {
+		t.Fatalf("one spelling each, in any case: %v", err)
+	}
+}
+
+// FuzzDuplicateKeys holds DuplicateKeys to what decoding loses: a well-formed text has a
+// key given twice in one object exactly when its objects, decoded, hold fewer keys than
+// the text spells.
+func FuzzDuplicateKeys(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[1,{"c":1,"c":1}]}}`, `[{"a":1},{"a":1}]`, `{"\u0061":1,"a":1}`, `{}`, `[]`, `1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		var v any
+		if json.Unmarshal(text, &v) != nil {
+			return
+		}
+		err := DuplicateKeys(text, "")
+		if (err != nil) != (keysSpelled(t, text) > keysKept(v)) {
+			t.Fatalf("%q: %v; keys spelled %d, kept %d", text, err, keysSpelled(t, text), keysKept(v))
+		}
+	})
+}
+
+func keysKept(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		n += len(x)
+		for _, e := range x {
+			n += keysKept(e)
+		}
+	case []any:
+		for _, e := range x {
+			n += keysKept(e)
+		}
+	}
+	return n
+}
+
+// keysSpelled counts the keys a text spells: the strings a decoder reads right after an
+// object's opening brace or after a comma inside an object.
+func keysSpelled(t *testing.T, text []byte) int {
+	dec := json.NewDecoder(strings.NewReader(string(text)))
+	var inObject []bool
+	n, wantKey := 0, false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return n
+		}
+		switch tok {
+		case json.Delim('{'):
+			inObject = append(inObject, true)
+			wantKey = true
+			continue
+		case json.Delim('['):
+			inObject = append(inObject, false)
+		case json.Delim('}'), json.Delim(']'):
+			inObject = inObject[:len(inObject)-1]
+		default:
+			if wantKey {
+				n++
+				wantKey = false
+				continue
+			}
+		}
+		// after a value: the next token is a key when we are in an object
+		wantKey = len(inObject) > 0 && inObject[len(inObject)-1] && tok != json.Delim('[') && tok != json.Delim('{')
+	}
+}
