@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -28,6 +29,10 @@ const (
 
 // MaxRetryAfterSeconds bounds a rate_limit fault's retry_after (a day).
 const MaxRetryAfterSeconds = 86400
+
+// MaxDelay bounds a fault's delay, on either clock (a day, as retry_after): a request is
+// held no longer than that, and "999999h" is a typo, not a test that hangs.
+const MaxDelay = 24 * time.Hour
 
 // UnmarshalJSON reads "750ms" or {"min":"100ms","max":"2s"}.
 func (d *Delay) UnmarshalJSON(b []byte) error {
@@ -83,7 +88,7 @@ func (d *Delay) UnmarshalYAML(n *yaml.Node) error {
 		switch k := n.Content[i].Value; k {
 		case "min", "max":
 		default:
-			return fmt.Errorf("delay: unknown key %q", k)
+			return fmt.Errorf("delay: unknown key %q%s", k, yamlcheck.Suggest(k, []string{"max", "min"}))
 		}
 	}
 	if err := n.Decode(&r); err != nil {
@@ -301,6 +306,9 @@ func (st Step) problems(at string, step bool) []string {
 		add("delay_clock %q: want wall or emulated%s", st.DelayClock, yamlcheck.Suggest(st.DelayClock, []string{DelayWall, DelayEmulated}))
 	case st.Delay == nil:
 		add("delay_clock goes with delay")
+	}
+	if st.Delay != nil && st.Delay.Max > MaxDelay {
+		add("delay %s: at most %s", st.Delay.Max, MaxDelay)
 	}
 	if st.RetryAfter != 0 && !st.RateLimit && errStatus != 429 && errStatus != 503 {
 		add("retry_after goes with rate_limit, or an error answered 429 or 503")

@@ -79,6 +79,10 @@ faults:
     status: 503
   - match: {path: /v1/projects, path: /v1/deployments}
     status: 503
+  - match: {path: /v1/projects}
+    delay: {min: 1s, mx: 2s}
+  - match: {path: /v1/projects}
+    delay: 30d
 `
 	_, problems := Parse("s.yaml", []byte(src))
 	var all []string
@@ -86,7 +90,7 @@ faults:
 		all = append(all, p.String())
 	}
 	text := strings.Join(all, "\n")
-	for _, want := range []string{`match.headers "x-team": names the same header as "X-Team"; give it once`, `key "path" repeated`} {
+	for _, want := range []string{`match.headers "x-team": names the same header as "X-Team"; give it once`, `key "path" repeated`, `delay: unknown key "mx" (did you mean "max"?)`, `delay 720h0m0s: at most 24h0m0s`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
 		}
