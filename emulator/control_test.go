@@ -575,6 +575,7 @@ func TestControlInputIsStrict(t *testing.T) {
 		{"a delay past a day", "POST", "/_emulator/faults", map[string]any{"delay": "999999h"}, `delay 999999h0m0s: at most 24h0m0s`},
 		{"a delay range past a day", "POST", "/_emulator/faults", map[string]any{"delay": map[string]string{"min": "1s", "max": "2d"}, "delay_clock": "emulated"}, `delay 48h0m0s: at most 24h0m0s`},
 		{"a then step's delay past a day", "POST", "/_emulator/faults", map[string]any{"then": []any{map[string]any{"delay": "25h"}}}, `at most 24h0m0s`},
+		{"journal filter badly escaped", "GET", "/_emulator/requests?path=%ZZ", nil, `the query string: invalid URL escape "%ZZ"`},
 		{"journal filter given twice", "GET", "/_emulator/requests?status=404&status=500", nil, `query parameter "status" is given 2 times: it takes one value`},
 		{"journal status out of range names the value sent", "GET", "/_emulator/requests?status=4044", nil, `status 4044: want an HTTP status from 100 to 599`},
 		{"journal status far out of range", "GET", "/_emulator/requests?status=99999999999", nil, `status 99999999999: want an HTTP status from 100 to 599`},
@@ -594,8 +595,9 @@ func TestControlInputIsStrict(t *testing.T) {
 	}
 	// the known spellings pass, the public API stays lenient
 	mustStatus(t, e.get("/_emulator/requests?method=GET&path=/v1/*", ""), 200)
-	mustStatus(t, e.get("/_emulator/coverage?ignore=internal_error&ignore=POST%20/v1/files", ""), 200) // a list, repeatable
-	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"path": "/v1/projects"}, "delay": "1d", "delay_clock": "emulated", "times": 1}), 201) // a day is allowed
+	// a list repeats; a day of delay is allowed
+	mustStatus(t, e.get("/_emulator/coverage?ignore=internal_error&ignore=POST%20/v1/files", ""), 200)
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"path": "/v1/projects"}, "delay": "1d", "delay_clock": "emulated", "times": 1}), 201)
 	mustStatus(t, e.do(req{Method: "POST", Path: "/_emulator/faults", Body: `{"status":503,"match":{"headers":{"X-Team":"a","X-Other":"a"},"path":"/v1/projects"}}`}), 201)
 	mustStatus(t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "unknown_field": 1}), 201)
 }

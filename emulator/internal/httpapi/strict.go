@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -41,7 +42,12 @@ func decodeStrict(c *gin.Context, dst any, limit int64) error {
 // naming it and the closest one it takes; and one given twice that takes one value
 // (?status=404&status=500 would filter by the first alone).
 func strictQuery(c *gin.Context, allowed ...string) error {
-	for key, vals := range c.Request.URL.Query() {
+	q, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		// URL.Query drops a pair it cannot read: ?path=%ZZ would filter nothing
+		return apperr.Errorf(apperr.InvalidRequest, "the query string: %v", err)
+	}
+	for key, vals := range q {
 		if len(vals) > 1 && slices.Contains(allowed, key) && !repeatableQuery[key] {
 			return apperr.Errorf(apperr.InvalidRequest, "query parameter %q is given %d times: it takes one value", key, len(vals))
 		}
