@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // shRunner runs its command as it is: a run of mutate's without a test runner.
@@ -270,4 +272,49 @@ func waitGone(t *testing.T, pid int, what string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Logf("%s was gone %s after the killed mutate was reaped", what, time.Since(began).Round(time.Millisecond))
+}
+
+// chargeRunner is shRunner whose Results looks at the budget of outputs held while it
+// reads a run's output.
+type chargeRunner struct {
+	shRunner
+	budget  *semaphore.Weighted
+	size    int64
+	seen    int
+	charged bool
+}
+
+func (r *chargeRunner) Results(_ string, output []byte) (map[string]Outcome, error) {
+	r.seen = len(output)
+	// room for all but the output: taking one byte more must fail while it is held
+	if r.budget.TryAcquire(r.size - int64(len(output)) + 1) {
+		r.budget.Release(r.size - int64(len(output)) + 1)
+	} else {
+		r.charged = true
+	}
+	return map[string]Outcome{}, nil
+}
+
+// A run's output is charged to the budget of outputs held at once (every parallel run
+// together, 256 MiB) while mutate reads it, and given back once its report is read: 256
+// runs of a chatty suite cannot hold 256 × 64 MiB.
+func TestRunOutputIsChargedWhileRead(t *testing.T) {
+	co, err := NewCoordinator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer co.Close()
+	const size = 8 << 20
+	r := &chargeRunner{budget: semaphore.NewWeighted(size), size: size}
+	x := &executor{cfg: Config{Argv: []string{"sh", "-c", "head -c 3000000 /dev/zero"}, Runner: r, Timeout: baselineTimeout}, co: co, held: r.budget}
+	res := x.once(context.Background(), &round{runner: r}, nil)
+	if res.err != nil || res.exitErr != nil {
+		t.Fatalf("run: %v %v", res.err, res.exitErr)
+	}
+	if r.seen != 3000000 || !r.charged {
+		t.Fatalf("read %d bytes (want 3000000), charged %v", r.seen, r.charged)
+	}
+	if !r.budget.TryAcquire(size) {
+		t.Fatal("the output was not given back after its report was read")
+	}
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
@@ -22,6 +24,12 @@ import (
 // mutate reads back: the runner's report when it is the output (go test -json), and
 // the tail shown for a survivor. A run may print more; the rest is not read.
 const maxOutput = 64 << 20
+
+// outputsHeld bounds the runs' outputs held at once, every parallel run together: a run
+// reads its output (at most maxOutput) only once its size is taken from this budget,
+// and gives it back once its report is read (only its tail is kept). Without it,
+// --parallel 256 runs of a chatty suite could hold 256 × 64 MiB.
+var outputsHeld = semaphore.NewWeighted(256 << 20)
 
 // maxReport bounds a runner's report file (JSON, JUnit, pytest's outcome lines): a
 // suite's report is a few MB at most.
@@ -163,6 +171,7 @@ type executor struct {
 	cfg   Config
 	co    *Coordinator
 	start time.Time
+	held  *semaphore.Weighted // the budget of outputs held (outputsHeld when nil; a test's own)
 }
 
 // result is one finished run of the command.
@@ -219,7 +228,19 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 	if rctx.Err() == context.DeadlineExceeded {
 		res.timedOut = true
 	}
-	output, err := readBounded(filepath.Join(dir, "output"), maxOutput)
+	held := int64(maxOutput)
+	if fi, err := out.Stat(); err == nil {
+		held = min(fi.Size(), maxOutput)
+	}
+	budget := x.held
+	if budget == nil {
+		budget = outputsHeld
+	}
+	if err := budget.Acquire(context.WithoutCancel(ctx), held); err != nil {
+		return result{err: err}
+	}
+	defer budget.Release(held)
+	output, err := readBounded(filepath.Join(dir, "output"), held)
 	if err != nil {
 		return result{err: err}
 	}
