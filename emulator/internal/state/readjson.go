@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -91,6 +92,7 @@ func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
 		}
 		return snap, apperr.New(apperr.InvalidRequest, "the state must be a JSON object")
 	}
+	var given []string // the keys read, in lower case: a list of a dozen at most
 	for first := true; ; first = false {
 		more, err := s.more('}', first)
 		if err != nil {
@@ -102,6 +104,13 @@ func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
 		key, err := s.memberKey()
 		if err != nil {
 			return snap, o.jsonError(err)
+		}
+		if lower := strings.ToLower(key); slices.Contains(given, lower) {
+			// the second would replace the first: {"tokens":[…], …, "tokens":[]} is a typo
+			// or a merge gone wrong, never a world to load
+			return snap, apperr.Errorf(apperr.InvalidRequest, "key %q in the state is given twice: give it once", key)
+		} else if len(given) < 64 {
+			given = append(given, lower)
 		}
 		switch {
 		case strings.EqualFold(key, "tokens"):

@@ -60,6 +60,8 @@ func TestReadSnapshotRefusesUnknownKeys(t *testing.T) {
 		{`{"deployments":[{"id":"dpl_1","timings":{"redy_at":null}}]}`, `unknown key "redy_at" in deployments.timings (did you mean "ready_at"?)`},
 		{`{"policy":{"domain_write_scop":"admin"}}`, `unknown key "domain_write_scop" in policy (did you mean "domain_write_scope"?)`},
 		{`{"x":` + strings.Repeat("[", 20_000) + `}`, `unknown key "x" in the state`}, // refused before its value is read
+		{`{"tokens":[{"token":"t","scope":"read"}],"projects":[],"tokens":[]}`, `key "tokens" in the state is given twice: give it once`},
+		{`{"tokens":[],"Tokens":[]}`, `key "Tokens" in the state is given twice`},
 	} {
 		_, err := ReadSnapshot(strings.NewReader(tc.doc), ReadOptions{})
 		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidRequest || !strings.Contains(err.Error(), tc.want) {
