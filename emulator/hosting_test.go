@@ -303,6 +303,8 @@ func TestListDeploymentsErrors(t *testing.T) {
 		{"?cursor=" + cur[:len(cur)-2] + "AA", 400, "invalid_cursor"},
 		{"?cursor=" + cur + "&status=ready", 400, "invalid_cursor"},
 		{"?project_id=prj_nope", 404, "project_not_found"},
+		{"?cursor=%zz", 400, "invalid_request"}, // URL.Query drops it: the first page again, a paging client's endless loop
+		{"?limit=1&cursor=" + cur + "%", 400, "invalid_request"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -314,6 +316,13 @@ func TestListDeploymentsErrors(t *testing.T) {
 	}
 	if r := e.get("/v1/deployments?limit=100", "t-read"); r.Status != 200 {
 		t.Errorf("limit=100: %d", r.Status)
+	}
+	// every list: a query string that does not parse is named, never read as no query
+	for _, list := range []string{"/v1/projects", "/v1/deployments", "/v1/projects/prj_shop/domains", "/v1/deployments/dpl_first/logs"} {
+		r := e.get(list+"?cursor=%zz", "t-read")
+		if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, `invalid URL escape "%zz"`) {
+			t.Errorf("%s?cursor=%%zz: %d %s", list, r.Status, r.Body)
+		}
 	}
 }
 

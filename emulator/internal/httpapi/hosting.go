@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,20 @@ const (
 	defaultLimit = 20
 	maxLimit     = 100
 )
+
+// paged is a list route's handler h refusing a query string that does not parse:
+// URL.Query drops a pair it cannot read, so ?cursor=%zz would answer the first page
+// again, and a client paging with a cursor it escaped badly would loop on it for good.
+func paged(h handlerFunc) handlerFunc {
+	return func(c *gin.Context) (any, error) {
+		if raw := c.Request.URL.RawQuery; raw != "" {
+			if _, err := url.ParseQuery(raw); err != nil {
+				return nil, apperr.Errorf(apperr.InvalidRequest, "the query string: %v", err)
+			}
+		}
+		return h(c)
+	}
+}
 
 func parseLimit(c *gin.Context) (int, error) {
 	s, ok := c.GetQuery("limit")

@@ -22,15 +22,15 @@ func (a *API) routes(r *gin.Engine) {
 // hostingRoutes registers the hosting service, one line a route.
 func (a *API) hostingRoutes(r *gin.Engine) {
 	read, deploy := a.need(state.ScopeRead), a.need(state.ScopeDeploy)
-	a.publicRoute(r, "GET", "/v1/projects", read, a.listProjects)
+	a.publicRoute(r, "GET", "/v1/projects", read, paged(a.listProjects))
 	a.publicRoute(r, "POST", "/v1/deployments", deploy, a.createDeployment)
-	a.publicRoute(r, "GET", "/v1/deployments", read, a.listDeployments)
+	a.publicRoute(r, "GET", "/v1/deployments", read, paged(a.listDeployments))
 	a.publicRoute(r, "GET", "/v1/deployments/:id", read, a.getDeployment)
-	a.publicRoute(r, "GET", "/v1/deployments/:id/logs", read, a.getBuildLogs)
+	a.publicRoute(r, "GET", "/v1/deployments/:id/logs", read, paged(a.getBuildLogs))
 	a.publicRoute(r, "POST", "/v1/deployments/:id/promote", deploy, a.promote)
 	a.publicRoute(r, "POST", "/v1/files", deploy, a.uploadFile)
 	a.publicRoute(r, "POST", "/v1/projects/:project_id/domains", a.needDomainWrite(), a.addDomain)
-	a.publicRoute(r, "GET", "/v1/projects/:project_id/domains", read, a.listDomains)
+	a.publicRoute(r, "GET", "/v1/projects/:project_id/domains", read, paged(a.listDomains))
 	a.publicRoute(r, "DELETE", "/v1/projects/:project_id/domains/:hostname", a.needDomainWrite(), a.deleteDomain)
 }
 
