@@ -1,0 +1,24 @@
+package emulator_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The hostile-input pass: each test holds one input that once got a wrong answer.
+
+// Two of a namespace's own scenario documents naming one scenario are a problem on the
+// second, as two files of --scenarios naming one are: silently keeping either would let
+// a test run against the scenario it did not mean.
+func TestNamespaceScenariosNamedTwiceAreRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{
+		"scenarios": []string{"name: mine\ndescription: first\n", "name: mine\ndescription: second\n"},
+	})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, `scenarios[1]:1: scenario "mine" is already defined in scenarios[0]`) {
+		t.Errorf("message %q does not name the second document and the first", msg)
+	}
+}
