@@ -22,3 +22,30 @@ func TestNamespaceScenariosNamedTwiceAreRefused(t *testing.T) {
 		t.Errorf("message %q does not name the second document and the first", msg)
 	}
 }
+
+// A namespace's inline fixtures' problems read as its scenarios' do: `field "fixtures":`
+// then each problem at its line, not "fixtures:; fixtures:1:1: …".
+func TestNamespaceFixturesProblemNamesTheField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{"projectz": []any{}}})
+	mustStatus(t, r, http.StatusBadRequest)
+	want := `field "fixtures": fixtures:1:2: unknown key "projectz" (did you mean "projects"?)`
+	if msg := r.Err(t).Message; msg != want {
+		t.Errorf("message %q, want %q", msg, want)
+	}
+}
+
+// The same for a problem fixtures show only once built (a dangling reference).
+func TestNamespaceFixturesBuildProblemNamesTheField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{
+		"projects": []any{map[string]any{"id": "prj_a", "name": "a", "production_deployment_id": "dpl_nope"}},
+	}})
+	mustStatus(t, r, http.StatusBadRequest)
+	want := `field "fixtures": fixtures:1: project "prj_a": production_deployment_id "dpl_nope": no such deployment`
+	if msg := r.Err(t).Message; msg != want {
+		t.Errorf("message %q, want %q", msg, want)
+	}
+}

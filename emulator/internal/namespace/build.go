@@ -2,6 +2,7 @@ package namespace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -142,8 +143,8 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		f, problems := fixture.Parse("fixtures", raw) // JSON is YAML
-		if err := problemsError(problems); err != nil {
-			return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
+		if err := fieldProblems(problems); err != nil {
+			return nil, apperr.New(apperr.InvalidRequest, err.Error())
 		}
 		if g := f.Generate; g != nil && g.Projects*max(g.DeploymentsPerProject, 5) > MaxGenerated {
 			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated deployments in a namespace (a world of its own per test); use --fixtures for a big one", MaxGenerated)
@@ -198,10 +199,10 @@ func (b *Worlds) namespaceSnapshot(files []*fixture.File, key templateKey, id Id
 		var snap state.Snapshot
 		switch {
 		case len(problems) > 0:
-			return state.Snapshot{}, problemsError(problems)
+			return state.Snapshot{}, fieldProblems(problems)
 		case t == nil:
 			if snap, problems = build(id.Label + "." + key.edge); len(problems) > 0 {
-				return state.Snapshot{}, problemsError(problems)
+				return state.Snapshot{}, fieldProblems(problems)
 			}
 		case kept:
 			snap = t.clone(id.Label)
@@ -216,6 +217,20 @@ func (b *Worlds) namespaceSnapshot(files []*fixture.File, key templateKey, id Id
 		snap.Cipher.APIKeys = []string{id.CipherKey}
 		return snap, nil
 	}
+}
+
+// fieldProblems is the error of a namespace's fixtures' problems, on one line as an
+// API message is: `field "fixtures": ` and each problem, which names fixtures:line (as
+// a namespace's scenarios' name scenarios[i]:line).
+func fieldProblems(problems []fixture.Problem) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.String()
+	}
+	return errors.New(`field "fixtures": ` + strings.Join(msgs, "; "))
 }
 
 func problemsError(problems []fixture.Problem) error {
