@@ -49,3 +49,18 @@ func TestNamespaceFixturesBuildProblemNamesTheField(t *testing.T) {
 		t.Errorf("message %q, want %q", msg, want)
 	}
 }
+
+// A forbidden_host answer's doc_url names the address the request came in on, as an
+// edge error's does, not the refused Host: that name is not hostemu's (a link to it
+// is refused the same way), and a broken one ("[::1", "a%00") made a broken URL.
+func TestForbiddenHostLinksToTheListener(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, host := range []string{"rebind.evil.example", "[::1", "evil.test%00"} {
+		r := e.do(req{Method: "GET", Path: "/_emulator/state", Host: host})
+		mustStatus(t, r, http.StatusForbidden)
+		if got, want := r.Err(t).DocURL, e.url+"/docs/errors/forbidden_host"; got != want {
+			t.Errorf("Host %q: doc_url %q, want %q", host, got, want)
+		}
+	}
+}
