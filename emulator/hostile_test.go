@@ -64,3 +64,15 @@ func TestForbiddenHostLinksToTheListener(t *testing.T) {
 		}
 	}
 }
+
+// The forbidden_host page says what the guard does: a *.localhost name is refused (the
+// edge serves pages there), not listed among the names that pass.
+func TestForbiddenHostPageDoesNotAllowStarLocalhost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.get("/docs/errors/forbidden_host", "")
+	mustStatus(t, r, http.StatusOK)
+	if page := string(r.Body); strings.Contains(page, "localhost, *.localhost") || !strings.Contains(page, "never a *.localhost name") {
+		t.Errorf("the page does not say *.localhost names are refused:\n%s", page)
+	}
+}
