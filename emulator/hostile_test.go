@@ -76,3 +76,27 @@ func TestForbiddenHostPageDoesNotAllowStarLocalhost(t *testing.T) {
 		t.Errorf("the page does not say *.localhost names are refused:\n%s", page)
 	}
 }
+
+// A suffix range of length 0 (bytes=-0) selects nothing: 416 with Content-Range
+// bytes */size, as any unsatisfiable range is (RFC 9110 §14.1.2), not a 206 with the
+// impossible Content-Range bytes 100-99/100 that http.ServeContent sends for it. Beside
+// a satisfiable range it is dropped.
+func TestEdgeEmptySuffixRangeIsUnsatisfiable(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	content := strings.Repeat("0123456789", 10)
+	created := decode[struct{ ID, URL string }](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
+		"files": map[string]string{"index.html": e.upload(t, content)}}))
+	e.post("/_emulator/await", "", map[string]string{"deployment": created.ID, "status": "ready"})
+	h := host(t, created.URL)
+	for _, rng := range []string{"bytes=-0", "bytes= -0 ", "bytes=-0,-00"} {
+		r := e.edgeGet(h, "/", map[string]string{"Range": rng})
+		if r.Status != http.StatusRequestedRangeNotSatisfiable || r.Header.Get("Content-Range") != "bytes */100" {
+			t.Errorf("Range %q: %d, Content-Range %q", rng, r.Status, r.Header.Get("Content-Range"))
+		}
+	}
+	r := e.edgeGet(h, "/", map[string]string{"Range": "bytes=-0,2-4"})
+	if r.Status != http.StatusPartialContent || string(r.Body) != "234" || r.Header.Get("Content-Range") != "bytes 2-4/100" {
+		t.Errorf("Range bytes=-0,2-4: %d %q, Content-Range %q", r.Status, r.Body, r.Header.Get("Content-Range"))
+	}
+}
