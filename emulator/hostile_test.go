@@ -1,6 +1,9 @@
 package emulator_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -98,5 +101,44 @@ func TestEdgeEmptySuffixRangeIsUnsatisfiable(t *testing.T) {
 	r := e.edgeGet(h, "/", map[string]string{"Range": "bytes=-0,2-4"})
 	if r.Status != http.StatusPartialContent || string(r.Body) != "234" || r.Header.Get("Content-Range") != "bytes 2-4/100" {
 		t.Errorf("Range bytes=-0,2-4: %d %q, Content-Range %q", r.Status, r.Body, r.Header.Get("Content-Range"))
+	}
+}
+
+// A header that must come once, sent twice, is refused rather than read as its first
+// copy: a test whose client adds a second Authorization (or X-File-Digest) must not pass
+// on the first one.
+func TestHeadersSentTwiceAreRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	send := func(method, path string, h http.Header, body string) resp {
+		t.Helper()
+		hr, err := http.NewRequest(method, e.url+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hr.Header = h
+		res, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	}
+	for _, toks := range [][]string{{"Bearer t-read", "Bearer nope"}, {"Bearer nope", "Bearer t-read"}, {"Bearer t-read", "Bearer t-read"}} {
+		r := send("GET", "/v1/projects", http.Header{"Authorization": toks}, "")
+		mustStatus(t, r, http.StatusUnauthorized)
+		if er := r.Err(t); er.Code != "invalid_token" || !strings.Contains(er.Message, "2 Authorization headers") {
+			t.Errorf("%q: %s %q", toks, er.Code, er.Message)
+		}
+	}
+	sum := sha256.Sum256([]byte("hello"))
+	good := hex.EncodeToString(sum[:])
+	for _, digests := range [][]string{{good, strings.Repeat("0", 64)}, {good, good}} {
+		r := send("POST", "/v1/files", http.Header{"Authorization": {"Bearer t-deploy"}, "X-File-Digest": digests}, "hello")
+		mustStatus(t, r, http.StatusBadRequest)
+		if er := r.Err(t); er.Code != "digest_mismatch" || !strings.Contains(er.Message, "sent 2 times") {
+			t.Errorf("%q: %s %q", digests, er.Code, er.Message)
+		}
 	}
 }
