@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/hostemu/hostemu/emulator"
 )
 
 // The hostile-input pass: each test holds one input that once got a wrong answer.
@@ -140,5 +142,28 @@ func TestHeadersSentTwiceAreRefused(t *testing.T) {
 		if er := r.Err(t); er.Code != "digest_mismatch" || !strings.Contains(er.Message, "sent 2 times") {
 			t.Errorf("%q: %s %q", digests, er.Code, er.Message)
 		}
+	}
+}
+
+// A namespace asked for the scenario "" gets 404 scenario_not_found, as PUT
+// /_emulator/scenarios/active {"name":""} does, not the built-in default: that is
+// neither what it named nor the server's start-up scenario, which leaving the field out
+// gives.
+func TestNamespaceEmptyScenarioIsNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.Scenario = "instant" })
+	r := e.post("/_emulator/namespaces", "", map[string]any{"scenario": ""})
+	mustStatus(t, r, http.StatusNotFound)
+	if er := r.Err(t); er.Code != "scenario_not_found" || !strings.Contains(er.Message, `scenario "" not found`) {
+		t.Errorf("%s %q", er.Code, er.Message)
+	}
+	r = e.post("/_emulator/namespaces", "", map[string]any{})
+	mustStatus(t, r, http.StatusCreated)
+	ns := decode[struct {
+		ControlURL string `json:"control_url"`
+	}](t, r)
+	path := strings.TrimPrefix(ns.ControlURL, e.url)
+	if r := e.get(path+"/scenarios", ""); !strings.Contains(string(r.Body), `"active":"instant"`) {
+		t.Errorf("a namespace created without scenario: %s, want the server's instant", r.Body)
 	}
 }

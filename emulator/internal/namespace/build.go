@@ -124,6 +124,9 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		cfg.Scenarios = reg
 	}
 	if spec.Scenario != nil {
+		if *spec.Scenario == "" { // not "the default": leaving the field out is
+			return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(""))
+		}
 		cfg.Scenario = *spec.Scenario
 	}
 	if cfg.Scenario == "" {
