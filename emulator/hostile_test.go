@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 // The hostile-input pass: each test holds one input that once got a wrong answer.
@@ -165,5 +166,33 @@ func TestNamespaceEmptyScenarioIsNotFound(t *testing.T) {
 	path := strings.TrimPrefix(ns.ControlURL, e.url)
 	if r := e.get(path+"/scenarios", ""); !strings.Contains(string(r.Body), `"active":"instant"`) {
 		t.Errorf("a namespace created without scenario: %s, want the server's instant", r.Body)
+	}
+}
+
+// A fixture's custom domain under a name hostemu keeps for itself (localhost, the edge
+// domain) is refused, as the API and a state import refuse it: the world it made could
+// not be imported from its own export, and the edge would serve a page on a name that
+// shares an origin with hostemu's own.
+func TestFixtureDomainUnderAKeptNameIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for host, want := range map[string]string{
+		"x.localhost":               `field "fixtures": fixtures:1:38: projects[0].domains[0].hostname: "x.localhost" is under "localhost", which hostemu keeps for itself (the API refuses it: invalid_hostname); use a name under .test or .example`,
+		"shop.ns.hostemu.localhost": `is under "localhost"`,
+	} {
+		r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{
+			"projects": []any{map[string]any{"id": "prj_a", "name": "a", "domains": []any{map[string]any{"hostname": host}}}},
+		}})
+		mustStatus(t, r, http.StatusBadRequest)
+		if msg := r.Err(t).Message; !strings.Contains(msg, want) {
+			t.Errorf("%s: message %q, want %q", host, msg, want)
+		}
+	}
+	// under a custom --edge-domain, known only when the world is built
+	dir := t.TempDir()
+	writeFile(t, dir+"/f.yaml", "projects:\n  - {id: prj_a, name: a, domains: [{hostname: shop.emu.test}]}\n")
+	_, err := emulator.New(emulator.Options{Fixtures: dir + "/f.yaml", EdgeDomain: "emu.test", ClockMode: clock.Manual, ClockStart: testStart})
+	if err == nil || !strings.Contains(err.Error(), `domain "shop.emu.test": the hostname is under "emu.test", which hostemu keeps for itself`) {
+		t.Errorf("edge domain: %v", err)
 	}
 }
