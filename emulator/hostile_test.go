@@ -196,3 +196,17 @@ func TestFixtureDomainUnderAKeptNameIsRefused(t *testing.T) {
 		t.Errorf("edge domain: %v", err)
 	}
 }
+
+// redirect_to "" is no hostname: 400 invalid_hostname, as a target of "" is 400; it was
+// read as null (no redirect), so a template that left it empty made a domain that
+// serves rather than redirects.
+func TestDomainEmptyRedirectIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "old.shop.test", "redirect_to": ""})
+	mustStatus(t, r, http.StatusBadRequest)
+	if er := r.Err(t); er.Code != "invalid_hostname" || !strings.Contains(er.Message, `field "redirect_to": "" is not a fully qualified domain name`) {
+		t.Errorf("%s %q", er.Code, er.Message)
+	}
+	mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "old.shop.test"}), http.StatusCreated)
+}
