@@ -146,7 +146,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		f, problems := fixture.Parse("fixtures", raw) // JSON is YAML
-		if err := fieldProblems(problems); err != nil {
+		if err := fieldProblems(problems, true); err != nil {
 			return nil, apperr.New(apperr.InvalidRequest, err.Error())
 		}
 		if g := f.Generate; g != nil && g.Projects*max(g.DeploymentsPerProject, 5) > MaxGenerated {
@@ -202,10 +202,10 @@ func (b *Worlds) namespaceSnapshot(files []*fixture.File, key templateKey, id Id
 		var snap state.Snapshot
 		switch {
 		case len(problems) > 0:
-			return state.Snapshot{}, fieldProblems(problems)
+			return state.Snapshot{}, fieldProblems(problems, key.doc != "")
 		case t == nil:
 			if snap, problems = build(id.Label + "." + key.edge); len(problems) > 0 {
-				return state.Snapshot{}, fieldProblems(problems)
+				return state.Snapshot{}, fieldProblems(problems, key.doc != "")
 			}
 		case kept:
 			snap = t.clone(id.Label)
@@ -223,9 +223,10 @@ func (b *Worlds) namespaceSnapshot(files []*fixture.File, key templateKey, id Id
 }
 
 // fieldProblems is the error of a namespace's fixtures' problems, on one line as an
-// API message is: `field "fixtures": ` and each problem, which names fixtures:line (as
-// a namespace's scenarios' name scenarios[i]:line).
-func fieldProblems(problems []fixture.Problem) error {
+// API message is: each problem, which names its file (fixtures:line for inline ones, as
+// a namespace's scenarios' name scenarios[i]:line), after `field "fixtures": ` when
+// inline, the request's own field.
+func fieldProblems(problems []fixture.Problem, inline bool) error {
 	if len(problems) == 0 {
 		return nil
 	}
@@ -233,7 +234,11 @@ func fieldProblems(problems []fixture.Problem) error {
 	for i, p := range problems {
 		msgs[i] = p.String()
 	}
-	return errors.New(`field "fixtures": ` + strings.Join(msgs, "; "))
+	msg := strings.Join(msgs, "; ")
+	if inline {
+		msg = `field "fixtures": ` + msg
+	}
+	return errors.New(msg)
 }
 
 func problemsError(problems []fixture.Problem) error {
