@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
@@ -209,4 +210,21 @@ func TestDomainEmptyRedirectIsRefused(t *testing.T) {
 		t.Errorf("%s %q", er.Code, er.Message)
 	}
 	mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "old.shop.test"}), http.StatusCreated)
+}
+
+// A clock start in the year 2200 is refused (no emulated time reaches 2200), so the
+// messages that refuse it name the last year allowed, 2199, not "1970 to 2200".
+func TestClockStartYearRangeIsSaidExactly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{"clock_start": "2200-06-01T00:00:00Z"})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, "from 1970 to 2199") {
+		t.Errorf("namespace: %q", msg)
+	}
+	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{"clock_start": "2199-01-01T00:00:00Z"}), http.StatusCreated)
+	_, err := emulator.New(emulator.Options{ClockMode: clock.Manual, ClockStart: time.Date(2200, 6, 1, 0, 0, 0, 0, time.UTC)})
+	if err == nil || !strings.Contains(err.Error(), "outside the years 1970 to 2199") {
+		t.Errorf("New: %v", err)
+	}
 }
