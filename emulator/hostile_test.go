@@ -228,3 +228,20 @@ func TestClockStartYearRangeIsSaidExactly(t *testing.T) {
 		t.Errorf("New: %v", err)
 	}
 }
+
+// The same for a state import: a created_at in 2200 is refused naming 1970-2199.
+func TestStateYearRangeIsSaidExactly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var st map[string]any
+	if err := jsonUnmarshal(e.get("/_emulator/state", "").Body, &st); err != nil {
+		t.Fatal(err)
+	}
+	deps := st["deployments"].([]any)
+	deps[0].(map[string]any)["created_at"] = "2200-06-01T00:00:00.000Z"
+	r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: st})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, "created_at is outside 1970-2199") {
+		t.Errorf("message %q", msg)
+	}
+}
