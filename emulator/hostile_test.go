@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"io"
 	"net/http"
@@ -243,5 +244,34 @@ func TestStateYearRangeIsSaidExactly(t *testing.T) {
 	mustStatus(t, r, http.StatusBadRequest)
 	if msg := r.Err(t).Message; !strings.Contains(msg, "created_at is outside 1970-2199") {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// An edge request naming a namespace that does not exist (never created, deleted,
+// expired, a typo) by X-Hostemu-Namespace or proxy credentials is 404
+// namespace_not_found, and so is a CONNECT naming one: it was served by the default
+// world, whose custom domain of the same name could answer in the namespace's stead.
+func TestEdgeUnknownNamespaceIsNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const host = "shop.test" // a custom domain of the default world's fixtures
+	if r := e.edgeGet(host, "/", nil); r.Status != http.StatusOK && edgeCode(r) != "" {
+		t.Fatalf("the default world's domain: %d %s", r.Status, edgeCode(r))
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ns_nope:"))
+	for _, h := range []map[string]string{{"X-Hostemu-Namespace": "ns_nope"}, {"Proxy-Authorization": basic}} {
+		r := e.edgeGet(host, "/", h)
+		if r.Status != http.StatusNotFound || edgeCode(r) != "namespace_not_found" || !strings.Contains(string(r.Body), "ns_nope") {
+			t.Errorf("%v: %d %s %.200s", h, r.Status, edgeCode(r), r.Body)
+		}
+	}
+	// with a namespace alive, the same
+	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{}), http.StatusCreated)
+	if r := e.edgeGet(host, "/", map[string]string{"X-Hostemu-Namespace": "ns_nope"}); edgeCode(r) != "namespace_not_found" {
+		t.Errorf("beside a live namespace: %d %s", r.Status, edgeCode(r))
+	}
+	r := e.do(req{Method: "CONNECT", Path: "", Host: host + ":443", Headers: map[string]string{"Proxy-Authorization": basic}})
+	if r.Status != http.StatusNotFound || !strings.Contains(string(r.Body), "namespace_not_found") {
+		t.Errorf("CONNECT: %d %.200s", r.Status, r.Body)
 	}
 }
