@@ -275,3 +275,24 @@ func TestEdgeUnknownNamespaceIsNotFound(t *testing.T) {
 		t.Errorf("CONNECT: %d %.200s", r.Status, r.Body)
 	}
 }
+
+// An await that would wait in wall time (a requests condition on any clock; any
+// condition on a real or scaled clock) is refused past a day, as a fault's delay is: a
+// client could otherwise hold a request and its goroutine for a century. On a manual
+// clock a deployment's or domain's await costs no wall time, and may span years.
+func TestAwaitWallTimeIsBounded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"path": "/v1/nothing"}, "count": 1, "timeout": "25h"})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, `field "timeout"`) || !strings.Contains(msg, "at most 24h") {
+		t.Errorf("requests: %q", msg)
+	}
+	mustStatus(t, e.post("/_emulator/await", "", map[string]any{"deployment": "dpl_first", "status": "ready", "timeout": "3650d"}), http.StatusOK)
+	real := newEnv(t, func(o *emulator.Options) { o.ClockMode = clock.Real })
+	r = real.post("/_emulator/await", "", map[string]any{"deployment": "dpl_first", "status": "ready", "timeout": "25h"})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, "at most 24h") {
+		t.Errorf("real clock: %q", msg)
+	}
+}
