@@ -111,6 +111,11 @@ var settings = []setting{
 		if err != nil {
 			return errors.New("want an RFC 3339 time such as 2026-01-02T15:04:05Z")
 		}
+		// Checked here, not only by emulator.New: there the zero time, which
+		// 0001-01-01T00:00:00Z is, means "now", and would start the clock on the wall.
+		if !state.InRange(t) {
+			return fmt.Errorf("want a time in the years %d to %d", state.MinYear, state.MaxYear-1)
+		}
 		c.Options.ClockStart = t.UTC()
 		return nil
 	}},

@@ -298,7 +298,7 @@ var invalid = map[string][]string{
 	"seed":                     {"abc", "1.5", "9223372036854775808", "0x10"},
 	"clock":                    {"fake", "Manual", "scaled", "scaled:0", "scaled:0.5", "scaled:10001", "scaled:fast", "scaled:NaN", "auto:2"},
 	"auto-idle":                {"0", "500us", "11s", "-1ms", "20", "soon"},
-	"clock-start":              {"2026-01-02", "yesterday", "1700000000", "2026-01-02 03:04:05Z"},
+	"clock-start":              {"2026-01-02", "yesterday", "1700000000", "2026-01-02 03:04:05Z", "0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "2200-01-01T00:00:00Z"},
 	"rate-limits":              {"maybe", "1"},
 	"trusted-proxies":          {"10.0.0.0/33", "not-an-ip", "10.0.0.0/8;192.168.0.1", "fe80::1%eth0", "300.1.1.1"},
 	"cors-origins":             {"app.test", "https://app.test/path", " , ", "https://u@app.test"},

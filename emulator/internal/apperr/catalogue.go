@@ -30,7 +30,7 @@ var catalogue = []Doc{
 	{MissingToken, 401, "any", "No Authorization header with a bearer token was sent."},
 	{InsufficientScope, 403, "hosting", "The token's scope does not allow this operation; the message names the scope needed."},
 	{ForbiddenOrigin, 403, "control", "The control API refuses requests from a web page of another origin (the Origin header, or Sec-Fetch-Site for requests without one), so a page open in your browser cannot read or change the emulator. Allow an origin with --control-origins."},
-	{ForbiddenHost, 403, "control", "While hostemu listens on loopback only, control requests must name a loopback host (localhost, *.localhost, 127.0.0.1, [::1]) or the host of --public-url: a DNS-rebinding page cannot reach them."},
+	{ForbiddenHost, 403, "control", "While hostemu listens on loopback only, control requests must name localhost, a loopback address (127.0.0.1, [::1]) or the host of --public-url, never a *.localhost name (the edge serves pages there): a DNS-rebinding page cannot reach them."},
 	{NotFound, 404, "any", "No such route."},
 	{DeploymentNotFound, 404, "hosting", "No deployment has this id."},
 	{ProjectNotFound, 404, "hosting", "No project has this id (in the path, the body or the query)."},

@@ -52,6 +52,8 @@ type Decision struct {
 	// NotVouched marks a proxy request for a real name the proxy does not serve (see
 	// --proxy-domains): unknown_host, with a message naming the flag.
 	NotVouched bool
+	// Namespace is the namespace a namespace_not_found error names.
+	Namespace string
 }
 
 // Decide routes host (normalised, see RequestHost) through lk: a pure decision, with the

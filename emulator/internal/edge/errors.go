@@ -21,6 +21,7 @@ const (
 	CodeDomainNotActive        = string(apperr.DomainNotActive)
 	CodeNotFound               = string(apperr.NotFound)
 	CodeMethodNotAllowed       = string(apperr.MethodNotAllowed)
+	CodeNamespaceNotFound      = string(apperr.NamespaceNotFound)
 )
 
 // Status returns the HTTP status of an edge error code, from the catalogue; proxy
@@ -65,6 +66,8 @@ func message(code string, d Decision) string {
 		return "domain " + strconv.Quote(d.Domain) + " is not active yet"
 	case CodeMethodNotAllowed:
 		return "a deployment's files answer GET and HEAD only"
+	case CodeNamespaceNotFound:
+		return "no namespace " + strconv.Quote(d.Namespace) + " (named by X-Hostemu-Namespace or Proxy-Authorization): never created, deleted, or expired unused"
 	}
 	return "deployment " + d.Deployment.ID + " has no file for this path"
 }

@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +55,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 		hd["Content-Type"] = a.vals[2:3:3]
 	}
 	a.rd.Reset(e.data)
-	http.ServeContent(w, withFewRanges(r), name, time.Time{}, &a.rd)
+	http.ServeContent(w, withFewRanges(r, len(e.data)), name, time.Time{}, &a.rd)
 	return nil
 }
 
@@ -65,15 +66,45 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 const MaxRanges = 16
 
 // withFewRanges is r, or a copy without its Range header when it asks for more than
-// MaxRanges ranges.
-func withFewRanges(r *http.Request) *http.Request {
+// MaxRanges ranges, or with each empty suffix range (-0) of a file of size bytes made
+// one that starts at its end.
+func withFewRanges(r *http.Request, size int) *http.Request {
 	rng := r.Header.Get("Range")
-	if strings.Count(rng, ",") < MaxRanges {
-		return r
+	if strings.Count(rng, ",") >= MaxRanges {
+		r2 := r.Clone(r.Context())
+		r2.Header.Del("Range")
+		return r2
 	}
-	r2 := r.Clone(r.Context())
-	r2.Header.Del("Range")
-	return r2
+	if fixed, ok := noEmptySuffix(rng, size); ok {
+		r2 := r.Clone(r.Context())
+		r2.Header.Set("Range", fixed)
+		return r2
+	}
+	return r
+}
+
+// noEmptySuffix rewrites each suffix range of length 0 ("-0", "-000") in rng as
+// "<size>-", and reports whether there was one. RFC 9110 §14.1.2 counts it
+// unsatisfiable, but http.ServeContent serves it as the range size to size-1: a 206
+// with Content-Range "bytes 100-99/100". "<size>-" is what it does refuse (416, with
+// Content-Range "bytes */size", or dropped beside a satisfiable range).
+func noEmptySuffix(rng string, size int) (string, bool) {
+	specs, ok := strings.CutPrefix(rng, "bytes=")
+	if !ok || !strings.Contains(specs, "-0") {
+		return "", false
+	}
+	parts := strings.Split(specs, ",")
+	found := false
+	for i, p := range parts {
+		digits, ok := strings.CutPrefix(strings.TrimSpace(p), "-")
+		if ok && digits != "" && strings.Trim(digits, "0") == "" {
+			parts[i], found = strconv.Itoa(size)+"-", true
+		}
+	}
+	if !found {
+		return "", false
+	}
+	return "bytes=" + strings.Join(parts, ","), true
 }
 
 // Placeholder returns the page served for a file whose hash was never uploaded (lenient

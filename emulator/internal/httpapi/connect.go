@@ -33,6 +33,10 @@ const tlsRecordHandshake = 0x16
 // requests; without it, the default one.
 func (a *API) serveConnect(ex *exchange, r *http.Request) {
 	host, wd := ex.class.Host, ex.w
+	if ns := ex.class.MissingNamespace; ns != "" {
+		a.fail(ex, r, apperr.New(apperr.NamespaceNotFound, edge.Decision{Code: edge.CodeNamespaceNotFound, Namespace: ns}.Message()))
+		return
+	}
 	if !a.emulated(wd, host, r) {
 		a.fail(ex, r, apperr.New(apperr.UnknownHost, "hostemu does not emulate "+strconv.Quote(host)+"; CONNECT never leaves this machine"))
 		return

@@ -99,6 +99,10 @@ type Class struct {
 	World *world.World
 	// Edge is the edge's decision for KindEdge.
 	Edge edge.Decision
+	// MissingNamespace is the namespace an edge request or a tunnel named (by
+	// X-Hostemu-Namespace or proxy credentials) that does not exist: it is refused with
+	// namespace_not_found (World is then the default one, for the journal).
+	MissingNamespace string
 	// Secret says the body may be a secret the journal must not keep: an /v1/encrypt
 	// payload, or whatever is sent to a path that names encrypt or decrypt without being
 	// /v1/decrypt (whose envelope is no secret).
@@ -122,11 +126,16 @@ func (a *API) Classify(r *http.Request, l Listener) Class {
 			return Class{Kind: KindNotFound}
 		}
 		host := edge.NormalizeHost(r.Host)
-		return Class{Kind: KindTunnel, Host: host, Proxy: true, World: a.edgeWorld(r, host)}
+		wd, missing := a.edgeWorld(r, host)
+		return Class{Kind: KindTunnel, Host: host, Proxy: true, World: wd, MissingNamespace: missing}
 	}
 	host, proxy := edge.RequestHost(r)
 	if l == ListenerMain && (!a.ownHost(host) || (proxy && !a.ownProxyTarget(r, host))) {
-		wd := a.edgeWorld(r, host)
+		wd, missing := a.edgeWorld(r, host)
+		if missing != "" {
+			d := edge.Decision{Action: edge.ActionError, Claimed: true, Host: host, Proxy: proxy, Code: edge.CodeNamespaceNotFound, Namespace: missing}
+			return Class{Kind: KindEdge, Host: host, Proxy: proxy, World: wd, Edge: d, MissingNamespace: missing}
+		}
 		if d := edge.Decide(host, proxy, wd.Edge(), wd.EdgeDomain()); d.Claimed {
 			if proxy && !a.proxyVouches(d) {
 				d = refusedByProxy(d)

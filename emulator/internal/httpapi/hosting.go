@@ -252,6 +252,9 @@ func (a *API) promote(c *gin.Context) (any, error) {
 
 func (a *API) uploadFile(c *gin.Context) (any, error) {
 	digest := headerOf(c.Request.Header, "X-File-Digest")
+	if n := len(c.Request.Header["X-File-Digest"]); n > 1 { // which one is meant is a guess
+		return nil, apperr.Errorf(apperr.DigestMismatch, "header X-File-Digest is sent %d times; send it once, the SHA-256 of the body as 64 lowercase hex characters", n)
+	}
 	if err := world.CheckDigest(digest); err != nil {
 		return nil, err // before reading a body that cannot be kept
 	}

@@ -73,34 +73,43 @@ func (a *API) deleteNamespace(c *gin.Context) (any, error) {
 
 // edgeWorld is the world an edge request belongs to: the namespace a deployment host
 // names, else the one X-Hostemu-Namespace or proxy credentials
-// (Proxy-Authorization: Basic base64("<ns>:")) name, else the default world.
-func (a *API) edgeWorld(r *http.Request, host string) *world.World {
+// (Proxy-Authorization: Basic base64("<ns>:")) name, else the default world. missing
+// is the namespace those named when none has that name (never created, deleted,
+// expired): the caller refuses the request with namespace_not_found rather than serve
+// it from the default world, whose custom domain of the same name would answer in the
+// namespace's stead.
+func (a *API) edgeWorld(r *http.Request, host string) (w *world.World, missing string) {
 	if w, ok := r.Context().Value(tunnelWorldKey{}).(*world.World); ok {
-		return w // a request in a CONNECT tunnel: the tunnel's namespace
+		return w, "" // a request in a CONNECT tunnel: the tunnel's namespace
 	}
-	if a.ns.Len() == 0 {
-		return a.w
-	}
-	if name, _, ok := edge.ParseEdgeHost(host, a.w.EdgeDomain()); ok && name.Namespace != "" {
-		if n, ok := a.ns.ByLabel(name.Namespace); ok {
-			return n.World
+	if a.ns.Len() > 0 {
+		if name, _, ok := edge.ParseEdgeHost(host, a.w.EdgeDomain()); ok && name.Namespace != "" {
+			if n, ok := a.ns.ByLabel(name.Namespace); ok {
+				return n.World, ""
+			}
+			return a.w, "" // its lookup answers no host of another namespace
 		}
-		return a.w // its lookup answers no host of another namespace
 	}
-	id := r.Header.Get("X-Hostemu-Namespace")
+	id, explicit := headerOf(r.Header, "X-Hostemu-Namespace"), true
 	if id == "" {
-		id = proxyUser(r.Header.Get("Proxy-Authorization"))
-	}
-	if id != "" {
-		label := namespace.LabelOfID(id)
-		if label == "" {
-			label = id // the label alone names it too
-		}
-		if n, ok := a.ns.ByLabel(label); ok {
-			return n.World
+		if id, explicit = proxyUser(headerOf(r.Header, "Proxy-Authorization")), false; id == "" {
+			return a.w, ""
 		}
 	}
-	return a.w
+	label := namespace.LabelOfID(id)
+	if label == "" {
+		label = id // the label alone names it too
+	}
+	if n, ok := a.ns.ByLabel(label); ok {
+		return n.World, ""
+	}
+	// hostemu's own header names a namespace whatever its value; a proxy's user name
+	// only in a namespace id's form (ns_…): credentials set up for another proxy are no
+	// namespace of ours
+	if explicit || label != id {
+		return a.w, id
+	}
+	return a.w, ""
 }
 
 // proxyUser is the user name of "Proxy-Authorization: Basic base64(user:password)".

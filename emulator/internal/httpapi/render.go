@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/edge"
 
 	"github.com/gin-gonic/gin"
@@ -153,7 +154,13 @@ func (a *API) writeErrorObject(ex *exchange, w http.ResponseWriter, r *http.Requ
 		edge.WriteError(w, r, status, code, message, a.edgeDocsBase(r)+"/docs/errors/"+code)
 		return
 	}
-	o.DocURL = a.baseURL(r) + "/docs/errors/" + code
+	if code == string(apperr.ForbiddenHost) {
+		// the request's host is exactly the name hostemu refused as its own: a link
+		// there is refused again (or, from a malformed Host, is no URL at all)
+		o.DocURL = a.edgeDocsBase(r) + "/docs/errors/" + code
+	} else {
+		o.DocURL = a.baseURL(r) + "/docs/errors/" + code
+	}
 	b, _ := json.Marshal(errorBody{Error: o})
 	writeJSONTo(w, status, b)
 }

@@ -2,6 +2,7 @@ package namespace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -91,7 +92,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if spec.ClockStart != nil {
 		t, err := time.Parse(time.RFC3339, *spec.ClockStart)
 		if err != nil || !state.InRange(t) {
-			return nil, apperr.Errorf(apperr.InvalidRequest, `field "clock_start" must be an RFC 3339 time from %d to %d`, state.MinYear, state.MaxYear)
+			return nil, apperr.Errorf(apperr.InvalidRequest, `field "clock_start" must be an RFC 3339 time from %d to %d`, state.MinYear, state.MaxYear-1)
 		}
 		start, cfg.ClockStart = t.UTC(), t.UTC()
 	}
@@ -123,6 +124,9 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		cfg.Scenarios = reg
 	}
 	if spec.Scenario != nil {
+		if *spec.Scenario == "" { // not "the default": leaving the field out is
+			return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(""))
+		}
 		cfg.Scenario = *spec.Scenario
 	}
 	if cfg.Scenario == "" {
@@ -142,8 +146,8 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
 		f, problems := fixture.Parse("fixtures", raw) // JSON is YAML
-		if err := problemsError(problems); err != nil {
-			return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
+		if err := fieldProblems(problems, true); err != nil {
+			return nil, apperr.New(apperr.InvalidRequest, err.Error())
 		}
 		if g := f.Generate; g != nil && g.Projects*max(g.DeploymentsPerProject, 5) > MaxGenerated {
 			return nil, apperr.Errorf(apperr.InvalidRequest, "fixtures.generate: at most %d generated deployments in a namespace (a world of its own per test); use --fixtures for a big one", MaxGenerated)
@@ -198,10 +202,10 @@ func (b *Worlds) namespaceSnapshot(files []*fixture.File, key templateKey, id Id
 		var snap state.Snapshot
 		switch {
 		case len(problems) > 0:
-			return state.Snapshot{}, problemsError(problems)
+			return state.Snapshot{}, fieldProblems(problems, key.doc != "")
 		case t == nil:
 			if snap, problems = build(id.Label + "." + key.edge); len(problems) > 0 {
-				return state.Snapshot{}, problemsError(problems)
+				return state.Snapshot{}, fieldProblems(problems, key.doc != "")
 			}
 		case kept:
 			snap = t.clone(id.Label)
@@ -216,6 +220,25 @@ func (b *Worlds) namespaceSnapshot(files []*fixture.File, key templateKey, id Id
 		snap.Cipher.APIKeys = []string{id.CipherKey}
 		return snap, nil
 	}
+}
+
+// fieldProblems is the error of a namespace's fixtures' problems, on one line as an
+// API message is: each problem, which names its file (fixtures:line for inline ones, as
+// a namespace's scenarios' name scenarios[i]:line), after `field "fixtures": ` when
+// inline, the request's own field.
+func fieldProblems(problems []fixture.Problem, inline bool) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.String()
+	}
+	msg := strings.Join(msgs, "; ")
+	if inline {
+		msg = `field "fixtures": ` + msg
+	}
+	return errors.New(msg)
 }
 
 func problemsError(problems []fixture.Problem) error {

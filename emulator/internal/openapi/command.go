@@ -1,10 +1,14 @@
 package openapi
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // Command is `hostemu openapi [--control] [--format json|yaml] [--public-url URL]`: it
@@ -13,12 +17,40 @@ import (
 // default address. It returns the exit code: 0, or 2 for a usage error.
 func Command(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("hostemu openapi", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // its errors are reworded below; -h prints the usage
 	control := fs.Bool("control", false, "print the control API's description")
 	format := fs.String("format", "yaml", "json or yaml")
 	publicURL := fs.String("public-url", "", "the base URL servers name (default "+defaultServer+")")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.Usage()
+			return 2
+		}
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if best := yamlcheck.Closest(strings.TrimLeft(name, "-"), names); best != "" {
+				msg = fmt.Sprintf("unknown flag %s (did you mean --%s?)", name, best)
+			} else {
+				msg = fmt.Sprintf("unknown flag %s (see hostemu openapi -h)", name)
+			}
+		}
+		fmt.Fprintf(stderr, "hostemu openapi: %s\n", msg)
 		return 2
+	}
+	// the rule serve's --public-url follows: the URL is written into every server
+	if v := *publicURL; v != "" {
+		u, err := url.Parse(v)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			fmt.Fprintf(stderr, "hostemu openapi: invalid --public-url %q: want an absolute http:// or https:// URL\n", v)
+			return 2
+		case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+			fmt.Fprintf(stderr, "hostemu openapi: invalid --public-url %q: want a base URL without user, query or fragment\n", v)
+			return 2
+		}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "hostemu openapi: unexpected argument %q\n", fs.Arg(0))

@@ -19,7 +19,7 @@ func TestCommand(t *testing.T) {
 		{"control", []string{"--control"}, 0, []string{"- url: http://127.0.0.1:4700/_emulator\n", "/clock/advance:"}, ""},
 		{"public URL", []string{"--control", "--format=json", "--public-url", "https://emu.example.test/"}, 0, []string{`"url":"https://emu.example.test/_emulator/namespaces/{ns}"`}, ""},
 		{"bad format", []string{"--format", "xml"}, 2, nil, "--format must be json or yaml"},
-		{"unknown flag", []string{"--contrl"}, 2, nil, "flag provided but not defined: -contrl"},
+		{"unknown flag", []string{"--contrl"}, 2, nil, "unknown flag -contrl (did you mean --control?)"},
 		{"argument", []string{"control"}, 2, nil, `unexpected argument "control"`},
 	}
 	for _, tt := range tests {

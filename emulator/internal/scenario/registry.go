@@ -369,15 +369,28 @@ func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
 // Derive is a registry of r's scenarios as they are now plus the scenario documents
 // docs (each named source[i] in problems), for one world of its own (a namespace given
 // scenarios at creation): a document's scenario overrides one of the same name, and
-// the registry does not follow r's later reloads. A document with problems derives
-// nothing: every problem of every document is returned.
+// the registry does not follow r's later reloads. Two documents naming one scenario
+// are a problem on the second, as two files of a directory are (which one a test gets
+// must never be a guess). A document with problems derives nothing: every problem of
+// every document is returned.
 func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
 	byName := maps.Clone(r.snap.Load().scenarios)
 	var problems []Problem
+	claimed := make(map[string]string, len(docs))
 	for i, doc := range docs {
-		s, ps := Parse(fmt.Sprintf("%s[%d]", source, i), []byte(doc))
+		path := fmt.Sprintf("%s[%d]", source, i)
+		s, ps := Parse(path, []byte(doc))
 		problems = append(problems, ps...)
-		if s != nil && len(ps) == 0 {
+		if s == nil {
+			continue
+		}
+		if other, dup := claimed[s.Name]; dup {
+			problems = append(problems, Problem{File: path, Line: s.nameLine,
+				Message: fmt.Sprintf("scenario %q is already defined in %s", s.Name, other)})
+			continue
+		}
+		claimed[s.Name] = path
+		if len(ps) == 0 {
 			byName[s.Name] = s
 		}
 	}

@@ -79,7 +79,7 @@ func (snap *Snapshot) Check() error {
 	for i := range snap.Deployments {
 		d := &snap.Deployments[i]
 		if !InRange(d.CreatedAt) {
-			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear)
+			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear-1)
 		}
 		if !ValidID("dpl_", d.ID) {
 			bad("deployments: id %q does not have the form dpl_<suffix>", d.ID)
@@ -144,12 +144,12 @@ func (snap *Snapshot) Check() error {
 			bad("domain %q: tls.expires_at and tls.issuer are set exactly when the certificate is issued", d.Hostname)
 		}
 		if d.TLS.ExpiresAt != nil && !InRange(*d.TLS.ExpiresAt) {
-			bad("domain %q: tls.expires_at is outside %d-%d", d.Hostname, MinYear, MaxYear)
+			bad("domain %q: tls.expires_at is outside %d-%d", d.Hostname, MinYear, MaxYear-1)
 		}
 	}
 	for _, d := range snap.Detaching {
 		if !InRange(d.DeleteAt) || !InRange(d.DetachAt) {
-			bad("detaching %q: deleted_at and detach_at must lie in %d-%d", d.Hostname, MinYear, MaxYear)
+			bad("detaching %q: deleted_at and detach_at must lie in %d-%d", d.Hostname, MinYear, MaxYear-1)
 		}
 	}
 	return errors.Join(errs...)

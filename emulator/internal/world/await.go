@@ -83,6 +83,10 @@ type AwaitResult struct {
 	Code       string `json:"code,omitempty"`
 }
 
+// MaxAwaitWall is the longest wall time an await may wait for (a requests condition on
+// any clock, any condition on a real or scaled one), as a fault's delay is bounded.
+const MaxAwaitWall = 24 * time.Hour
+
 // defaultAwait is the timeout of an await that names none. A wait for journaled
 // requests is in wall time whatever the clock (requests arrive from clients): 10 s. The
 // others: an hour of emulated time on a clock that stands (the await moves it, so it
@@ -122,6 +126,15 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 	}
 	if req.Timeout == nil {
 		timeout = defaultAwait(mode, journaled)
+	}
+	// A wait in wall time holds the request and a goroutine: bounded as a fault's delay
+	// is. A manual clock's deployment or domain await costs no wall time.
+	hold := timeout // a requests condition waits in wall time on every clock
+	if !journaled {
+		hold = w.clock.WallFor(timeout)
+	}
+	if (journaled || !manual) && hold > MaxAwaitWall {
+		return AwaitResult{}, apperr.Errorf(apperr.InvalidRequest, `field "timeout": %s would hold the request for %s of wall time; at most 24h (on a manual or auto clock, a deployment's or domain's await takes no wall time)`, timeout, hold)
 	}
 	began := w.clock.Now()
 	var ok bool

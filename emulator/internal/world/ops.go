@@ -194,7 +194,7 @@ func (in NewDomain) check(edgeDomain string) (host, redirect string, err error) 
 		// The spec asks for a customer's FQDN (state.KeptFor says why not these).
 		return "", "", apperr.Errorf(apperr.InvalidHostname, `field "hostname": %q is under %q, which hostemu keeps for itself; use a name under .test or .example`, *in.Hostname, kept)
 	}
-	if in.RedirectTo != nil && *in.RedirectTo != "" {
+	if in.RedirectTo != nil { // "" too: no redirect is null, not an empty name
 		if redirect, ok = state.NormalizeHostname(*in.RedirectTo, false); !ok {
 			return "", "", apperr.Errorf(apperr.InvalidHostname, `field "redirect_to": %q is not a fully qualified domain name`, *in.RedirectTo)
 		}

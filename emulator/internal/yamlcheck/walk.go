@@ -1,6 +1,7 @@
 package yamlcheck
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -264,11 +265,20 @@ func (c *Checker) Number(n *yaml.Node, where string) (float64, bool) {
 		return 0, false
 	}
 	var f float64
-	if (s.ShortTag() != "!!int" && s.ShortTag() != "!!float") || s.Decode(&f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		c.Addf(s, "%swant a number, got %s", label(where), Describe(s))
-		return 0, false
+	numeric := s.ShortTag() == "!!int" || s.ShortTag() == "!!float"
+	if numeric && s.Decode(&f) == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		return f, true
 	}
-	return f, true
+	// Name what was written: "got a number" would not say why .nan or 1e400 (which
+	// YAML reads as a string, being past float64) is no number here.
+	if _, err := strconv.ParseFloat(s.Value, 64); errors.Is(err, strconv.ErrRange) {
+		c.Addf(s, "%s%s is out of range: want a number", label(where), Excerpt(s.Value))
+	} else if numeric {
+		c.Addf(s, "%swant a number, got %s, which is not finite", label(where), Excerpt(s.Value))
+	} else {
+		c.Addf(s, "%swant a number, got %s", label(where), Describe(s))
+	}
+	return 0, false
 }
 
 // Integer reads a whole number from lo to hi, and names that range when it is not.

@@ -1,0 +1,298 @@
+package emulator_test
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
+)
+
+// The hostile-input pass: each test holds one input that once got a wrong answer.
+
+// Two of a namespace's own scenario documents naming one scenario are a problem on the
+// second, as two files of --scenarios naming one are: silently keeping either would let
+// a test run against the scenario it did not mean.
+func TestNamespaceScenariosNamedTwiceAreRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{
+		"scenarios": []string{"name: mine\ndescription: first\n", "name: mine\ndescription: second\n"},
+	})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, `scenarios[1]:1: scenario "mine" is already defined in scenarios[0]`) {
+		t.Errorf("message %q does not name the second document and the first", msg)
+	}
+}
+
+// A namespace's inline fixtures' problems read as its scenarios' do: `field "fixtures":`
+// then each problem at its line, not "fixtures:; fixtures:1:1: …".
+func TestNamespaceFixturesProblemNamesTheField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{"projectz": []any{}}})
+	mustStatus(t, r, http.StatusBadRequest)
+	want := `field "fixtures": fixtures:1:2: unknown key "projectz" (did you mean "projects"?)`
+	if msg := r.Err(t).Message; msg != want {
+		t.Errorf("message %q, want %q", msg, want)
+	}
+}
+
+// The same for a problem fixtures show only once built (a dangling reference).
+func TestNamespaceFixturesBuildProblemNamesTheField(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{
+		"projects": []any{map[string]any{"id": "prj_a", "name": "a", "production_deployment_id": "dpl_nope"}},
+	}})
+	mustStatus(t, r, http.StatusBadRequest)
+	want := `field "fixtures": fixtures:1: project "prj_a": production_deployment_id "dpl_nope": no such deployment`
+	if msg := r.Err(t).Message; msg != want {
+		t.Errorf("message %q, want %q", msg, want)
+	}
+}
+
+// A forbidden_host answer's doc_url names the address the request came in on, as an
+// edge error's does, not the refused Host: that name is not hostemu's (a link to it
+// is refused the same way), and a broken one ("[::1", "a%00") made a broken URL.
+func TestForbiddenHostLinksToTheListener(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, host := range []string{"rebind.evil.example", "[::1", "evil.test%00"} {
+		r := e.do(req{Method: "GET", Path: "/_emulator/state", Host: host})
+		mustStatus(t, r, http.StatusForbidden)
+		if got, want := r.Err(t).DocURL, e.url+"/docs/errors/forbidden_host"; got != want {
+			t.Errorf("Host %q: doc_url %q, want %q", host, got, want)
+		}
+	}
+}
+
+// The forbidden_host page says what the guard does: a *.localhost name is refused (the
+// edge serves pages there), not listed among the names that pass.
+func TestForbiddenHostPageDoesNotAllowStarLocalhost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.get("/docs/errors/forbidden_host", "")
+	mustStatus(t, r, http.StatusOK)
+	if page := string(r.Body); strings.Contains(page, "localhost, *.localhost") || !strings.Contains(page, "never a *.localhost name") {
+		t.Errorf("the page does not say *.localhost names are refused:\n%s", page)
+	}
+}
+
+// A suffix range of length 0 (bytes=-0) selects nothing: 416 with Content-Range
+// bytes */size, as any unsatisfiable range is (RFC 9110 §14.1.2), not a 206 with the
+// impossible Content-Range bytes 100-99/100 that http.ServeContent sends for it. Beside
+// a satisfiable range it is dropped.
+func TestEdgeEmptySuffixRangeIsUnsatisfiable(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	content := strings.Repeat("0123456789", 10)
+	created := decode[struct{ ID, URL string }](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
+		"files": map[string]string{"index.html": e.upload(t, content)}}))
+	e.post("/_emulator/await", "", map[string]string{"deployment": created.ID, "status": "ready"})
+	h := host(t, created.URL)
+	for _, rng := range []string{"bytes=-0", "bytes= -0 ", "bytes=-0,-00"} {
+		r := e.edgeGet(h, "/", map[string]string{"Range": rng})
+		if r.Status != http.StatusRequestedRangeNotSatisfiable || r.Header.Get("Content-Range") != "bytes */100" {
+			t.Errorf("Range %q: %d, Content-Range %q", rng, r.Status, r.Header.Get("Content-Range"))
+		}
+	}
+	r := e.edgeGet(h, "/", map[string]string{"Range": "bytes=-0,2-4"})
+	if r.Status != http.StatusPartialContent || string(r.Body) != "234" || r.Header.Get("Content-Range") != "bytes 2-4/100" {
+		t.Errorf("Range bytes=-0,2-4: %d %q, Content-Range %q", r.Status, r.Body, r.Header.Get("Content-Range"))
+	}
+}
+
+// A header that must come once, sent twice, is refused rather than read as its first
+// copy: a test whose client adds a second Authorization (or X-File-Digest) must not pass
+// on the first one.
+func TestHeadersSentTwiceAreRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	send := func(method, path string, h http.Header, body string) resp {
+		t.Helper()
+		hr, err := http.NewRequest(method, e.url+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hr.Header = h
+		res, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	}
+	for _, toks := range [][]string{{"Bearer t-read", "Bearer nope"}, {"Bearer nope", "Bearer t-read"}, {"Bearer t-read", "Bearer t-read"}} {
+		r := send("GET", "/v1/projects", http.Header{"Authorization": toks}, "")
+		mustStatus(t, r, http.StatusUnauthorized)
+		if er := r.Err(t); er.Code != "invalid_token" || !strings.Contains(er.Message, "2 Authorization headers") {
+			t.Errorf("%q: %s %q", toks, er.Code, er.Message)
+		}
+	}
+	sum := sha256.Sum256([]byte("hello"))
+	good := hex.EncodeToString(sum[:])
+	for _, digests := range [][]string{{good, strings.Repeat("0", 64)}, {good, good}} {
+		r := send("POST", "/v1/files", http.Header{"Authorization": {"Bearer t-deploy"}, "X-File-Digest": digests}, "hello")
+		mustStatus(t, r, http.StatusBadRequest)
+		if er := r.Err(t); er.Code != "digest_mismatch" || !strings.Contains(er.Message, "sent 2 times") {
+			t.Errorf("%q: %s %q", digests, er.Code, er.Message)
+		}
+	}
+}
+
+// A namespace asked for the scenario "" gets 404 scenario_not_found, as PUT
+// /_emulator/scenarios/active {"name":""} does, not the built-in default: that is
+// neither what it named nor the server's start-up scenario, which leaving the field out
+// gives.
+func TestNamespaceEmptyScenarioIsNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.Scenario = "instant" })
+	r := e.post("/_emulator/namespaces", "", map[string]any{"scenario": ""})
+	mustStatus(t, r, http.StatusNotFound)
+	if er := r.Err(t); er.Code != "scenario_not_found" || !strings.Contains(er.Message, `scenario "" not found`) {
+		t.Errorf("%s %q", er.Code, er.Message)
+	}
+	r = e.post("/_emulator/namespaces", "", map[string]any{})
+	mustStatus(t, r, http.StatusCreated)
+	ns := decode[struct {
+		ControlURL string `json:"control_url"`
+	}](t, r)
+	path := strings.TrimPrefix(ns.ControlURL, e.url)
+	if r := e.get(path+"/scenarios", ""); !strings.Contains(string(r.Body), `"active":"instant"`) {
+		t.Errorf("a namespace created without scenario: %s, want the server's instant", r.Body)
+	}
+}
+
+// A fixture's custom domain under a name hostemu keeps for itself (localhost, the edge
+// domain) is refused, as the API and a state import refuse it: the world it made could
+// not be imported from its own export, and the edge would serve a page on a name that
+// shares an origin with hostemu's own.
+func TestFixtureDomainUnderAKeptNameIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for host, want := range map[string]string{
+		"x.localhost":               `field "fixtures": fixtures:1:38: projects[0].domains[0].hostname: "x.localhost" is under "localhost", which hostemu keeps for itself (the API refuses it: invalid_hostname); use a name under .test or .example`,
+		"shop.ns.hostemu.localhost": `is under "localhost"`,
+	} {
+		r := e.post("/_emulator/namespaces", "", map[string]any{"fixtures": map[string]any{
+			"projects": []any{map[string]any{"id": "prj_a", "name": "a", "domains": []any{map[string]any{"hostname": host}}}},
+		}})
+		mustStatus(t, r, http.StatusBadRequest)
+		if msg := r.Err(t).Message; !strings.Contains(msg, want) {
+			t.Errorf("%s: message %q, want %q", host, msg, want)
+		}
+	}
+	// under a custom --edge-domain, known only when the world is built
+	dir := t.TempDir()
+	writeFile(t, dir+"/f.yaml", "projects:\n  - {id: prj_a, name: a, domains: [{hostname: shop.emu.test}]}\n")
+	_, err := emulator.New(emulator.Options{Fixtures: dir + "/f.yaml", EdgeDomain: "emu.test", ClockMode: clock.Manual, ClockStart: testStart})
+	if err == nil || !strings.Contains(err.Error(), `domain "shop.emu.test": the hostname is under "emu.test", which hostemu keeps for itself`) {
+		t.Errorf("edge domain: %v", err)
+	}
+}
+
+// redirect_to "" is no hostname: 400 invalid_hostname, as a target of "" is 400; it was
+// read as null (no redirect), so a template that left it empty made a domain that
+// serves rather than redirects.
+func TestDomainEmptyRedirectIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "old.shop.test", "redirect_to": ""})
+	mustStatus(t, r, http.StatusBadRequest)
+	if er := r.Err(t); er.Code != "invalid_hostname" || !strings.Contains(er.Message, `field "redirect_to": "" is not a fully qualified domain name`) {
+		t.Errorf("%s %q", er.Code, er.Message)
+	}
+	mustStatus(t, e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": "old.shop.test"}), http.StatusCreated)
+}
+
+// A clock start in the year 2200 is refused (no emulated time reaches 2200), so the
+// messages that refuse it name the last year allowed, 2199, not "1970 to 2200".
+func TestClockStartYearRangeIsSaidExactly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/namespaces", "", map[string]any{"clock_start": "2200-06-01T00:00:00Z"})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, "from 1970 to 2199") {
+		t.Errorf("namespace: %q", msg)
+	}
+	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{"clock_start": "2199-01-01T00:00:00Z"}), http.StatusCreated)
+	_, err := emulator.New(emulator.Options{ClockMode: clock.Manual, ClockStart: time.Date(2200, 6, 1, 0, 0, 0, 0, time.UTC)})
+	if err == nil || !strings.Contains(err.Error(), "outside the years 1970 to 2199") {
+		t.Errorf("New: %v", err)
+	}
+}
+
+// The same for a state import: a created_at in 2200 is refused naming 1970-2199.
+func TestStateYearRangeIsSaidExactly(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var st map[string]any
+	if err := jsonUnmarshal(e.get("/_emulator/state", "").Body, &st); err != nil {
+		t.Fatal(err)
+	}
+	deps := st["deployments"].([]any)
+	deps[0].(map[string]any)["created_at"] = "2200-06-01T00:00:00.000Z"
+	r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: st})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, "created_at is outside 1970-2199") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// An edge request naming a namespace that does not exist (never created, deleted,
+// expired, a typo) by X-Hostemu-Namespace or proxy credentials is 404
+// namespace_not_found, and so is a CONNECT naming one: it was served by the default
+// world, whose custom domain of the same name could answer in the namespace's stead.
+func TestEdgeUnknownNamespaceIsNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const host = "shop.test" // a custom domain of the default world's fixtures
+	if r := e.edgeGet(host, "/", nil); r.Status != http.StatusOK && edgeCode(r) != "" {
+		t.Fatalf("the default world's domain: %d %s", r.Status, edgeCode(r))
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("ns_nope:"))
+	for _, h := range []map[string]string{{"X-Hostemu-Namespace": "ns_nope"}, {"Proxy-Authorization": basic}} {
+		r := e.edgeGet(host, "/", h)
+		if r.Status != http.StatusNotFound || edgeCode(r) != "namespace_not_found" || !strings.Contains(string(r.Body), "ns_nope") {
+			t.Errorf("%v: %d %s %.200s", h, r.Status, edgeCode(r), r.Body)
+		}
+	}
+	// with a namespace alive, the same
+	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{}), http.StatusCreated)
+	if r := e.edgeGet(host, "/", map[string]string{"X-Hostemu-Namespace": "ns_nope"}); edgeCode(r) != "namespace_not_found" {
+		t.Errorf("beside a live namespace: %d %s", r.Status, edgeCode(r))
+	}
+	r := e.do(req{Method: "CONNECT", Path: "", Host: host + ":443", Headers: map[string]string{"Proxy-Authorization": basic}})
+	if r.Status != http.StatusNotFound || !strings.Contains(string(r.Body), "namespace_not_found") {
+		t.Errorf("CONNECT: %d %.200s", r.Status, r.Body)
+	}
+}
+
+// An await that would wait in wall time (a requests condition on any clock; any
+// condition on a real or scaled clock) is refused past a day, as a fault's delay is: a
+// client could otherwise hold a request and its goroutine for a century. On a manual
+// clock a deployment's or domain's await costs no wall time, and may span years.
+func TestAwaitWallTimeIsBounded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.post("/_emulator/await", "", map[string]any{"requests": map[string]any{"path": "/v1/nothing"}, "count": 1, "timeout": "25h"})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, `field "timeout"`) || !strings.Contains(msg, "at most 24h") {
+		t.Errorf("requests: %q", msg)
+	}
+	mustStatus(t, e.post("/_emulator/await", "", map[string]any{"deployment": "dpl_first", "status": "ready", "timeout": "3650d"}), http.StatusOK)
+	real := newEnv(t, func(o *emulator.Options) { o.ClockMode = clock.Real })
+	r = real.post("/_emulator/await", "", map[string]any{"deployment": "dpl_first", "status": "ready", "timeout": "25h"})
+	mustStatus(t, r, http.StatusBadRequest)
+	if msg := r.Err(t).Message; !strings.Contains(msg, "at most 24h") {
+		t.Errorf("real clock: %q", msg)
+	}
+}
