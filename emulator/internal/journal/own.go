@@ -39,7 +39,9 @@ const smallHeaderCount = 8
 // ownWith is own with buf for the request's headers (as many as it has, up to
 // maxHeaderCount) and spans for what is kept of them.
 func (e *Entry) ownWith(buf []Header, spans []span) {
-	if kept := e.kept; kept != 0 {
+	kept := e.kept
+	e.kept = 0
+	if kept&(keptRequest|keptAnswer) != 0 {
 		// bodies never modified, whole (SetKeptBody, SetSharedResponse): kept as they
 		// are, out of the copy
 		body, answer := e.Body, e.Response.Body
@@ -49,7 +51,6 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 		if kept&keptAnswer != 0 {
 			e.Response.Body = ""
 		}
-		e.kept = 0
 		defer func() {
 			if kept&keptRequest != 0 {
 				e.Body = body
@@ -85,7 +86,13 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 	e.HeadersTruncated = e.HeadersTruncated || hcut
 	var abuf [maxAnswerHeaderCount]Header
 	var aspans [maxAnswerHeaderCount]span
-	asrc, many, constNames := answerHeaders(r.Headers, e.rawAnswer, &abuf)
+	var asrc Headers
+	var many, constNames bool
+	if kept&keptHead != 0 { // taken as sent (SetAnswerHead): picked and sorted already
+		asrc, constNames = r.Headers, kept&keptConstNames != 0
+	} else {
+		asrc, many, constNames = answerHeaders(r.Headers, e.rawAnswer, &abuf)
+	}
 	an, acut := headerSpans(asrc, MaxAnswerHeaders, aspans[:])
 	r.HeadersTruncated = r.HeadersTruncated || many || acut
 	e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
