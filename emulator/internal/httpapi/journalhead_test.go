@@ -4,10 +4,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -33,6 +35,23 @@ func TestJournalAnswerHeadAsSent(t *testing.T) {
 		h.Set("Content-Type", "text/late")          // changed after
 		h.Add("X-Ratelimit-Reset", "1")             // a second value after
 		h["Location"][0] = "/edited-in-place/after" // an edit of a value in place
+	}
+	lateWrite := func(c *gin.Context) {
+		late(c)
+		c.Writer.WriteHeader(200)
+		c.Writer.Write([]byte(`{"ok":true,"some":"more bytes"}`))
+		after(c.Writer.Header())
+	}
+	for path, spec := range map[string]fault.Spec{
+		"/v1/late-truncate":  {Break: fault.BreakTruncate},
+		"/v1/late-malformed": {Break: fault.BreakMalformed},
+		"/v1/late-wrongtype": {Break: fault.BreakWrongType},
+		"/v1/late-shaped":    {Headers: map[string]string{"X-Ratelimit-Shaped": "1", "Location": "/shaped"}},
+	} {
+		spec.Match = fault.Match{Query: map[string]string{"fault": path}} // (a path must be the API's)
+		if _, err := a.w.AddFault(spec); err != nil {
+			t.Fatal(err)
+		}
 	}
 	routes := map[string]gin.HandlerFunc{
 		// gin's WriteHeader then its first Write: the head goes out at the Write
@@ -61,6 +80,12 @@ func TestJournalAnswerHeadAsSent(t *testing.T) {
 			c.Writer.Flush()
 			after(c.Writer.Header())
 		},
+		// faults' breaks (matched below): a break that holds the answer back sends the
+		// head at its end, late headers included; one that passes it on sends it at once
+		"/v1/late-truncate":  lateWrite,
+		"/v1/late-malformed": lateWrite,
+		"/v1/late-wrongtype": lateWrite,
+		"/v1/late-shaped":    lateWrite,
 		// the control: set before the head went out, all of it is sent and listed
 		"/v1/early": func(c *gin.Context) {
 			late(c)
@@ -77,7 +102,8 @@ func TestJournalAnswerHeadAsSent(t *testing.T) {
 	for path := range routes {
 		for _, enc := range []string{"identity", "gzip"} {
 			t.Run(path+"/"+enc, func(t *testing.T) {
-				req, _ := http.NewRequest("GET", srv.URL+path+"?"+enc, nil)
+				query := "enc=" + enc + "&fault=" + path
+				req, _ := http.NewRequest("GET", srv.URL+path+"?"+query, nil)
 				req.Header.Set("Authorization", "Bearer t")
 				req.Header.Set("Accept-Encoding", enc) // gzip: the gzip layer may hold the head back
 				resp, err := srv.Client().Do(req)
@@ -91,12 +117,16 @@ func TestJournalAnswerHeadAsSent(t *testing.T) {
 				resp.Body.Close()
 				var es []journal.Entry
 				for _, e := range a.w.Requests(journal.Filter{Path: path}) {
-					if e.Query == enc {
+					if e.Query == query {
 						es = append(es, e)
 					}
 				}
 				if len(es) != 1 {
 					t.Fatalf("journal: %d entries for %s", len(es), path)
+				}
+				if strings.Contains(path, "-") && !strings.HasSuffix(path, "-write") && !strings.HasSuffix(path, "-now") &&
+					!strings.HasSuffix(path, "-implicit") && !strings.HasSuffix(path, "-flush") && es[0].FaultID == "" {
+					t.Fatalf("the fault did not fire: %+v", es[0])
 				}
 				got := es[0].Response.Headers
 				var want journal.Headers
