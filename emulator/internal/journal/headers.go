@@ -73,10 +73,7 @@ func (a *AnswerHead) Take(h http.Header) {
 	if a.taken {
 		return
 	}
-	if h == nil {
-		h = http.Header{}
-	}
-	out, cut, constNames := answerHeaders(nil, h, &a.buf)
+	out, cut, constNames := answerHeaders(nil, h, &a.buf) // a nil h has none
 	a.n, a.cut, a.constNames, a.taken = uint8(len(out)), cut, constNames, true
 }
 
