@@ -31,7 +31,9 @@ type breaker interface {
 // installBreak wraps ex's writer with the break act names.
 func (a *API) installBreak(ex *exchange, r *http.Request, act fault.Action) {
 	if mk, ok := breaks[act.Break]; ok {
-		ex.ResponseWriter = mk(a, ex, r, act)
+		b := mk(a, ex, r, act)
+		_, ex.headHeld = b.(interface{ holdsHead() })
+		ex.ResponseWriter = b
 	}
 }
 
@@ -77,6 +79,10 @@ func (h *held) Write(b []byte) (int, error) {
 }
 
 func (h *held) Flush() {}
+
+// holdsHead says the head goes out at the break's end, not when the handler writes
+// it (the journal takes it then: headSent).
+func (h *held) holdsHead() {}
 
 // Unwrap lets http.ResponseController reach the connection.
 func (h *held) Unwrap() http.ResponseWriter { return h.ResponseWriter }

@@ -72,12 +72,22 @@ func (a *API) record(ex *exchange, r *http.Request) {
 	if ex.redact {
 		e.Body = redactedPayload(ex.payloadChars)
 	}
+	// the answer's headers as they were sent (headSent), or, when no head went out
+	// through the exchange (a break held it back and sent it at its end), the map as
+	// it is now, which is what went out
+	var h http.Header
+	if !ex.sent.Taken() {
+		h = ex.Header()
+	}
 	switch {
 	case status == 0:
 	case ex.answerShared: // bytes never modified (a rendered deployment): no copy
-		e.SetSharedResponse(status, ex.Header(), unsafe.String(unsafe.SliceData(ex.shared), len(ex.shared)))
+		e.SetSharedResponse(status, h, unsafe.String(unsafe.SliceData(ex.shared), len(ex.shared)))
 	default:
-		e.SetResponse(status, ex.Header(), ex.answerBody())
+		e.SetResponse(status, h, ex.answerBody())
+	}
+	if status != 0 && ex.sent.Taken() {
+		e.SetAnswerHead(&ex.sent)
 	}
 	ex.w.RecordAt(e, end)
 	if a.log.Enabled(r.Context(), slog.LevelDebug) { // spare the hot path the arguments' allocations

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/fault"
+	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
@@ -68,6 +69,13 @@ type exchange struct {
 	answerBytes  int
 	above        aboveWriter
 
+	// sent is the answer's head as it went out, for the journal (headSent): net/http
+	// sends the header map as it is when the head goes, and a header set after never
+	// reaches the client. headHeld says a fault's break holds the head back and sends
+	// it at its end: the journal then takes the map as it is once the break is over.
+	sent     journal.AnswerHead
+	headHeld bool
+
 	// cut is a connection a fault broke (reset, drop, a cut answer), hijacked and held
 	// open until the request is journaled and counted (finish): a client that looks
 	// right after it sees the break finds the request. cutReset closes it with a reset.
@@ -104,6 +112,9 @@ func (ex *exchange) WriteHeader(code int) {
 		ex.status = code
 	}
 	ex.ResponseWriter.WriteHeader(code)
+	if code >= 200 { // an informational head (100, 103) is not the answer's
+		ex.headSent()
+	}
 }
 
 func (ex *exchange) Write(b []byte) (int, error) {
@@ -111,7 +122,9 @@ func (ex *exchange) Write(b []byte) (int, error) {
 		ex.status = http.StatusOK
 	}
 	ex.keepAnswer(b, answerExchange)
-	return ex.ResponseWriter.Write(b)
+	n, err := ex.ResponseWriter.Write(b)
+	ex.headSent()
+	return n, err
 }
 
 // Flush sends what is buffered (server-sent events; gin's writer asks for it).
@@ -120,6 +133,19 @@ func (ex *exchange) Flush() {
 		ex.status = http.StatusOK
 	}
 	http.NewResponseController(ex.ResponseWriter).Flush()
+	ex.headSent()
+}
+
+// headSent keeps the answer's head for the journal as it went out, the first time it
+// did (a WriteHeader, Write or Flush through the exchange sends it): taken after the
+// writers below (a fault's shaper sets its headers as the head goes), and never for a
+// break that holds the head back (headHeld) or a request not journaled. Its walk is
+// the one the journal would make of the map when the request is recorded, done here
+// instead: no copy of the map.
+func (ex *exchange) headSent() {
+	if ex.journaled && !ex.headHeld && !ex.sent.Taken() {
+		ex.sent.Take(ex.ResponseWriter.Header())
+	}
 }
 
 // Unwrap lets http.ResponseController reach the connection (drops, deadlines).

@@ -53,6 +53,33 @@ func answerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Heade
 	return out, cut, false
 }
 
+// AnswerHead is what an entry keeps of an answer's headers, taken when the answer's
+// head is sent (Take): net/http sends the header map as it is then, and a header set
+// after that (but a trailer, which hostemu never declares) never reaches the client,
+// so the entry must not show it. It holds the kept headers' strings, never the map:
+// later edits of the map, in place or not, do not change it. Its zero value is not
+// taken. SetAnswerHead gives it to an entry.
+type AnswerHead struct {
+	buf             [maxAnswerHeaderCount]Header
+	n               uint8
+	cut, constNames bool
+	taken           bool
+}
+
+// Take keeps what the journal keeps of h (AnswerHeader's names, sorted, within the
+// bounds), as SetResponse's answer headers would be kept, once: a head is sent once,
+// and a later call (a superfluous WriteHeader) changes nothing.
+func (a *AnswerHead) Take(h http.Header) {
+	if a.taken {
+		return
+	}
+	out, cut, constNames := answerHeaders(nil, h, &a.buf) // a nil h has none
+	a.n, a.cut, a.constNames, a.taken = uint8(len(out)), cut, constNames, true
+}
+
+// Taken reports whether Take was called.
+func (a *AnswerHead) Taken() bool { return a.taken }
+
 // walkAnswerHeaders is answerHeaders by a walk of every header.
 func walkAnswerHeaders(kept Headers, h http.Header, buf *[maxAnswerHeaderCount]Header) (_ Headers, cut bool) {
 	n := 0

@@ -78,8 +78,9 @@ type Entry struct {
 	// bundle was taken from, not answered here.
 	Replayed bool `json:"replayed,omitempty"`
 	// kept says which bodies were given as strings never changed, whole, that the entry
-	// may keep as they are (SetKeptBody, SetSharedResponse); beside the other flags, in
-	// their padding: an entry is no larger (MaxEntryBytes)
+	// may keep as they are (SetKeptBody, SetSharedResponse), and whether the answer's
+	// headers were given as sent (SetAnswerHead); beside the other flags, in their
+	// padding: an entry is no larger (MaxEntryBytes)
 	kept keptBodies
 	// Response is the answer, when there was one (none for a request a fault dropped
 	// or timed out).
@@ -116,6 +117,11 @@ type keptBodies uint8
 const (
 	keptRequest keptBodies = 1 << iota // Body (SetKeptBody)
 	keptAnswer                         // Response.Body (SetSharedResponse)
+	// Response.Headers are an AnswerHead's (SetAnswerHead): picked and sorted already,
+	// their strings still to be copied; keptConstNames: their names are keptNames'
+	// constants, kept as they are
+	keptHead
+	keptConstNames
 )
 
 // keepIf is k with b when body is whole (at most MaxBody bytes): a longer one is cut
@@ -153,6 +159,21 @@ func (e *Entry) SetResponse(status int, h http.Header, body []byte) {
 // SetResponse's). The entry then shares it; it holds no more than a copy would.
 func (e *Entry) SetSharedResponse(status int, h http.Header, body string) {
 	e.Response.Status, e.rawAnswer, e.Response.Body, e.kept = status, h, body, e.kept.keepIf(keptAnswer, body)
+}
+
+// SetAnswerHead gives e its answer's headers as they were sent (h, taken when the
+// answer's head went out), in place of those SetResponse or SetSharedResponse would
+// take from their map when the entry is added: a header a handler set after the head
+// was sent is not listed. h must stay unchanged until Add returns; Add copies what it
+// keeps.
+func (e *Entry) SetAnswerHead(h *AnswerHead) {
+	r := &e.Response
+	r.Headers, r.HeadersTruncated = h.buf[:h.n], r.HeadersTruncated || h.cut
+	e.rawAnswer = nil
+	e.kept |= keptHead
+	if h.constNames {
+		e.kept |= keptConstNames
+	}
 }
 
 // Journal is a bounded ring of the newest entries. It is safe for concurrent use.

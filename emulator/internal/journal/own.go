@@ -18,6 +18,17 @@ import (
 // this one has more: zeroing and copying buffers for 32 headers was a good part of an
 // entry's cost.
 func (e *Entry) own() {
+	// bodies never modified, whole (SetKeptBody, SetSharedResponse): kept as they are,
+	// out of the copy (set aside here, without a deferred call, and put back after)
+	kept := e.kept
+	e.kept = 0
+	body, answer := e.Body, e.Response.Body
+	if kept&keptRequest != 0 {
+		e.Body = ""
+	}
+	if kept&keptAnswer != 0 {
+		e.Response.Body = ""
+	}
 	n := len(e.Headers)
 	if e.raw != nil {
 		n = len(e.raw)
@@ -25,40 +36,27 @@ func (e *Entry) own() {
 	if n > smallHeaderCount {
 		var buf [maxHeaderCount]Header
 		var spans [maxHeaderCount]span
-		e.ownWith(buf[:], spans[:])
-		return
+		e.ownWith(kept, buf[:], spans[:])
+	} else {
+		var buf [smallHeaderCount]Header
+		var spans [smallHeaderCount]span
+		e.ownWith(kept, buf[:], spans[:])
 	}
-	var buf [smallHeaderCount]Header
-	var spans [smallHeaderCount]span
-	e.ownWith(buf[:], spans[:])
+	if kept&keptRequest != 0 {
+		e.Body = body
+	}
+	if kept&keptAnswer != 0 {
+		e.Response.Body = answer
+	}
 }
 
 // smallHeaderCount is how many request headers own's small buffers hold.
 const smallHeaderCount = 8
 
 // ownWith is own with buf for the request's headers (as many as it has, up to
-// maxHeaderCount) and spans for what is kept of them.
-func (e *Entry) ownWith(buf []Header, spans []span) {
-	if kept := e.kept; kept != 0 {
-		// bodies never modified, whole (SetKeptBody, SetSharedResponse): kept as they
-		// are, out of the copy
-		body, answer := e.Body, e.Response.Body
-		if kept&keptRequest != 0 {
-			e.Body = ""
-		}
-		if kept&keptAnswer != 0 {
-			e.Response.Body = ""
-		}
-		e.kept = 0
-		defer func() {
-			if kept&keptRequest != 0 {
-				e.Body = body
-			}
-			if kept&keptAnswer != 0 {
-				e.Response.Body = answer
-			}
-		}()
-	}
+// maxHeaderCount) and spans for what is kept of them; kept is what the entry's kept
+// said (its kept bodies already set aside).
+func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 	e.Method = method(e.Method)
 	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
 	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
@@ -83,9 +81,15 @@ func (e *Entry) ownWith(buf []Header, spans []span) {
 	}
 	n, hcut := headerSpans(src, MaxHeaders, spans)
 	e.HeadersTruncated = e.HeadersTruncated || hcut
-	var abuf [maxAnswerHeaderCount]Header
 	var aspans [maxAnswerHeaderCount]span
-	asrc, many, constNames := answerHeaders(r.Headers, e.rawAnswer, &abuf)
+	var asrc Headers
+	var many, constNames bool
+	if kept&keptHead != 0 { // taken as sent (SetAnswerHead): picked and sorted already
+		asrc, constNames = r.Headers, kept&keptConstNames != 0
+	} else {
+		var abuf [maxAnswerHeaderCount]Header // zeroed only on this path
+		asrc, many, constNames = answerHeaders(r.Headers, e.rawAnswer, &abuf)
+	}
 	an, acut := headerSpans(asrc, MaxAnswerHeaders, aspans[:])
 	r.HeadersTruncated = r.HeadersTruncated || many || acut
 	e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
