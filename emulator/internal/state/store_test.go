@@ -423,3 +423,42 @@ func TestLoadRefusesInCheckWords(t *testing.T) {
 		}
 	}
 }
+
+// Prepare changes nothing; Commit puts what was prepared in place as Load would, or,
+// for a snapshot the check refuses, returns the check's verdict and changes nothing.
+func TestPrepareChangesNothingUntilCommit(t *testing.T) {
+	s := world(t, 30)
+	before := s.Export()
+	next := world(t, 60).Export()
+	p := s.Prepare(next)
+	if p.Err() != nil || !p.HasDeployment(next.Deployments[0].ID) || p.HasDeployment("dpl_nowhere") {
+		t.Fatalf("prepared: %v", p.Err())
+	}
+	if !reflect.DeepEqual(s.Export(), before) {
+		t.Fatal("Prepare changed the store")
+	}
+	if err := s.Commit(p); err != nil {
+		t.Fatal(err)
+	}
+	loaded := New()
+	if err := loaded.Load(world(t, 60).Export()); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Export(), loaded.Export()) {
+		t.Fatal("a prepared snapshot committed is another state than the same loaded")
+	}
+
+	bad := world(t, 10).Export()
+	bad.Deployments[0].ProjectID = "prj_missing"
+	committed := s.Export()
+	p = s.Prepare(bad)
+	if p.Err() == nil {
+		t.Fatal("the check passed a deployment of a missing project")
+	}
+	if err := s.Commit(p); err == nil || err.Error() != p.Err().Error() {
+		t.Fatalf("Commit: %v, want the check's %v", err, p.Err())
+	}
+	if !reflect.DeepEqual(s.Export(), committed) {
+		t.Fatal("a refused snapshot changed the store")
+	}
+}
