@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -46,10 +47,25 @@ func TestKeptAnchorsAreTheStatesOwn(t *testing.T) {
 	if len(want) != 5 {
 		t.Fatalf("the test's own oracle keeps %d anchors: %v", len(want), want)
 	}
-	if got := keptAnchors(lifecycles, state.New().Prepare(snap)); !reflect.DeepEqual(got, want) {
-		t.Errorf("kept %v, want %v", got, want)
+	p := state.New().Prepare(snap)
+	for name, kept := range map[string]func(map[string]time.Time) map[string]time.Time{
+		"keptAnchors":  func(l map[string]time.Time) map[string]time.Time { return keptAnchors(l, &snap, p) },
+		"keptByLookup": func(l map[string]time.Time) map[string]time.Time { return keptByLookup(l, p) },
+		"keptByState":  func(l map[string]time.Time) map[string]time.Time { return keptByState(l, &snap) },
+	} {
+		if got := kept(lifecycles); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: kept %v, want %v", name, got, want)
+		}
+		if got := kept(nil); got == nil || len(got) != 0 {
+			t.Errorf("%s, no lifecycles: kept %v, want an empty map", name, got)
+		}
 	}
-	if got := keptAnchors(nil, state.New().Prepare(snap)); got == nil || len(got) != 0 {
-		t.Errorf("no lifecycles: kept %v, want an empty map", got)
+	// more anchors than the state has resources: the state's are looked up among them
+	many := maps.Clone(lifecycles)
+	for i := range 100 {
+		many[fmt.Sprintf("dpl:dpl_x%03d", i)] = at
+	}
+	if got := keptAnchors(many, &snap, p); !reflect.DeepEqual(got, want) {
+		t.Errorf("many anchors: kept %v, want %v", got, want)
 	}
 }

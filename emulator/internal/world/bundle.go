@@ -179,7 +179,7 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 	// The world's weight is then known, and a world that would not fit is refused
 	// before anything changes, as ever; its maps were built for nothing.
 	prepared := w.store.Prepare(snap)
-	anchors := keptAnchors(rec.Lifecycles, prepared)
+	anchors := keptAnchors(rec.Lifecycles, &snap, prepared)
 	rest, evs := w.broughtWeight(&rec, anchors)
 	if err := w.fits(weight+rest+evs+w.carried, "the bundle's world"); err != nil {
 		return err
