@@ -104,12 +104,14 @@ type block struct {
 // their text on in order.
 //
 // The blocks are inflated oldest first, by inflater goroutines (one fewer than
-// GOMAXPROCS, at least one) and by the reader itself: a reader whose next block is not
-// inflated yet inflates the oldest one nobody has begun rather than wait. So each core
-// has one goroutine's work and no more (the reader's, decoding, above all), the block
-// the reader needs next is the one being inflated first, and no core waits while a
-// block waits to be inflated. (A goroutine a block, as before, ran them in whatever
-// order the scheduler chose, often the newest first, and more of them than cores.)
+// GOMAXPROCS) and by the reader itself: a reader whose next block is not inflated yet
+// inflates the oldest one nobody has begun rather than wait. So each core has one
+// goroutine's work and no more (the reader's, decoding, above all), the block the
+// reader needs next is the one being inflated first, and no core waits while a block
+// waits to be inflated. (A goroutine a block, as before, ran them in whatever order the
+// scheduler chose, often the newest first, and more of them than cores.) On one core
+// there is no inflater: the reader inflates each block when it comes to it, one block
+// read at a time, with no hand-off to another goroutine.
 type blocks struct {
 	br      *bufio.Reader
 	pending []*block // read, in order: inflated, being inflated or waiting in todo
@@ -203,11 +205,21 @@ func (bs *blocks) start() bool {
 		close(b.done)
 		return false
 	}
-	if bs.q == nil {
-		bs.q = &inflateQueue{most: max(1, runtime.GOMAXPROCS(0)-1)}
-	}
 	bs.q.push(b)
 	return true
+}
+
+// inFlight is how many blocks are read ahead at most: blocksInFlight, or only the one
+// being read when the reader inflates them all itself (no inflater: one core). The
+// queue is made on the first call, before any block is started.
+func (bs *blocks) inFlight() int {
+	if bs.q == nil {
+		bs.q = &inflateQueue{most: runtime.GOMAXPROCS(0) - 1}
+	}
+	if bs.q.most == 0 {
+		return 1
+	}
+	return blocksInFlight
 }
 
 // inflate inflates b.in into b.out, at most blockSize bytes, checking its length and
@@ -257,7 +269,7 @@ func (b *block) inflate() {
 // them is the caller's to read from br).
 func (bs *blocks) Read(p []byte) (int, error) {
 	for {
-		for bs.more && len(bs.pending) < blocksInFlight {
+		for bs.more && len(bs.pending) < bs.inFlight() {
 			bs.more = bs.start()
 		}
 		if len(bs.pending) == 0 {

@@ -105,8 +105,9 @@ func TestCorruptBlocksAreRefused(t *testing.T) {
 	}
 }
 
-// The blocks are read into the same state whatever the number of cores: one inflater
-// beside the reader (which inflates too when its next block is not ready), or several.
+// The blocks are read into the same state whatever the number of cores: none but the
+// reader on one core, one inflater beside the reader (which inflates too when its next
+// block is not ready), or several.
 func TestBlocksReadAlikeOnAnyCores(t *testing.T) {
 	_, tgz := big(t)
 	want, err := Read(bytes.NewReader(tgz), ReadOptions{})
@@ -140,8 +141,12 @@ func TestBlocksStartedAreInflatedWhenTheReaderStops(t *testing.T) {
 		if n, err := bs.Read(make([]byte, 10)); n != 10 || err != nil {
 			t.Fatalf("read %d bytes: %v", n, err)
 		}
-		if len(bs.pending) != blocksInFlight {
-			t.Fatalf("%d blocks started, want %d", len(bs.pending), blocksInFlight)
+		want := blocksInFlight
+		if procs == 1 {
+			want = 1 // no inflater: the reader inflates each block as it comes to it
+		}
+		if len(bs.pending) != want {
+			t.Fatalf("GOMAXPROCS=%d: %d blocks started, want %d", procs, len(bs.pending), want)
 		}
 		for _, b := range bs.pending {
 			select {

@@ -34,7 +34,14 @@ func TLSStatusFor(domainStatus string) string {
 
 // Check reports every inconsistency in snap: duplicate ids, tokens or hostnames, unknown
 // scopes or statuses, and references to projects or deployments that do not exist.
-func (snap *Snapshot) Check() error {
+func (snap *Snapshot) Check() error { return snap.check(nil) }
+
+// check is Check. built, when not nil, waits for the deployments by id that a store's
+// build makes of snap beside the check (Store.Load) and returns them: the check then
+// makes no map of 100,000 deployments of its own, the same again. Where the build's map
+// is shorter than snap's deployments, some id comes twice, and the check is made again
+// as Check makes it, for its words and their order.
+func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
@@ -74,8 +81,12 @@ func (snap *Snapshot) Check() error {
 		}
 		projects[p.ID] = true
 	}
-	// id → its project and whether it was ever ready: one map made for them all
-	deployments := make(map[string]checkedDeployment, len(snap.Deployments))
+	// id → its project and whether it was ever ready: one map made for them all (or the
+	// build's, below)
+	var deployments map[string]checkedDeployment
+	if built == nil {
+		deployments = make(map[string]checkedDeployment, len(snap.Deployments))
+	}
 	for i := range snap.Deployments {
 		d := &snap.Deployments[i]
 		if !InRange(d.CreatedAt) {
@@ -84,10 +95,12 @@ func (snap *Snapshot) Check() error {
 		if !ValidID("dpl_", d.ID) {
 			bad("deployments: id %q does not have the form dpl_<suffix>", d.ID)
 		}
-		if _, dup := deployments[d.ID]; dup {
-			bad("deployments: duplicate id %q", d.ID)
+		if deployments != nil {
+			if _, dup := deployments[d.ID]; dup {
+				bad("deployments: duplicate id %q", d.ID)
+			}
+			deployments[d.ID] = checkedDeployment{d.ProjectID, d.EverReady()}
 		}
-		deployments[d.ID] = checkedDeployment{d.ProjectID, d.EverReady()}
 		if !projects[d.ProjectID] {
 			bad("deployment %q: project %q does not exist", d.ID, d.ProjectID)
 		}
@@ -101,10 +114,23 @@ func (snap *Snapshot) Check() error {
 			bad("deployment %q: %s", d.ID, problem)
 		}
 	}
+	lookup := func(id string) checkedDeployment { return deployments[id] }
+	if built != nil {
+		byID := built()
+		if len(byID) != len(snap.Deployments) {
+			return snap.check(nil) // an id twice: said where Check says it
+		}
+		lookup = func(id string) checkedDeployment {
+			if d := byID[id]; d != nil {
+				return checkedDeployment{d.ProjectID, d.EverReady()}
+			}
+			return checkedDeployment{}
+		}
+	}
 	for _, p := range snap.Projects {
-		if id := p.ProductionDeploymentID; id != "" && deployments[id].project != p.ID {
+		if id := p.ProductionDeploymentID; id != "" && lookup(id).project != p.ID {
 			bad("project %q: production deployment %q is not one of its deployments", p.ID, id)
-		} else if id != "" && !deployments[id].built {
+		} else if id != "" && !lookup(id).built {
 			bad("project %q: production deployment %q was never ready", p.ID, id)
 		}
 	}

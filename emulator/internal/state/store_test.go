@@ -374,3 +374,91 @@ func TestNewDeploymentWeight(t *testing.T) {
 		}
 	}
 }
+
+// Load's check looks projects' production deployments up in the map its build makes,
+// not in one of its own: it must refuse exactly what Check refuses, in Check's words and
+// order, whatever is wrong (ids twice included, where it falls back to Check itself).
+func TestLoadRefusesInCheckWords(t *testing.T) {
+	base := world(t, 40).Export()
+	r := rand.New(rand.NewPCG(3, 4))
+	breaks := []func(s *Snapshot){
+		func(s *Snapshot) {}, // nothing wrong
+		func(s *Snapshot) { s.Projects[0].ProductionDeploymentID = "dpl_nowhere" },
+		func(s *Snapshot) { // another project's deployment
+			for _, d := range s.Deployments {
+				if d.ProjectID != s.Projects[0].ID {
+					s.Projects[0].ProductionDeploymentID = d.ID
+					return
+				}
+			}
+		},
+		func(s *Snapshot) { // never ready
+			d := &s.Deployments[r.IntN(len(s.Deployments))]
+			d.Status, d.Timings.ReadyAt = StatusBuilding, nil
+			for i := range s.Projects {
+				if s.Projects[i].ID == d.ProjectID {
+					s.Projects[i].ProductionDeploymentID = d.ID
+				}
+			}
+		},
+		func(s *Snapshot) { // an id twice, and a production deployment of that id
+			i, j := r.IntN(len(s.Deployments)), r.IntN(len(s.Deployments))
+			s.Deployments[j].ID = s.Deployments[i].ID
+			s.Projects[1].ProductionDeploymentID = s.Deployments[i].ID
+		},
+		func(s *Snapshot) { s.Deployments[r.IntN(len(s.Deployments))].ProjectID = "prj_missing" },
+		func(s *Snapshot) { s.Deployments[r.IntN(len(s.Deployments))].Status = "lost" },
+		func(s *Snapshot) { s.Projects[1].ProductionDeploymentID = "" },
+	}
+	for round := 0; round < 200; round++ {
+		snap := base
+		snap.Projects = slices.Clone(base.Projects)
+		snap.Deployments = slices.Clone(base.Deployments)
+		for k := r.IntN(3) + 1; k > 0; k-- {
+			breaks[r.IntN(len(breaks))](&snap)
+		}
+		want := fmt.Sprint(snap.Check())
+		if got := fmt.Sprint(New().Load(snap)); got != want {
+			t.Fatalf("round %d: Load refused with\n%s\nCheck with\n%s", round, got, want)
+		}
+	}
+}
+
+// Prepare changes nothing; Commit puts what was prepared in place as Load would, or,
+// for a snapshot the check refuses, returns the check's verdict and changes nothing.
+func TestPrepareChangesNothingUntilCommit(t *testing.T) {
+	s := world(t, 30)
+	before := s.Export()
+	next := world(t, 60).Export()
+	p := s.Prepare(next)
+	if p.Err() != nil || !p.HasDeployment(next.Deployments[0].ID) || p.HasDeployment("dpl_nowhere") {
+		t.Fatalf("prepared: %v", p.Err())
+	}
+	if !reflect.DeepEqual(s.Export(), before) {
+		t.Fatal("Prepare changed the store")
+	}
+	if err := s.Commit(p); err != nil {
+		t.Fatal(err)
+	}
+	loaded := New()
+	if err := loaded.Load(world(t, 60).Export()); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s.Export(), loaded.Export()) {
+		t.Fatal("a prepared snapshot committed is another state than the same loaded")
+	}
+
+	bad := world(t, 10).Export()
+	bad.Deployments[0].ProjectID = "prj_missing"
+	committed := s.Export()
+	p = s.Prepare(bad)
+	if p.Err() == nil {
+		t.Fatal("the check passed a deployment of a missing project")
+	}
+	if err := s.Commit(p); err == nil || err.Error() != p.Err().Error() {
+		t.Fatalf("Commit: %v, want the check's %v", err, p.Err())
+	}
+	if !reflect.DeepEqual(s.Export(), committed) {
+		t.Fatal("a refused snapshot changed the store")
+	}
+}

@@ -172,15 +172,21 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 	if err := snap.CheckKept(w.EdgeDomain()); err != nil {
 		return apperr.New(apperr.InvalidRequest, "state.json is not valid: "+err.Error())
 	}
-	anchors := keptAnchors(rec.Lifecycles, &snap)
-	rest, evs := w.broughtWeight(&rec, anchors)
 	weight := snap.Weight()
+	// The store is prepared for the state (checked and built aside, nothing changed)
+	// before the anchors are kept: it finds the few anchors' resources in the maps it
+	// built, where a pass over the state's 100,000 deployments took 10 ms on one core.
+	// The world's weight is then known, and a world that would not fit is refused
+	// before anything changes, as ever; its maps were built for nothing.
+	prepared := w.store.Prepare(snap)
+	anchors := keptAnchors(rec.Lifecycles, &snap, prepared)
+	rest, evs := w.broughtWeight(&rec, anchors)
 	if err := w.fits(weight+rest+evs+w.carried, "the bundle's world"); err != nil {
 		return err
 	}
 	// the seed, scenario and clock change only once the state is in, and before the
 	// lifecycles resume under them: a state that does not load changes nothing
-	err := w.loadAnchored(snap, weight, anchors, func() {
+	err := w.loadAnchored(snap, prepared, weight, anchors, func() {
 		w.mu.Lock()
 		w.seed = rec.Seed
 		w.mu.Unlock()

@@ -296,14 +296,18 @@ func perScope(ps map[string]scenario.ScopeRate) map[string]ratelimit.ScopeLimits
 
 // load replaces the state with snap, rebuilds the keyring and restarts the lifecycles
 // of resources in flight.
-func (w *World) load(snap state.Snapshot) error { return w.loadAnchored(snap, snap.Weight(), nil, nil) }
+func (w *World) load(snap state.Snapshot) error {
+	return w.loadAnchored(snap, nil, snap.Weight(), nil, nil)
+}
 
 // loadAnchored is load resuming each lifecycle in flight from its anchor in anchors
 // (when it entered its current step), else from now. then, when set, runs once the
 // state is in, before the lifecycles are resumed, with no transition in between (a
 // bundle's seed, scenario and clock): a state that does not load changes nothing, then
-// included. weight is snap.Weight(), which the caller has weighed already.
-func (w *World) loadAnchored(snap state.Snapshot, weight int64, anchors map[string]time.Time, then func()) error {
+// included. weight is snap.Weight(), which the caller has weighed already. prepared,
+// when not nil, is snap as the world's store prepared it (state.Store.Prepare): it is
+// committed rather than snap loaded.
+func (w *World) loadAnchored(snap state.Snapshot, prepared *state.Prepared, weight int64, anchors map[string]time.Time, then func()) error {
 	keys := make([]envelope.Key, len(snap.Cipher.MasterKeys))
 	for i, k := range snap.Cipher.MasterKeys {
 		keys[i] = envelope.Key{ID: k.ID, Secret: k.Key}
@@ -324,7 +328,12 @@ func (w *World) loadAnchored(snap state.Snapshot, weight int64, anchors map[stri
 			err = fmt.Errorf("uploads: %w", err)
 			return
 		}
-		if err = w.store.Load(snap); err != nil {
+		if prepared == nil {
+			err = w.store.Load(snap)
+		} else {
+			err = w.store.Commit(prepared)
+		}
+		if err != nil {
 			w.files.Load(previous)
 			return
 		}
@@ -375,7 +384,7 @@ func (w *World) ImportWeighed(snap state.Snapshot, weight int64) error {
 	if weight < 0 {
 		weight = snap.Weight()
 	}
-	if err := w.loadAnchored(snap, weight, nil, nil); err != nil {
+	if err := w.loadAnchored(snap, nil, weight, nil, nil); err != nil {
 		return apperr.New(apperr.InvalidRequest, "the state is not valid: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	w.emit(EventReset, "import")
