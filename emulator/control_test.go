@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -46,6 +47,22 @@ func TestControlToken(t *testing.T) {
 				t.Errorf("got %d %s, want %d %s: %s", r.Status, r.Code(), tt.status, tt.code, r.Body)
 			}
 		})
+	}
+	// two Authorization headers, even with the control token first, are refused, as
+	// the hosting API refuses them
+	hr, err := http.NewRequest("GET", e.url+"/_emulator/clock", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr.Header["Authorization"] = []string{"Bearer ctl", "Bearer other"}
+	res, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 401 || !strings.Contains(string(b), `"invalid_token"`) || !strings.Contains(string(b), "2 Authorization headers") {
+		t.Errorf("two Authorization headers: %d %s", res.StatusCode, b)
 	}
 }
 
