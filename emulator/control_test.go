@@ -54,15 +54,17 @@ func TestControlToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hr.Header["Authorization"] = []string{"Bearer ctl", "Bearer other"}
-	res, err := http.DefaultClient.Do(hr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 401 || !strings.Contains(string(b), `"invalid_token"`) || !strings.Contains(string(b), "2 Authorization headers") {
-		t.Errorf("two Authorization headers: %d %s", res.StatusCode, b)
+	for _, vals := range [][]string{{"Bearer ctl", "Bearer other"}, {"", "Bearer ctl"}} {
+		hr.Header["Authorization"] = vals
+		res, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 401 || !strings.Contains(string(b), `"invalid_token"`) || !strings.Contains(string(b), "2 Authorization headers") {
+			t.Errorf("Authorization %q: %d %s", vals, res.StatusCode, b)
+		}
 	}
 }
 

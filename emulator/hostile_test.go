@@ -130,7 +130,7 @@ func TestHeadersSentTwiceAreRefused(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return resp{Status: res.StatusCode, Header: res.Header, Body: b}
 	}
-	for _, toks := range [][]string{{"Bearer t-read", "Bearer nope"}, {"Bearer nope", "Bearer t-read"}, {"Bearer t-read", "Bearer t-read"}} {
+	for _, toks := range [][]string{{"Bearer t-read", "Bearer nope"}, {"Bearer nope", "Bearer t-read"}, {"Bearer t-read", "Bearer t-read"}, {"", "Bearer t-read"}} {
 		r := send("GET", "/v1/projects", http.Header{"Authorization": toks}, "")
 		mustStatus(t, r, http.StatusUnauthorized)
 		if er := r.Err(t); er.Code != "invalid_token" || !strings.Contains(er.Message, "2 Authorization headers") {
