@@ -274,6 +274,10 @@ func TestEdgeUnknownNamespaceIsNotFound(t *testing.T) {
 	if r.Status != http.StatusNotFound || !strings.Contains(string(r.Body), "namespace_not_found") {
 		t.Errorf("CONNECT: %d %.200s", r.Status, r.Body)
 	}
+	// the page the error links to says so, not only "Control API"
+	if page := e.get("/docs/errors/namespace_not_found", ""); !strings.Contains(string(page.Body), "X-Hostemu-Namespace") {
+		t.Errorf("the namespace_not_found page does not name the edge's case:\n%.500s", page.Body)
+	}
 }
 
 // An await that would wait in wall time (a requests condition on any clock; any
