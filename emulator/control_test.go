@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -46,6 +47,24 @@ func TestControlToken(t *testing.T) {
 				t.Errorf("got %d %s, want %d %s: %s", r.Status, r.Code(), tt.status, tt.code, r.Body)
 			}
 		})
+	}
+	// two Authorization headers, even with the control token first, are refused, as
+	// the hosting API refuses them
+	hr, err := http.NewRequest("GET", e.url+"/_emulator/clock", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vals := range [][]string{{"Bearer ctl", "Bearer other"}, {"", "Bearer ctl"}} {
+		hr.Header["Authorization"] = vals
+		res, err := http.DefaultClient.Do(hr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 401 || !strings.Contains(string(b), `"invalid_token"`) || !strings.Contains(string(b), "2 Authorization headers") {
+			t.Errorf("Authorization %q: %d %s", vals, res.StatusCode, b)
+		}
 	}
 }
 

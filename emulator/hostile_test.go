@@ -130,7 +130,7 @@ func TestHeadersSentTwiceAreRefused(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return resp{Status: res.StatusCode, Header: res.Header, Body: b}
 	}
-	for _, toks := range [][]string{{"Bearer t-read", "Bearer nope"}, {"Bearer nope", "Bearer t-read"}, {"Bearer t-read", "Bearer t-read"}} {
+	for _, toks := range [][]string{{"Bearer t-read", "Bearer nope"}, {"Bearer nope", "Bearer t-read"}, {"Bearer t-read", "Bearer t-read"}, {"", "Bearer t-read"}} {
 		r := send("GET", "/v1/projects", http.Header{"Authorization": toks}, "")
 		mustStatus(t, r, http.StatusUnauthorized)
 		if er := r.Err(t); er.Code != "invalid_token" || !strings.Contains(er.Message, "2 Authorization headers") {
@@ -273,6 +273,10 @@ func TestEdgeUnknownNamespaceIsNotFound(t *testing.T) {
 	r := e.do(req{Method: "CONNECT", Path: "", Host: host + ":443", Headers: map[string]string{"Proxy-Authorization": basic}})
 	if r.Status != http.StatusNotFound || !strings.Contains(string(r.Body), "namespace_not_found") {
 		t.Errorf("CONNECT: %d %.200s", r.Status, r.Body)
+	}
+	// the page the error links to says so, not only "Control API"
+	if page := e.get("/docs/errors/namespace_not_found", ""); !strings.Contains(string(page.Body), "X-Hostemu-Namespace") {
+		t.Errorf("the namespace_not_found page does not name the edge's case:\n%.500s", page.Body)
 	}
 }
 

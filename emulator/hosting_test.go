@@ -323,6 +323,16 @@ func TestListDeploymentsErrors(t *testing.T) {
 		if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, `invalid URL escape "%zz"`) {
 			t.Errorf("%s?cursor=%%zz: %d %s", list, r.Status, r.Body)
 		}
+		// a pair naming no parameter of the list is ignored however it is written, as
+		// any unknown parameter is (the public API is lenient)
+		if r := e.get(list+"?utm=%zz&x=a;b", "t-read"); r.Status != 200 {
+			t.Errorf("%s?utm=%%zz&x=a;b: %d %s", list, r.Status, r.Body)
+		}
+	}
+	for _, q := range []string{"?status=%zz", "?created_after=%zz", "?limit=1;utm=x"} {
+		if r := e.get("/v1/deployments"+q+"&utm=%zz", "t-read"); r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, "the query string: ") {
+			t.Errorf("%s: %d %s", q, r.Status, r.Body)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
+	"github.com/hostemu/hostemu/emulator/internal/openapi"
 	"github.com/hostemu/hostemu/emulator/internal/problem"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
@@ -66,7 +67,7 @@ var settings = []setting{
 	{"edge-url-port", "", "`port` deployment URLs carry instead of the HTTPS listener's (a reverse proxy's 443)", setEdgeURLPort},
 	{"ca-dir", "", "`DIR` keeping the local CA (ca.pem, ca-key.pem mode 0600), created if missing (default <user config dir>/hostemu/ca; :memory: a new CA each start)", setCADir},
 	{"public-url", "", "absolute http(s) `URL` used in links to hostemu (empty: the request's scheme and host)", func(c *Config, v string) error {
-		u, err := parsePublicURL(v)
+		u, err := openapi.ParsePublicURL(v)
 		c.Options.PublicURL = u
 		return err
 	}},
@@ -510,22 +511,6 @@ func parseSize(v string, least int64) (int64, error) {
 		return 0, bad
 	}
 	return n * unit, nil
-}
-
-// parsePublicURL accepts an absolute http(s) URL with a host and no query or fragment,
-// and strips its trailing slashes.
-func parsePublicURL(v string) (string, error) {
-	if v == "" {
-		return "", nil
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", errors.New("want an absolute http:// or https:// URL")
-	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", errors.New("want a base URL without user, query or fragment")
-	}
-	return strings.TrimRight(v, "/"), nil
 }
 
 // parsePrefixes reads comma-separated CIDRs; a bare address is a single-host prefix.

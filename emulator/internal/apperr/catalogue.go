@@ -40,7 +40,7 @@ var catalogue = []Doc{
 	{TokenNotFound, 404, "control", "No hosting token to revoke has this value."},
 	{MethodNotAllowed, 405, "any", "The route exists but not with this method; the Allow header lists the methods it has."},
 	{AwaitTimeout, 408, "control", "The awaited condition did not hold within the timeout."},
-	{NamespaceNotFound, 404, "control", "No namespace has this id: it was never created, or it was deleted or expired (unused for --namespace-ttl)."},
+	{NamespaceNotFound, 404, "control", "No namespace has this id: it was never created, or it was deleted or expired (unused for --namespace-ttl). Also an edge request or a CONNECT naming such a namespace by X-Hostemu-Namespace or proxy credentials."},
 	{NamespaceLimit, 429, "control", "As many namespaces live as --max-namespaces allows; delete one (DELETE /_emulator/namespaces/{ns}) or wait for idle ones to expire."},
 	{DeploymentNotReady, 409, "hosting", "Only a ready deployment can be promoted."},
 	{DomainAlreadyExists, 409, "hosting", "The hostname is already attached to a project."},

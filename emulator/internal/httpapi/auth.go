@@ -20,7 +20,7 @@ func (a *API) identify(ex *exchange, r *http.Request) {
 	if len(vals) > 0 {
 		h = vals[0]
 	}
-	ex.hasHeader = h != ""
+	ex.hasHeader = h != "" || len(vals) > 1 // an empty first of two is still two
 	cipher := ex.class.Kind == KindCipher
 	tok, ok := bearer(h)
 	ex.token, ex.tokenRead = tok, true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,18 +23,43 @@ const (
 	maxLimit     = 100
 )
 
-// paged is a list route's handler h refusing a query string that does not parse:
-// URL.Query drops a pair it cannot read, so ?cursor=%zz would answer the first page
-// again, and a client paging with a cursor it escaped badly would loop on it for good.
-func paged(h handlerFunc) handlerFunc {
+// paged is a list route's handler h refusing a pair of the query string that names one
+// of the parameters it reads (limit, cursor, and params) and does not parse: URL.Query
+// drops a pair it cannot read, so ?cursor=%zz would answer the first page again, and a
+// client paging with a cursor it escaped badly would loop on it for good. A pair naming
+// no parameter of the route is ignored however it is written, as an unknown parameter
+// is: the public API is lenient.
+func paged(h handlerFunc, params ...string) handlerFunc {
+	params = append([]string{"limit", "cursor"}, params...)
 	return func(c *gin.Context) (any, error) {
-		if raw := c.Request.URL.RawQuery; raw != "" {
-			if _, err := url.ParseQuery(raw); err != nil {
-				return nil, apperr.Errorf(apperr.InvalidRequest, "the query string: %v", err)
-			}
+		if err := unreadableQuery(c.Request.URL.RawQuery, params); err != nil {
+			return nil, apperr.Errorf(apperr.InvalidRequest, "the query string: %v", err)
 		}
 		return h(c)
 	}
+}
+
+// unreadableQuery is url.ParseQuery's error for the first pair of raw that it cannot
+// read and whose key is one of params; nil when there is none.
+func unreadableQuery(raw string, params []string) error {
+	if raw == "" {
+		return nil
+	}
+	if _, err := url.ParseQuery(raw); err == nil {
+		return nil
+	}
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		key, _, _ := strings.Cut(pair, "=")
+		if k, err := url.QueryUnescape(key); err != nil || !slices.Contains(params, k) {
+			continue // not a parameter of the route's
+		}
+		if _, err := url.ParseQuery(pair); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func parseLimit(c *gin.Context) (int, error) {

@@ -24,7 +24,7 @@ func (a *API) hostingRoutes(r *gin.Engine) {
 	read, deploy := a.need(state.ScopeRead), a.need(state.ScopeDeploy)
 	a.publicRoute(r, "GET", "/v1/projects", read, paged(a.listProjects))
 	a.publicRoute(r, "POST", "/v1/deployments", deploy, a.createDeployment)
-	a.publicRoute(r, "GET", "/v1/deployments", read, paged(a.listDeployments))
+	a.publicRoute(r, "GET", "/v1/deployments", read, paged(a.listDeployments, "project_id", "target", "status", "created_after", "created_before"))
 	a.publicRoute(r, "GET", "/v1/deployments/:id", read, a.getDeployment)
 	a.publicRoute(r, "GET", "/v1/deployments/:id/logs", read, paged(a.getBuildLogs))
 	a.publicRoute(r, "POST", "/v1/deployments/:id/promote", deploy, a.promote)

@@ -275,13 +275,20 @@ func runEnv(base []string, url, artifacts string) []string {
 	return append(env, Env+"="+url, "HOSTEMU_ARTIFACTS="+artifacts)
 }
 
+// readBounded reads at most the first n bytes of path into a buffer of n bytes: what a
+// run's output is charged (outputsHeld) is what it takes, not io.ReadAll's growth.
 func readBounded(path string, n int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, n))
+	b := make([]byte, n)
+	got, err := io.ReadFull(f, b)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil // shorter than n
+	}
+	return b[:got], err
 }
 
 func tail(b []byte, n int) []byte {

@@ -41,16 +41,10 @@ func Command(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// the rule serve's --public-url follows: the URL is written into every server
-	if v := *publicURL; v != "" {
-		u, err := url.Parse(v)
-		switch {
-		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-			fmt.Fprintf(stderr, "hostemu openapi: invalid --public-url %q: want an absolute http:// or https:// URL\n", v)
-			return 2
-		case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-			fmt.Fprintf(stderr, "hostemu openapi: invalid --public-url %q: want a base URL without user, query or fragment\n", v)
-			return 2
-		}
+	server, err := ParsePublicURL(*publicURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "hostemu openapi: invalid --public-url %q: %v\n", *publicURL, err)
+		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "hostemu openapi: unexpected argument %q\n", fs.Arg(0))
@@ -60,7 +54,6 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	if *control {
 		doc = Control()
 	}
-	server := strings.TrimSuffix(*publicURL, "/")
 	if server == "" {
 		server = defaultServer
 	}
@@ -74,4 +67,21 @@ func Command(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+// ParsePublicURL reads a --public-url, serve's and this command's: "" for none, else an
+// absolute http(s) URL with a host and no user, query or fragment, its trailing slashes
+// stripped.
+func ParsePublicURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("want an absolute http:// or https:// URL")
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", errors.New("want a base URL without user, query or fragment")
+	}
+	return strings.TrimRight(v, "/"), nil
 }

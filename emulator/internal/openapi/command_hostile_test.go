@@ -25,3 +25,14 @@ func TestCommandRefusesBadValues(t *testing.T) {
 		}
 	}
 }
+
+// The URL goes into the servers as serve keeps it: its trailing slashes stripped.
+func TestCommandPublicURLAsServeKeepsIt(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Command([]string{"--format", "json", "--public-url", "https://emu.test/base//"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"url":"https://emu.test/base"`) {
+		t.Errorf("servers do not name https://emu.test/base: %.300s", out.String())
+	}
+}
