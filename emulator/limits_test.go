@@ -269,16 +269,19 @@ func TestStalledUploadCut(t *testing.T) {
 }
 
 // A slow upload that keeps moving faster than the minimum rate completes, well past
-// the grace period.
+// the grace period. Each 16 KiB chunk buys a second at the minimum rate and comes 40 ms
+// after the one before (0.6 s in all, six times the grace): a machine under load may
+// be late with a chunk by most of a second without failing the test (at 64 KiB/s and
+// the first chunk 40 ms after the head, a CI run's load cut it at its start).
 func TestSlowUploadCompletes(t *testing.T) {
 	t.Parallel()
-	srv, _ := listenEnv(t, emulator.Limits{BodyReadTimeout: 100 * time.Millisecond, MinBodyRate: 64 << 10})
+	srv, _ := listenEnv(t, emulator.Limits{BodyReadTimeout: 100 * time.Millisecond, MinBodyRate: 16 << 10})
 	body := make([]byte, 256<<10)
 	c := dial(t, srv)
-	c.send(uploadHead(digest(body), len(body)))
-	tick := time.NewTicker(40 * time.Millisecond) // 16 KiB per 40 ms: 400 KiB/s, 0.64 s
+	c.send(uploadHead(digest(body), len(body)) + string(body[:16<<10])) // the first chunk with its head
+	tick := time.NewTicker(40 * time.Millisecond)                       // 16 KiB per 40 ms: 400 KiB/s
 	defer tick.Stop()
-	for chunk := range 16 {
+	for chunk := 1; chunk < 16; chunk++ {
 		<-tick.C
 		c.Write(body[chunk*(16<<10) : (chunk+1)*(16<<10)])
 	}
