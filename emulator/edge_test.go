@@ -28,6 +28,16 @@ func (e *env) upload(t *testing.T, content string) string {
 }
 
 // host is the host of a URL the API handed out.
+// readySite creates a deployment of prj_shop serving content as index.html, waits
+// until it is ready, and returns the host the edge serves it at.
+func (e *env) readySite(t *testing.T, content string) string {
+	t.Helper()
+	created := decode[struct{ ID, URL string }](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
+		"files": map[string]string{"index.html": e.upload(t, content)}}))
+	e.post("/_emulator/await", "", map[string]string{"deployment": created.ID, "status": "ready"})
+	return host(t, created.URL)
+}
+
 func host(t *testing.T, raw string) string {
 	t.Helper()
 	u, err := url.Parse(raw)
@@ -201,9 +211,7 @@ func TestEdgeRangeCap(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	content := strings.Repeat("0123456789", 10)
-	created := decode[struct{ ID, URL string }](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
-		"files": map[string]string{"index.html": e.upload(t, content)}}))
-	e.post("/_emulator/await", "", map[string]string{"deployment": created.ID, "status": "ready"})
+	h := e.readySite(t, content)
 	ranges := func(n int) string {
 		rs := make([]string, n)
 		for i := range rs {
@@ -211,10 +219,10 @@ func TestEdgeRangeCap(t *testing.T) {
 		}
 		return "bytes=" + strings.Join(rs, ",")
 	}
-	if r := e.edgeGet(host(t, created.URL), "/", map[string]string{"Range": ranges(16)}); r.Status != 206 || !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/byteranges") {
+	if r := e.edgeGet(h, "/", map[string]string{"Range": ranges(16)}); r.Status != 206 || !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/byteranges") {
 		t.Errorf("16 ranges: %d %v", r.Status, r.Header)
 	}
-	if r := e.edgeGet(host(t, created.URL), "/", map[string]string{"Range": ranges(17)}); r.Status != 200 || string(r.Body) != content {
+	if r := e.edgeGet(h, "/", map[string]string{"Range": ranges(17)}); r.Status != 200 || string(r.Body) != content {
 		t.Errorf("17 ranges: %d, %d bytes", r.Status, len(r.Body))
 	}
 }

@@ -92,11 +92,7 @@ func TestForbiddenHostPageDoesNotAllowStarLocalhost(t *testing.T) {
 func TestEdgeEmptySuffixRangeIsUnsatisfiable(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	content := strings.Repeat("0123456789", 10)
-	created := decode[struct{ ID, URL string }](t, e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop",
-		"files": map[string]string{"index.html": e.upload(t, content)}}))
-	e.post("/_emulator/await", "", map[string]string{"deployment": created.ID, "status": "ready"})
-	h := host(t, created.URL)
+	h := e.readySite(t, strings.Repeat("0123456789", 10))
 	for _, rng := range []string{"bytes=-0", "bytes= -0 ", "bytes=-0,-00"} {
 		r := e.edgeGet(h, "/", map[string]string{"Range": rng})
 		if r.Status != http.StatusRequestedRangeNotSatisfiable || r.Header.Get("Content-Range") != "bytes */100" {

@@ -5,6 +5,16 @@ import (
 	"testing"
 )
 
+// problemsOf is every problem Parse finds in src (as s.yaml), a line each.
+func problemsOf(src string) string {
+	_, problems := Parse("s.yaml", []byte(src))
+	var lines []string
+	for _, p := range problems {
+		lines = append(lines, p.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
 // An unknown key is one problem among others: the known keys of the same element are
 // checked too, and every problem comes with line:column.
 func TestEveryProblemOfAnElementIsReported(t *testing.T) {
@@ -21,12 +31,7 @@ faults:
     status: 999
     tims: 1
 `
-	_, problems := Parse("s.yaml", []byte(src))
-	var got []string
-	for _, p := range problems {
-		got = append(got, p.String())
-	}
-	all := strings.Join(got, "\n")
+	all := problemsOf(src)
 	for _, want := range []string{
 		`s.yaml:4:24: deployments.lifecycle[0]: unknown key "aftr" (did you mean "after"?)`,
 		`s.yaml:5:16: deployments.lifecycle[1].status: unknown deployment status "bilding" (did you mean "building"?)`,
@@ -56,12 +61,7 @@ domains:
     - when: {hostname: "[bad", probability: 2}
       lifecycle: [{status: pending}, {status: error, after: 30s}]
 `
-	_, problems := Parse("s.yaml", []byte(src))
-	var all []string
-	for _, p := range problems {
-		all = append(all, p.String())
-	}
-	text := strings.Join(all, "\n")
+	text := problemsOf(src)
 	for _, want := range []string{`unknown key "isuer"`, `certificates.valid_for`, `unknown key "enabld"`, `rate_limits.burst`, `unknown key "projct_id"`, `target: "staging"`, `probability: 2 is out of range`, `"[bad" is not a valid glob`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
@@ -84,12 +84,7 @@ faults:
   - match: {path: /v1/projects}
     delay: 30d
 `
-	_, problems := Parse("s.yaml", []byte(src))
-	var all []string
-	for _, p := range problems {
-		all = append(all, p.String())
-	}
-	text := strings.Join(all, "\n")
+	text := problemsOf(src)
 	for _, want := range []string{`match.headers "x-team": names the same header as "X-Team"; give it once`, `key "path" repeated`, `delay: unknown key "mx" (did you mean "max"?)`, `delay 720h0m0s: at most 24h0m0s`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
