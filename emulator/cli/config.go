@@ -19,7 +19,6 @@ import (
 
 	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
-	"github.com/hostemu/hostemu/emulator/internal/openapi"
 	"github.com/hostemu/hostemu/emulator/internal/problem"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
@@ -67,7 +66,7 @@ var settings = []setting{
 	{"edge-url-port", "", "`port` deployment URLs carry instead of the HTTPS listener's (a reverse proxy's 443)", setEdgeURLPort},
 	{"ca-dir", "", "`DIR` keeping the local CA (ca.pem, ca-key.pem mode 0600), created if missing (default <user config dir>/hostemu/ca; :memory: a new CA each start)", setCADir},
 	{"public-url", "", "absolute http(s) `URL` used in links to hostemu (empty: the request's scheme and host)", func(c *Config, v string) error {
-		u, err := openapi.ParsePublicURL(v)
+		u, err := parsePublicURL(v)
 		c.Options.PublicURL = u
 		return err
 	}},
@@ -511,6 +510,23 @@ func parseSize(v string, least int64) (int64, error) {
 		return 0, bad
 	}
 	return n * unit, nil
+}
+
+// parsePublicURL accepts an absolute http(s) URL with a host and no user, query or
+// fragment, and strips its trailing slashes ("" for none): serve's --public-url and
+// hostemu openapi's.
+func parsePublicURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("want an absolute http:// or https:// URL")
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", errors.New("want a base URL without user, query or fragment")
+	}
+	return strings.TrimRight(v, "/"), nil
 }
 
 // parsePrefixes reads comma-separated CIDRs; a bare address is a single-host prefix.

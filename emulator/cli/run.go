@@ -8,8 +8,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"github.com/hostemu/hostemu/emulator/internal/openapi"
 )
 
 // Main runs the command line of the process and exits with its code. b is what the
@@ -58,7 +56,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, environ
 	case "mutate":
 		return mutateCmd(ctx, rest, stdout, stderr)
 	case "openapi":
-		return openapi.Command(rest, stdout, stderr)
+		return openapiCmd(rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
 			fmt.Fprintf(stderr, "hostemu: version takes no arguments, got %q\n", rest[0])

@@ -22,9 +22,9 @@ var hostingYAML []byte
 //go:embed control.yaml
 var controlYAML []byte
 
-// defaultServer is the servers URL written in the files: hostemu's default address.
+// DefaultServer is the servers URL written in the files: hostemu's default address.
 // A served copy replaces it with the address it was asked on.
-const defaultServer = "http://127.0.0.1:4700"
+const DefaultServer = "http://127.0.0.1:4700"
 
 // Doc is one description, ready to serve: its YAML as written and its JSON, converted
 // once, each cut where a servers URL names hostemu's default address, so that the
@@ -50,7 +50,7 @@ var (
 
 // Raw is the embedded file as written, with hostemu's default address in servers: what
 // the tests validate against.
-func (d *Doc) Raw() []byte { return d.YAML(defaultServer) }
+func (d *Doc) Raw() []byte { return d.YAML(DefaultServer) }
 
 // Name is the embedded file's name.
 func (d *Doc) Name() string { return d.name }
@@ -90,9 +90,9 @@ func mustLoad(name string, src []byte) *Doc {
 }
 
 func load(name string, src []byte) (*Doc, error) {
-	d := &Doc{name: name, yaml: bytes.Split(src, []byte(yamlServer+defaultServer))}
+	d := &Doc{name: name, yaml: bytes.Split(src, []byte(yamlServer+DefaultServer))}
 	if len(d.yaml) < 2 {
-		return nil, fmt.Errorf("%s: no servers URL %s", name, defaultServer)
+		return nil, fmt.Errorf("%s: no servers URL %s", name, DefaultServer)
 	}
 	d.json = sync.OnceValues(func() ([][]byte, error) {
 		var root yaml.Node
@@ -103,7 +103,7 @@ func load(name string, src []byte) (*Doc, error) {
 		if err := writeJSON(&b, &root); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		parts := bytes.Split(b.Bytes(), []byte(jsonServer+defaultServer))
+		parts := bytes.Split(b.Bytes(), []byte(jsonServer+DefaultServer))
 		if len(parts) != len(d.yaml) {
 			return nil, fmt.Errorf("%s: %d servers URLs in the YAML, %d in the JSON", name, len(d.yaml)-1, len(parts)-1)
 		}

@@ -1,4 +1,4 @@
-package openapi
+package cli
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func TestCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if code := Command(tt.args, &out, &errb); code != tt.code {
+			if code := openapiCmd(tt.args, &out, &errb); code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr %s", code, tt.code, errb.String())
 			}
 			for _, want := range tt.stdout {

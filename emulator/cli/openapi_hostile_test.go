@@ -1,4 +1,4 @@
-package openapi
+package cli
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestCommandRefusesBadValues(t *testing.T) {
 		{[]string{"--controll"}, "hostemu openapi: unknown flag -controll (did you mean --control?)"},
 	} {
 		var out, errb bytes.Buffer
-		if code := Command(tt.args, &out, &errb); code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), tt.stderr) {
+		if code := openapiCmd(tt.args, &out, &errb); code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), tt.stderr) {
 			t.Errorf("%q: exit %d, %d bytes out, stderr %q; want 2 and %q", tt.args, code, out.Len(), errb.String(), tt.stderr)
 		}
 	}
@@ -29,7 +29,7 @@ func TestCommandRefusesBadValues(t *testing.T) {
 // The URL goes into the servers as serve keeps it: its trailing slashes stripped.
 func TestCommandPublicURLAsServeKeepsIt(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := Command([]string{"--format", "json", "--public-url", "https://emu.test/base//"}, &out, &errb); code != 0 {
+	if code := openapiCmd([]string{"--format", "json", "--public-url", "https://emu.test/base//"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if !strings.Contains(out.String(), `"url":"https://emu.test/base"`) {
