@@ -75,13 +75,13 @@ func coverageCmd(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintf(stderr, "hostemu coverage: unexpected argument %q\n", fset.Arg(0))
 		return 2
 	case *all != "" && *all != "all":
-		fmt.Fprintf(stderr, "hostemu coverage: --namespaces %q: the only value is \"all\"%s\n", *all, nearMiss(*all, []string{"all"}))
+		fmt.Fprintf(stderr, "hostemu coverage: --namespaces %q: the only value is \"all\"%s\n", *all, yamlcheck.DidYouMean(*all, []string{"all"}))
 		return 2
 	case *all != "" && *ns != "":
 		fmt.Fprintln(stderr, "hostemu coverage: --namespaces all and --namespace NS exclude each other")
 		return 2
 	case !contains(coverageFormats, *format):
-		fmt.Fprintf(stderr, "hostemu coverage: --format %q: want text, json, markdown or junit%s\n", *format, nearMiss(*format, coverageFormats))
+		fmt.Fprintf(stderr, "hostemu coverage: --format %q: want text, json, markdown or junit%s\n", *format, yamlcheck.DidYouMean(*format, coverageFormats))
 		return 2
 	}
 	ignore, err := coverage.ReadConfig(*config)
@@ -496,14 +496,4 @@ func writeCoverageJUnit(w io.Writer, r coverage.Report, scope string, mins [4]pc
 	enc.Indent("", "  ")
 	enc.Encode(suites)
 	io.WriteString(w, "\n")
-}
-
-// nearMiss is " (did you mean "x"?)" for the known value closest to v, or "" when none
-// is near: for messages that already list what they want (yamlcheck.Suggest would list
-// it again).
-func nearMiss(v string, known []string) string {
-	if best := yamlcheck.Closest(v, known); best != "" {
-		return fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return ""
 }

@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"fmt"
-
 	"github.com/hostemu/hostemu/emulator/internal/problem"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
@@ -19,9 +17,4 @@ func didYouMean(got string, known []string) string { return yamlcheck.Suggest(go
 
 // closestHint is didYouMean without the list, for messages that already say what they
 // want.
-func closestHint(got string, known []string) string {
-	if best := yamlcheck.Closest(got, known); best != "" {
-		return fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return ""
-}
+func closestHint(got string, known []string) string { return yamlcheck.DidYouMean(got, known) }

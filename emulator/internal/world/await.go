@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -279,11 +278,7 @@ func statusProblem(resource string, got *string, known ...string) error {
 	if got == nil {
 		return apperr.Errorf(apperr.InvalidRequest, `field "status" is required: a %s status, one of %s`, resource, list)
 	}
-	hint := ""
-	if best := yamlcheck.Closest(*got, known); best != "" {
-		hint = fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return apperr.Errorf(apperr.InvalidRequest, `field "status": %q is not a %s status%s; it is one of %s`, *got, resource, hint, list)
+	return apperr.Errorf(apperr.InvalidRequest, `field "status": %q is not a %s status%s; it is one of %s`, *got, resource, yamlcheck.DidYouMean(*got, known), list)
 }
 
 // awaitManual steps a manual clock until cond holds or timeout has passed; manual is

@@ -327,6 +327,15 @@ func Suggest(got string, allowed []string) string {
 	return " (want " + strings.Join(allowed, ", ") + ")"
 }
 
+// DidYouMean is Suggest without the list: " (did you mean \"x\"?)" for the known value
+// closest to got, else "": for messages that already say what they want.
+func DidYouMean(got string, known []string) string {
+	if best := Closest(got, known); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
 // closestFold is Closest ignoring case (HTTP methods are upper case, keys lower).
 func closestFold(got string, known []string) string {
 	lower := make([]string, len(known))
