@@ -10,23 +10,29 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
+// authorization is the first Authorization header of h and how many h has: two
+// credentials are none, in the hosting and decryption APIs as in the control API's.
+func authorization(h http.Header) (first string, n int) {
+	vals := h["Authorization"]
+	if len(vals) == 0 {
+		return "", 0
+	}
+	return vals[0], len(vals)
+}
+
 // identify reads the bearer credential, finds the request's world (a namespace's token
 // or key names its namespace; any other credential, or none, is the default world's) and
 // decides the rate-limit key: the token's for a valid credential, else the client IP's
 // (per service).
 func (a *API) identify(ex *exchange, r *http.Request) {
-	var h string
-	vals := r.Header["Authorization"]
-	if len(vals) > 0 {
-		h = vals[0]
-	}
-	ex.hasHeader = h != "" || len(vals) > 1 // an empty first of two is still two
+	h, n := authorization(r.Header)
+	ex.hasHeader = h != "" || n > 1 // an empty first of two is still two
 	cipher := ex.class.Kind == KindCipher
 	tok, ok := bearer(h)
 	ex.token, ex.tokenRead = tok, true
 	// Two credentials are none: reading the first would let a test whose client adds a
 	// second one pass (authorize says why).
-	ok = ok && len(vals) == 1
+	ok = ok && n == 1
 	if ok {
 		if n, found := a.ns.ByToken(tok); found {
 			ex.w = n.World
@@ -85,7 +91,7 @@ func (a *API) authorize(c *gin.Context, scope func(*gin.Context) state.Scope) bo
 		a.renderError(c, apperr.New(apperr.MissingToken, "send the header Authorization: Bearer <token>"))
 		return false
 	case !info.authed:
-		if n := len(c.Request.Header["Authorization"]); n > 1 {
+		if _, n := authorization(c.Request.Header); n > 1 {
 			a.renderError(c, apperr.Errorf(apperr.InvalidToken, "the request has %d Authorization headers; send one, with one bearer token", n))
 			return false
 		}

@@ -24,12 +24,11 @@ func (a *API) controlAuth(r *http.Request) error {
 	if a.cfg.ControlToken == "" {
 		return nil
 	}
-	vals := r.Header["Authorization"]
-	h := headerOf(r.Header, "Authorization")
+	h, n := authorization(r.Header)
 	tok, ok := bearer(h)
 	switch {
-	case len(vals) > 1: // as the hosting API refuses them (authorize): one may be a stray
-		return apperr.Errorf(apperr.InvalidToken, "the request has %d Authorization headers; send one, with the control token", len(vals))
+	case n > 1: // as the hosting API refuses them (authorize): one may be a stray
+		return apperr.Errorf(apperr.InvalidToken, "the request has %d Authorization headers; send one, with the control token", n)
 	case h == "":
 		return apperr.New(apperr.MissingToken, "the control API needs Authorization: Bearer <control token>")
 	case !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(a.cfg.ControlToken)) != 1:

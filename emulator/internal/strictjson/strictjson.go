@@ -8,6 +8,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func UnknownKeys(v any, t reflect.Type, where string) error {
 			names = append(names, name)
 		}
 		given := make(map[string]string, len(obj)) // a field's name → the key that set it
-		for _, key := range sortedNames(mapKeys(obj)) {
+		for _, key := range slices.Sorted(maps.Keys(obj)) {
 			name, ft, ok := fieldFor(fields, key)
 			if !ok {
 				return apperr.Errorf(apperr.InvalidRequest, "unknown key %q%s%s", key, in(where), yamlcheck.Suggest(key, sortedNames(names)))
@@ -133,14 +134,6 @@ func fieldFor(fields map[string]reflect.Type, key string) (name string, t reflec
 		}
 	}
 	return "", nil, false
-}
-
-func mapKeys(obj map[string]any) []string {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	return keys
 }
 
 func in(where string) string {
