@@ -79,7 +79,7 @@ func New(opts Options) (*Emulator, error) {
 		start = time.Now().UTC().Truncate(time.Second)
 	}
 	if !state.InRange(start) {
-		return nil, &ConfigError{fmt.Errorf("clock start %s is outside the years %d to %d", start.Format(time.RFC3339), state.MinYear, state.MaxYear-1)}
+		return nil, &ConfigError{fmt.Errorf("clock start %s is outside the years %d to %d", start.Format(time.RFC3339), state.MinYear, state.LastYear)}
 	}
 	// The built-in scenarios are parsed once a process, a millisecond of YAML that the
 	// first world waits for: on a goroutine of its own, so that on a second core it

@@ -114,7 +114,7 @@ var settings = []setting{
 		// Checked here, not only by emulator.New: there the zero time, which
 		// 0001-01-01T00:00:00Z is, means "now", and would start the clock on the wall.
 		if !state.InRange(t) {
-			return fmt.Errorf("want a time in the years %d to %d", state.MinYear, state.MaxYear-1)
+			return fmt.Errorf("want a time in the years %d to %d", state.MinYear, state.LastYear)
 		}
 		c.Options.ClockStart = t.UTC()
 		return nil

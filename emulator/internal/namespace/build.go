@@ -92,7 +92,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if spec.ClockStart != nil {
 		t, err := time.Parse(time.RFC3339, *spec.ClockStart)
 		if err != nil || !state.InRange(t) {
-			return nil, apperr.Errorf(apperr.InvalidRequest, `field "clock_start" must be an RFC 3339 time from %d to %d`, state.MinYear, state.MaxYear-1)
+			return nil, apperr.Errorf(apperr.InvalidRequest, `field "clock_start" must be an RFC 3339 time from %d to %d`, state.MinYear, state.LastYear)
 		}
 		start, cfg.ClockStart = t.UTC(), t.UTC()
 	}

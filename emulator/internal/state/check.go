@@ -11,13 +11,15 @@ import (
 )
 
 // The years a timestamp of the world may have: within them Unix nanoseconds, RFC 3339
-// and every computation on the clock stay exact.
+// and every computation on the clock stay exact. MaxYear is the first year refused;
+// LastYear, the last allowed, is the one messages name.
 const (
-	MinYear = 1970
-	MaxYear = clock.MaxYear
+	MinYear  = 1970
+	MaxYear  = clock.MaxYear
+	LastYear = MaxYear - 1
 )
 
-// InRange reports whether t lies in the years MinYear to MaxYear.
+// InRange reports whether t lies in the years MinYear to LastYear.
 func InRange(t time.Time) bool { return t.Year() >= MinYear && t.Year() < MaxYear }
 
 // TLSStatusFor is the certificate status a domain status implies: issued once active,
@@ -90,7 +92,7 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 	for i := range snap.Deployments {
 		d := &snap.Deployments[i]
 		if !InRange(d.CreatedAt) {
-			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, MaxYear-1)
+			bad("deployment %q: created_at is outside %d-%d", d.ID, MinYear, LastYear)
 		}
 		if !ValidID("dpl_", d.ID) {
 			bad("deployments: id %q does not have the form dpl_<suffix>", d.ID)
@@ -170,12 +172,12 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("domain %q: tls.expires_at and tls.issuer are set exactly when the certificate is issued", d.Hostname)
 		}
 		if d.TLS.ExpiresAt != nil && !InRange(*d.TLS.ExpiresAt) {
-			bad("domain %q: tls.expires_at is outside %d-%d", d.Hostname, MinYear, MaxYear-1)
+			bad("domain %q: tls.expires_at is outside %d-%d", d.Hostname, MinYear, LastYear)
 		}
 	}
 	for _, d := range snap.Detaching {
 		if !InRange(d.DeleteAt) || !InRange(d.DetachAt) {
-			bad("detaching %q: deleted_at and detach_at must lie in %d-%d", d.Hostname, MinYear, MaxYear-1)
+			bad("detaching %q: deleted_at and detach_at must lie in %d-%d", d.Hostname, MinYear, LastYear)
 		}
 	}
 	return errors.Join(errs...)
