@@ -141,12 +141,9 @@ func (w *World) Await(ctx context.Context, req AwaitRequest) (AwaitResult, error
 	case journaled:
 		ok = w.awaitJournal(ctx, timeout, cond)
 	case manual:
-		var stillManual bool
-		if ok, stillManual, err = w.awaitManual(timeout, cond); !stillManual {
-			ok, err = w.awaitReal(ctx, timeout, cond) // switched to real meanwhile
-		}
+		ok, err = w.awaitManualOrSwitched(ctx, timeout, cond)
 	default:
-		ok, err = w.awaitReal(ctx, timeout, cond)
+		ok, err = w.awaitReal(ctx, w.clock.WallFor(timeout), cond)
 	}
 	if err != nil {
 		return AwaitResult{}, err
@@ -309,8 +306,28 @@ func (w *World) awaitManual(timeout time.Duration, cond func() bool) (ok, manual
 	}
 }
 
-func (w *World) awaitReal(ctx context.Context, timeout time.Duration, cond func() bool) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.clock.WallFor(timeout))
+// awaitManualOrSwitched is the await of a clock that stood when the request came: it
+// steps the manual clock, or, when the clock was switched to a running one before the
+// await got its turn at the clock lock, waits in wall time. Await refused nothing for
+// the timeout's wall time (a standing clock costs none), so the wait after a switch is
+// bounded here: the wall time the new clock takes to pass timeout, at most
+// MaxAwaitWall, counted from the switch.
+func (w *World) awaitManualOrSwitched(ctx context.Context, timeout time.Duration, cond func() bool) (bool, error) {
+	ok, stillManual, err := w.awaitManual(timeout, cond)
+	if stillManual {
+		return ok, err
+	}
+	return w.awaitReal(ctx, min(w.clock.WallFor(timeout), MaxAwaitWall), cond)
+}
+
+// wallTimeout bounds a wait in wall time; a variable so that a test sees the bound
+// without waiting for it.
+var wallTimeout = context.WithTimeout
+
+// awaitReal waits up to wall of wall time for cond, looking again at every change of
+// the state and every pollEvery.
+func (w *World) awaitReal(ctx context.Context, wall time.Duration, cond func() bool) (bool, error) {
+	ctx, cancel := wallTimeout(ctx, wall)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
