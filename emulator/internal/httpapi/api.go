@@ -163,13 +163,18 @@ func (a *API) newEngine() *gin.Engine {
 	r.RedirectFixedPath = false
 	r.HandleMethodNotAllowed = true
 	r.ContextWithFallback = true
+	// An escaped slash (%2F) is part of its segment: routing on the path as sent keeps
+	// dpl_x%2Fpromote one id (unescaped into the parameter), where the decoded path
+	// would take it for the promote route. net/http sets RawPath only when the path was
+	// sent with escapes of its own, so a plain path costs nothing more.
+	r.UseRawPath = true
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
-		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.Path)
+		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.EscapedPath())
 	}))
 	r.NoMethod(a.handle(func(c *gin.Context) (any, error) {
 		// gin has set Allow to the route's methods: name them, so HEAD or GET on a
 		// POST-only route says what to send instead
-		return nil, apperr.New(apperr.MethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+c.Request.URL.Path+"; it answers "+c.Writer.Header().Get("Allow"))
+		return nil, apperr.New(apperr.MethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+c.Request.URL.EscapedPath()+"; it answers "+c.Writer.Header().Get("Allow"))
 	}))
 	return r
 }

@@ -243,7 +243,7 @@ func (a *API) servePublic(ex *exchange, r *http.Request) {
 		return
 	}
 	if ex.class.Kind == KindNotFound {
-		a.fail(ex, r, apperr.New(apperr.NotFound, "no route "+r.Method+" "+r.URL.Path))
+		a.fail(ex, r, apperr.New(apperr.NotFound, "no route "+r.Method+" "+r.URL.EscapedPath()))
 		return
 	}
 	a.route(ex, r)

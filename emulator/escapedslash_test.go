@@ -1,0 +1,70 @@
+package emulator_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// An escaped slash (%2F) inside a path segment is part of that segment: an id holding
+// one names no deployment, domain, token or project, and never a route further down the
+// path. It used to be decoded before routing, so POST /v1/deployments/dpl_x%2Fpromote
+// promoted dpl_x and DELETE …/prj_shop%2Fdomains%2Fshop.test deleted the domain.
+func TestEscapedSlashStaysInTheID(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		code         string
+	}{
+		// the item routes: the id with its slash is not found
+		{"GET", "/v1/deployments/dpl_first%2Flogs", 404, "deployment_not_found"},
+		{"GET", "/v1/deployments/dpl_first%2flogs", 404, "deployment_not_found"},
+		{"GET", "/v1/deployments/dpl_first%2F", 404, "deployment_not_found"},
+		{"GET", "/v1/deployments/dpl_first%2Flogs/logs", 404, "deployment_not_found"},
+		{"GET", "/v1/projects/prj_shop%2Fx/domains", 404, "project_not_found"},
+		{"DELETE", "/v1/projects/prj_shop/domains/www.shop.test%2Fx", 404, "domain_not_found"},
+		{"DELETE", "/_emulator/tokens/t-read%2Fx", 404, "token_not_found"},
+		{"GET", "/_emulator/deployments/dpl_first%2Flogs/logs", 404, "deployment_not_found"},
+		{"GET", "/_emulator/namespaces/ns_x%2Fclock/clock", 404, "namespace_not_found"},
+		// a path that decodes to another route: that route is not taken
+		{"POST", "/v1/deployments/dpl_second%2Fpromote", 405, "method_not_allowed"},
+		{"POST", "/v1/projects/prj_shop%2Fdomains", 404, "not_found"},
+		{"DELETE", "/v1/projects/prj_shop%2Fdomains%2Fwww.shop.test", 404, "not_found"},
+		{"POST", "/_emulator/deployments/dpl_second%2Fpromote", 404, "not_found"},
+		{"POST", "/_emulator/deployments/dpl_first%2Fstatus", 404, "not_found"},
+		{"POST", "/_emulator/domains/shop.test%2Fstatus", 404, "not_found"},
+		{"DELETE", "/_emulator/faults%2Fflt_x", 404, "not_found"},
+	} {
+		var body any
+		if tc.method == "POST" {
+			body = map[string]any{"status": "error", "hostname": "new.shop.test"}
+		}
+		r := e.do(req{Method: tc.method, Path: tc.path, Token: "t-admin", Body: body})
+		if r.Status != tc.status || r.Code() != tc.code {
+			t.Errorf("%s %s: %d %s, want %d %s: %s", tc.method, tc.path, r.Status, r.Code(), tc.status, tc.code, r.Body)
+			continue
+		}
+		if msg := r.Err(t).Message; tc.code == "not_found" || tc.code == "method_not_allowed" {
+			if !strings.Contains(msg, tc.path) { // the path as sent, not decoded into another route's
+				t.Errorf("%s %s: message %q does not name the path as sent", tc.method, tc.path, msg)
+			}
+		}
+	}
+	// nothing above changed the world: no promote, no forced status, no domain gone
+	st := string(e.get("/_emulator/state", "").Body)
+	for _, want := range []string{`"production_deployment_id":"dpl_first"`, `"www.shop.test"`} {
+		if !strings.Contains(st, want) {
+			t.Errorf("the state lost %s: %.400s", want, st)
+		}
+	}
+	if strings.Contains(st, "new.shop.test") {
+		t.Error("a domain was added through an escaped slash")
+	}
+	if r := e.get("/v1/deployments/dpl_first", "t-read"); !strings.Contains(string(r.Body), `"status":"ready"`) {
+		t.Errorf("dpl_first was forced: %s", r.Body)
+	}
+	if r := e.get("/v1/projects/prj_shop/domains", "t-read"); strings.Contains(string(r.Body), `"status":"error"`) {
+		t.Errorf("a domain was forced: %s", r.Body)
+	}
+}
