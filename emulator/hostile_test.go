@@ -105,6 +105,46 @@ func TestEdgeEmptySuffixRangeIsUnsatisfiable(t *testing.T) {
 	}
 }
 
+// Every range the edge cannot satisfy (one past the file's end, a malformed one, an
+// empty suffix) is the edge's own 416 range_not_satisfiable: its error page, or the JSON
+// envelope to a client that prefers JSON, with X-Hostemu-Error, in the journal as the
+// other edge errors are; Content-Range bytes */size where the range parsed. Go's
+// text/plain 416 was sent for all of them but -0.
+func TestEdgeUnsatisfiableRangeIsTheEdgesError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	h := e.readySite(t, strings.Repeat("0123456789", 10))
+	for _, tc := range []struct{ rng, contentRange string }{
+		{"bytes=9999-", "bytes */100"},
+		{"bytes=100-", "bytes */100"},
+		{"bytes=100-200,300-", "bytes */100"},
+		{"bytes=-0", "bytes */100"},
+		{"bytes=5-2", ""},
+		{"bytes=abc", ""},
+	} {
+		for _, accept := range []string{"text/html", "application/json"} {
+			r := e.edgeGet(h, "/", map[string]string{"Range": tc.rng, "Accept": accept})
+			if r.Status != http.StatusRequestedRangeNotSatisfiable || r.Header.Get("Content-Range") != tc.contentRange {
+				t.Errorf("Range %q: %d, Content-Range %q", tc.rng, r.Status, r.Header.Get("Content-Range"))
+			}
+			if edgeCode(r) != "range_not_satisfiable" {
+				t.Errorf("Range %q: X-Hostemu-Error %q", tc.rng, edgeCode(r))
+			}
+			if accept == "application/json" {
+				if got := r.Err(t); got.Code != "range_not_satisfiable" || !strings.Contains(got.Message, "100 bytes") {
+					t.Errorf("Range %q: envelope %+v", tc.rng, got)
+				}
+			} else if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" || !strings.Contains(string(r.Body), "416 range_not_satisfiable") {
+				t.Errorf("Range %q: %s %q", tc.rng, ct, r.Body)
+			}
+		}
+	}
+	j := e.get("/_emulator/requests?service=edge&status=416", "")
+	if n := strings.Count(string(j.Body), `"error_code":"range_not_satisfiable"`); n != 12 {
+		t.Errorf("%d journal entries with error_code range_not_satisfiable, want 12: %.500s", n, j.Body)
+	}
+}
+
 // A header that must come once, sent twice, is refused rather than read as its first
 // copy: a test whose client adds a second Authorization (or X-File-Digest) must not pass
 // on the first one.

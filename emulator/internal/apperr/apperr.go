@@ -54,6 +54,7 @@ const (
 	DeploymentFailed       Code = "deployment_failed"
 	NoProductionDeployment Code = "no_production_deployment"
 	DomainNotActive        Code = "domain_not_active"
+	RangeNotSatisfiable    Code = "range_not_satisfiable"
 )
 
 // All lists every code above, so a test can check that each has a catalogue entry and
@@ -66,7 +67,7 @@ var All = []Code{
 	TokenNotFound, MethodNotAllowed, AwaitTimeout, DeploymentNotReady, DomainAlreadyExists,
 	PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable,
 	StorageFull, UnknownHost, DeploymentBuilding, DeploymentFailed, NoProductionDeployment,
-	DomainNotActive, NamespaceNotFound, NamespaceLimit,
+	DomainNotActive, RangeNotSatisfiable, NamespaceNotFound, NamespaceLimit,
 }
 
 // Error is a failure with a catalogue code and a message fit for the client.

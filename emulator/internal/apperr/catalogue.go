@@ -54,6 +54,7 @@ var catalogue = []Doc{
 	{DeploymentFailed, 502, "edge", "The deployment's build failed before it was ever ready, so there is nothing to serve."},
 	{NoProductionDeployment, 404, "edge", "The custom domain is active but its project has no production deployment yet: promote one."},
 	{DomainNotActive, 421, "edge", "The custom domain is not active (pending, verifying or error), so the edge does not serve it yet."},
+	{RangeNotSatisfiable, 416, "edge", "The Range header selects no byte of the file (every range starts at or past its end, or is empty, or does not parse); Content-Range: bytes */size gives the file's size where the ranges parsed."},
 	{ServiceUnavailable, 503, "any", "The service is unavailable (usually an injected fault)."},
 }
 

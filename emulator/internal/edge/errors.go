@@ -22,6 +22,7 @@ const (
 	CodeNotFound               = string(apperr.NotFound)
 	CodeMethodNotAllowed       = string(apperr.MethodNotAllowed)
 	CodeNamespaceNotFound      = string(apperr.NamespaceNotFound)
+	CodeRangeNotSatisfiable    = string(apperr.RangeNotSatisfiable)
 )
 
 // Status returns the HTTP status of an edge error code, from the catalogue; proxy

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
@@ -55,8 +56,56 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, d Decision) 
 		hd["Content-Type"] = a.vals[2:3:3]
 	}
 	a.rd.Reset(e.data)
-	http.ServeContent(w, withFewRanges(r, len(e.data)), name, time.Time{}, &a.rd)
-	return nil
+	if _, ranged := r.Header["Range"]; !ranged {
+		http.ServeContent(w, r, name, time.Time{}, &a.rd)
+		return nil
+	}
+	rw := rangeRefusal{ResponseWriter: w}
+	http.ServeContent(&rw, withFewRanges(r, len(e.data)), name, time.Time{}, &a.rd)
+	if !rw.refused {
+		return nil
+	}
+	// ServeContent's 416 is text/plain; the edge answers its own error instead, keeping
+	// the Content-Range it set (bytes */size) when the ranges parsed
+	msg := "the Range header " + quoteCut(r.Header.Get("Range")) + " selects no byte of " + name + " (" + strconv.Itoa(len(e.data)) + " bytes)"
+	return &apperr.Error{Code: apperr.RangeNotSatisfiable, Message: msg}
+}
+
+// rangeRefusal passes an answer through, except a 416, which it holds back (with its
+// body) for the edge to answer with its own error. Only a request with a Range header
+// goes through it, so the common request allocates nothing more.
+type rangeRefusal struct {
+	http.ResponseWriter
+	refused bool
+}
+
+func (rw *rangeRefusal) WriteHeader(status int) {
+	if status == http.StatusRequestedRangeNotSatisfiable {
+		rw.refused = true
+		return
+	}
+	rw.ResponseWriter.WriteHeader(status)
+}
+
+func (rw *rangeRefusal) Write(b []byte) (int, error) {
+	if rw.refused {
+		return len(b), nil
+	}
+	return rw.ResponseWriter.Write(b)
+}
+
+// quoteCut quotes a client's header value for a message, cut to 64 bytes on a rune
+// boundary: the message is journaled, and a header may be long.
+func quoteCut(v string) string {
+	const most = 64
+	if len(v) <= most {
+		return strconv.Quote(v)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return strconv.Quote(v[:cut]) + "…"
 }
 
 // MaxRanges is how many byte ranges one request may ask for; a Range header with more
