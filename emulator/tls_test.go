@@ -288,6 +288,26 @@ func (e *tlsEnv) connect(target string) (net.Conn, *bufio.Reader, *http.Response
 	return c, br, res
 }
 
+// CONNECT names a port from 1 to 65535: port 0, one past 65535, an empty port or none
+// at all is 400 invalid_request naming the target (journaled), as nothing could be
+// dialled there; the ends of the range open a tunnel.
+func TestConnectPortOutOfRangeIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newTLSEnv(t)
+	for _, target := range []string{"localhost:0", "localhost:99999", "localhost:65536", "localhost:", "localhost", "[::1]:0", "example.com:0"} {
+		_, _, res := e.connect(target)
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 400 || res.Header.Get("X-Hostemu-Error") != "invalid_request" || !strings.Contains(string(body), "1 to 65535") {
+			t.Errorf("CONNECT %s: %s %s", target, res.Status, body)
+		}
+	}
+	for _, target := range []string{"localhost:1", "localhost:65535", "[::1]:443"} {
+		if _, _, res := e.connect(target); res.StatusCode != 200 {
+			t.Errorf("CONNECT %s: %s", target, res.Status)
+		}
+	}
+}
+
 // CONNECT to a host hostemu does not emulate is refused and never dialled; to one it
 // emulates, the tunnel is served by hostemu itself (never dialled either), over TLS or
 // plain HTTP as the client starts it.

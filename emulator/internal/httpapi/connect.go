@@ -33,6 +33,10 @@ const tlsRecordHandshake = 0x16
 // requests; without it, the default one.
 func (a *API) serveConnect(ex *exchange, r *http.Request) {
 	host, wd := ex.class.Host, ex.w
+	if !connectPortOK(r.Host) {
+		a.fail(ex, r, apperr.New(apperr.InvalidRequest, "CONNECT "+strconv.Quote(r.Host)+": the target is host:port, with a port from 1 to 65535"))
+		return
+	}
 	if ns := ex.class.MissingNamespace; ns != "" {
 		a.fail(ex, r, apperr.New(apperr.NamespaceNotFound, edge.Decision{Code: edge.CodeNamespaceNotFound, Namespace: ns}.Message()))
 		return
@@ -66,6 +70,18 @@ func (a *API) serveConnect(ex *exchange, r *http.Request) {
 		}
 	}
 	a.serveTunnel(&worldConn{Conn: tunnel, w: wd}, conf)
+}
+
+// connectPortOK reports whether a CONNECT target (host:port, [v6]:port) names a port
+// from 1 to 65535. Nothing is dialled whatever the port, but a client naming port 0 or
+// 99999 has a bug the real network would show it.
+func connectPortOK(target string) bool {
+	_, port, err := net.SplitHostPort(target)
+	if err != nil || port == "" {
+		return false
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // worldConn is a tunnel's connection, marked with the world it serves: TunnelContext
