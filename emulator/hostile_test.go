@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +335,62 @@ func TestAwaitWallTimeIsBounded(t *testing.T) {
 	mustStatus(t, r, http.StatusBadRequest)
 	if msg := r.Err(t).Message; !strings.Contains(msg, "at most 24h") {
 		t.Errorf("real clock: %q", msg)
+	}
+}
+
+// The hosting API and fixtures accept the same env variable names and the same
+// redirect_to targets, by one rule each (state.ValidEnvName, state.CheckRedirect): a
+// name a shell would take; any other hostname than the domain's own, except one under
+// localhost or the edge domain, which hostemu keeps. The API took "A=B" and a redirect
+// to app.localhost, which fixtures refused; fixtures refused a redirect to a name
+// outside the project, which the API (and the spec: "a hostname") takes.
+func TestAPIAndFixturesAgreeOnEnvNamesAndRedirects(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	fixtureOK := func(src string) (bool, error) {
+		path := t.TempDir() + "/f.yaml"
+		writeFile(t, path, src)
+		emu, err := emulator.New(emulator.Options{Fixtures: path, ClockMode: clock.Manual, ClockStart: testStart})
+		if err != nil {
+			return false, err
+		}
+		emu.Close()
+		return true, nil
+	}
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"NODE_ENV", true}, {"_x1", true}, {"a", true},
+		{"A=B", false}, {"1X", false}, {"A-B", false}, {"A B", false}, {"É", false},
+	} {
+		r := e.post("/v1/deployments", "t-deploy", map[string]any{"project_id": "prj_shop", "files": map[string]string{}, "env": map[string]string{tc.name: "v"}})
+		if apiOK := r.Status == 201; apiOK != tc.ok {
+			t.Errorf("API, env %q: %d %s", tc.name, r.Status, r.Body)
+		} else if !tc.ok && (r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, strconv.Quote(tc.name))) {
+			t.Errorf("API, env %q: %s, not naming it", tc.name, r.Body)
+		}
+		if ok, err := fixtureOK("projects:\n  - id: prj_a\n    name: a\n    env: {" + strconv.Quote(tc.name) + ": v}\n"); ok != tc.ok {
+			t.Errorf("fixtures, env %q: %v", tc.name, err)
+		}
+	}
+	for i, tc := range []struct {
+		to string
+		ok bool
+	}{
+		{"shop.test", true}, {"example.com", true}, {"www.other.test", true},
+		{"localhost", false}, {"app.localhost", false}, {"hostemu.localhost", false}, {"x.hostemu.localhost", false},
+	} {
+		host := "r" + strconv.Itoa(i) + ".shop.test"
+		r := e.post("/v1/projects/prj_shop/domains", "t-admin", map[string]any{"hostname": host, "redirect_to": tc.to})
+		if apiOK := r.Status == 201; apiOK != tc.ok {
+			t.Errorf("API, redirect_to %q: %d %s", tc.to, r.Status, r.Body)
+		} else if !tc.ok && r.Code() != "invalid_hostname" {
+			t.Errorf("API, redirect_to %q: %s", tc.to, r.Body)
+		}
+		src := "projects:\n  - id: prj_a\n    name: a\n    domains:\n      - {hostname: shop.test}\n      - {hostname: " + host + ", redirect_to: " + tc.to + "}\n"
+		if ok, err := fixtureOK(src); ok != tc.ok {
+			t.Errorf("fixtures, redirect_to %q: %v", tc.to, err)
+		}
 	}
 }

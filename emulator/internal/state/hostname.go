@@ -45,12 +45,32 @@ func KeptFor(host, edgeDomain string) string {
 	return ""
 }
 
+// CheckRedirect is the one rule for redirect (a normalized hostname) as the redirect_to
+// of custom domain host, for the API, fixtures and an import alike: self says it names
+// the domain itself (a loop); kept is the domain hostemu keeps for itself that it falls
+// under (KeptFor), else "". Any other hostname may be one, as the spec says ("a
+// hostname"): in the project or not. A kept one is refused because a 308 keeps the
+// method and body: a customer's request would land on hostemu's own names.
+func CheckRedirect(host, redirect, edgeDomain string) (self bool, kept string) {
+	if redirect == host {
+		return true, ""
+	}
+	return false, KeptFor(redirect, edgeDomain)
+}
+
 // CheckKept reports the first custom domain of s under a domain hostemu keeps for
-// itself (KeptFor), as an import refuses it.
+// itself (KeptFor), or redirecting to one (CheckRedirect), as an import refuses it.
 func (s *Snapshot) CheckKept(edgeDomain string) error {
 	for i := range s.Domains {
-		if kept := KeptFor(s.Domains[i].Hostname, edgeDomain); kept != "" {
-			return fmt.Errorf("domain %q: the hostname is under %q, which hostemu keeps for itself (the API refuses it: invalid_hostname); use a name under .test or .example", s.Domains[i].Hostname, kept)
+		d := &s.Domains[i]
+		if kept := KeptFor(d.Hostname, edgeDomain); kept != "" {
+			return fmt.Errorf("domain %q: the hostname is under %q, which hostemu keeps for itself (the API refuses it: invalid_hostname); use a name under .test or .example", d.Hostname, kept)
+		}
+		if d.RedirectTo == "" {
+			continue
+		}
+		if _, kept := CheckRedirect(d.Hostname, d.RedirectTo, edgeDomain); kept != "" {
+			return fmt.Errorf("domain %q: redirect_to %q is under %q, which hostemu keeps for itself (the API refuses it: invalid_hostname)", d.Hostname, d.RedirectTo, kept)
 		}
 	}
 	return nil

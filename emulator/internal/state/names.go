@@ -25,6 +25,25 @@ func ValidID(prefix, id string) bool {
 	return true
 }
 
+// ValidEnvName reports whether k is an environment variable name a shell would take: a
+// letter or underscore, then letters, digits and underscores. One rule for the API
+// (a deployment's env), fixtures and whoever else writes an env: "A=B" could never be
+// set in a build's environment, where "=" ends the name.
+func ValidEnvName(k string) bool {
+	if k == "" || k[0] >= '0' && k[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// EnvNameRule says what ValidEnvName takes, for the messages that refuse a name.
+const EnvNameRule = "letters, digits and underscores, not starting with a digit"
+
 // ValidFileHash reports whether h is a SHA-256 digest in 64 lowercase hex characters.
 func ValidFileHash(h string) bool {
 	if len(h) != 64 {

@@ -61,11 +61,20 @@ func (in NewDeployment) check() (target string, entries int64, err error) {
 			return "", 0, apperr.Errorf(apperr.InvalidRequest, `field "target" must be "production" or "preview", not %q`, target)
 		}
 	}
+	valid = true
 	for k, v := range in.Env {
-		if k == "" {
-			return "", 0, apperr.New(apperr.InvalidRequest, `field "env" has an empty variable name`)
-		}
+		valid = valid && state.ValidEnvName(k)
 		entries += state.EntryWeight(k, v)
+	}
+	if !valid { // name the first wrong one in order, whatever the map's
+		for _, k := range slices.Sorted(maps.Keys(in.Env)) {
+			if k == "" {
+				return "", 0, apperr.New(apperr.InvalidRequest, `field "env" has an empty variable name`)
+			}
+			if !state.ValidEnvName(k) {
+				return "", 0, apperr.Errorf(apperr.InvalidRequest, `field "env": %q is not a variable name (%s)`, k, state.EnvNameRule)
+			}
+		}
 	}
 	return target, entries, nil
 }
@@ -198,8 +207,11 @@ func (in NewDomain) check(edgeDomain string) (host, redirect string, err error) 
 		if redirect, ok = state.NormalizeHostname(*in.RedirectTo, false); !ok {
 			return "", "", apperr.Errorf(apperr.InvalidHostname, `field "redirect_to": %q is not a fully qualified domain name`, *in.RedirectTo)
 		}
-		if redirect == host {
+		switch self, kept := state.CheckRedirect(host, redirect, edgeDomain); {
+		case self:
 			return "", "", apperr.New(apperr.InvalidRequest, `field "redirect_to" must name another hostname than "hostname"`)
+		case kept != "":
+			return "", "", apperr.Errorf(apperr.InvalidHostname, `field "redirect_to": %q is under %q, which hostemu keeps for itself; redirect to a name under .test or .example`, *in.RedirectTo, kept)
 		}
 	}
 	return host, redirect, nil

@@ -1287,7 +1287,7 @@ export interface components {
         NewDomain: {
             /** @description A fully qualified domain name; a leading `*.` label makes a wildcard. */
             hostname: string;
-            /** @description A hostname; the domain then answers 308 to it. */
+            /** @description A hostname other than `hostname`, in the project or not, not under localhost or the edge domain (400 invalid_hostname); the domain then answers 308 to it. */
             redirect_to?: string;
         };
         DnsRecord: {

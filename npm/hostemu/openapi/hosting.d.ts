@@ -313,7 +313,7 @@ export interface components {
             };
             /** @description Default: preview. (No `default` keyword: openapi-typescript would make the field required.) */
             target?: components["schemas"]["Target"];
-            /** @description Per-deployment environment overrides, merged on top of the project's. */
+            /** @description Per-deployment environment overrides, merged on top of the project's. Each name is one a shell takes: letters, digits and underscores, not starting with a digit (anything else is 400 invalid_request naming it). */
             env?: {
                 [key: string]: string;
             };
@@ -396,7 +396,7 @@ export interface components {
         NewDomain: {
             /** @description A fully qualified domain name; a leading `*.` label makes a wildcard. */
             hostname: string;
-            /** @description A hostname; the domain then answers 308 to it. */
+            /** @description A hostname other than `hostname`, in the project or not, not under localhost or the edge domain (400 invalid_hostname); the domain then answers 308 to it. */
             redirect_to?: string;
         };
         DnsRecord: {
