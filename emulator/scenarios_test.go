@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -303,4 +304,40 @@ func TestBrokenScenarioFileCannotBeChosen(t *testing.T) {
 	reloaded()
 	e.newNamespace(t, map[string]any{"scenario": "flaky"})
 	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "flaky"}}), 200)
+}
+
+// A scenario file that never parsed (so no version of it is in force) cannot be chosen
+// either: PUT /_emulator/scenarios/active and a namespace naming its scenario (its
+// name: when that much parsed, else the file name) are 400 invalid_request with the
+// file's problems, as for a file broken after it parsed, not 404 scenario_not_found,
+// which sent the user looking for a typo. A name no file claims is still 404.
+func TestNeverParsedScenarioFileAnswersItsProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	flaky, slow := filepath.Join(dir, "flaky.yaml"), filepath.Join(dir, "slow.yaml")
+	writeFile(t, flaky, "name: flaky\ndeployments:\n  lifecycle: [{status: queued}, {status: shipped}]\n")
+	writeFile(t, slow, "description: slow\ndeployments: [\n")
+	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir })
+	for _, tc := range []struct{ name, want, problem string }{
+		{"flaky", flaky + ":3:", "shipped"},
+		{"slow", slow + ":", "slow.yaml"},
+	} {
+		for _, r := range []req{
+			{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": tc.name}},
+			{Method: "POST", Path: "/_emulator/namespaces", Body: map[string]any{"scenario": tc.name}},
+		} {
+			got := e.do(r)
+			if got.Status != 400 || got.Code() != "invalid_request" {
+				t.Errorf("%s %s %q: %d %s, want 400 invalid_request", r.Method, r.Path, tc.name, got.Status, got.Body)
+				continue
+			}
+			if msg := got.Err(t).Message; !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.problem) || !strings.Contains(msg, strconv.Quote(tc.name)) {
+				t.Errorf("%s %s %q: message %q, want the scenario, %s…, and the problem", r.Method, r.Path, tc.name, msg, tc.want)
+			}
+		}
+	}
+	r := e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "flakey-nope"}})
+	if r.Status != 404 || r.Code() != "scenario_not_found" {
+		t.Errorf("unknown name: %d %s", r.Status, r.Body)
+	}
 }

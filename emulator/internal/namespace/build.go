@@ -133,15 +133,17 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		cfg.Scenario = "default"
 	}
 	sc, ok := cfg.Scenarios.Get(cfg.Scenario)
-	if !ok {
-		return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(cfg.Scenario))
-	}
-	// a new world never starts on the last good version of a file broken now (one of
-	// the namespace's own documents overrides the file's scenario, and is not stale)
+	// a new world never starts on the last good version of a file broken now, nor on
+	// the built-in a file that never parsed meant to override, and a name only such a
+	// file claims is its problems rather than unknown (one of the namespace's own
+	// documents overrides the file's scenario, and is not stale)
 	if fromBase, _ := base.Get(cfg.Scenario); fromBase == sc {
 		if msg := base.BrokenMessage(cfg.Scenario); msg != "" {
 			return nil, apperr.New(apperr.InvalidRequest, msg)
 		}
+	}
+	if !ok {
+		return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(cfg.Scenario))
 	}
 	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {

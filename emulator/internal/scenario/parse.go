@@ -29,10 +29,18 @@ func Parse(file string, data []byte) (*Scenario, []Problem) {
 
 // parse reads a scenario over base; a nil base requires every section and key (the
 // built-in default is read that way, being the base of all others).
-func parse(file string, data []byte, base *Scenario) (s *Scenario, problems []Problem) {
+func parse(file string, data []byte, base *Scenario) (*Scenario, []Problem) {
+	s, _, problems := parseNamed(file, data, base)
+	return s, problems
+}
+
+// parseNamed is parse, also saying the name the scenario claims (its name:, or the
+// file's name without one) even when it fails, so far as that much was read: a file
+// that never parsed still claims its scenario (Registry.Broken).
+func parseNamed(file string, data []byte, base *Scenario) (s *Scenario, name string, problems []Problem) {
 	defer func() {
 		if v := recover(); v != nil {
-			s, problems = nil, []Problem{{File: file, Line: 1, Message: fmt.Sprintf("internal error reading the scenario: %v", v)}}
+			s, name, problems = nil, "", []Problem{{File: file, Line: 1, Message: fmt.Sprintf("internal error reading the scenario: %v", v)}}
 		}
 	}()
 	d := &decoder{yamlcheck.New(file, data)}
@@ -43,14 +51,17 @@ func parse(file string, data []byte, base *Scenario) (s *Scenario, problems []Pr
 	if root != nil {
 		s = d.scenario(root, file, base)
 	}
+	if s != nil {
+		name = s.Name
+	}
 	if d.Failed() || s == nil {
 		if !d.Failed() { // cannot happen; keeps the contract if it does
 			d.Addf(nil, "not a scenario")
 		}
-		return nil, d.Problems()
+		return nil, name, d.Problems()
 	}
 	s.Raw = data
-	return s, nil
+	return s, name, nil
 }
 
 // scenario reads the top-level mapping, section by section over base.

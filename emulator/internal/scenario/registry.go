@@ -50,6 +50,9 @@ type snapshot struct {
 	infos     []Info
 	problems  []Problem
 	lastGood  map[string]*Scenario // by file path: the last version of the file that parsed
+	// neverParsed is, by scenario name, the file that claims it (its name:, else its
+	// file name) and has never parsed, so that no version of it is in force.
+	neverParsed map[string]string
 }
 
 // NewRegistry returns a registry of the built-in scenarios. An error means a built-in
@@ -155,26 +158,44 @@ func (r *Registry) Problems() []Problem {
 // built-in, an inline scenario, a file that parses). Whoever chooses a scenario (a new
 // namespace, PUT /_emulator/scenarios/active) refuses a broken one with these, rather
 // than run a version the file no longer says.
+//
+// A file of the directory that has never parsed, and claims name (its name:, else its
+// file name), is broken too: choosing name would otherwise run the built-in it meant to
+// override, or be refused as unknown when the fault is the file's.
 func (r *Registry) Broken(name string) []Problem {
+	ps, _ := r.broken(name)
+	return ps
+}
+
+// broken is Broken, and whether the file never parsed.
+func (r *Registry) broken(name string) (ps []Problem, never bool) {
 	snap := r.snap.Load()
-	s, ok := snap.scenarios[name]
-	if _, fromFile := snap.lastGood[s.Source]; !ok || !fromFile {
-		return nil // not from a file of the directory
+	file, never := snap.neverParsed[name]
+	if !never {
+		s, ok := snap.scenarios[name]
+		if !ok {
+			return nil, false
+		}
+		if _, fromFile := snap.lastGood[s.Source]; !fromFile {
+			return nil, false // not from a file of the directory
+		}
+		file = s.Source
 	}
 	var out []Problem
 	for _, p := range snap.problems {
-		if p.File == s.Source {
+		if p.File == file {
 			out = append(out, p)
 		}
 	}
-	return out
+	return out, never
 }
 
 // BrokenMessage words the refusal of a scenario whose file is broken (Broken): its
 // name and every problem of the file, "file:line:column: message" each; "" when the
-// scenario is not broken.
+// scenario is not broken. Whoever takes a scenario name asks it before the name's
+// existence, so that a file that never parsed answers with its problems.
 func (r *Registry) BrokenMessage(name string) string {
-	ps := r.Broken(name)
+	ps, never := r.broken(name)
 	if len(ps) == 0 {
 		return ""
 	}
@@ -182,8 +203,11 @@ func (r *Registry) BrokenMessage(name string) string {
 	for i, p := range ps {
 		msgs[i] = p.String()
 	}
-	return fmt.Sprintf("scenario %q cannot be chosen: its file is broken (the last version that parsed stays in force only where it is already active); fix %s: %s",
-		name, ps[0].File, strings.Join(msgs, "; "))
+	why := "its file is broken (the last version that parsed stays in force only where it is already active)"
+	if never {
+		why = "its file has never parsed"
+	}
+	return fmt.Sprintf("scenario %q cannot be chosen: %s; fix %s: %s", name, why, ps[0].File, strings.Join(msgs, "; "))
 }
 
 // Version counts the registry's changes: it grows whenever a reload changes a scenario
@@ -264,14 +288,21 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 	byName := maps.Clone(r.builtins)
 	claimed := map[string]string{} // scenario name → file that defines it
 	lastGood := map[string]*Scenario{}
+	neverParsed := map[string]string{}
 	for _, file := range files {
 		path := file.path
-		s, ps := file.parse()
+		s, name, ps := file.parse()
 		problems = append(problems, ps...)
 		if s == nil {
 			s = old.lastGood[path]
 		}
 		if s == nil {
+			if name == "" {
+				name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			}
+			if _, first := neverParsed[name]; !first {
+				neverParsed[name] = path
+			}
 			continue
 		}
 		lastGood[path] = s
@@ -283,11 +314,14 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 		claimed[s.Name] = path
 		byName[s.Name] = s
 	}
+	for name := range claimed {
+		delete(neverParsed, name) // a file that parses defines it: that one is in force
+	}
 	sortProblems(problems)
 	if reflect.DeepEqual(byName, old.scenarios) && reflect.DeepEqual(problems, old.problems) {
 		// Nothing users see changed; a file ignored as a duplicate may still have a new
 		// last good version, so keep that without bumping the version.
-		r.snap.Store(&snapshot{version: old.version, scenarios: old.scenarios, infos: old.infos, problems: old.problems, lastGood: lastGood})
+		r.snap.Store(&snapshot{version: old.version, scenarios: old.scenarios, infos: old.infos, problems: old.problems, lastGood: lastGood, neverParsed: neverParsed})
 		if report != nil {
 			report(problems, false)
 		}
@@ -299,7 +333,9 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 			byName[name] = prev
 		}
 	}
-	r.snap.Store(newSnapshot(old.version+1, byName, problems, lastGood))
+	next := newSnapshot(old.version+1, byName, problems, lastGood)
+	next.neverParsed = neverParsed
+	r.snap.Store(next)
 	if report != nil {
 		report(problems, true)
 	}
@@ -314,12 +350,13 @@ type scenarioFile struct {
 	err  error // why it could not be read
 }
 
-// parse parses the file; a file that could not be read is one problem.
-func (f scenarioFile) parse() (*Scenario, []Problem) {
+// parse parses the file, saying the name it claims even when it fails (parseNamed); a
+// file that could not be read is one problem.
+func (f scenarioFile) parse() (*Scenario, string, []Problem) {
 	if f.err != nil {
-		return nil, []Problem{{File: f.path, Message: readProblem(f.err)}}
+		return nil, "", []Problem{{File: f.path, Message: readProblem(f.err)}}
 	}
-	return Parse(f.path, f.data)
+	return parseNamed(f.path, f.data, defaultScenario())
 }
 
 // readProblem words a file that cannot be read: a link out of the directory and a

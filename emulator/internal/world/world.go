@@ -231,15 +231,15 @@ func (w *World) UseScenario(name *string) error {
 	if name == nil {
 		return apperr.New(apperr.InvalidRequest, `field "name" is required`)
 	}
+	if msg := w.scenarios.BrokenMessage(*name); msg != "" {
+		return apperr.New(apperr.InvalidRequest, msg)
+	}
 	sc, ok := w.scenarios.Get(*name)
 	if !ok && *name == w.Scenario().Name {
 		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q was deleted (its file is gone); it stays active in its last version until another is chosen", *name)
 	}
 	if !ok {
 		return apperr.New(apperr.ScenarioNotFound, w.scenarios.NotFound(*name))
-	}
-	if msg := w.scenarios.BrokenMessage(*name); msg != "" {
-		return apperr.New(apperr.InvalidRequest, msg)
 	}
 	if err := w.faults.Fits(len(sc.Faults) + w.faults.Added()); err != nil {
 		return apperr.Errorf(apperr.InvalidRequest, "scenario %q: %v", sc.Name, err)
