@@ -210,6 +210,9 @@ func TestCoverageRefusesBadQueries(t *testing.T) {
 		{"DELETE", "/_emulator/coverage?namespaces=none", `the only value is "all"`},
 		{"GET", n.control("/coverage?namespaces=all"), "not by a namespace's coverage"},
 		{"GET", "/_emulator/coverage?ignore=internal_eror", `did you mean "internal_error"?`},
+		// a code in another case is still the code the user meant, as the journal's ?code= takes any case
+		{"GET", "/_emulator/coverage?ignore=INTERNAL_ERROR", `did you mean "internal_error"?`},
+		{"GET", "/_emulator/coverage?ignore=Rate_Limitd", `did you mean "rate_limited"?`},
 		{"DELETE", "/_emulator/coverage?ignore=internal_error", "not by DELETE"},
 	} {
 		r := e.do(req{Method: tc.method, Path: tc.path})

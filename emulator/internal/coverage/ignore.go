@@ -107,15 +107,14 @@ func ParseList(list, reason string) (Ignore, error) {
 		case slices.Contains(n.trans, normalTransition(item)):
 			ig.Rules = append(ig.Rules, Rule{Transition: normalTransition(item), Reason: reason})
 		default:
-			hint := yamlcheck.Closest(item, n.codes)
+			// codes are lower case: one in another case (INTERNAL_ERROR) is the one meant,
+			// as the journal's ?code= takes any case
+			hint := yamlcheck.DidYouMean(strings.ToLower(item), n.codes)
 			if hint == "" {
-				hint = yamlcheck.Closest(normalOperation(item), n.ops)
+				hint = yamlcheck.DidYouMean(normalOperation(item), n.ops)
 			}
 			if hint == "" {
-				hint = yamlcheck.Closest(normalTransition(item), n.trans)
-			}
-			if hint != "" {
-				hint = fmt.Sprintf(" (did you mean %q?)", hint)
+				hint = yamlcheck.DidYouMean(normalTransition(item), n.trans)
 			}
 			return Ignore{}, fmt.Errorf("%q is not an error code, an operation (\"POST /v1/files\") or a lifecycle edge (\"deployment building → error\")%s", item, hint)
 		}
