@@ -394,3 +394,18 @@ func TestAPIAndFixturesAgreeOnEnvNamesAndRedirects(t *testing.T) {
 		}
 	}
 }
+
+// A failure over bundle.MaxFailure bytes is 413 with a hint of how much to send, cut on
+// a character's boundary: following it sends whole UTF-8 (a cut é would arrive as
+// U+FFFD), and is accepted.
+func TestOversizedFailureHintCutsOnARune(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	failure := "a" + strings.Repeat("é", 32768) // byte 65,536 is the second of an é
+	r := e.post("/_emulator/bundle", "", map[string]string{"failure": failure})
+	mustStatus(t, r, http.StatusRequestEntityTooLarge)
+	if msg := r.Err(t).Message; !strings.Contains(msg, "send its first 65535 bytes") {
+		t.Fatalf("message %q does not cut on the é", msg)
+	}
+	mustStatus(t, e.post("/_emulator/bundle", "", map[string]string{"failure": failure[:65535]}), http.StatusOK)
+}

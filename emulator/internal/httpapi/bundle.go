@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -107,7 +108,13 @@ func (a *API) postBundle(c *gin.Context) {
 		return
 	}
 	if len(req.Failure) > bundle.MaxFailure {
-		a.renderError(c, apperr.Errorf(apperr.PayloadTooLarge, "failure is %d bytes, over the bound of %d: send its first %d bytes", len(req.Failure), bundle.MaxFailure, bundle.MaxFailure))
+		// the hint's cut falls on a character's boundary: a client following it sends
+		// whole UTF-8, never half an é
+		keep := bundle.MaxFailure
+		for keep > 0 && !utf8.RuneStart(req.Failure[keep]) {
+			keep--
+		}
+		a.renderError(c, apperr.Errorf(apperr.PayloadTooLarge, "failure is %d bytes, over the bound of %d: send its first %d bytes", len(req.Failure), bundle.MaxFailure, keep))
 		return
 	}
 	a.writeBundle(c, req.Failure)
