@@ -409,3 +409,23 @@ func TestOversizedFailureHintCutsOnARune(t *testing.T) {
 	}
 	mustStatus(t, e.post("/_emulator/bundle", "", map[string]string{"failure": failure[:65535]}), http.StatusOK)
 }
+
+// A key given twice inside a state document's element (a token's scope) is refused
+// as at the state's top and in control bodies: encoding/json would keep the last, and
+// {"scope":"admin","scope":"read"} would quietly import a read token.
+func TestStateElementKeyGivenTwiceIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct{ doc, want string }{
+		{`{"tokens":[{"token":"t-x","scope":"admin","scope":"read"}]}`, `key "scope" in tokens is given twice: give it once`},
+		{`{"projects":[{"id":"prj_x","name":"x","created_at":"2026-11-01T00:00:00Z","env":{"A":"1","A":"2"}}]}`, `key "A" in projects.env is given twice`},
+	} {
+		r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: tc.doc})
+		if r.Status != http.StatusBadRequest || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
+			t.Errorf("%s: %d %s, want 400 %q", tc.doc, r.Status, r.Body, tc.want)
+		}
+	}
+	if r := e.get("/v1/projects", "t-read"); r.Status != http.StatusOK {
+		t.Fatalf("the world was changed by a refused import: %d %s", r.Status, r.Body)
+	}
+}

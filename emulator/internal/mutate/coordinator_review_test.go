@@ -247,6 +247,10 @@ func TestCoordinatorNamesAnUnknownKey(t *testing.T) {
 	for _, tc := range []struct{ path, body, want string }{
 		{"/world", `{"tset":"TestA"}`, `unknown key "tset" (did you mean "test"?)`},
 		{"/coverage", `{"wrold":"w1","coverage":{}}`, `unknown key "wrold" (did you mean "world"?)`},
+		// a key given twice is refused as the control API's bodies refuse it: encoding/json
+		// would keep the last, and a testkit's bug would pass unseen
+		{"/world", `{"test":"TestA","test":"TestB"}`, `key "test" is given twice: give it once`},
+		{"/coverage", `{"world":"w1","coverage":{"operations":[],"operations":[]}}`, `key "operations" in coverage is given twice`},
 	} {
 		code, body := post(t, url+tc.path, tc.body)
 		e, _ := body["error"].(map[string]any)

@@ -292,6 +292,11 @@ func decodeElement[T any](text []byte, v *T, ar *arena, field string) error {
 	}
 	dst := new(T)
 	err := strictjson.Decode(text, dst, field)
+	if _, deployment := any(v).(*Deployment); err == nil && !deployment {
+		// a key given twice in a token, project or domain is refused as in the control
+		// API's bodies (a deployment's keys are its own reader's, the replay's hot path)
+		err = strictjson.DuplicateKeys(text, field)
+	}
 	*v = *dst
 	return err
 }
@@ -303,6 +308,9 @@ func (o *ReadOptions) decodeField(s *scanner, field string, dst any) error {
 		return o.jsonError(err)
 	}
 	if err := strictjson.Decode(text, dst, field); err != nil {
+		return o.fieldError(field, at(err, start))
+	}
+	if err := strictjson.DuplicateKeys(text, field); err != nil {
 		return o.fieldError(field, at(err, start))
 	}
 	return nil

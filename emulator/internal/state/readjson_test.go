@@ -62,6 +62,12 @@ func TestReadSnapshotRefusesUnknownKeys(t *testing.T) {
 		{`{"x":` + strings.Repeat("[", 20_000) + `}`, `unknown key "x" in the state`}, // refused before its value is read
 		{`{"tokens":[{"token":"t","scope":"read"}],"projects":[],"tokens":[]}`, `key "tokens" in the state is given twice: give it once`},
 		{`{"tokens":[],"Tokens":[]}`, `key "Tokens" in the state is given twice`},
+		// inside an element too (not a deployment: its reader is the replay's own)
+		{`{"tokens":[{"token":"t","scope":"admin","scope":"read"}]}`, `key "scope" in tokens is given twice: give it once`},
+		{`{"projects":[{"id":"prj_1","name":"p","env":{"A":"1","A":"2"}}]}`, `key "A" in projects.env is given twice`},
+		{`{"domains":[{"hostname":"a.test","hostname":"b.test"}]}`, `key "hostname" in domains is given twice`},
+		{`{"policy":{"domain_write_scope":"admin","domain_write_scope":"deploy"}}`, `key "domain_write_scope" in policy is given twice`},
+		{`{"cipher":{"api_keys":[],"api_keys":["k"]}}`, `key "api_keys" in cipher is given twice`},
 	} {
 		_, err := ReadSnapshot(strings.NewReader(tc.doc), ReadOptions{})
 		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidRequest || !strings.Contains(err.Error(), tc.want) {
@@ -155,6 +161,11 @@ func FuzzReadSnapshot(f *testing.F) {
 			return err != nil && strings.Contains(err.Error(), "unknown key") && (strings.Contains(err.Error(), " in the state") || !strings.Contains(err.Error(), " in "))
 		}
 		if (unknownTop(gerr) || unknownTop(werr)) && gerr != nil && werr != nil {
+			return
+		}
+		// a key given twice (at the top, or in an element but a deployment) is refused,
+		// where the oracle, encoding/json, keeps the last
+		if gerr != nil && strings.Contains(gerr.Error(), "is given twice: give it once") {
 			return
 		}
 		if gk, wk := errorKind(gerr), errorKind(werr); gk != wk {

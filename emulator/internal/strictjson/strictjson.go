@@ -147,10 +147,114 @@ func in(where string) string {
 // well formed) that gives one key twice, where names the place as UnknownKeys' error
 // does. encoding/json keeps the last of them, so {"scope":"admin","scope":"read"} would
 // quietly be a read token: like a YAML mapping's, a key is given once.
+//
+// A scan that allocates nothing answers first, so the common document, with no key
+// twice, costs one pass over its bytes (the state's tokens, projects and domains are
+// read this way, one element at a time); the decoder's walk, which names the place,
+// runs only when the scan finds a key twice or meets what it does not compare itself.
 func DuplicateKeys(text []byte, where string) error {
+	if _, dup, unsure := scanDuplicates(text, 0); !dup && !unsure {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	return duplicateKeys(dec, where)
+}
+
+// maxScanKeys is how many keys of one object scanDuplicates compares, each against
+// those before it (no map); an object with more is left to the decoder's walk.
+const maxScanKeys = 16
+
+// scanDuplicates walks the JSON value at b[i:] (well formed) and says where it ends,
+// whether an object gives one key twice (as written), and unsure when it met what it
+// does not decide: an escaped key ("a" and "\u0061" are one key), an object of more
+// than maxScanKeys keys, or bytes that are not well formed.
+func scanDuplicates(b []byte, i int) (end int, dup, unsure bool) {
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return i, false, true
+	}
+	switch b[i] {
+	case '"':
+		end, _ := skipString(b, i)
+		return end, false, end > len(b)
+	case '[':
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, false, false
+		}
+		for i < len(b) {
+			if i, dup, unsure = scanDuplicates(b, i); dup || unsure {
+				return i, dup, unsure
+			}
+			if i = skipSpace(b, i); i < len(b) && b[i] == ']' {
+				return i + 1, false, false
+			}
+			i++ // the comma
+		}
+		return i, false, true
+	case '{':
+		var keys [maxScanKeys][2]int // each key's bounds in b
+		n := 0
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, false, false
+		}
+		for i < len(b) && b[i] == '"' {
+			end, escaped := skipString(b, i)
+			if escaped || n == maxScanKeys || end > len(b) {
+				return end, false, true
+			}
+			key := b[i+1 : end-1]
+			for _, k := range keys[:n] {
+				if bytes.Equal(b[k[0]:k[1]], key) {
+					return end, true, false
+				}
+			}
+			keys[n] = [2]int{i + 1, end - 1}
+			n++
+			if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
+				return i, false, true
+			}
+			if i, dup, unsure = scanDuplicates(b, i+1); dup || unsure {
+				return i, dup, unsure
+			}
+			if i = skipSpace(b, i); i < len(b) && b[i] == '}' {
+				return i + 1, false, false
+			}
+			i = skipSpace(b, i+1) // past the comma
+		}
+		return i, false, true
+	}
+	for ; i < len(b); i++ { // a number, true, false or null
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i, false, false
+		}
+	}
+	return i, false, false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString is the index past the string that opens at b[i], and whether it holds an
+// escape; past len(b) when it does not close.
+func skipString(b []byte, i int) (end int, escaped bool) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			return i + 1, escaped
+		}
+	}
+	return len(b) + 1, escaped
 }
 
 func duplicateKeys(dec *json.Decoder, where string) error {

@@ -56,7 +56,9 @@ func TestOneFieldInTwoCases(t *testing.T) {
 // key given twice in one object exactly when its objects, decoded, hold fewer keys than
 // the text spells.
 func FuzzDuplicateKeys(f *testing.F) {
-	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[1,{"c":1,"c":1}]}}`, `[{"a":1},{"a":1}]`, `{"\u0061":1,"a":1}`, `{}`, `[]`, `1`} {
+	many := `{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"ka":10,"kb":11,"kc":12,"kd":13,"ke":14,"kf":15,"kg":16,"k0":17}`
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[1,{"c":1,"c":1}]}}`, `[{"a":1},{"a":1}]`, `{"\u0061":1,"a":1}`, `{}`, `[]`, `1`,
+		many, ` { "a" : [ 1 , { } , [ ] , "x\"y" ] , "b" : { "a" : null } , "a" : true } `, `{"a\"":1,"a":2}`, `{"a":"}","a\\":1}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
@@ -67,6 +69,10 @@ func FuzzDuplicateKeys(f *testing.F) {
 		err := DuplicateKeys(text, "")
 		if (err != nil) != (keysSpelled(t, text) > keysKept(v)) {
 			t.Fatalf("%q: %v; keys spelled %d, kept %d", text, err, keysSpelled(t, text), keysKept(v))
+		}
+		// the scan that answers first agrees with the decoder's walk wherever it decides
+		if _, dup, unsure := scanDuplicates(text, 0); !unsure && dup != (err != nil) {
+			t.Fatalf("%q: the scan says twice %v, the walk %v", text, dup, err)
 		}
 	})
 }
