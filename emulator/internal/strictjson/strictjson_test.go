@@ -124,3 +124,16 @@ func keysSpelled(t *testing.T, text []byte) int {
 		wantKey = len(inObject) > 0 && inObject[len(inObject)-1] && tok != json.Delim('[') && tok != json.Delim('{')
 	}
 }
+
+// A text with no key twice is passed by the scan alone, allocating nothing: the state's
+// tokens, projects and domains are each checked so.
+func TestDuplicateKeysScanAllocatesNothing(t *testing.T) {
+	text := []byte(`{"id":"prj_a","name":"a","created_at":"2026-11-01T00:00:00Z","env":{"A":"1","B":"2"},"tls":{"status":"issued","issuer":null}}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if DuplicateKeys(text, "projects") != nil {
+			t.Fatal("no key is given twice")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
