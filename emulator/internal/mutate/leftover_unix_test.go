@@ -318,3 +318,45 @@ func TestRunOutputIsChargedWhileRead(t *testing.T) {
 		t.Fatal("the output was not given back after its report was read")
 	}
 }
+
+// reportRunner writes a report file of its own beside the output, as Jest, Vitest, node
+// and pytest do, and looks at the budget while its Results would read it.
+type reportRunner struct{ chargeRunner }
+
+func (reportRunner) Command(_ []string, dir string, _ []string) ([]string, error) {
+	return []string{"sh", "-c", "head -c 3000000 /dev/zero > " + filepath.Join(dir, "report.json") + "; printf ok"}, nil
+}
+
+func (r *reportRunner) Results(dir string, output []byte) (map[string]Outcome, error) {
+	r.seen = len(output)
+	// room for all but the output and the report: one byte more must fail while held
+	if left := r.size - int64(len(output)) - 3000000 + 1; r.budget.TryAcquire(left) {
+		r.budget.Release(left)
+	} else {
+		r.charged = true
+	}
+	return map[string]Outcome{}, nil
+}
+
+// A runner's report file is charged to the same budget as the run's output while it is
+// read (it was read outside it: 256 MiB × --parallel at worst), and given back after.
+func TestRunReportIsChargedWhileRead(t *testing.T) {
+	co, err := NewCoordinator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer co.Close()
+	const size = 8 << 20
+	r := &reportRunner{chargeRunner{budget: semaphore.NewWeighted(size), size: size}}
+	x := &executor{cfg: Config{Runner: r, Timeout: baselineTimeout}, co: co, held: r.budget, heldSize: size}
+	res := x.once(context.Background(), &round{runner: r}, nil)
+	if res.err != nil || res.exitErr != nil {
+		t.Fatalf("run: %v %v", res.err, res.exitErr)
+	}
+	if r.seen != 2 || !r.charged {
+		t.Fatalf("read %d bytes of output (want 2), report charged %v", r.seen, r.charged)
+	}
+	if !r.budget.TryAcquire(size) {
+		t.Fatal("the report was not given back after it was read")
+	}
+}

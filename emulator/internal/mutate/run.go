@@ -29,7 +29,10 @@ const maxOutput = 64 << 20
 // reads its output (at most maxOutput) only once its size is taken from this budget,
 // and gives it back once its report is read (only its tail is kept). Without it,
 // --parallel 256 runs of a chatty suite could hold 256 × 64 MiB.
-var outputsHeld = semaphore.NewWeighted(256 << 20)
+var outputsHeld = semaphore.NewWeighted(outputsBudget)
+
+// outputsBudget is outputsHeld's size: no run is charged more (it would wait forever).
+const outputsBudget = 256 << 20
 
 // maxReport bounds a runner's report file (JSON, JUnit, pytest's outcome lines): a
 // suite's report is a few MB at most.
@@ -172,6 +175,8 @@ type executor struct {
 	co    *Coordinator
 	start time.Time
 	held  *semaphore.Weighted // the budget of outputs held (outputsHeld when nil; a test's own)
+	// heldSize is held's size (outputsBudget when 0)
+	heldSize int64
 }
 
 // result is one finished run of the command.
@@ -228,19 +233,25 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 	if rctx.Err() == context.DeadlineExceeded {
 		res.timedOut = true
 	}
-	held := int64(maxOutput)
+	outSize := int64(maxOutput)
 	if fi, err := out.Stat(); err == nil {
-		held = min(fi.Size(), maxOutput)
+		outSize = min(fi.Size(), maxOutput)
 	}
-	budget := x.held
+	// the runner's report files (Results reads them) are charged with the output: read
+	// outside the budget, --parallel runs could hold 256 MiB of report each
+	budget, size := x.held, x.heldSize
 	if budget == nil {
 		budget = outputsHeld
 	}
+	if size == 0 {
+		size = outputsBudget
+	}
+	held := min(outSize+reportBytes(dir), size)
 	if err := budget.Acquire(context.WithoutCancel(ctx), held); err != nil {
 		return result{err: err}
 	}
 	defer budget.Release(held)
-	output, err := readBounded(filepath.Join(dir, "output"), held)
+	output, err := readBounded(filepath.Join(dir, "output"), outSize)
 	if err != nil {
 		return result{err: err}
 	}
@@ -273,6 +284,26 @@ func runEnv(base []string, url, artifacts string) []string {
 		env = append(env, kv)
 	}
 	return append(env, Env+"="+url, "HOSTEMU_ARTIFACTS="+artifacts)
+}
+
+// reportBytes is what the files a run wrote in dir beside its output (a runner's
+// report: Jest's, Vitest's and node's, pytest's JUnit and outcome lines) take to read,
+// each at most maxReport (a larger one is refused unread).
+func reportBytes(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if e.Name() == "output" || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			n += min(fi.Size(), maxReport)
+		}
+	}
+	return n
 }
 
 // readBounded reads at most the first n bytes of path into a buffer of n bytes: what a
