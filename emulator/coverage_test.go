@@ -207,6 +207,7 @@ func TestCoverageRefusesBadQueries(t *testing.T) {
 	}{
 		{"GET", "/_emulator/coverage?namespaces=al", `did you mean "all"`},
 		{"GET", "/_emulator/coverage?namespace=all", `did you mean "namespaces"`},
+		{"GET", "/_emulator/coverage?namespaces=all&namespaces=all", `query parameter "namespaces" is given 2 times: it takes one value`},
 		{"DELETE", "/_emulator/coverage?namespaces=none", `the only value is "all"`},
 		{"GET", n.control("/coverage?namespaces=all"), "not by a namespace's coverage"},
 		{"GET", "/_emulator/coverage?ignore=internal_eror", `did you mean "internal_error"?`},

@@ -11,14 +11,11 @@ import (
 // coverageScope reads ?namespaces=: "" (this world) or "all" (the default world, every
 // live namespace and every deleted one), which only the default world's route takes.
 func (a *API) coverageScope(c *gin.Context) (all bool, err error) {
-	vs, ok := c.GetQueryArray("namespaces")
+	// given twice, it was refused by the strict query check before (strictControlQuery)
+	v, ok := c.GetQuery("namespaces")
 	if !ok {
 		return false, nil
 	}
-	if len(vs) != 1 {
-		return false, apperr.Errorf(apperr.InvalidRequest, "query parameter namespaces is given %d times; give it once", len(vs))
-	}
-	v := vs[0]
 	if v != "all" {
 		return false, apperr.Errorf(apperr.InvalidRequest, "query parameter namespaces=%q: the only value is \"all\"%s", v, yamlcheck.Suggest(v, []string{"all"}))
 	}
