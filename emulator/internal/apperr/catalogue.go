@@ -135,22 +135,15 @@ var journalOnly = []string{"dropped", "timeout"}
 // world holds: the catalogue's, the codes ForStatus gives a fault of only a status
 // (400–599), and dropped and timeout. A fault's own code (status with code) may add one.
 var AnswerCodes = sync.OnceValue(func() []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(c string) {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
+	var codes CodeSet
 	for _, d := range catalogue {
-		add(string(d.Code))
+		codes.Add(string(d.Code))
 	}
 	for status := 400; status <= 599; status++ {
-		add(ForStatus(status))
+		codes.Add(ForStatus(status))
 	}
 	for _, c := range journalOnly {
-		add(c)
+		codes.Add(c)
 	}
-	return out
+	return codes.List()
 })

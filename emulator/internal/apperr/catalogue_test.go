@@ -44,3 +44,15 @@ func TestAnswerCodes(t *testing.T) {
 		t.Errorf("AnswerCodes repeat a code: %v", codes)
 	}
 }
+
+// A CodeSet keeps each code once, in the order first added, and never "".
+func TestCodeSet(t *testing.T) {
+	t.Parallel()
+	var s apperr.CodeSet
+	for _, c := range []string{"b", "", "a", "b", "a", "c", ""} {
+		s.Add(c)
+	}
+	if got := s.List(); !slices.Equal(got, []string{"b", "a", "c"}) {
+		t.Fatalf("%v", got)
+	}
+}

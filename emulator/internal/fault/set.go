@@ -333,21 +333,14 @@ func (s *Set) all() iter.Seq[*Fault] {
 func (s *Set) Codes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
-	seen := map[string]bool{"": true}
-	add := func(c string) {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
+	var codes apperr.CodeSet
 	for f := range s.all() {
-		add(f.Spec.Code)
+		codes.Add(f.Spec.Code)
 		for _, st := range f.Spec.Then {
-			add(st.Code)
+			codes.Add(st.Code)
 		}
 	}
-	return out
+	return codes.List()
 }
 
 // Get returns a snapshot of the fault id, API-added or the active scenario's, as List

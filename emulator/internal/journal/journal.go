@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/notify"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
@@ -299,15 +300,9 @@ func (j *Journal) Count(f Filter) int {
 func (j *Journal) Codes() []string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	var out []string
-	seen := map[string]bool{"": true}
-	j.each(func(e *Entry) {
-		if !seen[e.ErrorCode] {
-			seen[e.ErrorCode] = true
-			out = append(out, e.ErrorCode)
-		}
-	})
-	return out
+	var codes apperr.CodeSet
+	j.each(func(e *Entry) { codes.Add(e.ErrorCode) })
+	return codes.List()
 }
 
 // each calls fn on every entry, oldest first; j.mu is held.
