@@ -68,3 +68,36 @@ func TestEscapedSlashStaysInTheID(t *testing.T) {
 		t.Errorf("a domain was forced: %s", r.Body)
 	}
 }
+
+// Faults, the journal and coverage read a path's segments as the router does: a fault
+// on the promote route does not fire for POST /v1/deployments/dpl_x%2Fpromote (the
+// deployment item, 405), nor is the request the promote operation, and the journal
+// keeps the escaped slash, so that ?path=/v1/deployments/*/promote finds no promote.
+func TestEscapedSlashIsOneSegmentForFaultsAndTheJournal(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, m := range []map[string]any{
+		{"path": "/v1/deployments/*/promote"},
+		{"operation": "promoteDeployment"},
+	} {
+		mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": m, "status": 503}), 201)
+	}
+	r := e.do(req{Method: "POST", Path: "/v1/deployments/dpl_second%2Fpromote", Token: "t-admin"})
+	if r.Status != 405 || r.Code() != "method_not_allowed" {
+		t.Fatalf("a fault on the promote route answered an item's request: %d %s", r.Status, r.Body)
+	}
+	if j := e.get("/_emulator/requests?path=/v1/deployments/*/promote", ""); !strings.Contains(string(j.Body), `"requests":[]`) {
+		t.Errorf("the journal holds a promote: %s", j.Body)
+	}
+	if j := e.get("/_emulator/requests?path=/v1/deployments/dpl_second%252Fpromote", ""); !strings.Contains(string(j.Body), `"path":"/v1/deployments/dpl_second%2Fpromote"`) {
+		t.Errorf("the journal does not keep the escaped slash: %s", j.Body)
+	}
+	// other escapes are decoded as ever: the fault and the journal see dpl_second
+	r = e.do(req{Method: "POST", Path: "/v1/deployments/dpl%5Fsecond/promote", Token: "t-admin"})
+	if r.Status != 503 {
+		t.Errorf("POST …/dpl%%5Fsecond/promote: %d %s, want the fault's 503", r.Status, r.Body)
+	}
+	if j := e.get("/_emulator/requests?path=/v1/deployments/dpl_second/promote", ""); !strings.Contains(string(j.Body), `"status":503`) {
+		t.Errorf("the journal does not decode %%5F: %s", j.Body)
+	}
+}

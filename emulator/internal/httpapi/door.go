@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator/internal/edge"
@@ -97,6 +98,11 @@ type Class struct {
 	// World is the world an edge request or a tunnel belongs to (nil for the APIs,
 	// whose world the credential names, see identify).
 	World *world.World
+	// Path is the request's path as the router reads its segments (routePath): what
+	// faults, the journal and coverage match, so that none of them takes
+	// dpl_x%2Fpromote for the promote route the router does not take it for. An edge
+	// request's is its decoded path, the one the edge serves files by.
+	Path string
 	// Edge is the edge's decision for KindEdge.
 	Edge edge.Decision
 	// MissingNamespace is the namespace an edge request or a tunnel named (by
@@ -127,30 +133,71 @@ func (a *API) Classify(r *http.Request, l Listener) Class {
 		}
 		host := edge.NormalizeHost(r.Host)
 		wd, missing := a.edgeWorld(r, host)
-		return Class{Kind: KindTunnel, Host: host, Proxy: true, World: wd, MissingNamespace: missing}
+		return Class{Kind: KindTunnel, Host: host, Proxy: true, World: wd, MissingNamespace: missing, Path: r.URL.Path}
 	}
 	host, proxy := edge.RequestHost(r)
 	if l == ListenerMain && (!a.ownHost(host) || (proxy && !a.ownProxyTarget(r, host))) {
 		wd, missing := a.edgeWorld(r, host)
 		if missing != "" {
 			d := edge.Decision{Action: edge.ActionError, Claimed: true, Host: host, Proxy: proxy, Code: edge.CodeNamespaceNotFound, Namespace: missing}
-			return Class{Kind: KindEdge, Host: host, Proxy: proxy, World: wd, Edge: d, MissingNamespace: missing}
+			return Class{Kind: KindEdge, Host: host, Proxy: proxy, World: wd, Edge: d, MissingNamespace: missing, Path: r.URL.Path}
 		}
 		if d := edge.Decide(host, proxy, wd.Edge(), wd.EdgeDomain()); d.Claimed {
 			if proxy && !a.proxyVouches(d) {
 				d = refusedByProxy(d)
 			}
-			return Class{Kind: KindEdge, Host: host, Proxy: proxy, World: wd, Edge: d}
+			return Class{Kind: KindEdge, Host: host, Proxy: proxy, World: wd, Edge: d, Path: r.URL.Path}
 		}
 	}
 	// each service owns its prefixes, and routes.go registers every route under the kind
 	// that owns its path (TestRoutesAreClassifiedAsRegistered)
-	k := kindOfPath(r.URL.Path, r.Method)
-	cls := Class{Kind: k, Host: host, Proxy: proxy, Secret: k == KindCipher && r.URL.Path != "/v1/decrypt"}
+	path := routePath(r.URL)
+	k := kindOfPath(path, r.Method)
+	cls := Class{Kind: k, Host: host, Proxy: proxy, Path: path, Secret: k == KindCipher && path != "/v1/decrypt"}
 	if !a.serves(l, k) {
 		cls.Kind = KindNotFound // the body stays a secret all the same
 	}
 	return cls
+}
+
+// routePath is u's path as the router reads it (gin's UseRawPath): split where the
+// path was sent with a slash, each segment decoded, and a slash sent escaped (%2F) kept
+// as %2F inside its segment. A path sent without an escaped slash is u.Path itself, at
+// no cost; /v1/deployments/dpl_x%2Fpromote stays one deployment id, not the promote
+// route, for the front door, faults, the journal and coverage as for the router.
+func routePath(u *url.URL) string {
+	raw := u.RawPath
+	if !hasEscapedSlash(raw) {
+		return u.Path
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	for i, seg := range strings.Split(raw, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		s, err := url.PathUnescape(seg)
+		if err != nil {
+			return u.Path // not what net/http parsed: it never sets such a RawPath
+		}
+		b.WriteString(strings.ReplaceAll(s, "/", "%2F"))
+	}
+	return b.String()
+}
+
+// hasEscapedSlash reports whether a raw path holds %2F (in either case).
+func hasEscapedSlash(raw string) bool {
+	for i := strings.IndexByte(raw, '%'); i >= 0 && i+2 < len(raw); {
+		if raw[i+1] == '2' && (raw[i+2] == 'F' || raw[i+2] == 'f') {
+			return true
+		}
+		j := strings.IndexByte(raw[i+1:], '%')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 func kindOfPath(path, method string) Kind {

@@ -81,6 +81,9 @@ func TestFrontDoorClassifies(t *testing.T) {
 		{"openapi", a, ListenerMain, "GET", "/openapi.json", "127.0.0.1:4700", KindDocs, false},
 		{"openapi yaml on the cipher listener", a, ListenerCipher, "GET", "/openapi.yaml", "127.0.0.1:4700", KindDocs, false},
 		{"no such path", a, ListenerMain, "GET", "/favicon.ico", "127.0.0.1:4700", KindNotFound, false},
+		{"escaped slash after /v1: no route", a, ListenerMain, "GET", "/v1%2Fprojects", "127.0.0.1:4700", KindNotFound, false},
+		{"escaped slash after /_emulator: no health", a, ListenerMain, "GET", "/_emulator%2Fhealth", "127.0.0.1:4700", KindNotFound, false},
+		{"encrypt, escaped slash", a, ListenerMain, "POST", "/v1%2Fencrypt", "127.0.0.1:4700", KindCipher, false},
 		{"edge by deployment host", a, ListenerMain, "GET", "/", "demo-abc.hostemu.localhost:4700", KindEdge, false},
 		{"edge by deployment host, API path", a, ListenerMain, "GET", "/v1/projects", "demo-abc.hostemu.localhost", KindEdge, false},
 		{"edge by unknown deployment host", a, ListenerMain, "GET", "/", "nope-x.hostemu.localhost", KindEdge, false},
@@ -116,6 +119,28 @@ func TestFrontDoorClassifies(t *testing.T) {
 				t.Fatal("an edge request without its world")
 			}
 		})
+	}
+}
+
+// routePath reads a path's segments as the router does: an escaped slash stays in its
+// segment (as %2F), every other escape is decoded, and a path without an escaped slash
+// is URL.Path itself.
+func TestRoutePath(t *testing.T) {
+	for target, want := range map[string]string{
+		"/v1/deployments/dpl_x":               "/v1/deployments/dpl_x",
+		"/v1/deployments/dpl%5Fx/promote":     "/v1/deployments/dpl_x/promote",
+		"/v1/deployments/dpl_x%2Fpromote":     "/v1/deployments/dpl_x%2Fpromote",
+		"/v1/deployments/dpl_x%2fpromote":     "/v1/deployments/dpl_x%2Fpromote",
+		"/v1/deployments/a%20b%2F%41":         "/v1/deployments/a b%2FA",
+		"/v1/deployments/a%25%2Fb":            "/v1/deployments/a%%2Fb",
+		"/v1%2Fdeployments":                   "/v1%2Fdeployments",
+		"/v1/deployments/dpl%252F":            "/v1/deployments/dpl%2F",
+		"/v1/projects/p%2F/domains/x.test%2F": "/v1/projects/p%2F/domains/x.test%2F",
+	} {
+		r := httptest.NewRequest("GET", target, nil)
+		if got := routePath(r.URL); got != want {
+			t.Errorf("%s: %q, want %q", target, got, want)
+		}
 	}
 }
 

@@ -26,7 +26,7 @@ func (a *API) record(ex *exchange, r *http.Request) {
 	end := ex.start.Add(time.Since(ex.start))
 	e := journal.Entry{
 		Method:     r.Method,
-		Path:       r.URL.Path,
+		Path:       ex.class.Path, // as the router reads it: dpl_x%2Fpromote is no promote
 		Query:      r.URL.RawQuery,
 		Status:     status,
 		DurationMS: float64(end.Sub(ex.start).Microseconds()) / 1000,

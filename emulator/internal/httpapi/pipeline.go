@@ -263,7 +263,7 @@ func (a *API) serveEdge(ex *exchange, r *http.Request) {
 
 // faultRequest is what faults match r on (its body is read only when a fault asks).
 func (ex *exchange) faultRequest(r *http.Request, service, host string) fault.Request {
-	return fault.Request{Method: r.Method, Path: r.URL.Path, Service: service, Host: host,
+	return fault.Request{Method: r.Method, Path: ex.class.Path, Service: service, Host: host,
 		RawQuery: r.URL.RawQuery, Header: r.Header, Token: ex.bearerToken(r)}
 }
 
@@ -321,7 +321,7 @@ func (a *API) finish(ex *exchange, r *http.Request) {
 		if ex.errCode == "dropped" || ex.errCode == "timeout" {
 			status = 0
 		}
-		ex.w.Coverage().Answer(r.Method, ex.route, r.URL.Path, status, ex.errCode)
+		ex.w.Coverage().Answer(r.Method, ex.route, ex.class.Path, status, ex.errCode)
 	}
 	ex.reuse(exchange{})
 	exchanges.Put(ex)
