@@ -1,6 +1,7 @@
 package emulator_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,23 @@ func TestEscapedSlashIsOneSegmentForFaultsAndTheJournal(t *testing.T) {
 	}
 	if j := e.get("/_emulator/requests?path=/v1/deployments/dpl_second/promote", ""); !strings.Contains(string(j.Body), `"status":503`) {
 		t.Errorf("the journal does not decode %%5F: %s", j.Body)
+	}
+}
+
+// A parameter of a path sent with escapes is unescaped as the path is (url.PathUnescape),
+// not as a query value: a '+' stays a '+', as it does in a path sent without escapes.
+func TestPlusInAnEscapedPathStaysAPlus(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for path, id := range map[string]string{
+		"/v1/deployments/dpl+x":        "dpl+x",
+		"/v1/deployments/dpl+x%41":     "dpl+xA",
+		"/v1/deployments/dpl+x%2Fy":    "dpl+x/y",
+		"/v1/deployments/dpl%2Bx%2520": "dpl+x%20",
+	} {
+		r := e.get(path, "t-read")
+		if r.Status != 404 || r.Code() != "deployment_not_found" || !strings.Contains(r.Err(t).Message, strconv.Quote(id)) {
+			t.Errorf("GET %s: %d %s, want 404 naming %q", path, r.Status, r.Body, id)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -285,7 +286,23 @@ func (a *API) route(ex *exchange, r *http.Request) {
 		m := a.meterBody(ex, r)
 		defer func() { a.bodies.release(m.held) }()
 	}
+	if strings.IndexByte(r.URL.RawPath, '+') >= 0 {
+		r = plusEscaped(r)
+	}
 	a.apiHTTP.ServeHTTP(ex, r)
+}
+
+// plusEscaped is r with each '+' of its raw path sent as %2B, for the router: gin
+// unescapes a parameter of the raw path (UseRawPath) with url.QueryUnescape, which reads
+// '+' as a space, where in a path '+' is itself: DELETE /_emulator/tokens/t+x%2Fy names
+// the token "t+x/y", and /v1/deployments/dpl+x%41 the id "dpl+xA" as u.Path has it.
+// Only a path sent with an escape and a '+' is copied.
+func plusEscaped(r *http.Request) *http.Request {
+	u := *r.URL
+	u.RawPath = strings.ReplaceAll(u.RawPath, "+", "%2B")
+	r = r.WithContext(r.Context())
+	r.URL = &u
+	return r
 }
 
 // finish ends every request: a panic becomes the documented 500 (or, once the answer
