@@ -395,6 +395,26 @@ func TestAPIAndFixturesAgreeOnEnvNamesAndRedirects(t *testing.T) {
 	}
 }
 
+// A state that an older hostemu wrote, holding a redirect_to under localhost or the
+// edge domain (its API accepted one), still imports: only the API and fixtures refuse a
+// new one. A hostname under them stays refused, import or not.
+func TestImportKeepsAnOlderRedirectToAKeptName(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	st := string(e.get("/_emulator/state", "").Body)
+	if !strings.Contains(st, `"redirect_to":"shop.test"`) {
+		t.Fatalf("no redirect in the fixtures' state: %.400s", st)
+	}
+	for _, to := range []string{"app.localhost", "x.hostemu.localhost"} {
+		doc := strings.Replace(st, `"redirect_to":"shop.test"`, `"redirect_to":"`+to+`"`, 1)
+		mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/state", Body: doc}), http.StatusOK)
+	}
+	doc := strings.Replace(st, `"hostname":"shop.test"`, `"hostname":"shop.localhost"`, 1)
+	if r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: doc}); r.Status != http.StatusBadRequest {
+		t.Errorf("a hostname under localhost imported: %d %s", r.Status, r.Body)
+	}
+}
+
 // A failure over bundle.MaxFailure bytes is 413 with a hint of how much to send, cut on
 // a character's boundary: following it sends whole UTF-8 (a cut é would arrive as
 // U+FFFD), and is accepted.

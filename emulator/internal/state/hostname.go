@@ -46,7 +46,7 @@ func KeptFor(host, edgeDomain string) string {
 }
 
 // CheckRedirect is the one rule for redirect (a normalized hostname) as the redirect_to
-// of custom domain host, for the API, fixtures and an import alike: self says it names
+// of custom domain host, for the API and fixtures alike: self says it names
 // the domain itself (a loop); kept is the domain hostemu keeps for itself that it falls
 // under (KeptFor), else "". Any other hostname may be one, as the spec says ("a
 // hostname"): in the project or not. A kept one is refused because a 308 keeps the
@@ -59,13 +59,24 @@ func CheckRedirect(host, redirect, edgeDomain string) (self bool, kept string) {
 }
 
 // CheckKept reports the first custom domain of s under a domain hostemu keeps for
-// itself (KeptFor), or redirecting to one (CheckRedirect), as an import refuses it.
+// itself (KeptFor), as an import refuses it: the edge would serve pages on that name.
+// A redirect_to under one is not refused here (CheckKeptRedirects is fixtures'): an
+// older hostemu's API accepted it, and a state file or bundle it wrote must still load;
+// the edge serves no page as that name, it only sends a 308 there.
 func (s *Snapshot) CheckKept(edgeDomain string) error {
 	for i := range s.Domains {
-		d := &s.Domains[i]
-		if kept := KeptFor(d.Hostname, edgeDomain); kept != "" {
-			return fmt.Errorf("domain %q: the hostname is under %q, which hostemu keeps for itself (the API refuses it: invalid_hostname); use a name under .test or .example", d.Hostname, kept)
+		if kept := KeptFor(s.Domains[i].Hostname, edgeDomain); kept != "" {
+			return fmt.Errorf("domain %q: the hostname is under %q, which hostemu keeps for itself (the API refuses it: invalid_hostname); use a name under .test or .example", s.Domains[i].Hostname, kept)
 		}
+	}
+	return nil
+}
+
+// CheckKeptRedirects reports the first custom domain of s redirecting to a name under
+// a domain hostemu keeps (CheckRedirect), as fixtures refuse it, by the API's rule.
+func (s *Snapshot) CheckKeptRedirects(edgeDomain string) error {
+	for i := range s.Domains {
+		d := &s.Domains[i]
 		if d.RedirectTo == "" {
 			continue
 		}
