@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
@@ -167,8 +168,9 @@ const maxScanKeys = 16
 
 // scanDuplicates walks the JSON value at b[i:] (well formed) and says where it ends,
 // whether an object gives one key twice (as written), and unsure when it met what it
-// does not decide: an escaped key ("a" and "\u0061" are one key), an object of more
-// than maxScanKeys keys, or bytes that are not well formed.
+// does not decide: an escaped key ("a" and "\u0061" are one key), a key that is not
+// valid UTF-8 (decoding makes "\xff" and "\xfe" one key, U+FFFD), an object of more than
+// maxScanKeys keys, or bytes that are not well formed.
 func scanDuplicates(b []byte, i int) (end int, dup, unsure bool) {
 	i = skipSpace(b, i)
 	if i >= len(b) {
@@ -202,7 +204,7 @@ func scanDuplicates(b []byte, i int) (end int, dup, unsure bool) {
 		}
 		for i < len(b) && b[i] == '"' {
 			end, escaped := skipString(b, i)
-			if escaped || n == maxScanKeys || end > len(b) {
+			if escaped || n == maxScanKeys || end > len(b) || !utf8.Valid(b[i+1:end-1]) {
 				return end, false, true
 			}
 			key := b[i+1 : end-1]

@@ -58,7 +58,8 @@ func TestOneFieldInTwoCases(t *testing.T) {
 func FuzzDuplicateKeys(f *testing.F) {
 	many := `{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"ka":10,"kb":11,"kc":12,"kd":13,"ke":14,"kf":15,"kg":16,"k0":17}`
 	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[1,{"c":1,"c":1}]}}`, `[{"a":1},{"a":1}]`, `{"\u0061":1,"a":1}`, `{}`, `[]`, `1`,
-		many, ` { "a" : [ 1 , { } , [ ] , "x\"y" ] , "b" : { "a" : null } , "a" : true } `, `{"a\"":1,"a":2}`, `{"a":"}","a\\":1}`} {
+		many, ` { "a" : [ 1 , { } , [ ] , "x\"y" ] , "b" : { "a" : null } , "a" : true } `, `{"a\"":1,"a":2}`, `{"a":"}","a\\":1}`,
+		"{\"\xff\":1,\"\xfe\":2}", "{\"\xef\xbf\xbd\":1,\"\xff\":2}", `{"é":1,"e":2}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
@@ -135,5 +136,15 @@ func TestDuplicateKeysScanAllocatesNothing(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("%v allocations", n)
+	}
+}
+
+// Keys that are not valid UTF-8 are one key once decoded (each bad byte is U+FFFD), as
+// encoding/json keeps them: the scan leaves them to the walk, which refuses them.
+func TestDuplicateKeysOfInvalidUTF8(t *testing.T) {
+	for _, text := range []string{"{\"\xff\":1,\"\xfe\":2}", "{\"\xef\xbf\xbd\":1,\"\xff\":2}", "[{\"a\xff\":{},\"a\xc0\":[]}]"} {
+		if err := DuplicateKeys([]byte(text), ""); err == nil {
+			t.Errorf("%q: no key given twice", text)
+		}
 	}
 }
