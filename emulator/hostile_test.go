@@ -144,6 +144,16 @@ func TestEdgeUnsatisfiableRangeIsTheEdgesError(t *testing.T) {
 	if n := strings.Count(string(j.Body), `"error_code":"range_not_satisfiable"`); n != 12 {
 		t.Errorf("%d journal entries with error_code range_not_satisfiable, want 12: %.500s", n, j.Body)
 	}
+	// HEAD answers what GET would, as http.ServeContent does (PRODUCT: HEAD and Range as
+	// ServeContent does them), with no body; a range beside an unsatisfiable one is served
+	r := e.do(req{Method: "HEAD", Path: "/", Host: h, Headers: map[string]string{"Range": "bytes=9999-"}})
+	if r.Status != http.StatusRequestedRangeNotSatisfiable || edgeCode(r) != "range_not_satisfiable" || len(r.Body) != 0 || r.Header.Get("Content-Range") != "bytes */100" {
+		t.Errorf("HEAD, Range bytes=9999-: %d %q, Content-Range %q, body %q", r.Status, edgeCode(r), r.Header.Get("Content-Range"), r.Body)
+	}
+	r = e.edgeGet(h, "/", map[string]string{"Range": "bytes=9999-,0-3"})
+	if r.Status != http.StatusPartialContent || string(r.Body) != "0123" || r.Header.Get("Content-Range") != "bytes 0-3/100" {
+		t.Errorf("Range bytes=9999-,0-3: %d %q, Content-Range %q", r.Status, r.Body, r.Header.Get("Content-Range"))
+	}
 }
 
 // A header that must come once, sent twice, is refused rather than read as its first
