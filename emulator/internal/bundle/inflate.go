@@ -200,6 +200,11 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 	return true
 }
 
+// fastRoom is the room block's first loop keeps in out: a match (258 bytes) and the
+// eight its copy may write past it, or the literals of one fill (56 bits, one bit a
+// literal at the least) and a match.
+const fastRoom = 258 + 8 + 56
+
 // The lengths' and distances' bases and extra bits (RFC 1951, 3.2.5), by symbol.
 var (
 	lengthBase = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
@@ -373,6 +378,77 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	in, out := d.in, d.out
 	pos, n := d.pos, d.n
 	bb, nb := d.bits, d.nb
+	// Most of a block is read by this first loop, which checks less: while eight bytes
+	// of data are left, each fill leaves 56 bits or more, which hold a length's code and
+	// extra bits and a distance's (48 at most); while out has room for a match and more
+	// than a fill's literals, no write checks for it; the codes are complete (init), so
+	// every entry has a length. The rest is read by the loop after it, which checks all.
+	for pos+8 <= len(in) && n <= len(out)-fastRoom {
+		if nb <= 56 {
+			k := (63 - nb) >> 3
+			bb |= (binary.LittleEndian.Uint64(in[pos:]) & (1<<(8*k) - 1)) << nb
+			pos += int(k)
+			nb += 8 * k
+		}
+		e := lit.main[bb&(1<<tableBits-1)]
+		if e&entrySub != 0 {
+			e = lit.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+		}
+		bb >>= e & 0xff
+		nb -= uint(e & 0xff)
+		if e&entryLit != 0 {
+			out[n] = byte(e >> 16)
+			n++
+			for nb >= 15 {
+				e = lit.main[bb&(1<<tableBits-1)]
+				if e&entryLit == 0 {
+					break
+				}
+				out[n] = byte(e >> 16)
+				n++
+				bb >>= e & 0xff
+				nb -= uint(e & 0xff)
+			}
+			continue
+		}
+		if e&(entryEnd|entryBad) != 0 {
+			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
+			return e&entryEnd != 0
+		}
+		eb := uint(e>>12) & 0xf
+		length := int(e>>16) + int(bb&(1<<eb-1))
+		bb >>= eb
+		nb -= eb
+		e = dist.main[bb&(1<<tableBits-1)]
+		if e&entrySub != 0 {
+			e = dist.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+		}
+		if e&entryBad != 0 {
+			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
+			return false
+		}
+		bb >>= e & 0xff
+		nb -= uint(e & 0xff)
+		eb = uint(e>>12) & 0xf
+		distance := int(e>>16) + int(bb&(1<<eb-1))
+		bb >>= eb
+		nb -= eb
+		if distance > n {
+			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
+			return false
+		}
+		from, end := n-distance, n+length
+		if distance >= 8 {
+			for ; n < end; n, from = n+8, from+8 {
+				binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(out[from:]))
+			}
+			n = end
+			continue
+		}
+		for n < end {
+			n += copy(out[n:end], out[from:n])
+		}
+	}
 	ok := false
 	for {
 		// 56 bits hold a length's code and extra bits and a distance's (48 at most)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/flate"
@@ -31,7 +32,11 @@ func blockOf(text []byte, level int) []byte {
 // and says how they differ ("" when they do not).
 func inflatedBoth(in []byte) (fast, slow *block, diff string) {
 	fast, slow = reused(&fastBlock, in), reused(&slowBlock, in)
+	// each with a flate reader of its own: one reused after a corrupt stream may call
+	// the next one corrupt differently (its error, or errBlock)
+	flates = sync.Pool{New: flates.New}
 	fast.inflateWith(true)
+	flates = sync.Pool{New: flates.New}
 	slow.inflateWith(false)
 	switch {
 	case errorKind(fast.err) != errorKind(slow.err):
