@@ -311,17 +311,25 @@ func (p *dparser) str() (string, bool) {
 	if !p.is('"') {
 		return "", false
 	}
-	start, ascii, escaped := p.i, true, false
-	for p.i < len(p.b) {
-		p.skipPlain()
-		if p.i == len(p.b) {
+	// skipPlain's loop, on a local index (kept in a register, not stored at each word)
+	b, i := p.b, p.i
+	start, ascii, escaped := i, true, false
+	for i < len(b) {
+		for i+8 <= len(b) {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		if i == len(b) {
 			break
 		}
-		c := p.b[p.i]
+		c := b[i]
 		switch {
 		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
+			s := b[start:i]
+			p.i = i + 1
 			switch {
 			case ascii && !escaped:
 				if v, ok := internString(s); ok {
@@ -334,17 +342,20 @@ func (p *dparser) str() (string, bool) {
 			return unquoteJSON(s, p.a)
 		case c == '\\':
 			escaped = true
-			p.i++ // the escaped byte, a quote included
-			if p.i == len(p.b) {
+			i++ // the escaped byte, a quote included
+			if i == len(b) {
+				p.i = i
 				return "", false
 			}
 		case c < ' ':
+			p.i = i
 			return "", false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
-		p.i++
+		i++
 	}
+	p.i = i
 	return "", false
 }
 
