@@ -55,7 +55,7 @@ func TestRestoreRefusesAHeavyStateBeforeBuilding(t *testing.T) {
 	}
 	// the store's maps for 20,000 deployments take several MB; the refusal, a pass
 	// over the state's ids and the anchors' map
-	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 512<<10 {
+	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 2<<20 {
 		t.Errorf("refusing the bundle allocated %d bytes: its maps were built", grew)
 	}
 	if after := w.Export(); !reflect.DeepEqual(after, before) {
