@@ -274,15 +274,18 @@ func (p *dparser) members(k *keys, field func(key int) bool) bool {
 // skipPlain moves on, eight bytes at a time, to the first byte that ends a plain run
 // of a string (special's: a quote, a backslash, a control or non-ASCII byte), or to
 // where fewer than eight bytes are left, which the caller reads a byte at a time.
-func (p *dparser) skipPlain() {
-	for p.i+8 <= len(p.b) {
-		m := special(binary.LittleEndian.Uint64(p.b[p.i:]))
-		if m != 0 {
-			p.i += bits.TrailingZeros64(m) / 8
-			return
+func (p *dparser) skipPlain() { p.i = plainEnd(p.b, p.i) }
+
+// plainEnd is skipPlain from b[i], on an index of its own: inlined, it stays in a
+// register (str's loop), where p.i was stored at each word.
+func plainEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
-		p.i += 8
+		i += 8
 	}
+	return i
 }
 
 // rawKey reads a key with no escapes in it.
@@ -311,17 +314,11 @@ func (p *dparser) str() (string, bool) {
 	if !p.is('"') {
 		return "", false
 	}
-	// skipPlain's loop, on a local index (kept in a register, not stored at each word)
+	// on a local index, written back to p.i once
 	b, i := p.b, p.i
 	start, ascii, escaped := i, true, false
 	for i < len(b) {
-		for i+8 <= len(b) {
-			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
+		i = plainEnd(b, i)
 		if i == len(b) {
 			break
 		}
