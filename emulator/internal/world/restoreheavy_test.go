@@ -61,4 +61,30 @@ func TestRestoreRefusesAHeavyStateBeforeBuilding(t *testing.T) {
 	if after := w.Export(); !reflect.DeepEqual(after, before) {
 		t.Error("a refused bundle changed the world")
 	}
+
+	// the weight it names is the one the refusal after Prepare names (the same anchors
+	// kept): a world that holds the state alone but not what the bundle brings with it
+	var named int64
+	if i := strings.Index(e.Message, "weighs about "); i < 0 {
+		t.Fatalf("no weight in %q", e.Message)
+	} else if _, err := fmt.Sscanf(e.Message[i:], "weighs about %d", &named); err != nil {
+		t.Fatalf("%q: %v", e.Message, err)
+	}
+	w2, err := world.New(world.Config{ClockMode: clock.Manual, ClockStart: t0, Scenarios: reg, MaxBytes: named - 1,
+		Fixtures: func() (state.Snapshot, error) { return project(), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w2.Close)
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	err = w2.Restore(snap, rec, world.ReplayInfo{})
+	runtime.ReadMemStats(&m1)
+	if grew := m1.TotalAlloc - m0.TotalAlloc; grew <= 2<<20 {
+		t.Fatalf("a bundle refused after Prepare allocated %d bytes: refused before it, this compares nothing", grew)
+	}
+	want := strings.Replace(e.Message, fmt.Sprintf("over the %d ", maxBytes), fmt.Sprintf("over the %d ", named-1), 1)
+	if e2, _ := apperr.As(err); e2 == nil || e2.Message != want {
+		t.Errorf("refused after Prepare: %v\nwant the same weight: %s", err, want)
+	}
 }
