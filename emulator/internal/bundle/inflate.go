@@ -97,7 +97,7 @@ func (d *inflater) fill() {
 		return
 	}
 	if d.pos+8 <= len(d.in) {
-		k := (63 - d.nb) >> 3 // whole bytes with room in the buffer: 1 to 7
+		k := (63 - d.nb) >> 3 // whole bytes with room in the buffer: 0 (at 56) to 7
 		w := binary.LittleEndian.Uint64(d.in[d.pos:])
 		d.bits |= (w & (1<<(8*k) - 1)) << d.nb
 		d.pos += int(k)
