@@ -172,9 +172,6 @@ func (q *inflateQueue) inflater() {
 	}
 }
 
-// flates are inflaters to reuse.
-var flates = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
-
 // start reads the next block from br and starts inflating it; false when what comes
 // next is not a block (or is cut: the error is the block's).
 func (bs *blocks) start() bool {
@@ -250,10 +247,12 @@ func (b *block) inflateWith(fast bool) {
 			return
 		}
 	}
+	// a stream reader of its own: one reset after another stream keeps that stream's
+	// code tables, and may word a corrupt block's error after them ("flate: internal
+	// error: unexpected length code" where a new one says "flate: corrupt input before
+	// offset 4"); it reads only what inflateBlock gives up on
 	src := bytes.NewReader(data)
-	fr := flates.Get().(io.ReadCloser)
-	defer flates.Put(fr)
-	fr.(flate.Resetter).Reset(src, nil)
+	fr := flate.NewReader(src)
 	// read until the deflate stream itself says it ended (io.EOF): io.ReadFull would
 	// take flate's io.ErrUnexpectedEOF, a stream cut before its final block, for the
 	// end of a short block
