@@ -172,9 +172,6 @@ func (q *inflateQueue) inflater() {
 	}
 }
 
-// flates are inflaters to reuse.
-var flates = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
-
 // start reads the next block from br and starts inflating it; false when what comes
 // next is not a block (or is cut: the error is the block's).
 func (bs *blocks) start() bool {
@@ -226,6 +223,13 @@ func (bs *blocks) inFlight() int {
 // CRC-32 as gzip does.
 func (b *block) inflate() {
 	defer close(b.done)
+	b.inflateWith(true)
+}
+
+// inflateWith is inflate; fast says whether inflateBlock is tried first (the stream
+// reader inflates what it gives up on, and all when fast is false: the two read
+// alike, FuzzInflateBlock).
+func (b *block) inflateWith(fast bool) {
 	data := b.in[blockHeaderSize : len(b.in)-blockTrailerSize]
 	trailer := b.in[len(b.in)-blockTrailerSize:]
 	size := binary.LittleEndian.Uint32(trailer[4:])
@@ -236,10 +240,19 @@ func (b *block) inflate() {
 	if cap(b.out) < blockSize+1 {
 		b.out = make([]byte, blockSize+1)
 	}
+	if fast {
+		if n, ok := inflateBlock(b.out[:blockSize+1], data); ok {
+			b.out = b.out[:n]
+			b.check(trailer, uint32(n) != size)
+			return
+		}
+	}
+	// a stream reader of its own: one reset after another stream keeps that stream's
+	// code tables, and may word a corrupt block's error after them ("flate: internal
+	// error: unexpected length code" where a new one says "flate: corrupt input before
+	// offset 4"); it reads only what inflateBlock gives up on
 	src := bytes.NewReader(data)
-	fr := flates.Get().(io.ReadCloser)
-	defer flates.Put(fr)
-	fr.(flate.Resetter).Reset(src, nil)
+	fr := flate.NewReader(src)
 	// read until the deflate stream itself says it ended (io.EOF): io.ReadFull would
 	// take flate's io.ErrUnexpectedEOF, a stream cut before its final block, for the
 	// end of a short block
@@ -258,7 +271,16 @@ func (b *block) inflate() {
 		b.err = errBlock
 	case err != io.EOF:
 		b.err = err
-	case src.Len() != 0 || uint32(n) != size:
+	default:
+		b.check(trailer, src.Len() != 0 || uint32(n) != size)
+	}
+}
+
+// check holds a block's text, inflated whole, to its trailer: errBlock when its length
+// or its data's is wrong (bad), else gzip's checksum error when the CRC-32 differs.
+func (b *block) check(trailer []byte, bad bool) {
+	switch {
+	case bad:
 		b.err = errBlock
 	case crc32.ChecksumIEEE(b.out) != binary.LittleEndian.Uint32(trailer):
 		b.err = gzip.ErrChecksum

@@ -274,15 +274,18 @@ func (p *dparser) members(k *keys, field func(key int) bool) bool {
 // skipPlain moves on, eight bytes at a time, to the first byte that ends a plain run
 // of a string (special's: a quote, a backslash, a control or non-ASCII byte), or to
 // where fewer than eight bytes are left, which the caller reads a byte at a time.
-func (p *dparser) skipPlain() {
-	for p.i+8 <= len(p.b) {
-		m := special(binary.LittleEndian.Uint64(p.b[p.i:]))
-		if m != 0 {
-			p.i += bits.TrailingZeros64(m) / 8
-			return
+func (p *dparser) skipPlain() { p.i = plainEnd(p.b, p.i) }
+
+// plainEnd is skipPlain from b[i], on an index of its own: inlined, it stays in a
+// register (str's loop), where p.i was stored at each word.
+func plainEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
-		p.i += 8
+		i += 8
 	}
+	return i
 }
 
 // rawKey reads a key with no escapes in it.
@@ -311,17 +314,19 @@ func (p *dparser) str() (string, bool) {
 	if !p.is('"') {
 		return "", false
 	}
-	start, ascii, escaped := p.i, true, false
-	for p.i < len(p.b) {
-		p.skipPlain()
-		if p.i == len(p.b) {
+	// on a local index, written back to p.i once
+	b, i := p.b, p.i
+	start, ascii, escaped := i, true, false
+	for i < len(b) {
+		i = plainEnd(b, i)
+		if i == len(b) {
 			break
 		}
-		c := p.b[p.i]
+		c := b[i]
 		switch {
 		case c == '"':
-			s := p.b[start:p.i]
-			p.i++
+			s := b[start:i]
+			p.i = i + 1
 			switch {
 			case ascii && !escaped:
 				if v, ok := internString(s); ok {
@@ -334,17 +339,20 @@ func (p *dparser) str() (string, bool) {
 			return unquoteJSON(s, p.a)
 		case c == '\\':
 			escaped = true
-			p.i++ // the escaped byte, a quote included
-			if p.i == len(p.b) {
+			i++ // the escaped byte, a quote included
+			if i == len(b) {
+				p.i = i
 				return "", false
 			}
 		case c < ' ':
+			p.i = i
 			return "", false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
-		p.i++
+		i++
 	}
+	p.i = i
 	return "", false
 }
 

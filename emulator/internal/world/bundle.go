@@ -173,11 +173,20 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 		return apperr.New(apperr.InvalidRequest, "state.json is not valid: "+err.Error())
 	}
 	weight := snap.Weight()
+	// A world that cannot fit whatever else the bundle brings (its state alone is too
+	// heavy) is refused before the store's maps are built for it, with the error it
+	// always had: the anchors it keeps found by a pass over the state instead.
+	if w.fits(weight+w.carried, "") != nil {
+		rest, evs := w.broughtWeight(&rec, keptByState(rec.Lifecycles, &snap))
+		if err := w.fits(weight+rest+evs+w.carried, "the bundle's world"); err != nil {
+			return err
+		}
+	}
 	// The store is prepared for the state (checked and built aside, nothing changed)
 	// before the anchors are kept: it finds the few anchors' resources in the maps it
 	// built, where a pass over the state's 100,000 deployments took 10 ms on one core.
 	// The world's weight is then known, and a world that would not fit is refused
-	// before anything changes, as ever; its maps were built for nothing.
+	// before anything changes, as ever.
 	prepared := w.store.Prepare(snap)
 	anchors := keptAnchors(rec.Lifecycles, &snap, prepared)
 	rest, evs := w.broughtWeight(&rec, anchors)
