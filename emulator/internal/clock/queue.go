@@ -6,7 +6,8 @@ package clock
 // its instant plus a fixed delay, and each step's next one as it fires, so that under
 // a stream of creates nearly every event joins a lane at its end and leaves it from its
 // head, where the heap (a hundred thousand events pending in a busy world) would move
-// it through twenty levels each way. An event that fits no lane goes to the heap.
+// it through twenty levels each way. An event that fits no lane goes to the heap, or
+// takes a lane whose events are all after it, which go to the heap (reclaim).
 //
 // The earliest event is the earliest of the heap's top and the lanes' heads. No two
 // events share an instant and a place (seq: Reserve and at hand out each once), so
@@ -36,7 +37,8 @@ func (l *lane) last() *event { return &l.q[len(l.q)-1] }
 func (q *eventQueue) len() int { return q.n }
 
 // push adds e: to the end of the lane whose last event is the latest one before e,
-// else to an empty lane, else to the heap.
+// else to an empty lane, else to a lane reclaimed from events all after e, else to the
+// heap.
 func (q *eventQueue) push(e event) {
 	q.n++
 	best, empty := -1, -1
@@ -55,6 +57,9 @@ func (q *eventQueue) push(e event) {
 		best = empty
 	}
 	if best < 0 {
+		best = q.reclaim(&e)
+	}
+	if best < 0 {
 		q.heap.push(e)
 		return
 	}
@@ -63,6 +68,31 @@ func (q *eventQueue) push(e event) {
 		l.compact() // a quarter of its room or more behind its head: used, not grown
 	}
 	l.q = append(l.q, e)
+}
+
+// reclaim empties, into the heap, the shortest lane whose events are all after e, and
+// returns it (-1: none is). Such a lane holds events far ahead (a certificate's renewal
+// months on, several loaded out of order take every lane), after which no step of a
+// stream fits it: without this, every lane could stay held until they fire, and every
+// event go to the heap. An event leaves a lane for the heap at most once, so this costs
+// no more than the heap would have.
+func (q *eventQueue) reclaim(e *event) int {
+	at := -1
+	for i := range q.lanes {
+		l := &q.lanes[i]
+		if e.less(&l.q[l.head]) && (at < 0 || l.len() < q.lanes[at].len()) {
+			at = i
+		}
+	}
+	if at >= 0 {
+		l := &q.lanes[at]
+		for _, x := range l.q[l.head:] {
+			q.heap.push(x)
+		}
+		clear(l.q)
+		l.q, l.head = l.q[:0], 0
+	}
+	return at
 }
 
 // compact moves l's pending events to the front of its room.

@@ -116,3 +116,24 @@ func TestEventQueueLaneBounded(t *testing.T) {
 		}
 	}
 }
+
+// Events far ahead scheduled out of order (renewals loaded with a state) hold every
+// lane's end: a stream of steps after them still takes a lane (reclaim), not the heap.
+func TestEventQueueLanesReclaimed(t *testing.T) {
+	var q eventQueue
+	var seq uint64
+	for i := range 2 * queueLanes { // each before the last: a lane each, then the heap
+		seq++
+		q.push(event{at: int64(1e15 - i), seq: seq})
+	}
+	for i := range 10000 {
+		seq++
+		q.push(event{at: int64(i) * 1000, seq: seq})
+		if q.len() > 100 {
+			q.pop()
+		}
+	}
+	if len(q.heap) > 2*queueLanes {
+		t.Fatalf("%d of %d events in the heap: the stream found no lane", len(q.heap), q.len())
+	}
+}
