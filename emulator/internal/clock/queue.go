@@ -24,6 +24,9 @@ type eventQueue struct {
 // certificates' the others.
 const queueLanes = 4
 
+// reclaimMax is the most events reclaim moves from a lane to the heap at once.
+const reclaimMax = 256
+
 // lane is a first-in first-out queue of events in order: q[head:] are pending.
 type lane struct {
 	q    []event
@@ -70,17 +73,18 @@ func (q *eventQueue) push(e event) {
 	l.q = append(l.q, e)
 }
 
-// reclaim empties, into the heap, the shortest lane whose events are all after e, and
-// returns it (-1: none is). Such a lane holds events far ahead (a certificate's renewal
-// months on, several loaded out of order take every lane), after which no step of a
-// stream fits it: without this, every lane could stay held until they fire, and every
-// event go to the heap. An event leaves a lane for the heap at most once, so this costs
-// no more than the heap would have.
+// reclaim empties, into the heap, the shortest lane of at most reclaimMax events that
+// are all after e, and returns it (-1: none is). Such a lane holds events far ahead (a
+// certificate's renewal months on, several loaded out of order take every lane), after
+// which no step of a stream fits it: without this, every lane could stay held until
+// they fire, and every event go to the heap. An event leaves a lane for the heap at
+// most once, so this costs no more than the heap would have; reclaimMax bounds one
+// push's share of it (a busy stream's lane is never moved whole under the lock).
 func (q *eventQueue) reclaim(e *event) int {
 	at := -1
 	for i := range q.lanes {
 		l := &q.lanes[i]
-		if e.less(&l.q[l.head]) && (at < 0 || l.len() < q.lanes[at].len()) {
+		if n := l.len(); n <= reclaimMax && e.less(&l.q[l.head]) && (at < 0 || n < q.lanes[at].len()) {
 			at = i
 		}
 	}

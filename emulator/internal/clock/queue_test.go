@@ -137,3 +137,27 @@ func TestEventQueueLanesReclaimed(t *testing.T) {
 		t.Fatalf("%d of %d events in the heap: the stream found no lane", len(q.heap), q.len())
 	}
 }
+
+// A lane longer than reclaimMax is not moved to the heap by one early event: that
+// event goes to the heap, the lane keeps its stream.
+func TestEventQueueReclaimBounded(t *testing.T) {
+	var q eventQueue
+	var seq uint64
+	for i := range queueLanes { // a long lane each, every one after what follows
+		for j := range reclaimMax + 1 {
+			seq++
+			q.push(event{at: int64(1e9*(queueLanes-i)) + int64(j), seq: seq})
+		}
+	}
+	if len(q.heap) != 0 {
+		t.Fatalf("%d events in the heap, want each in its lane", len(q.heap))
+	}
+	seq++
+	q.push(event{at: 0, seq: seq})
+	if len(q.heap) != 1 {
+		t.Fatalf("%d events in the heap, want only the early one", len(q.heap))
+	}
+	if got := q.pop(); got.seq != seq {
+		t.Fatalf("popped %d, want the early event %d", got.seq, seq)
+	}
+}
