@@ -27,7 +27,7 @@ type Scheduler struct {
 	AutoAdvance func(to time.Time)
 
 	mu     sync.Mutex // guards events, inFlight, inFlightKept and seq
-	events eventHeap
+	events eventQueue
 	// inFlight holds the events of events that AtInFlight scheduled (the same at and
 	// seq, no task): its top is the next instant an auto clock may jump to. It is built
 	// on the first NextInFlight (only an auto clock asks) and kept from then on
@@ -184,7 +184,7 @@ func (s *Scheduler) at(t time.Time, seq uint64, task Task, inFlight bool) {
 	if inFlight && s.inFlightKept {
 		s.inFlight.push(event{at: e.at, seq: e.seq})
 	}
-	first := s.events[0].seq == seq || (inFlight && s.inFlightKept && s.inFlight[0].seq == seq)
+	first := s.events.peek().seq == seq || (inFlight && s.inFlightKept && s.inFlight[0].seq == seq)
 	s.changedLocked()
 	s.mu.Unlock()
 	if first {
@@ -198,26 +198,24 @@ func (s *Scheduler) at(t time.Time, seq uint64, task Task, inFlight bool) {
 func (s *Scheduler) Tasks(fn func(Task)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range s.events {
-		fn(s.events[i].task)
-	}
+	s.events.each(func(e *event) { fn(e.task) })
 }
 
 // Len is the number of pending events (a lifecycle scheduled step by step counts one).
 func (s *Scheduler) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.events)
+	return s.events.len()
 }
 
 // NextAt is the time of the earliest pending event.
 func (s *Scheduler) NextAt() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.events) == 0 {
+	if s.events.len() == 0 {
 		return time.Time{}, false
 	}
-	return time.Unix(0, s.events[0].at).UTC(), true
+	return time.Unix(0, s.events.peek().at).UTC(), true
 }
 
 // NextInFlight is the time of the earliest pending in-flight event.
@@ -226,11 +224,11 @@ func (s *Scheduler) NextInFlight() (time.Time, bool) {
 	defer s.mu.Unlock()
 	if !s.inFlightKept {
 		s.inFlight = nil
-		for _, e := range s.events {
+		s.events.each(func(e *event) {
 			if e.inFlight {
 				s.inFlight.push(event{at: e.at, seq: e.seq})
 			}
-		}
+		})
 		s.inFlightKept = true
 	}
 	if len(s.inFlight) == 0 {
@@ -242,7 +240,7 @@ func (s *Scheduler) NextInFlight() (time.Time, bool) {
 // Clear drops every pending event.
 func (s *Scheduler) Clear() {
 	s.mu.Lock()
-	s.events, s.inFlight = nil, nil
+	s.events, s.inFlight = eventQueue{}, nil
 	s.changedLocked()
 	s.mu.Unlock()
 }
@@ -254,18 +252,18 @@ const noEvent = math.MaxInt64
 // changedLocked publishes the earliest event's instant; called with mu held after
 // every change of events.
 func (s *Scheduler) changedLocked() {
-	if len(s.events) == 0 {
+	if s.events.len() == 0 {
 		s.next.Store(noEvent)
 		return
 	}
-	s.next.Store(s.events[0].at)
+	s.next.Store(s.events.peek().at)
 }
 
 // popDue removes and returns the earliest event due at or before limit.
 func (s *Scheduler) popDue(limit time.Time) (event, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.events) == 0 || s.events[0].at > limit.UnixNano() {
+	if s.events.len() == 0 || s.events.peek().at > limit.UnixNano() {
 		return event{}, false
 	}
 	e := s.events.pop()

@@ -75,13 +75,16 @@ func readBody(c *gin.Context, limit int64) ([]byte, error) {
 		if err == nil {
 			continue // the checks below allocate: not on every read
 		}
-		var tooLarge *http.MaxBytesError
-		switch {
-		case err == io.EOF:
+		if err == io.EOF {
 			if first != nil { // the body is no longer than the first step: its own copy
 				return append(make([]byte, 0, len(buf)), buf...), nil
 			}
 			return buf, nil
+		}
+		// errors.As takes its address: declared here, its allocation is made only for
+		// a body that fails, not on every body's end
+		var tooLarge *http.MaxBytesError
+		switch {
 		case errors.As(err, &tooLarge):
 			return nil, bodyTooLarge(limit)
 		case isCoded(err):

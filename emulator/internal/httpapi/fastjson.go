@@ -291,6 +291,8 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 	}
 	var out world.NewDeployment
 	var seen [4]bool
+	// project_id and target, which out points to: one allocation for both
+	var strs *[2]string
 	i = skipSpace(body, i+1)
 	if i < len(body) && body[i] == '}' {
 		i++
@@ -325,11 +327,15 @@ func fastNewDeployment(body []byte, dst *world.NewDeployment) bool {
 				if !ok {
 					return false
 				}
-				v = keep(v)
+				if strs == nil {
+					strs = new([2]string)
+				}
+				p := &strs[field/2]
+				*p = keep(v)
 				if field == 0 {
-					out.ProjectID = &v
+					out.ProjectID = p
 				} else {
-					out.Target = &v
+					out.Target = p
 				}
 				j = next
 			case 1, 3:

@@ -140,9 +140,13 @@ func (a *API) createDeployment(c *gin.Context) (any, error) {
 		ex.whole = b
 	}
 	if b != nil && !fastNewDeployment(b, &req) {
-		if err := unmarshalStrict(b, &req); err != nil {
+		// decoded into a variable of its own: one unmarshalStrict's reflection moves
+		// to the heap on this path only, not req on every create's
+		var full world.NewDeployment
+		if err := unmarshalStrict(b, &full); err != nil {
 			return nil, err
 		}
+		req = full
 	}
 	d, err := a.world(c).CreateDeployment(req)
 	if err != nil {

@@ -38,11 +38,22 @@ type Step struct {
 // live or from fixtures, goes through here, so all read alike.
 func (d *Deployment) SetStatus(p *Project, status string, e *ErrorInfo, t time.Time) {
 	d.Status = status
+	var tt *time.Time // the status's own time, t
 	if cap(d.Logs) == 0 {
 		// the default lifecycle's four lines (queued, building's two, ready) in one
 		// allocation: growing by each step's lines reallocated at every step after
 		// the first (three allocations, 560 bytes, where this is one of 160)
-		d.Logs = make([]LogLine, 0, 4)
+		if status == StatusQueued {
+			// a new deployment's: its queued_at in the same allocation (a create's)
+			r := &queuedRoom{at: t}
+			d.Logs, tt = r.logs[:0], &r.at
+		} else {
+			d.Logs = make([]LogLine, 0, 4)
+		}
+	}
+	if tt == nil {
+		tt = new(time.Time)
+		*tt = t
 	}
 	at := func(old *time.Time) *time.Time {
 		if old != nil {
@@ -51,27 +62,26 @@ func (d *Deployment) SetStatus(p *Project, status string, e *ErrorInfo, t time.T
 		tt := t
 		return &tt
 	}
-	tt := t
 	switch status {
 	case StatusQueued:
-		d.Timings = Timings{QueuedAt: &tt}
+		d.Timings = Timings{QueuedAt: tt}
 		d.Error = nil
 		d.Logs = append(d.Logs, LogLine{CreatedAt: t, Text: "Deployment queued"})
 	case StatusBuilding:
-		d.Timings = Timings{QueuedAt: at(d.Timings.QueuedAt), BuildingAt: &tt}
+		d.Timings = Timings{QueuedAt: at(d.Timings.QueuedAt), BuildingAt: tt}
 		d.Error = nil
 		d.Logs = append(d.Logs,
 			LogLine{CreatedAt: t, Text: "Building " + d.ID + " (" + strconv.Itoa(len(d.Files)) + " files)"},
 			LogLine{CreatedAt: t, Text: "Running build command"})
 	case StatusReady:
-		d.Timings = Timings{QueuedAt: at(d.Timings.QueuedAt), BuildingAt: at(d.Timings.BuildingAt), ReadyAt: &tt}
+		d.Timings = Timings{QueuedAt: at(d.Timings.QueuedAt), BuildingAt: at(d.Timings.BuildingAt), ReadyAt: tt}
 		d.Error = nil
 		d.Logs = append(d.Logs, LogLine{CreatedAt: t, Text: "Build completed; deployment ready at " + d.URL})
 		if d.Target == TargetProduction && p != nil {
 			p.ProductionDeploymentID = d.ID
 		}
 	case StatusError:
-		d.Timings = Timings{QueuedAt: at(d.Timings.QueuedAt), BuildingAt: at(d.Timings.BuildingAt), ReadyAt: d.Timings.ReadyAt, ErrorAt: &tt}
+		d.Timings = Timings{QueuedAt: at(d.Timings.QueuedAt), BuildingAt: at(d.Timings.BuildingAt), ReadyAt: d.Timings.ReadyAt, ErrorAt: tt}
 		info := &ErrorInfo{Code: CodeBuildFailed, Message: "the build failed"}
 		if e != nil {
 			info = &ErrorInfo{Code: e.Code, Message: e.Message}
@@ -82,6 +92,15 @@ func (d *Deployment) SetStatus(p *Project, status string, e *ErrorInfo, t time.T
 	if p != nil && p.ProductionDeploymentID == d.ID && InFlight(status) {
 		p.ProductionDeploymentID = "" // a deployment being built again serves nothing
 	}
+}
+
+// queuedRoom is a new deployment's room for the default lifecycle's four log lines and
+// its queued_at, in one allocation: nothing writes through a timing's pointer, and the
+// lines are appended in place as before (a copy of the deployment sees only its own
+// length of them).
+type queuedRoom struct {
+	logs [4]LogLine
+	at   time.Time
 }
 
 // EverReady reports whether the deployment was ready at some point (an error after

@@ -76,6 +76,8 @@ type rateBody struct {
 	rate     int64
 	read     int64 // bytes read so far
 	extended int64 // read when the deadline was last moved
+	// ended: the body was read to its end and the server's body closed (Read)
+	ended bool
 }
 
 // deadlineStep is how many bytes move the deadline: a syscall-free but not free call,
@@ -100,6 +102,9 @@ func (b *rateBody) setDeadline(t time.Time) {
 }
 
 func (b *rateBody) Read(p []byte) (int, error) {
+	if b.ended {
+		return 0, io.EOF // as the server's body answers a read after its end
+	}
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
 	switch {
@@ -107,6 +112,15 @@ func (b *rateBody) Read(p []byte) (int, error) {
 		// the body is in; the server now reads in the background to notice a client
 		// that goes away, which must not hit the body's deadline
 		b.setDeadline(time.Time{})
+		if b.conn != nil {
+			// an HTTP/1 body read to its end, closed at once: closing it then only
+			// marks it closed, where net/http, finding it open after the handler,
+			// would read it once more to its end to discard the rest (io.CopyN with a
+			// new reader and io.Discard's pooled buffer, on every request with a
+			// body). Reads after this answer io.EOF here, as the server's body did.
+			b.ReadCloser.Close()
+			b.ended = true
+		}
 	case err == nil && b.read-b.extended >= deadlineStep:
 		b.extended = b.read
 		b.setDeadline(b.deadline())

@@ -49,6 +49,21 @@ func bodyServer(t *testing.T, tlsOn bool) func() (net.Conn, *bufio.Reader) {
 			fmt.Fprintf(w, "%serror %v", lazy, err)
 			return
 		}
+		if r.URL.Path == "/trailer" {
+			fmt.Fprintf(w, "%sgot %d, trailer %q", lazy, n, r.Trailer.Get("X-Sum"))
+			return
+		}
+		if r.URL.Path == "/again" {
+			// a read after the end, and whether the server's own body is closed
+			_, again := r.Body.Read(make([]byte, 1))
+			closed := false
+			if b, ok := r.Body.(*rateBody); ok {
+				_, err := b.ReadCloser.Read(make([]byte, 1))
+				closed = err == http.ErrBodyReadAfterClose
+			}
+			fmt.Fprintf(w, "%sgot %d, again %v, closed %v", lazy, n, again, closed)
+			return
+		}
 		fmt.Fprintf(w, "%sgot %d", lazy, n)
 	})
 	log := slog.New(slog.DiscardHandler)
@@ -177,6 +192,52 @@ func TestBodyDeadlineEndsWithItsRequest(t *testing.T) {
 				answer(t, c, br, "got 5")
 			})
 		}
+	}
+}
+
+// An HTTP/1 body read to its end is closed at once (net/http then has nothing to
+// discard after the handler), and a read after its end still answers io.EOF: the
+// connection serves its next requests, the body framed by length or chunked.
+func TestBodyReadToItsEndClosed(t *testing.T) {
+	for _, tlsOn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", tlsOn), func(t *testing.T) {
+			c, br := bodyServer(t, tlsOn)()
+			send(t, c, "POST /again HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+			answer(t, c, br, "lazy got 5, again EOF, closed true")
+			send(t, c, "POST /again HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+			answer(t, c, br, "lazy got 3, again EOF, closed true")
+			send(t, c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+			answer(t, c, br, "lazy got 5")
+		})
+	}
+}
+
+// The close at the body's end keeps what the server's body gave: a chunked body's
+// trailer, read as it hits its end, is the handler's; a body sent on Expect:
+// 100-continue is read (the 100 answered) and the connection then serves its next
+// request; two requests pipelined in one write are both served.
+func TestBodyClosedAtItsEndKeepsTheConnection(t *testing.T) {
+	for _, tlsOn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", tlsOn), func(t *testing.T) {
+			c, br := bodyServer(t, tlsOn)()
+			send(t, c, "POST /trailer HTTP/1.1\r\nHost: x\r\nTrailer: X-Sum\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 42\r\n\r\n")
+			answer(t, c, br, `lazy got 3, trailer "42"`)
+
+			send(t, c, "POST /again HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			resp, err := http.ReadResponse(br, nil)
+			c.SetReadDeadline(time.Time{})
+			if err != nil || resp.StatusCode != http.StatusContinue {
+				t.Fatalf("no 100 Continue: %v %v", resp, err)
+			}
+			send(t, c, "hello")
+			answer(t, c, br, "lazy got 5, again EOF, closed true")
+
+			send(t, c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"+
+				"POST /again HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+			answer(t, c, br, "lazy got 2")
+			answer(t, c, br, "lazy got 3, again EOF, closed true")
+		})
 	}
 }
 
