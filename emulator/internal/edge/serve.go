@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
 )
 
 // fileAnswer holds what one file answer allocates, in one allocation: the values of its
@@ -101,11 +101,7 @@ func quoteCut(v string) string {
 	if len(v) <= most {
 		return strconv.Quote(v)
 	}
-	cut := most
-	for cut > 0 && !utf8.RuneStart(v[cut]) {
-		cut--
-	}
-	return strconv.Quote(v[:cut]) + "…"
+	return strconv.Quote(v[:utf8cut.At(v, most)]) + "…"
 }
 
 // MaxRanges is how many byte ranges one request may ask for; a Range header with more

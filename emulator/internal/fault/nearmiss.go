@@ -6,9 +6,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hostemu/hostemu/emulator/internal/coverage"
+	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
 )
 
 // Near misses say what almost matched when nothing did: for a fault that never fired,
@@ -387,10 +387,7 @@ func Summary(nms []NearMiss) string {
 	for _, nm := range nms {
 		b, _ := json.Marshal(nm.Differs)
 		if len(b) > maxSummaryDiffers {
-			n := maxSummaryDiffers
-			for n > 0 && !utf8.RuneStart(b[n]) {
-				n-- // not inside a character
-			}
+			n := utf8cut.At(b, maxSummaryDiffers) // not inside a character
 			b = append(b[:n:n], "…"...)
 		}
 		parts = append(parts, "seq "+strconv.FormatUint(nm.Seq, 10)+" "+nm.Method+" "+nm.Path+" differs in "+string(b))

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
 	"github.com/hostemu/hostemu/emulator/internal/scenario"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
 	"github.com/hostemu/hostemu/emulator/internal/world"
 )
 
@@ -110,10 +110,7 @@ func (a *API) postBundle(c *gin.Context) {
 	if len(req.Failure) > bundle.MaxFailure {
 		// the hint's cut falls on a character's boundary: a client following it sends
 		// whole UTF-8, never half an é
-		keep := bundle.MaxFailure
-		for keep > 0 && !utf8.RuneStart(req.Failure[keep]) {
-			keep--
-		}
+		keep := utf8cut.At(req.Failure, bundle.MaxFailure)
 		a.renderError(c, apperr.Errorf(apperr.PayloadTooLarge, "failure is %d bytes, over the bound of %d: send its first %d bytes", len(req.Failure), bundle.MaxFailure, keep))
 		return
 	}

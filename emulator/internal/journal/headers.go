@@ -245,14 +245,6 @@ func HeadersOf(hd http.Header) Headers {
 	return out
 }
 
-// cut8 is how many bytes of s fit in limit, cut on a UTF-8 boundary (as clip cuts).
-func cut8(s string, limit int) int {
-	if len(s) <= limit {
-		return len(s)
-	}
-	return cut(s, limit)
-}
-
 // bytes is what h holds: its slice and its strings.
 func (h Headers) bytes() int64 {
 	n := int64(cap(h)) * int64(unsafe.Sizeof(Header{}))

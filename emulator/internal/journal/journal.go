@@ -11,12 +11,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
 	"github.com/hostemu/hostemu/emulator/internal/notify"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
 )
 
 // What an entry keeps of a request at most, in bytes. Longer values are cut (on a UTF-8
@@ -245,7 +245,7 @@ func clip(s string, limit int, truncated bool) (string, bool) {
 	if len(s) <= limit {
 		return strings.Clone(s), truncated
 	}
-	return strings.Clone(s[:cut(s, limit)]), true
+	return strings.Clone(s[:utf8cut.At(s, limit)]), true
 }
 
 // method returns m without sharing its memory: the common methods as constants.
@@ -268,17 +268,6 @@ func method(m string) string {
 	}
 	m, _ = clip(m, MaxName, false)
 	return m
-}
-
-// cut is where to cut s, longer than limit: limit, or up to 3 bytes before so as not to
-// split a UTF-8 sequence.
-func cut[T string | []byte](s T, limit int) int {
-	for i := limit; i > limit-utf8.UTFMax && i > 0; i-- {
-		if utf8.RuneStart(s[i]) {
-			return i
-		}
-	}
-	return limit // not UTF-8 text: cut at the byte
 }
 
 // List returns the entries f selects, oldest first, at most f.Limit when set.

@@ -3,6 +3,8 @@ package journal
 import (
 	"net/http"
 	"strings"
+
+	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
 )
 
 // own cuts e's strings to their caps (Body, Path and Query flagged when cut, on a UTF-8
@@ -71,7 +73,7 @@ func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 	answerBody := e.rawAnswerBody
 	if answerBody != nil {
 		if len(answerBody) > MaxBody {
-			answerBody, r.BodyTruncated = answerBody[:cut(answerBody, MaxBody)], true
+			answerBody, r.BodyTruncated = answerBody[:utf8cut.At(answerBody, MaxBody)], true
 		}
 		r.Body = ""
 	}
@@ -162,7 +164,7 @@ func cutTo(s string, limit int, truncated bool) (string, bool) {
 	if len(s) <= limit {
 		return s, truncated
 	}
-	return s[:cut(s, limit)], true
+	return s[:utf8cut.At(s, limit)], true
 }
 
 // span is how much of one header is kept: bytes of its name and of its value.
@@ -177,9 +179,9 @@ func headerSpans(h Headers, limit int, spans []span) (n int, cut bool) {
 		if n == maxHeaderCount || len(x.Name) >= left {
 			return n, true
 		}
-		name := cut8(x.Name, left)
+		name := utf8cut.At(x.Name, left)
 		left -= name
-		value := cut8(x.Value, left)
+		value := utf8cut.At(x.Value, left)
 		left -= value
 		spans[n] = span{name, value}
 		n++

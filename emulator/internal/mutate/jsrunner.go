@@ -11,7 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
 )
 
 // (Not runner_js.go: a _js suffix would build it for GOOS=js only.)
@@ -178,10 +179,7 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "\n… (cut)"
+	return s[:utf8cut.At(s, n)] + "\n… (cut)"
 }
 
 // namePattern is a regular expression, in the syntax JavaScript's RegExp and Go's share,
