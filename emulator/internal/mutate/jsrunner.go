@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,14 +100,8 @@ func readReport(file string) ([]byte, error) {
 	if fi.Size() > maxReport {
 		return nil, fmt.Errorf("%s is over %d MiB", file, maxReport>>20)
 	}
-	// one buffer of the file's size: what the run is charged for it (reportBytes), not
-	// io.ReadAll's growth
-	data := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, data)
-	if err == io.ErrUnexpectedEOF {
-		err = nil // shorter than it was
-	}
-	return data[:n], err
+	// one buffer of the file's size: what the run is charged for it (reportBytes)
+	return readFirst(f, fi.Size())
 }
 
 // jsonReport is the part of Jest's --json report, and of Vitest's json reporter's, that

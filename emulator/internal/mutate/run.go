@@ -306,14 +306,20 @@ func reportBytes(dir string) int64 {
 	return n
 }
 
-// readBounded reads at most the first n bytes of path into a buffer of n bytes: what a
-// run's output is charged (outputsHeld) is what it takes, not io.ReadAll's growth.
+// readBounded reads at most the first n bytes of path (readFirst).
 func readBounded(path string, n int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readFirst(f, n)
+}
+
+// readFirst reads at most the first n bytes of f into one buffer of n bytes: what a
+// run's output or report is charged (outputsHeld) is what it takes, not io.ReadAll's
+// growth.
+func readFirst(f *os.File, n int64) ([]byte, error) {
 	b := make([]byte, n)
 	got, err := io.ReadFull(f, b)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
