@@ -19,9 +19,11 @@ type eventQueue struct {
 	n     int // events in all
 }
 
-// queueLanes is how many lanes an eventQueue keeps: a deployment's lifecycle takes two
-// (its next steps, scheduled at creates and at transitions), domains' and
-// certificates' the others.
+// queueLanes is how many lanes an eventQueue keeps. Lanes are not given by kind: push
+// puts each event after the latest last event before it. Under a stream of creates two
+// streams come in order (the steps scheduled at creates, and those scheduled as steps
+// fire), so two lanes carry them, and the others take what else comes in order
+// (domains' steps, certificates' renewals).
 const queueLanes = 4
 
 // reclaimMax is the most events reclaim moves from a lane to the heap at once.
