@@ -1,9 +1,12 @@
 package perf_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +21,33 @@ import (
 
 // TestBinaryVsGin measures the speed bar as users run hostemu: the built binary (real
 // clock, rate limits counted, journal on, every default feature) serving
-// GET /v1/deployments/{id}, against the baregin binary serving the same bytes. Each
-// server is pinned to CPU 0 and wrk to CPU 1; rounds alternate between the two so both
-// see the same machine. It reports requests per second, their ratio, and the server's
-// CPU time per request (from /proc); it asserts nothing about speed.
+// GET /v1/deployments/{id}, against references served by the baregin binary. Each
+// server is pinned to CPU 0 and the load (wrk, or loadgen) to CPU 1. It reports
+// requests per second, their ratio, and each server's CPU time per request (the
+// scheduler's count of its threads, /proc/PID/task/*/schedstat); it asserts nothing
+// about speed.
+//
+// The references, each a baregin process of its own:
+//
+//   - "the reference" (issue #38's rule: a bare handler doing the same necessary work,
+//     the same bytes in and out): bare gin answering the same bytes with the same head
+//     (the spec's X-RateLimit-* headers, documented on every answer, and Vary, as
+//     constants: -header) after finding the id among the world's deployment ids in a
+//     map (-ids), as hostemu must find the deployment. The row's figure.
+//   - "bare gin": the same bytes, no head beyond gin's, no lookup: printed beside it,
+//     so nothing is hidden.
+//   - HOSTEMU_PERF_GIN_HEADERS=1 adds bare gin with the head but no lookup.
+//
+// A second process of the same hostemu binary, "the twin", runs as a side of its own:
+// its figures against hostemu's are the harness's A/A spread, printed beside the
+// figure (identical code; what the machine alone moves).
+//
+// The machine's speed drifts by up to 30 % between 3-second windows (docs/performance.md,
+// "The GET chain, fourth pass"), so a round gives each side one short window
+// (HOSTEMU_PERF_WINDOW, 1s), the sides in turn, the order rotated every round and
+// reversed every other round, so that no side always follows the same one; and many
+// rounds (HOSTEMU_PERF_ROUNDS, 15). Each figure is the median of the rounds' ratios,
+// with their spread, and the ratio of all rounds' CPU per request.
 //
 // HOSTEMU_PERF_BEFORE names another hostemu binary (built as build builds, from
 // another tree: the code before a change) served beside them in every round, in turn
@@ -29,100 +55,184 @@ import (
 // it adds that binary's figures and its CPU per request against this one's, round by
 // round.
 func TestBinaryVsGin(t *testing.T) {
-	wrk, taskset := tools(t, "build both binaries and compare them with wrk (about a minute)")
-	rounds := envInt("HOSTEMU_PERF_ROUNDS", 7)
+	wrk, taskset := tools(t, "build both binaries and compare them with wrk (about two minutes)")
+	rounds := envInt("HOSTEMU_PERF_ROUNDS", 15)
+	window := time.Second
+	if w := os.Getenv("HOSTEMU_PERF_WINDOW"); w != "" {
+		var err error
+		if window, err = time.ParseDuration(w); err != nil || window < 100*time.Millisecond {
+			t.Fatalf("HOSTEMU_PERF_WINDOW=%q: want a duration of 100ms or more", w)
+		}
+	}
 	dir := t.TempDir()
 	build(t, filepath.Join(dir, "hostemu"), "../../../cmd/hostemu")
 	build(t, filepath.Join(dir, "baregin"), "./baregin")
 
-	emuArgs := []string{"--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text"}
-	emuAddr := freeAddr(t)
-	emu := start(t, taskset, filepath.Join(dir, "hostemu"), append([]string{"--addr", emuAddr}, emuArgs...)...)
-	path := "/v1/deployments/" + firstDeployment(t, "http://"+emuAddr)
-	var before *exec.Cmd
-	beforeAddr := freeAddr(t)
-	if bin := os.Getenv("HOSTEMU_PERF_BEFORE"); bin != "" {
-		before = start(t, taskset, bin, append([]string{"--addr", beforeAddr}, emuArgs...)...)
+	type side struct {
+		name       string
+		p          *exec.Cmd
+		addr       string
+		reqs, nsec []float64 // each round's requests and CPU ns
 	}
-	body := get(t, "http://"+emuAddr+path)
-	bodyFile := filepath.Join(dir, "body.json")
+	emuArgs := []string{"--tls-addr", "", "--ca-dir", ":memory:", "--rate-limits", "off", "--log-format", "text"}
+	hostemu := func(name, bin string) *side {
+		s := &side{name: name, addr: freeAddr(t)}
+		s.p = start(t, taskset, bin, append([]string{"--addr", s.addr}, emuArgs...)...)
+		return s
+	}
+	emu := hostemu("hostemu", filepath.Join(dir, "hostemu"))
+	twin := hostemu("twin", filepath.Join(dir, "hostemu"))
+	var before *side
+	if bin := os.Getenv("HOSTEMU_PERF_BEFORE"); bin != "" {
+		before = hostemu("before", bin)
+	}
+	ids := deploymentIDs(t, "http://"+emu.addr)
+	path := "/v1/deployments/" + ids[0]
+	body := get(t, "http://"+emu.addr+path)
+	bodyFile, idsFile := filepath.Join(dir, "body.json"), filepath.Join(dir, "ids")
 	if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ginAddr := freeAddr(t)
-	bare := start(t, taskset, filepath.Join(dir, "baregin"), "-addr", ginAddr, "-body", bodyFile)
-	if got := get(t, "http://"+ginAddr+path); string(got) != string(body) {
-		t.Fatalf("baregin answers other bytes than hostemu")
+	if err := os.WriteFile(idsFile, []byte(strings.Join(ids, "\n")), 0o600); err != nil {
+		t.Fatal(err)
 	}
-
-	// HOSTEMU_PERF_GIN_HEADERS: a second reference, bare gin writing the same header
-	// keys as hostemu's answer (the spec's X-Ratelimit-* and Vary, as constants): what
-	// the bar would read if the reference wrote the answer's whole head, not its body
-	// alone. Informative; the issue's row is against bare gin as it is.
-	var ginH *exec.Cmd
-	var ginHAddr string
-	if os.Getenv("HOSTEMU_PERF_GIN_HEADERS") != "" {
-		ginHAddr = freeAddr(t)
-		args := []string{"-addr", ginHAddr, "-body", bodyFile}
-		for name, vals := range answerHead(t, "http://"+emuAddr+path) {
-			switch name {
-			case "Date", "Content-Length", "Content-Type": // net/http's or gin's own on both sides
-			default:
-				for _, v := range vals {
-					args = append(args, "-header", name+": "+v)
-				}
+	var head []string // hostemu's answer head as -header flags
+	for name, vals := range answerHead(t, "http://"+emu.addr+path) {
+		switch name {
+		case "Date", "Content-Length", "Content-Type": // net/http's or gin's own on both sides
+		default:
+			for _, v := range vals {
+				head = append(head, "-header", name+": "+v)
 			}
 		}
-		ginH = start(t, taskset, filepath.Join(dir, "baregin"), args...)
-		t.Logf("bare gin with hostemu's headers: %q", args[4:])
+	}
+	reference := func(name string, args ...string) *side {
+		s := &side{name: name, addr: freeAddr(t)}
+		s.p = start(t, taskset, filepath.Join(dir, "baregin"), append([]string{"-addr", s.addr, "-body", bodyFile}, args...)...)
+		res := do(t, "GET", "http://"+s.addr+path, "", "Bearer hostemu-read", nil, 200)
+		if string(res) != string(body) {
+			t.Fatalf("%s answers other bytes than hostemu", name)
+		}
+		return s
+	}
+	ref := reference("reference", append([]string{"-ids", idsFile}, head...)...)
+	do(t, "GET", "http://"+ref.addr+"/v1/deployments/dpl_none", "", "Bearer hostemu-read", nil, 404)
+	bare := reference("bare gin")
+	t.Logf("the reference: %d deployment ids, the head %q", len(ids), head)
+	sides := []*side{emu, twin, ref, bare}
+	if before != nil {
+		sides = append(sides, before)
+	}
+	var ginH *side
+	if os.Getenv("HOSTEMU_PERF_GIN_HEADERS") != "" {
+		ginH = reference("gin with the head", head...)
+		sides = append(sides, ginH)
 	}
 
-	run := func(p *exec.Cmd, addr string) (rps, cpuMicros float64) {
-		return loadRate(t, p, wrk, taskset, 3, "http://"+addr+path, "GET", "", "", "Authorization: Bearer hostemu-read")
+	url := func(s *side) string { return "http://" + s.addr + path }
+	for _, s := range sides { // a warm-up window each, not counted
+		loadReq(t, wrk, taskset, url(s), window.String(), 0, "GET", "", "", "Authorization: Bearer hostemu-read")
 	}
-	var ratios, cpuRatios, beforeRatios, beforeCPURatios, changeCPU, headRatios, headCPURatios []float64
 	for i := range rounds {
-		var e, ec, g, gc, b, bc float64
-		sides := []func(){
-			func() { e, ec = run(emu, emuAddr) },
-			func() { g, gc = run(bare, ginAddr) },
+		order := make([]*side, len(sides))
+		for j := range sides {
+			order[j] = sides[(i+j)%len(sides)]
 		}
-		if before != nil {
-			sides = append(sides, func() { b, bc = run(before, beforeAddr) })
+		if i%2 == 1 {
+			slices.Reverse(order)
 		}
-		var gh, ghc float64
-		if ginH != nil {
-			sides = append(sides, func() { gh, ghc = run(ginH, ginHAddr) })
+		for _, s := range order {
+			n0 := runNanos(t, s.p.Process.Pid)
+			out := loadReq(t, wrk, taskset, url(s), window.String(), 0, "GET", "", "", "Authorization: Bearer hostemu-read")
+			ns := float64(runNanos(t, s.p.Process.Pid) - n0)
+			m := reqsPerSec.FindSubmatch(out)
+			if m == nil {
+				t.Fatalf("%s printed no Requests/sec:\n%s", filepath.Base(wrk), out)
+			}
+			rps, _ := strconv.ParseFloat(string(m[1]), 64)
+			s.reqs, s.nsec = append(s.reqs, rps*window.Seconds()), append(s.nsec, ns)
 		}
-		for j := range sides { // each side first in turn
-			sides[(i+j)%len(sides)]()
+		line := fmt.Sprintf("round %d:", i+1)
+		for _, s := range sides {
+			line += fmt.Sprintf(" %s %.0f/s %.2f µs;", s.name, s.reqs[i]/window.Seconds(), s.nsec[i]/s.reqs[i]/1e3)
 		}
-		ratios, cpuRatios = append(ratios, e/g), append(cpuRatios, ec/gc)
-		t.Logf("round %d: hostemu %.0f req/s (%.1f µs CPU/req), bare gin %.0f req/s (%.1f µs CPU/req): %.2f of gin, %.2f× its CPU | load %s", i+1, e, ec, g, gc, e/g, ec/gc, loadAvg())
-		if before != nil {
-			beforeRatios, beforeCPURatios, changeCPU = append(beforeRatios, b/g), append(beforeCPURatios, bc/gc), append(changeCPU, ec/bc)
-			t.Logf("round %d: before %.0f req/s (%.1f µs CPU/req): %.2f of gin, %.2f× its CPU; hostemu's CPU per request %.2f× before's", i+1, b, bc, b/g, bc/gc, ec/bc)
-		}
-		if ginH != nil {
-			headRatios, headCPURatios = append(headRatios, e/gh), append(headCPURatios, ec/ghc)
-			t.Logf("round %d: bare gin with hostemu's headers %.0f req/s (%.1f µs CPU/req): hostemu %.2f of it, %.2f× its CPU", i+1, gh, ghc, e/gh, ec/ghc)
-		}
+		t.Logf("%s load %s", line, loadAvg())
 	}
-	mid := func(xs []float64) (med, lo, hi float64) { return median(xs), slices.Min(xs), slices.Max(xs) }
-	m, lo, hi := mid(ratios)
-	c, clo, chi := mid(cpuRatios)
-	t.Logf("median over %d rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's (%.2f–%.2f)", rounds, m, lo, hi, c, clo, chi)
+	// against: a's rate over b's and a's CPU per request over b's, round by round, and
+	// over all rounds
+	against := func(a, b *side) string {
+		var rate, cpu []float64
+		for i := range rounds {
+			rate = append(rate, a.reqs[i]/b.reqs[i])
+			cpu = append(cpu, (a.nsec[i]/a.reqs[i])/(b.nsec[i]/b.reqs[i]))
+		}
+		all := (total(a.nsec) / total(a.reqs)) / (total(b.nsec) / total(b.reqs))
+		return fmt.Sprintf("%.2f of its rate (rounds %.2f–%.2f), %.2f× its CPU per request (rounds %.2f–%.2f; all rounds %.2f×)",
+			median(rate), slices.Min(rate), slices.Max(rate), median(cpu), slices.Min(cpu), slices.Max(cpu), all)
+	}
+	cpuOf := func(s *side) string {
+		var c []float64
+		for i := range rounds {
+			c = append(c, s.nsec[i]/s.reqs[i]/1e3)
+		}
+		return fmt.Sprintf("%.2f µs a request (%.2f–%.2f)", median(c), slices.Min(c), slices.Max(c))
+	}
+	t.Logf("%d rounds of %s a side, load %s:", rounds, window, loadAvg())
+	for _, s := range sides {
+		t.Logf("  %-18s %s", s.name, cpuOf(s))
+	}
+	t.Logf("hostemu against the reference (same bytes, same head, the id found in a map): %s", against(emu, ref))
+	t.Logf("hostemu against bare gin (fixed bytes, gin's head):                          %s", against(emu, bare))
+	t.Logf("A/A, the twin (the same binary) against hostemu:                             %s", against(twin, emu))
+	t.Logf("the twin against the reference:                                              %s", against(twin, ref))
 	if before != nil {
-		m, lo, hi = mid(beforeRatios)
-		c, clo, chi = mid(beforeCPURatios)
-		d, dlo, dhi := mid(changeCPU)
-		t.Logf("before, the same rounds: %.2f of bare gin (min %.2f, max %.2f); CPU per request %.2f× gin's (%.2f–%.2f); hostemu's CPU per request %.2f× before's (%.2f–%.2f)", m, lo, hi, c, clo, chi, d, dlo, dhi)
+		t.Logf("before against the reference:                                                %s", against(before, ref))
+		t.Logf("before against bare gin:                                                     %s", against(before, bare))
+		t.Logf("hostemu against before:                                                      %s", against(emu, before))
 	}
 	if ginH != nil {
-		m, lo, hi = mid(headRatios)
-		c, clo, chi = mid(headCPURatios)
-		t.Logf("against bare gin with hostemu's headers, the same rounds: %.2f of its rate (min %.2f, max %.2f); CPU per request %.2f× its (%.2f–%.2f)", m, lo, hi, c, clo, chi)
+		t.Logf("hostemu against gin with the head (no lookup):                               %s", against(emu, ginH))
 	}
+}
+
+// deploymentIDs are the ids of every deployment of the world served at base, newest
+// first, paged through GET /v1/deployments.
+func deploymentIDs(t *testing.T, base string) []string {
+	t.Helper()
+	var ids []string
+	cursor := ""
+	for {
+		u := base + "/v1/deployments?limit=100"
+		if cursor != "" {
+			u += "&cursor=" + neturl.QueryEscape(cursor)
+		}
+		var page struct {
+			Deployments []struct{ ID string }
+			NextCursor  *string `json:"next_cursor"`
+		}
+		if err := json.Unmarshal(get(t, u), &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Deployments {
+			ids = append(ids, d.ID)
+		}
+		if page.NextCursor == nil || len(page.Deployments) == 0 {
+			break
+		}
+		cursor = *page.NextCursor
+	}
+	if len(ids) == 0 {
+		t.Fatal("no deployment in the default fixtures")
+	}
+	return ids
+}
+
+func total(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }
 
 // answerHead is the header of hostemu's answer to a GET of url with the read token.

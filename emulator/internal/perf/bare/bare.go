@@ -3,7 +3,10 @@
 // (no journal, no limiter, no faults, no coverage, no events, no scenarios). A change
 // to hostemu is measured against these (package perf); they are not shipped.
 //
-//   - GET /v1/deployments/:id answers fixed bytes (the deployment as hostemu renders it).
+//   - GET /v1/deployments/:id answers fixed bytes (the deployment as hostemu renders it);
+//     given the world's deployment ids (NewGet), it first finds the id among them in a
+//     map, as hostemu must find the deployment, and answers 404 for one it does not
+//     hold.
 //   - POST /v1/deployments decodes the same JSON strictly (unknown fields refused),
 //     validates it as hostemu does (project known, files a map of path to 64 lowercase
 //     hex characters, target preview or production, env names not empty), draws a
@@ -79,16 +82,34 @@ func New(body []byte) http.Handler { return NewWithLog(body, nil) }
 
 // NewWithLog is New whose creates are durable as hostemu's under --state: each is
 // appended to log as a JSON line and synced before its answer.
-func NewWithLog(body []byte, log *os.File) http.Handler {
+func NewWithLog(body []byte, log *os.File) http.Handler { return NewGet(body, log, nil) }
+
+// NewGet is NewWithLog whose GET finds its id in a map of ids (the world's deployment
+// ids, as hostemu finds the deployment by its id) before answering body, and answers
+// 404 for an id not there; with no ids, it answers body for any id without a lookup.
+func NewGet(body []byte, log *os.File, ids []string) http.Handler {
 	block, _ := aes.NewCipher(make([]byte, 32))
 	aead, _ := cipher.NewGCM(block)
 	s := &server{rng: mrand.NewChaCha8([32]byte{}), projects: map[string]string{Project: "demo-shop"},
 		deployments: map[string]*deployment{}, files: map[string][]byte{}, aead: aead, log: log}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
+	var known map[string]struct{}
+	if len(ids) > 0 {
+		known = make(map[string]struct{}, len(ids))
+		for _, id := range ids {
+			known[id] = struct{}{}
+		}
+	}
 	r.GET("/v1/deployments/:id", func(c *gin.Context) {
 		if !authorized(c, ReadToken) {
 			return
+		}
+		if known != nil {
+			if _, ok := known[c.Param("id")]; !ok {
+				fail(c, http.StatusNotFound, "deployment")
+				return
+			}
 		}
 		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 	})

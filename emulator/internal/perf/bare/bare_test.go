@@ -43,3 +43,28 @@ func TestResetStartsAgain(t *testing.T) {
 		t.Errorf("after a reset the first create drew %s, want %s", again, first)
 	}
 }
+
+// Given ids, the GET answers the body for an id among them and 404 for any other;
+// without, it answers the body for any id (the fixed-bytes reference as before).
+func TestGetFindsItsID(t *testing.T) {
+	get := func(h http.Handler, id string) int {
+		req := httptest.NewRequest("GET", "/v1/deployments/"+id, nil)
+		req.Header.Set("Authorization", "Bearer "+ReadToken)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code == http.StatusOK && w.Body.String() != "{}" {
+			t.Errorf("GET %s answered %q", id, w.Body)
+		}
+		return w.Code
+	}
+	h := NewGet([]byte("{}"), nil, []string{"dpl_a", "dpl_b"})
+	if c := get(h, "dpl_b"); c != http.StatusOK {
+		t.Errorf("a known id: %d", c)
+	}
+	if c := get(h, "dpl_c"); c != http.StatusNotFound {
+		t.Errorf("an unknown id: %d", c)
+	}
+	if c := get(New([]byte("{}")), "dpl_c"); c != http.StatusOK {
+		t.Errorf("no ids: %d", c)
+	}
+}

@@ -1,6 +1,7 @@
 // Command baregin is the baseline of hostemu's speed bar: a bare gin engine, no
 // middleware, serving the reference handlers of package bare (GET
-// /v1/deployments/:id with fixed bytes, a deployment as hostemu renders it; the
+// /v1/deployments/:id with fixed bytes, a deployment as hostemu renders it, found
+// first among -ids in a map when given; the
 // creates, uploads, encrypt and decrypt doing the same work as hostemu and nothing
 // else). The binary comparison in package perf runs it beside the hostemu binary; it
 // is not shipped.
@@ -24,6 +25,7 @@ func main() {
 	stateLog := flag.String("state-log", "", "a file each create is appended to and synced (hostemu's --state)")
 	edgeAddr := flag.String("edge-addr", "", "an address serving -edge-file as /index.html with http.FileServer")
 	edgeFile := flag.String("edge-file", "", "the edge's file")
+	idsFile := flag.String("ids", "", "a file of deployment ids, one a line: each GET finds its id among them in a map (404 if not there), as hostemu finds the deployment")
 	var headers answerHeaders
 	flag.Var(&headers, "header", "a header every GET's answer carries, \"Name: value\" (repeatable; a name given again adds a value): the reference writing the same header keys as hostemu's answer")
 	flag.Parse()
@@ -45,7 +47,15 @@ func main() {
 		fs := http.FileServer(http.FS(fstest.MapFS{"index.html": {Data: page}}))
 		go func() { log.Fatal(http.ListenAndServe(*edgeAddr, fs)) }()
 	}
-	h := bare.NewWithLog(body, logFile)
+	var ids []string
+	if *idsFile != "" {
+		b, err := os.ReadFile(*idsFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids = strings.Fields(string(b))
+	}
+	h := bare.NewGet(body, logFile, ids)
 	if len(headers) > 0 {
 		h = headers.around(h)
 	}
