@@ -313,6 +313,47 @@ type limitedConn struct {
 	// bodySet says Conn's read deadline is a body's, set by Read: clearBodyDeadline
 	// clears it.
 	bodySet atomic.Bool
+
+	// readSets counts the read deadlines other than none set on Conn through this
+	// wrapper, each counted after it is set; clearAt is 1 + readSets as read before the
+	// last clearing of the read deadline (SetReadDeadline of the zero time) was set, 0
+	// before any. While clearAt is 1 + readSets, Conn's read deadline is none, and
+	// clearing it again is skipped: net/http clears it five or six times a request
+	// (before it reads a request's head, after, before and after its background
+	// read, on turning idle, when the next request arrives), each a runtime call that
+	// takes the poller's lock (about 65 ns), where one is needed after the background
+	// read's wake-up. A clearing that races with a deadline being set can only leave
+	// clearAt behind readSets: the next clearing is then made, never skipped wrongly.
+	readSets, clearAt atomic.Uint64
+}
+
+// setRead sets Conn's read deadline to t (with the write deadline too when both), and
+// keeps readSets and clearAt (see there).
+func (c *limitedConn) setRead(t time.Time, both bool) error {
+	if t.IsZero() {
+		seen := c.readSets.Load()
+		if !both && c.clearAt.Load() == seen+1 {
+			return nil // none already
+		}
+		var err error
+		if both {
+			err = c.Conn.SetDeadline(t)
+		} else {
+			err = c.Conn.SetReadDeadline(t)
+		}
+		if err == nil {
+			c.clearAt.Store(seen + 1)
+		}
+		return err
+	}
+	var err error
+	if both {
+		err = c.Conn.SetDeadline(t)
+	} else {
+		err = c.Conn.SetReadDeadline(t)
+	}
+	c.readSets.Add(1) // after: a clearing that read the count before does not count as last
+	return err
 }
 
 // setBodyDeadline has the next Read set *due as Conn's read deadline. A body that
@@ -336,21 +377,21 @@ func (c *limitedConn) clearBodyDeadline() {
 func (c *limitedConn) SetReadDeadline(t time.Time) error {
 	c.bodyDue.Store(nil)
 	c.bodySet.Store(false)
-	return c.Conn.SetReadDeadline(t)
+	return c.setRead(t, false)
 }
 
 // SetDeadline is SetReadDeadline and SetWriteDeadline.
 func (c *limitedConn) SetDeadline(t time.Time) error {
 	c.bodyDue.Store(nil)
 	c.bodySet.Store(false)
-	return c.Conn.SetDeadline(t)
+	return c.setRead(t, true)
 }
 
 // Read marks, on an idle keep-alive connection, when the next request started
 // arriving: from then on its headers have the header timeout, not the idle one.
 func (c *limitedConn) Read(b []byte) (int, error) {
 	if due := c.bodyDue.Load(); due != nil && c.bodyDue.CompareAndSwap(due, nil) {
-		if err := c.Conn.SetReadDeadline(*due); err != nil {
+		if err := c.setRead(*due, false); err != nil {
 			return 0, err
 		}
 		c.bodySet.Store(true)
