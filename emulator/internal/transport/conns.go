@@ -375,15 +375,24 @@ func (c *limitedConn) clearBodyDeadline() {
 // read deadline (startBackgroundRead) before it reads in the background, once a body
 // is read, and that read must not set the body's deadline.
 func (c *limitedConn) SetReadDeadline(t time.Time) error {
-	c.bodyDue.Store(nil)
-	c.bodySet.Store(false)
+	c.dropBodyDeadline()
 	return c.setRead(t, false)
+}
+
+// dropBodyDeadline forgets a body's deadline, set or not yet set, without a store
+// where there is none (most calls: an atomic store is an exchange on amd64).
+func (c *limitedConn) dropBodyDeadline() {
+	if c.bodyDue.Load() != nil {
+		c.bodyDue.Store(nil)
+	}
+	if c.bodySet.Load() {
+		c.bodySet.Store(false)
+	}
 }
 
 // SetDeadline is SetReadDeadline and SetWriteDeadline.
 func (c *limitedConn) SetDeadline(t time.Time) error {
-	c.bodyDue.Store(nil)
-	c.bodySet.Store(false)
+	c.dropBodyDeadline()
 	return c.setRead(t, true)
 }
 
