@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
+	"github.com/hostemu/hostemu/emulator/internal/transport"
 
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 )
@@ -35,7 +36,13 @@ func (a *API) record(ex *exchange, r *http.Request) {
 		Service:    ex.class.Kind.service(),
 		FaultID:    ex.faultID,
 	}
-	e.SetRequestHeaders(r.Header)
+	if transport.Served(r) && ex.class.Kind != KindTunnel {
+		// net/http's own map of a request off hostemu's listeners, never written after
+		// this: the journal may keep it, to be made into the entry's headers when read
+		e.SetServedRequestHeaders(r.Header)
+	} else {
+		e.SetRequestHeaders(r.Header) // a caller's request, which it may reuse: copied now
+	}
 	e.SetToken(ex.bearerToken(r)) // as faults read it (faultRequest)
 	switch ex.class.Kind {
 	case KindEdge:

@@ -123,6 +123,9 @@ const (
 	// constants, kept as they are
 	keptHead
 	keptConstNames
+	// the request's headers are raw, a served request's map kept as it is, to be made
+	// into Headers when the entry is first read (SetServedRequestHeaders, makeHeaders)
+	keptLazyHeaders
 )
 
 // keepIf is k with b when body is whole (at most MaxBody bytes): a longer one is cut
@@ -137,7 +140,23 @@ func (k keptBodies) keepIf(b keptBodies, body string) keptBodies {
 // SetRequestHeaders gives e a request's headers: Add keeps them as HeadersOf would,
 // within the bounds, in the one copy it makes of the entry's strings (cheaper than
 // setting Headers to HeadersOf(h) on the hot path).
-func (e *Entry) SetRequestHeaders(h http.Header) { e.raw = h }
+func (e *Entry) SetRequestHeaders(h http.Header) { e.raw, e.kept = h, e.kept&^keptLazyHeaders }
+
+// SetServedRequestHeaders is SetRequestHeaders for the header map of a request that
+// came in through hostemu's own listeners: net/http made it for that request alone,
+// and nothing writes it once the request is recorded. When the map is small enough
+// to stand in the entry for the Headers made of it (lazyFits: MaxEntryBytes holds),
+// the journal keeps the map itself and makes the Headers (walked, sorted, redacted,
+// cut, copied: what Add makes of them) only when the entry is first read: List, a
+// count, an await, a near miss, a bundle, Bytes; every reader sees what Add would
+// have made. It spares the request path the walk, the sort and the copy. h must not
+// be written after Add.
+func (e *Entry) SetServedRequestHeaders(h http.Header) {
+	e.SetRequestHeaders(h)
+	if lazyFits(h) {
+		e.kept |= keptLazyHeaders
+	}
+}
 
 // SetKeptBody gives e the request's whole body as a string that is never changed and
 // holds no more memory than a copy would (an upload's own buffer): Add keeps it as it
@@ -214,12 +233,16 @@ func (j *Journal) Add(e Entry) uint64 { return j.Record(e).Seq }
 // Record is Add returning the entry as the journal keeps it: its Seq set, its strings
 // cut and copied, its headers and answer made from SetRequestHeaders and SetResponse.
 func (j *Journal) Record(e Entry) Entry {
+	e.kept &^= keptLazyHeaders // the entry given back has its Headers made
 	j.RecordTo(&e)
 	return e
 }
 
 // RecordTo is Record in place: *e becomes the entry as the journal keeps it (the
-// request path's way, which spares the hot path two copies of an Entry).
+// request path's way, which spares the hot path two copies of an Entry), but for
+// request headers given by SetServedRequestHeaders and kept to be made when read:
+// *e has none of them then (Headers nil, HeadersTruncated as given), and the
+// journal's entry has them.
 func (j *Journal) RecordTo(e *Entry) {
 	e.own()
 	j.mu.Lock()
@@ -236,6 +259,7 @@ func (j *Journal) RecordTo(e *Entry) {
 		j.ring[j.head] = *e
 		j.head = (j.head + 1) % j.size
 	}
+	e.raw, e.kept = nil, 0 // the caller's copy keeps no map
 	j.changedLocked()
 }
 
@@ -336,8 +360,15 @@ func (j *Journal) Bytes() int64 {
 
 // Bytes is the memory e holds once kept: its strings and itself (at most
 // MaxEntryBytes once kept, its fields cut to their bounds).
+//
+// Of request headers still to be made (SetServedRequestHeaders), it counts the
+// Headers they will be, as the entry read shows them.
 func (e *Entry) Bytes() int64 {
-	return entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID)) + e.Headers.bytes() +
+	headers := e.Headers.bytes()
+	if e.kept&keptLazyHeaders != 0 {
+		headers = lazyHeadersBytes(e.raw)
+	}
+	return entryOverhead + int64(len(e.Method)+len(e.Path)+len(e.Query)+len(e.Body)+len(e.ErrorCode)+len(e.Scope)+len(e.Service)+len(e.Host)+len(e.FaultID)) + headers +
 		int64(len(e.Response.Body)) + e.Response.Headers.bytes()
 }
 

@@ -3,6 +3,7 @@ package journal
 import (
 	"net/http"
 	"strings"
+	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
 )
@@ -32,7 +33,7 @@ func (e *Entry) own() {
 		e.Response.Body = ""
 	}
 	n := len(e.Headers)
-	if e.raw != nil {
+	if e.raw != nil && kept&keptLazyHeaders == 0 {
 		n = len(e.raw)
 	}
 	if n > smallHeaderCount {
@@ -50,6 +51,7 @@ func (e *Entry) own() {
 	if kept&keptAnswer != 0 {
 		e.Response.Body = answer
 	}
+	e.kept = kept & keptLazyHeaders // the one mark a kept entry keeps: its map, made when read
 }
 
 // smallHeaderCount is how many request headers own's small buffers hold.
@@ -78,7 +80,11 @@ func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 		r.Body = ""
 	}
 	src := e.Headers
-	if e.raw != nil {
+	lazy := kept&keptLazyHeaders != 0
+	switch {
+	case lazy: // made when read (makeHeaders)
+		src = nil
+	case e.raw != nil:
 		src = rawHeaders(e.raw, buf)
 	}
 	n, hcut := headerSpans(src, MaxHeaders, spans)
@@ -94,7 +100,10 @@ func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 	}
 	an, acut := headerSpans(asrc, MaxAnswerHeaders, aspans[:])
 	r.HeadersTruncated = r.HeadersTruncated || many || acut
-	e.raw, e.rawAnswer, e.rawAnswerBody = nil, nil, nil
+	if !lazy {
+		e.raw = nil
+	}
+	e.rawAnswer, e.rawAnswerBody = nil, nil
 	total := len(answerBody)
 	for _, f := range fields {
 		total += len(*f)
@@ -214,4 +223,79 @@ func rawHeaders(h http.Header, buf []Header) Headers {
 		}
 	}
 	return out
+}
+
+// makeHeaders makes the request's Headers of an entry that kept its map
+// (SetServedRequestHeaders): what own makes of them, in an allocation of their own,
+// and lets the map go. The journal calls it under its lock, on the entry in the ring,
+// before any reader sees the entry.
+func (e *Entry) makeHeaders() {
+	if e.kept&keptLazyHeaders == 0 {
+		return
+	}
+	h := e.raw
+	e.raw, e.kept = nil, e.kept&^keptLazyHeaders
+	var buf [maxHeaderCount]Header
+	var spans [maxHeaderCount]span
+	src := rawHeaders(h, buf[:])
+	n, cut := headerSpans(src, MaxHeaders, spans[:])
+	e.HeadersTruncated = e.HeadersTruncated || cut
+	if n == 0 {
+		return
+	}
+	total := 0
+	for _, sp := range spans[:n] {
+		total += sp.name + sp.value
+	}
+	var b strings.Builder
+	b.Grow(total)
+	for i, sp := range spans[:n] {
+		b.WriteString(src[i].Name[:sp.name])
+		b.WriteString(src[i].Value[:sp.value])
+	}
+	all, at := b.String(), 0
+	out := make(Headers, n)
+	for i, sp := range spans[:n] {
+		out[i] = Header{Name: all[at : at+sp.name], Value: all[at+sp.name : at+sp.name+sp.value]}
+		at += sp.name + sp.value
+	}
+	e.Headers = out
+}
+
+// lazyHeadersBytes is what the Headers made of h (makeHeaders) hold, counted as
+// Headers.bytes counts them, without making them.
+func lazyHeadersBytes(h http.Header) int64 {
+	var buf [maxHeaderCount]Header
+	var spans [maxHeaderCount]span
+	src := rawHeaders(h, buf[:])
+	n, _ := headerSpans(src, MaxHeaders, spans[:])
+	total := int64(n) * int64(unsafe.Sizeof(Header{}))
+	for _, sp := range spans[:n] {
+		total += int64(sp.name + sp.value)
+	}
+	return total
+}
+
+// lazyFits reports whether an entry may keep the header map h in place of the Headers
+// made of it: at most maxHeaderCount headers, and h's memory, counted without a sort
+// or a copy, within what MaxEntryBytes allows the Headers (headersBytes). A map's
+// memory is over-counted: its header and a group of eight slots of a name and a slice
+// (8 control bytes + 8 × 40) for every four headers (a group is at most 7/8 full, and
+// a map doubles as it grows), each value's slice element and bytes, each name's bytes.
+func lazyFits(h http.Header) bool {
+	if len(h) > maxHeaderCount {
+		return false
+	}
+	const mapHeader, group = 64, 8 + 8*(16+24)
+	n := int64(mapHeader + group*((len(h)+3)/4))
+	for name, vals := range h {
+		n += int64(len(name)) + int64(len(vals))*int64(unsafe.Sizeof(""))
+		for _, v := range vals {
+			n += int64(len(v))
+		}
+		if n > headersBytes {
+			return false
+		}
+	}
+	return n <= headersBytes
 }

@@ -88,6 +88,7 @@ func (j *Journal) scanEpoch(since, upto, epoch uint64, fn func(*Entry) bool) {
 			if e.Seq > upto {
 				break
 			}
+			e.makeHeaders() // once, in the ring: every copy has them
 			buf = append(buf, *e)
 		}
 		j.mu.Unlock()

@@ -138,3 +138,10 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 	}
 	return ctx
 }
+
+// Served reports whether r came in on a connection of a listener of Conns (its
+// server's ConnContext is connContext): a request net/http read off one of hostemu's
+// own listeners, whose header map it made for that request alone and which nothing
+// writes once the handler has returned. A request handed to hostemu's handler by a
+// caller (a test's server or ServeHTTP, a tunnel's server) is not.
+func Served(r *http.Request) bool { return r.Context().Value(connKey{}) != nil }

@@ -1,0 +1,177 @@
+package journal
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// randomRequestHeaders is a request's header map as net/http could make it: a few to
+// many headers, credentials among them, several values, values long enough to be cut
+// at MaxHeaders (on a UTF-8 boundary), names in other cases.
+func randomRequestHeaders(rng *rand.Rand) http.Header {
+	names := []string{"Authorization", "Proxy-Authorization", "Cookie", "Accept", "Accept-Encoding", "User-Agent",
+		"Content-Type", "X-Request-Id", "x-lower", "Idempotency-Key", "X-File-Digest", "Expect", "Traceparent"}
+	values := [][]string{{""}, {"1"}, {"a", "b"}, {"Bearer hostemu-read"}, {"gzip, deflate"},
+		{strings.Repeat("l", 700)}, {strings.Repeat("é", 500) + "x"}, {strings.Repeat("v", 1500)}}
+	h := http.Header{}
+	count := rng.IntN(8)
+	if rng.IntN(8) == 0 {
+		count = rng.IntN(45) // over maxHeaderCount at times
+	}
+	for i := range count {
+		name := names[rng.IntN(len(names))]
+		if rng.IntN(3) == 0 {
+			name = fmt.Sprintf("X-H%02d", i)
+		}
+		v := values[rng.IntN(len(values))]
+		if rng.IntN(4) > 0 {
+			v = v[:1]
+		}
+		h[name] = append([]string(nil), v...)
+	}
+	return h
+}
+
+// An entry whose request headers were kept as their map to be made when read
+// (SetServedRequestHeaders) is, to every reader, the entry made at once
+// (SetRequestHeaders): the same JSON in List, the same Bytes (entry and journal), the
+// same near-miss candidates, the same bundle's entries; and an entry given back by
+// Record has its headers. Maps too large to stand for their Headers are made at once.
+func TestServedRequestHeadersAreTheEntry(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(38, 4))
+	lazyKept, eagerKept := 0, 0
+	for round := range 400 {
+		eager, lazy := New(8), New(8)
+		for i := range 1 + rng.IntN(12) {
+			h := randomRequestHeaders(rng)
+			base := Entry{Method: "GET", Path: "/v1/deployments/dpl_" + fmt.Sprint(i), Query: "a=1", Status: 200,
+				Time: time.Unix(int64(i), 0), HeadersTruncated: rng.IntN(20) == 0}
+			base.SetResponse(200, http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Limit": {"3000"}}, []byte(`{"id":1}`))
+			e1, e2 := base, base
+			e1.SetRequestHeaders(h)
+			e2.SetServedRequestHeaders(h)
+			if e2.kept&keptLazyHeaders != 0 {
+				lazyKept++
+			} else {
+				eagerKept++
+			}
+			eager.RecordTo(&e1)
+			lazy.RecordTo(&e2)
+			if e2.raw != nil || e2.kept != 0 {
+				t.Fatalf("round %d: RecordTo's entry kept the map", round)
+			}
+			if rng.IntN(3) == 0 { // a reader in between: some entries made early
+				lazy.Count(Filter{})
+			}
+			if e := lazy.Record(func() Entry { x := base; x.SetServedRequestHeaders(h); return x }()); !reflect.DeepEqual(e.Headers, eager.Record(func() Entry { x := base; x.SetRequestHeaders(h); return x }()).Headers) {
+				t.Fatalf("round %d: Record gave back other headers", round)
+			}
+		}
+		if a, b := eager.Bytes(), lazy.Bytes(); a != b {
+			t.Fatalf("round %d: Bytes %d eager, %d lazy", round, a, b)
+		}
+		c1, c2 := eager.Candidates(), lazy.Candidates()
+		if !reflect.DeepEqual(c1, c2) {
+			t.Fatalf("round %d: candidates differ:\n%+v\n%+v", round, c1, c2)
+		}
+		l1, l2 := eager.List(Filter{}), lazy.List(Filter{})
+		j1, _ := json.Marshal(l1)
+		j2, _ := json.Marshal(l2)
+		if string(j1) != string(j2) {
+			t.Fatalf("round %d: List differs:\n%s\n%s", round, j1, j2)
+		}
+		for i := range l1 {
+			if a, b := l1[i].Bytes(), l2[i].Bytes(); a != b {
+				t.Fatalf("round %d: entry %d: Bytes %d eager, %d lazy", round, i, a, b)
+			}
+		}
+		var w1, w2 strings.Builder
+		eager.WriteJSON(&w1, Filter{})
+		lazy.WriteJSON(&w2, Filter{})
+		if w1.String() != w2.String() {
+			t.Fatalf("round %d: WriteJSON differs", round)
+		}
+	}
+	if lazyKept == 0 || eagerKept == 0 {
+		t.Fatalf("kept %d maps, made %d at once: the test must see both", lazyKept, eagerKept)
+	}
+}
+
+// Bytes of an entry kept with its map, before any reader made its headers, is the
+// Bytes of the same entry made at once; the map a kept entry holds is within what
+// MaxEntryBytes allows its Headers.
+func TestServedRequestHeadersBytes(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 38))
+	for range 2000 {
+		h := randomRequestHeaders(rng)
+		eager, lazy := New(2), New(2)
+		var e1, e2 Entry
+		e1.SetRequestHeaders(h)
+		e2.SetServedRequestHeaders(h)
+		eager.RecordTo(&e1)
+		lazy.RecordTo(&e2)
+		if a, b := eager.Bytes(), lazy.Bytes(); a != b {
+			t.Fatalf("Bytes %d eager, %d lazy (before a read) for %v", a, b, h)
+		}
+		if lazyFits(h) && lazyHeadersBytes(h) > headersBytes {
+			t.Fatalf("a kept map's Headers over the bound: %v", h)
+		}
+	}
+	big := http.Header{}
+	for i := range maxHeaderCount + 1 {
+		big[fmt.Sprint("X-", i)] = []string{"v"}
+	}
+	if lazyFits(big) {
+		t.Error("a map of more than maxHeaderCount headers was kept")
+	}
+	if lazyFits(http.Header{"X-Long": {strings.Repeat("v", int(headersBytes))}}) {
+		t.Error("a map holding more than the headers' bound was kept")
+	}
+	if !lazyFits(http.Header{"Authorization": {"Bearer hostemu-read"}, "User-Agent": {"loadgen"}, "Accept": {"*/*"}}) {
+		t.Error("a GET's headers were not kept")
+	}
+}
+
+// Readers in many goroutines, and entries recorded meanwhile with their maps kept: the
+// headers are made once, under the journal's lock (go test -race).
+func TestServedRequestHeadersConcurrentReaders(t *testing.T) {
+	t.Parallel()
+	j := New(64)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for _, e := range j.List(Filter{}) {
+					if e.Headers.Get("Authorization") != Redacted {
+						t.Errorf("entry %d: %v", e.Seq, e.Headers)
+						return
+					}
+				}
+				j.Bytes()
+				j.Candidates()
+			}
+		})
+	}
+	for i := range 3000 {
+		e := Entry{Method: "GET", Path: "/x", Status: 200}
+		e.SetServedRequestHeaders(http.Header{"Authorization": {"Bearer t"}, "Accept": {fmt.Sprint(i)}})
+		j.RecordTo(&e)
+	}
+	close(stop)
+	wg.Wait()
+}
