@@ -36,14 +36,15 @@ func (a *API) record(ex *exchange, r *http.Request) {
 		Service:    ex.class.Kind.service(),
 		FaultID:    ex.faultID,
 	}
+	e.SetToken(ex.bearerToken(r)) // as faults read it (faultRequest); before the headers, which may redact it
 	if transport.Served(r) && ex.class.Kind != KindTunnel {
-		// net/http's own map of a request off hostemu's listeners, never written after
-		// this: the journal may keep it, to be made into the entry's headers when read
+		// net/http's own map of a request off hostemu's listeners, read for nothing
+		// else after this: the journal may keep it (its credentials redacted in it), to
+		// be made into the entry's headers when read
 		e.SetServedRequestHeaders(r.Header)
 	} else {
 		e.SetRequestHeaders(r.Header) // a caller's request, which it may reuse: copied now
 	}
-	e.SetToken(ex.bearerToken(r)) // as faults read it (faultRequest)
 	switch ex.class.Kind {
 	case KindEdge:
 		e.Host = ex.class.Host

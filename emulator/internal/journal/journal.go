@@ -144,18 +144,27 @@ func (e *Entry) SetRequestHeaders(h http.Header) { e.raw, e.kept = h, e.kept&^ke
 
 // SetServedRequestHeaders is SetRequestHeaders for the header map of a request that
 // came in through hostemu's own listeners: net/http made it for that request alone,
-// and nothing writes it once the request is recorded. When the map is small enough
-// to stand in the entry for the Headers made of it (lazyFits: MaxEntryBytes holds),
-// the journal keeps the map itself and makes the Headers (walked, sorted, redacted,
-// cut, copied: what Add makes of them) only when the entry is first read: List, a
-// count, an await, a near miss, a bundle, Bytes; every reader sees what Add would
-// have made. It spares the request path the walk, the sort and the copy. h must not
-// be written after Add.
+// and nothing reads or writes it once the request is recorded. When the map is small
+// enough to stand in the entry for the Headers made of it (keepable: MaxEntryBytes
+// holds), the journal keeps the map itself and makes the Headers (walked, sorted,
+// redacted, cut, copied: what Add makes of them) only when the entry is first read:
+// List, a count, an await, a near miss, a bundle; every reader sees what Add would
+// have made, and Bytes counts it. It spares the request path the sort and the copy.
+// So that the entry holds no credential, the values of h's Authorization,
+// Proxy-Authorization and Cookie are then replaced in h by Redacted (what the entry
+// shows of them anyway): read the bearer token (SetToken) first. h must not be read
+// for its credentials, nor written, after this.
 func (e *Entry) SetServedRequestHeaders(h http.Header) {
 	e.SetRequestHeaders(h)
-	if lazyFits(h) {
-		e.kept |= keptLazyHeaders
+	var creds [4]string
+	n, ok := keepable(h, &creds)
+	if !ok {
+		return
 	}
+	for _, name := range creds[:n] {
+		h[name] = redactedValues
+	}
+	e.kept |= keptLazyHeaders
 }
 
 // SetKeptBody gives e the request's whole body as a string that is never changed and

@@ -507,3 +507,47 @@ func BenchmarkRecordGetSent(b *testing.B) {
 		j.RecordTo(&e)
 	}
 }
+
+// BenchmarkRecordGetServed is BenchmarkRecordGetSent with the request's header map
+// copied at once (SetRequestHeaders, an in-process caller's request) and kept to be
+// made when read (SetServedRequestHeaders, a request off hostemu's listeners), for the
+// one header loadgen sends and for the three a Go client sends.
+func BenchmarkRecordGetServed(b *testing.B) {
+	answer := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Vary": {"Accept-Encoding"},
+		"X-Ratelimit-Limit": {"3000"}, "X-Ratelimit-Remaining": {"2997"}, "X-Ratelimit-Reset": {"1795723430"}}
+	body := strings.Repeat("x", 896)
+	for _, reqs := range []struct {
+		name string
+		h    http.Header
+	}{
+		{"loadgen", http.Header{"Authorization": {"Bearer hostemu-read"}}},
+		{"go-client", http.Header{"Authorization": {"Bearer hostemu-read"}, "User-Agent": {"Go-http-client/1.1"}, "Accept-Encoding": {"gzip"}}},
+	} {
+		for _, served := range []bool{false, true} {
+			name := reqs.name + "/copied"
+			if served {
+				name = reqs.name + "/served"
+			}
+			b.Run(name, func(b *testing.B) {
+				j := journal.New(1000)
+				sent := new(journal.AnswerHead)
+				b.ReportAllocs()
+				for b.Loop() {
+					*sent = journal.AnswerHead{}
+					sent.Take(answer)
+					e := journal.Entry{Method: "GET", Path: "/v1/deployments/dpl_0123456789abcdefghij", Status: 200, DurationMS: 0.012,
+						Scope: "read", Service: "hosting", Time: t0}
+					if served {
+						e.SetServedRequestHeaders(reqs.h)
+					} else {
+						e.SetRequestHeaders(reqs.h)
+					}
+					e.SetToken("hostemu-read")
+					e.SetSharedResponse(200, nil, body)
+					e.SetAnswerHead(sent)
+					j.RecordTo(&e)
+				}
+			})
+		}
+	}
+}

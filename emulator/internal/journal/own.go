@@ -276,26 +276,39 @@ func lazyHeadersBytes(h http.Header) int64 {
 	return total
 }
 
-// lazyFits reports whether an entry may keep the header map h in place of the Headers
+// keepable reports whether an entry may keep the header map h in place of the Headers
 // made of it: at most maxHeaderCount headers, and h's memory, counted without a sort
 // or a copy, within what MaxEntryBytes allows the Headers (headersBytes). A map's
 // memory is over-counted: its header and a group of eight slots of a name and a slice
 // (8 control bytes + 8 × 40) for every four headers (a group is at most 7/8 full, and
 // a map doubles as it grows), each value's slice element and bytes, each name's bytes.
-func lazyFits(h http.Header) bool {
+// It gives the names of h's credentials (credential: at most len(creds) of them, or h
+// is not keepable), whose values the entry must not hold.
+func keepable(h http.Header, creds *[4]string) (n int, ok bool) {
 	if len(h) > maxHeaderCount {
-		return false
+		return 0, false
 	}
 	const mapHeader, group = 64, 8 + 8*(16+24)
-	n := int64(mapHeader + group*((len(h)+3)/4))
+	size := int64(mapHeader + group*((len(h)+3)/4))
 	for name, vals := range h {
-		n += int64(len(name)) + int64(len(vals))*int64(unsafe.Sizeof(""))
+		size += int64(len(name)) + int64(len(vals))*int64(unsafe.Sizeof(""))
 		for _, v := range vals {
-			n += int64(len(v))
+			size += int64(len(v))
 		}
-		if n > headersBytes {
-			return false
+		if size > headersBytes {
+			return 0, false
+		}
+		if credential(name) {
+			if n == len(creds) {
+				return 0, false
+			}
+			creds[n] = name
+			n++
 		}
 	}
-	return n <= headersBytes
+	return n, true
 }
+
+// redactedValues is the value a kept map's credential is given (SetServedRequestHeaders):
+// one slice for every map, of capacity 1, so that an append copies it.
+var redactedValues = []string{Redacted}[:1:1]
