@@ -41,7 +41,7 @@ func (a *API) record(ex *exchange, r *http.Request) {
 		// net/http's own map of a request off hostemu's listeners, read for nothing
 		// else after this: the journal may keep it (its credentials redacted in it), to
 		// be made into the entry's headers when read
-		e.SetServedRequestHeaders(r.Header)
+		e.SetServedRequestHeaders(r.Header, r.Host)
 	} else {
 		e.SetRequestHeaders(r.Header) // a caller's request, which it may reuse: copied now
 	}

@@ -152,12 +152,14 @@ func (e *Entry) SetRequestHeaders(h http.Header) { e.raw, e.kept = h, e.kept&^ke
 // have made, and Bytes counts it. It spares the request path the sort and the copy.
 // So that the entry holds no credential, the values of h's Authorization,
 // Proxy-Authorization and Cookie are then replaced in h by Redacted (what the entry
-// shows of them anyway): read the bearer token (SetToken) first. h must not be read
-// for its credentials, nor written, after this.
-func (e *Entry) SetServedRequestHeaders(h http.Header) {
+// shows of them anyway; net/http's own slice of the head's values, out of every
+// reader's reach, may still hold them): read the bearer token (SetToken) first. h must
+// not be read for its credentials, nor written, after this. host is the request's
+// Host, which h's memory may hold still (keepable).
+func (e *Entry) SetServedRequestHeaders(h http.Header, host string) {
 	e.SetRequestHeaders(h)
 	var creds [4]string
-	n, ok := keepable(h, &creds)
+	n, ok := keepable(h, host, &creds)
 	if !ok {
 		return
 	}

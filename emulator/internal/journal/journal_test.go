@@ -538,7 +538,7 @@ func BenchmarkRecordGetServed(b *testing.B) {
 					e := journal.Entry{Method: "GET", Path: "/v1/deployments/dpl_0123456789abcdefghij", Status: 200, DurationMS: 0.012,
 						Scope: "read", Service: "hosting", Time: t0}
 					if served {
-						e.SetServedRequestHeaders(reqs.h)
+						e.SetServedRequestHeaders(reqs.h, "127.0.0.1:4000")
 					} else {
 						e.SetRequestHeaders(reqs.h)
 					}

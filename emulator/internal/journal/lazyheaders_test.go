@@ -1,11 +1,13 @@
 package journal
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -57,7 +59,7 @@ func TestServedRequestHeadersAreTheEntry(t *testing.T) {
 			base.SetResponse(200, http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Limit": {"3000"}}, []byte(`{"id":1}`))
 			e1, e2 := base, base
 			e1.SetRequestHeaders(h)
-			e2.SetServedRequestHeaders(h.Clone())
+			e2.SetServedRequestHeaders(h.Clone(), "")
 			if e2.kept&keptLazyHeaders != 0 {
 				lazyKept++
 			} else {
@@ -71,7 +73,7 @@ func TestServedRequestHeadersAreTheEntry(t *testing.T) {
 			if rng.IntN(3) == 0 { // a reader in between: some entries made early
 				lazy.Count(Filter{})
 			}
-			if e := lazy.Record(func() Entry { x := base; x.SetServedRequestHeaders(h.Clone()); return x }()); !reflect.DeepEqual(e.Headers, eager.Record(func() Entry { x := base; x.SetRequestHeaders(h); return x }()).Headers) {
+			if e := lazy.Record(func() Entry { x := base; x.SetServedRequestHeaders(h.Clone(), ""); return x }()); !reflect.DeepEqual(e.Headers, eager.Record(func() Entry { x := base; x.SetRequestHeaders(h); return x }()).Headers) {
 				t.Fatalf("round %d: Record gave back other headers", round)
 			}
 		}
@@ -116,14 +118,14 @@ func TestServedRequestHeadersBytes(t *testing.T) {
 		eager, lazy := New(2), New(2)
 		var e1, e2 Entry
 		e1.SetRequestHeaders(h)
-		e2.SetServedRequestHeaders(h.Clone())
+		e2.SetServedRequestHeaders(h.Clone(), "")
 		eager.RecordTo(&e1)
 		lazy.RecordTo(&e2)
 		if a, b := eager.Bytes(), lazy.Bytes(); a != b {
 			t.Fatalf("Bytes %d eager, %d lazy (before a read) for %v", a, b, h)
 		}
 		var creds [4]string
-		if _, ok := keepable(h, &creds); ok && lazyHeadersBytes(h) > headersBytes {
+		if _, ok := keepable(h, "", &creds); ok && lazyHeadersBytes(h) > headersBytes {
 			t.Fatalf("a kept map's Headers over the bound: %v", h)
 		}
 	}
@@ -132,15 +134,15 @@ func TestServedRequestHeadersBytes(t *testing.T) {
 		big[fmt.Sprint("X-", i)] = []string{"v"}
 	}
 	var creds [4]string
-	if _, ok := keepable(big, &creds); ok {
+	if _, ok := keepable(big, "", &creds); ok {
 		t.Error("a map of more than maxHeaderCount headers was kept")
 	}
-	if _, ok := keepable(http.Header{"X-Long": {strings.Repeat("v", int(headersBytes))}}, &creds); ok {
+	if _, ok := keepable(http.Header{"X-Long": {strings.Repeat("v", int(headersBytes))}}, "", &creds); ok {
 		t.Error("a map holding more than the headers' bound was kept")
 	}
 	get := http.Header{"Authorization": {"Bearer hostemu-read"}, "User-Agent": {"loadgen"}, "Accept": {"*/*"}, "cookie": {"a=b"}}
 	var e Entry
-	e.SetServedRequestHeaders(get)
+	e.SetServedRequestHeaders(get, "")
 	if e.kept&keptLazyHeaders == 0 {
 		t.Error("a GET's headers were not kept")
 	}
@@ -177,9 +179,73 @@ func TestServedRequestHeadersConcurrentReaders(t *testing.T) {
 	}
 	for i := range 3000 {
 		e := Entry{Method: "GET", Path: "/x", Status: 200}
-		e.SetServedRequestHeaders(http.Header{"Authorization": {"Bearer t"}, "Accept": {fmt.Sprint(i)}})
+		e.SetServedRequestHeaders(http.Header{"Authorization": {"Bearer t"}, "Accept": {fmt.Sprint(i)}}, "127.0.0.1")
 		j.RecordTo(&e)
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// The memory a header map net/http made holds on to (measured: the heap the maps of
+// many such requests keep alive) is within what MaxEntryBytes allows an entry's
+// Headers whenever the journal keeps the map (keepable): for repeated lines (the map
+// and the shared slice of values are sized by the lines), a long Host (its value held
+// by that slice after the map lets it go), many headers, long values. Not parallel: it
+// reads the heap.
+func TestServedMapMemoryWithinBound(t *testing.T) {
+	lines := func(n int, line string) string { return strings.Repeat(line, n) }
+	distinct := func(n int, value string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "X-H%02d: %s\r\n", i, value)
+		}
+		return b.String()
+	}
+	get := "Authorization: Bearer hostemu-read\r\nUser-Agent: Go-http-client/1.1\r\nAccept-Encoding: gzip\r\n"
+	for _, c := range []struct{ name, host, head string }{
+		{"get", "127.0.0.1:4000", get},
+		{"repeated30", "h", lines(30, "A: \r\n")},
+		{"repeated57", "h", lines(57, "A: \r\n")},
+		{"repeated100", "h", lines(100, "A: \r\n")},
+		{"repeated167", "h", lines(167, "A: \r\n")},
+		{"8x20", "h", func() string {
+			var b strings.Builder
+			for i := range 20 {
+				b.WriteString(distinct(8, fmt.Sprint(i)))
+			}
+			return b.String()
+		}()},
+		{"long-host", strings.Repeat("h", 2000), get},
+		{"huge-host", strings.Repeat("h", 100_000), get},
+		{"distinct28", "h", distinct(28, strings.Repeat("v", 40))},
+		{"distinct32", "h", distinct(32, "v")},
+		{"long-value", "h", "X-Long: " + strings.Repeat("v", 1500) + "\r\n"},
+	} {
+		raw := "GET /v1/projects HTTP/1.1\r\nHost: " + c.host + "\r\n" + c.head + "\r\n"
+		parse := func() http.Header {
+			r, err := http.ReadRequest(bufio.NewReaderSize(strings.NewReader(raw), 4096)) // as the server reads
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Header
+		}
+		var creds [4]string
+		if _, ok := keepable(parse(), c.host, &creds); !ok {
+			continue
+		}
+		const n = 200
+		maps := make([]http.Header, n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for i := range maps {
+			maps[i] = parse()
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(maps)
+		if held := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n; held > headersBytes {
+			t.Errorf("%s: a kept map holds %d bytes, over %d", c.name, held, headersBytes)
+		}
+	}
 }

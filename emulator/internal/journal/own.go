@@ -276,26 +276,36 @@ func lazyHeadersBytes(h http.Header) int64 {
 	return total
 }
 
-// keepable reports whether an entry may keep the header map h in place of the Headers
-// made of it: at most maxHeaderCount headers, and h's memory, counted without a sort
-// or a copy, within what MaxEntryBytes allows the Headers (headersBytes). A map's
-// memory is over-counted: its header and a group of eight slots of a name and a slice
-// (8 control bytes + 8 × 40) for every four headers (a group is at most 7/8 full, and
-// a map doubles as it grows), each value's slice element and bytes, each name's bytes.
+// keepable reports whether an entry may keep the header map h, of a request to host,
+// in place of the Headers made of it: at most maxHeaderCount headers, and the memory
+// the map holds on to, counted without a sort or a copy, within what MaxEntryBytes
+// allows the Headers (headersBytes). That memory is over-counted as net/textproto
+// makes the map of an HTTP/1 request (an HTTP/2 one's holds less): it sizes the map,
+// and one slice shared by every header's first value, for every line of the head, the
+// Host line included (taken out of the map, its value still held by that slice) and
+// one more (a line net/http takes out too); the map is a header and groups of eight
+// slots of a name and a slice (8 control bytes + 8 × 40), as many as keep them at
+// most 7/8 full, in a power of two; a header of several values has a slice of its own
+// besides; each string is an allocation of its own (allocated).
 // It gives the names of h's credentials (credential: at most len(creds) of them, or h
 // is not keepable), whose values the entry must not hold.
-func keepable(h http.Header, creds *[4]string) (n int, ok bool) {
+func keepable(h http.Header, host string, creds *[4]string) (n int, ok bool) {
 	if len(h) > maxHeaderCount {
 		return 0, false
 	}
-	const mapHeader, group = 64, 8 + 8*(16+24)
-	size := int64(mapHeader + group*((len(h)+3)/4))
+	const mapHeader, group, elem = 128, 8 + 8*(16+24), int64(unsafe.Sizeof(""))
+	lines := int64(2)                        // the Host line, and one more
+	size := mapHeader + allocated(len(host)) // held by the shared slice
 	for name, vals := range h {
-		size += int64(len(name)) + int64(len(vals))*int64(unsafe.Sizeof(""))
-		for _, v := range vals {
-			size += int64(len(v))
+		lines += int64(len(vals))
+		if cap(vals) > 1 {
+			size += allocated(cap(vals) * int(elem))
 		}
-		if size > headersBytes {
+		size += allocated(len(name))
+		for _, v := range vals {
+			size += allocated(len(v))
+		}
+		if size+lines*elem > headersBytes {
 			return 0, false
 		}
 		if credential(name) {
@@ -306,7 +316,23 @@ func keepable(h http.Header, creds *[4]string) (n int, ok bool) {
 			n++
 		}
 	}
+	groups := int64(1)
+	for groups*7 < lines {
+		groups *= 2
+	}
+	if size+allocated(int(lines*elem))+allocated(int(groups*group)) > headersBytes {
+		return 0, false
+	}
 	return n, true
+}
+
+// allocated is at least the memory an allocation of n bytes takes: Go rounds one up to
+// its size class, by at most a quarter of it (tiny ones to 16 bytes).
+func allocated(n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	return int64(n + n/4 + 16)
 }
 
 // redactedValues is the value a kept map's credential is given (SetServedRequestHeaders):
