@@ -1,10 +1,12 @@
 package transport
 
 import (
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"testing"
 	"time"
@@ -80,7 +82,8 @@ func TestReadDeadlineClearedOnce(t *testing.T) {
 
 // Through a real server: requests on one keep-alive connection are answered one after
 // the other (the background read's wake-up, a deadline long ago, is cleared before the
-// next request is read).
+// next request is read), on that one connection: a client retries a GET on a new
+// connection when a reused one fails, which would hide a wake-up left uncleared.
 func TestReadDeadlineKeepAlive(t *testing.T) {
 	lim := Limits{ReadHeaderTimeout: time.Minute, IdleTimeout: time.Minute, BodyReadTimeout: time.Minute, MinBodyRate: 1, WriteStallTimeout: time.Minute}
 	conns := newConns(8, lim)
@@ -93,13 +96,21 @@ func TestReadDeadlineKeepAlive(t *testing.T) {
 	defer srv.Close()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	for i := range 50 {
-		res, err := client.Get("http://" + ln.Addr().String() + "/")
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/", nil)
+		reused := false
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused }}))
+		res, err := client.Do(req)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
+		io.Copy(io.Discard, res.Body) // read to its end, or the client keeps no connection
 		res.Body.Close()
 		if res.StatusCode != 200 {
 			t.Fatalf("request %d: %d", i, res.StatusCode)
+		}
+		if i > 0 && !reused {
+			t.Fatalf("request %d: on a new connection", i)
 		}
 	}
 }
