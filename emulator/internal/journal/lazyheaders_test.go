@@ -231,6 +231,9 @@ func TestServedMapMemoryWithinBound(t *testing.T) {
 		}
 		var creds [4]string
 		if _, ok := keepable(parse(), c.host, &creds); !ok {
+			if c.name == "get" {
+				t.Fatal("a GET's map was not kept")
+			}
 			continue
 		}
 		const n = 200
