@@ -359,8 +359,10 @@ func (j *Journal) clearLocked() {
 	j.changedLocked()
 }
 
-// Bytes returns the memory the entries hold: their strings and themselves. It is at
-// most MaxBytes.
+// Bytes returns the memory the entries hold: their strings and themselves; an entry
+// not yet read that kept its request's header map (SetServedRequestHeaders) is counted
+// with the Headers the map will make, though it holds the map (within what
+// MaxEntryBytes allows the Headers, keepable). It is at most MaxBytes.
 func (j *Journal) Bytes() int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
