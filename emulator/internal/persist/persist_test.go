@@ -1,7 +1,9 @@
 package persist
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -130,5 +132,52 @@ func TestMarshalChangeChecksEveryField(t *testing.T) {
 		if (err == nil) != (werr == nil) || string(got) != string(want) {
 			t.Errorf("state.Change.%s set: marshalChange %s, %v; json.Marshal %s, %v (is it in marshalChange's list?)", f.Name, got, err, want, werr)
 		}
+	}
+}
+
+// A record is written in place after what the buffer holds: the header (length, CRC
+// over seq and payload, seq) and json.Marshal's payload, as the log has always held
+// them, and the bytes before it untouched.
+func TestAppendRecordInPlaceIsTheLogsFormat(t *testing.T) {
+	at := time.UnixMilli(1_790_000_000_123).UTC()
+	d := state.Deployment{ID: "dpl_a", ProjectID: "prj_a", Status: "ready", CreatedAt: at,
+		Env: map[string]string{"K": "v"}, Files: map[string]string{"index.html": strings.Repeat("a", 64)}}
+	changes := []state.Change{
+		{Deployment: &d},
+		{Deployment: &d, Project: &state.Project{ID: "prj_a", Name: "a", CreatedAt: at, ProductionDeploymentID: "dpl_a"}},
+		{File: strings.Repeat("b", 64)},
+	}
+	prefix := []byte("earlier records")
+	b := slices.Clone(prefix)
+	for i := range changes {
+		var err error
+		if b, err = AppendRecord(b, uint64(7+i), &changes[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.HasPrefix(string(b), string(prefix)) {
+		t.Fatalf("the bytes before the records changed: %q", b[:len(prefix)])
+	}
+	off := len(prefix)
+	for i := range changes {
+		payload, err := json.Marshal(&changes[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h [recordHeader]byte
+		binary.LittleEndian.PutUint32(h[0:], uint32(len(payload)))
+		binary.LittleEndian.PutUint64(h[8:], uint64(7+i))
+		binary.LittleEndian.PutUint32(h[4:], crc32.Update(crc32.Checksum(h[8:], crcTable), crcTable, payload))
+		want := append(h[:], payload...)
+		if got := b[off:min(off+len(want), len(b))]; string(got) != string(want) {
+			t.Fatalf("record %d: got %q\nwant %q", i, got, want)
+		}
+		off += len(want)
+	}
+	if off != len(b) {
+		t.Fatalf("%d bytes after the records", len(b)-off)
+	}
+	if lc := parseLog(b[len(prefix):], 0); lc.torn || len(lc.changes) != len(changes) || lc.last != 9 {
+		t.Fatalf("parsed: torn %v, %d changes, last %d", lc.torn, len(lc.changes), lc.last)
 	}
 }

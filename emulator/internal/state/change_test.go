@@ -42,8 +42,11 @@ func TestReplayOfHookedChangesGivesTheState(t *testing.T) {
 			s.UpdateDeployment(id, func(d *Deployment, p *Project) {
 				d.Status = StatusReady
 				d.Logs = append(d.Logs, LogLine{CreatedAt: at, Text: fmt.Sprint(i)})
-				if r.IntN(2) == 0 {
+				switch r.IntN(3) {
+				case 0:
 					p.ProductionDeploymentID = ""
+				case 1:
+					p.ProductionDeploymentID = id
 				}
 			})
 		case 2:
@@ -104,4 +107,56 @@ func jsonCopy(t *testing.T, snap Snapshot) Snapshot {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// A deployment's step hands the hook its project only when the step moved the
+// project's production pointer (a production deployment ready, or built again): the
+// --state log then writes a preview's steps without their project.
+func TestDeploymentStepCarriesItsProjectOnlyWhenItMoved(t *testing.T) {
+	s := world(t, 0)
+	var got []Change
+	s.SetHook(func(c Change) { got = append(got, c) })
+	for _, id := range []string{"dpl_prev", "dpl_prod"} {
+		target := TargetPreview
+		if id == "dpl_prod" {
+			target = TargetProduction
+		}
+		d := Deployment{ID: id, ProjectID: "prj_a", Target: target, CreatedAt: t0}
+		d.SetStatus(nil, StatusQueued, nil, t0)
+		if _, err := s.CreateDeploymentRef(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := func(id, status string) *Project {
+		t.Helper()
+		got = got[:0]
+		if _, err := s.UpdateDeployment(id, func(d *Deployment, p *Project) { d.SetStatus(p, status, nil, t0) }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Deployment == nil || got[0].Deployment.Status != status {
+			t.Fatalf("%s to %s: changes %+v", id, status, got)
+		}
+		return got[0].Project
+	}
+	for _, c := range []struct {
+		id, status, production string // production: the pointer the change carries ("-": no project)
+	}{
+		{"dpl_prev", StatusBuilding, "-"},
+		{"dpl_prev", StatusReady, "-"},
+		{"dpl_prod", StatusBuilding, "-"},
+		{"dpl_prod", StatusReady, "dpl_prod"},
+		{"dpl_prev", StatusQueued, "-"},
+		{"dpl_prod", StatusReady, "-"}, // already the production deployment
+		{"dpl_prod", StatusQueued, ""}, // built again: serves nothing
+	} {
+		p := step(c.id, c.status)
+		switch {
+		case c.production == "-" && p != nil:
+			t.Errorf("%s to %s: the change carries the project %+v, which did not change", c.id, c.status, *p)
+		case c.production != "-" && p == nil:
+			t.Errorf("%s to %s: the change lacks the project, whose production pointer moved", c.id, c.status)
+		case p != nil && (p.ID != "prj_a" || p.ProductionDeploymentID != c.production):
+			t.Errorf("%s to %s: project %+v, want prj_a with production %q", c.id, c.status, *p, c.production)
+		}
+	}
 }

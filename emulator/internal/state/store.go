@@ -496,6 +496,8 @@ func (s *Store) CreateDeploymentRef(d Deployment) (DeploymentRef, error) {
 var ErrIDTaken = errors.New("deployment id already exists")
 
 // UpdateDeployment applies fn to a deployment under the write lock and returns the result.
+// fn may change the deployment's project only in its ProductionDeploymentID: the change
+// handed to the hook carries the project only when that moved.
 func (s *Store) UpdateDeployment(id string, fn func(d *Deployment, p *Project)) (Deployment, error) {
 	return s.UpdateDeploymentRef(DeploymentRef{}, id, fn)
 }
@@ -515,13 +517,22 @@ func (s *Store) UpdateDeploymentRef(ref DeploymentRef, id string, fn func(d *Dep
 		}
 	}
 	p := s.projects[d.ProjectID]
+	production := p.ProductionDeploymentID
 	fn(d, p)
 	if s.hook == nil { // nobody keeps the change: no copies (every lifecycle step)
 		s.changed(Change{})
 		return *d, nil
 	}
-	dc, pc := *d, *p
-	s.changed(Change{Deployment: &dc, Project: &pc})
+	dc := *d
+	c := Change{Deployment: &dc}
+	if p.ProductionDeploymentID != production {
+		// the project goes with the change only when fn moved its production pointer,
+		// the one field of it a deployment's step changes: most steps leave it, and
+		// the --state log then writes the deployment alone (a third of a step's record)
+		pc := *p
+		c.Project = &pc
+	}
+	s.changed(c)
 	return *d, nil
 }
 
