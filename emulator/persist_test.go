@@ -224,3 +224,68 @@ func TestPersistedURLsMoveToThisEdge(t *testing.T) {
 		t.Fatalf("after a second start, the url is %s", u)
 	}
 }
+
+// The log keeps a project's production pointer with the step that moved it, and a
+// preview's steps (whose changes carry no project) leave it: after a crash, a
+// production deployment that became ready serves the project, and the previews built
+// after it are ready without having moved it.
+func TestPersistProductionPointerThroughSteps(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	e := openTestState(t, path)
+	do := func(e *Emulator, method, target, body string) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		r.Host = "127.0.0.1"
+		r.Header.Set("Authorization", "Bearer t-deploy")
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		e.Handler().ServeHTTP(w, r)
+		if w.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
+		}
+		return w
+	}
+	create := func(target string) string {
+		var d struct{ ID string }
+		json.Unmarshal(do(e, "POST", "/v1/deployments", `{"project_id":"prj_shop","files":{},"target":"`+target+`"}`).Body.Bytes(), &d)
+		return d.ID
+	}
+	prod := create("production")
+	do(e, "POST", "/_emulator/clock/advance", `{"by":"6s"}`)
+	var previews []string
+	for range 3 {
+		previews = append(previews, create("preview"))
+	}
+	do(e, "POST", "/_emulator/clock/advance", `{"by":"6s"}`) // their steps, after prod's
+	e.saver.Settle()                                         // the writer idle: every step written
+	copyPath := filepath.Join(dir, "copy.json")
+	crashCopy(t, path, copyPath)
+	c := openTestState(t, copyPath)
+	var list struct {
+		Projects []struct {
+			ID                     string `json:"id"`
+			ProductionDeploymentID string `json:"production_deployment_id"`
+		} `json:"projects"`
+	}
+	json.Unmarshal(do(c, "GET", "/v1/projects", "").Body.Bytes(), &list)
+	found := false
+	for _, p := range list.Projects {
+		if p.ID == "prj_shop" {
+			found = true
+			if p.ProductionDeploymentID != prod {
+				t.Errorf("after the crash the project's production deployment is %q, want %q", p.ProductionDeploymentID, prod)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("prj_shop lost")
+	}
+	for _, id := range append(previews, prod) {
+		var d struct{ Status string }
+		json.Unmarshal(do(c, "GET", "/v1/deployments/"+id, "").Body.Bytes(), &d)
+		if d.Status != "ready" {
+			t.Errorf("after the crash %s is %q, want ready", id, d.Status)
+		}
+	}
+}
