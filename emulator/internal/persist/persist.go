@@ -18,6 +18,9 @@ import (
 // the snapshot's size: below it, replaying the log at start costs little.
 const DefaultCompactMin int64 = 16 << 20
 
+// maxSpare bounds the queue kept from one batch for the changes after the next one.
+const maxSpare = 1024
+
 // errLogClosed answers a wait for a change made after the log closed (at shutdown).
 var errLogClosed = errors.New("the --state change log is closed")
 
@@ -54,6 +57,7 @@ type Persister struct {
 	size  int64
 	marks []logMark
 	buf   []byte
+	spare []state.Change // the last batch's array, cleared: the next pending queue
 
 	snapMu   sync.Mutex // guards snapSeq and snapSize: a snapshot never replaces a newer one
 	snapSeq  uint64
@@ -209,8 +213,17 @@ func (p *Persister) Run(ctx context.Context) {
 func (p *Persister) flush() {
 	p.mu.Lock()
 	batch, failed, trimTo := p.pending, p.err, p.trimTo
-	p.pending, p.trimTo = nil, 0
+	p.pending, p.spare, p.trimTo = p.spare, nil, 0
 	p.mu.Unlock()
+	defer func() {
+		// the batch's array queues the changes after the next batch's: no queue grown
+		// from nothing a batch (a burst's is not kept); cleared, so that it holds no
+		// deployment it wrote
+		if cap(batch) <= maxSpare {
+			clear(batch)
+			p.spare = batch[:0]
+		}
+	}()
 	if failed != nil {
 		return
 	}
