@@ -2,10 +2,12 @@ package emulator
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -287,5 +289,69 @@ func TestPersistProductionPointerThroughSteps(t *testing.T) {
 		if d.Status != "ready" {
 			t.Errorf("after the crash %s is %q, want ready", id, d.Status)
 		}
+	}
+}
+
+// A world replayed from the log after a crash is the world that wrote it: random
+// lifecycles of production and preview deployments, with promotes (roll backs among
+// them), forced failures and rebuilds, leave the same projects (their production
+// pointers) and deployments in the copy as in the live world.
+func TestPersistReplayedWorldIsTheLiveOne(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	e := openTestState(t, path)
+	do := func(e *Emulator, method, target, body string) []byte {
+		t.Helper()
+		r := httptest.NewRequest(method, target, strings.NewReader(body))
+		r.Host = "127.0.0.1"
+		r.Header.Set("Authorization", "Bearer t-deploy")
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		e.Handler().ServeHTTP(w, r)
+		if w.Code >= 300 && w.Code != http.StatusConflict { // promoting one not ready
+			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
+		}
+		return w.Body.Bytes()
+	}
+	var ids []string
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 120 {
+		switch n := r.IntN(10); {
+		case n < 3 || len(ids) == 0:
+			target := []string{"production", "preview"}[r.IntN(2)]
+			var d struct{ ID string }
+			json.Unmarshal(do(e, "POST", "/v1/deployments", `{"project_id":"prj_shop","files":{},"target":"`+target+`"}`), &d)
+			ids = append(ids, d.ID)
+		case n < 6:
+			do(e, "POST", "/_emulator/clock/advance", `{"by":"`+[]string{"1s", "3s", "6s"}[r.IntN(3)]+`"}`)
+		case n < 8:
+			do(e, "POST", "/v1/deployments/"+ids[r.IntN(len(ids))]+"/promote", "")
+		default:
+			status := []string{"queued", "building", "ready", "error"}[r.IntN(4)]
+			do(e, "POST", "/_emulator/deployments/"+ids[r.IntN(len(ids))]+"/status", `{"status":"`+status+`"}`)
+		}
+	}
+	e.saver.Settle()
+	copyPath := filepath.Join(dir, "copy.json")
+	crashCopy(t, path, copyPath)
+	c := openTestState(t, copyPath)
+	world := func(e *Emulator) (out struct {
+		Projects    []map[string]any `json:"projects"`
+		Deployments []map[string]any `json:"deployments"`
+	}) {
+		if err := json.Unmarshal(do(e, "GET", "/_emulator/state", ""), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	live, replayed := world(e), world(c)
+	if len(live.Deployments) < len(ids) {
+		t.Fatalf("the live world lists %d deployments, %d created", len(live.Deployments), len(ids))
+	}
+	if !reflect.DeepEqual(live.Projects, replayed.Projects) {
+		t.Errorf("projects after the crash:\n%v\nwant\n%v", replayed.Projects, live.Projects)
+	}
+	if !reflect.DeepEqual(live.Deployments, replayed.Deployments) {
+		t.Errorf("deployments after the crash differ from the live world's")
 	}
 }
