@@ -39,9 +39,6 @@ func AppendRecord(b []byte, seq uint64, c *state.Change) ([]byte, error) {
 	return b, nil
 }
 
-// marshalChange is json.Marshal(c) (appendChange to nothing).
-func marshalChange(c *state.Change) ([]byte, error) { return appendChange(nil, c) }
-
 // appendChange appends json.Marshal(c) to b. The changes of a create and of a
 // lifecycle's step (a deployment, and its project when the step moved its production
 // pointer) are written without encoding/json's reflection and its compaction of what

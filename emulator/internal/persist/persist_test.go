@@ -96,7 +96,7 @@ func FuzzMarshalChange(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := marshalChange(&c)
+			got, err := appendChange(nil, &c)
 			if err != nil || string(got) != string(want) {
 				t.Fatalf("got %s, %v\nwant %s", got, err, want)
 			}
@@ -104,8 +104,8 @@ func FuzzMarshalChange(f *testing.F) {
 	})
 }
 
-// marshalChange writes a deployment's change by hand only when every other field of
-// state.Change is zero: a field added to Change and not to marshalChange's list would be
+// appendChange writes a deployment's change by hand only when every other field of
+// state.Change is zero: a field added to Change and not to appendChange's list would be
 // dropped from the log. Each field but the two written by hand, set beside a deployment,
 // leaves the record json.Marshal's.
 func TestMarshalChangeChecksEveryField(t *testing.T) {
@@ -125,12 +125,12 @@ func TestMarshalChangeChecksEveryField(t *testing.T) {
 		case reflect.Slice:
 			v.Set(reflect.MakeSlice(f.Type, 1, 1))
 		default:
-			t.Fatalf("state.Change.%s: a %s this test cannot set; check marshalChange's list of fields", f.Name, f.Type)
+			t.Fatalf("state.Change.%s: a %s this test cannot set; check appendChange's list of fields", f.Name, f.Type)
 		}
 		want, werr := json.Marshal(&c)
-		got, err := marshalChange(&c)
+		got, err := appendChange(nil, &c)
 		if (err == nil) != (werr == nil) || string(got) != string(want) {
-			t.Errorf("state.Change.%s set: marshalChange %s, %v; json.Marshal %s, %v (is it in marshalChange's list?)", f.Name, got, err, want, werr)
+			t.Errorf("state.Change.%s set: appendChange %s, %v; json.Marshal %s, %v (is it in appendChange's list?)", f.Name, got, err, want, werr)
 		}
 	}
 }
