@@ -160,3 +160,29 @@ func TestDeploymentStepCarriesItsProjectOnlyWhenItMoved(t *testing.T) {
 		}
 	}
 }
+
+// A deployment's step (SetStatus, what every caller of UpdateDeployment runs: the
+// lifecycle, a forced status) changes no field of its project but the production
+// pointer, whatever the step, the target and where the pointer was: the change of a
+// step that left the pointer carries no project, and a log replayed loses nothing.
+func TestStepChangesOnlyTheProjectsProductionPointer(t *testing.T) {
+	statuses := []string{StatusQueued, StatusBuilding, StatusReady, StatusError}
+	for _, target := range []string{TargetProduction, TargetPreview} {
+		for _, from := range statuses {
+			for _, to := range statuses {
+				for _, production := range []string{"", "dpl_a", "dpl_other"} {
+					d := Deployment{ID: "dpl_a", ProjectID: "prj_a", Target: target, CreatedAt: t0}
+					d.SetStatus(nil, from, nil, t0)
+					p := Project{ID: "prj_a", Name: "a", CreatedAt: t0, Env: map[string]string{"K": "v"}, ProductionDeploymentID: production}
+					want := p
+					want.Env = map[string]string{"K": "v"}
+					d.SetStatus(&p, to, &ErrorInfo{Code: "x", Message: "y"}, t0.Add(time.Second))
+					p.ProductionDeploymentID = production
+					if !reflect.DeepEqual(p, want) {
+						t.Errorf("%s %s to %s (production %q): project %+v, want %+v but for its production pointer", target, from, to, production, p, want)
+					}
+				}
+			}
+		}
+	}
+}
