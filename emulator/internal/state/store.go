@@ -517,7 +517,10 @@ func (s *Store) UpdateDeploymentRef(ref DeploymentRef, id string, fn func(d *Dep
 		}
 	}
 	p := s.projects[d.ProjectID]
-	production := p.ProductionDeploymentID
+	var production string
+	if p != nil { // every deployment has its project (creates and Load check it); a step never panics on one that does not
+		production = p.ProductionDeploymentID
+	}
 	fn(d, p)
 	if s.hook == nil { // nobody keeps the change: no copies (every lifecycle step)
 		s.changed(Change{})
@@ -525,7 +528,7 @@ func (s *Store) UpdateDeploymentRef(ref DeploymentRef, id string, fn func(d *Dep
 	}
 	dc := *d
 	c := Change{Deployment: &dc}
-	if p.ProductionDeploymentID != production {
+	if p != nil && p.ProductionDeploymentID != production {
 		// the project goes with the change only when fn moved its production pointer,
 		// the one field of it a deployment's step changes: most steps leave it, and
 		// the --state log then writes the deployment alone (a third of a step's record)
