@@ -459,3 +459,36 @@ func TestStateElementKeyGivenTwiceIsRefused(t *testing.T) {
 		t.Fatalf("the world was changed by a refused import: %d %s", r.Status, r.Body)
 	}
 }
+
+// A key given twice inside a deployment of a state document is refused as in the
+// state's other elements: the deployment reader kept the last of a repeated env or
+// files key, and the deployment's own fields went to a decoder that kept the last too.
+func TestStateDeploymentKeyGivenTwiceIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.get("/_emulator/state", "")
+	mustStatus(t, r, http.StatusOK)
+	doc := string(r.Body)
+	for _, tc := range []struct{ old, new, want string }{
+		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on","FEATURE_X":"off"}`, `key "FEATURE_X" in deployments.env is given twice: give it once`},
+		{`"files":{"index.html":"9f86`, `"files":{"index.html":"60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752","index.html":"9f86`, `key "index.html" in deployments.files is given twice: give it once`},
+		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on"},"env":{}`, `key "env" in deployments is given twice: give it once`},
+		{`"id":"dpl_first"`, `"id":"dpl_first","id":"dpl_first"`, `key "id" in deployments is given twice: give it once`},
+		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on","F\u0045ATURE_X":"off"}`, `key "FEATURE_X" in deployments.env is given twice`},
+	} {
+		if !strings.Contains(doc, tc.old) {
+			t.Fatalf("the state has no %s: %s", tc.old, doc)
+		}
+		changed := strings.Replace(doc, tc.old, tc.new, 1)
+		r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: changed})
+		if r.Status != http.StatusBadRequest || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
+			t.Errorf("%s: %d %.200s, want 400 %q", tc.new, r.Status, r.Body, tc.want)
+		}
+	}
+	r = e.get("/v1/deployments/dpl_first", "t-read")
+	mustStatus(t, r, http.StatusOK)
+	if !strings.Contains(string(r.Body), `"FEATURE_X":"on"`) {
+		t.Fatalf("the world was changed by a refused import: %s", r.Body)
+	}
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/state", Body: doc}), http.StatusOK)
+}

@@ -292,9 +292,10 @@ func decodeElement[T any](text []byte, v *T, ar *arena, field string) error {
 	}
 	dst := new(T)
 	err := strictjson.Decode(text, dst, field)
-	if _, deployment := any(v).(*Deployment); err == nil && !deployment {
-		// a key given twice in a token, project or domain is refused as in the control
-		// API's bodies (a deployment's keys are its own reader's, the replay's hot path)
+	if err == nil {
+		// a key given twice in an element is refused as in the control API's bodies; a
+		// deployment comes here only when decodeDeployment gave up (it gives up on a key
+		// twice), so the replay's hot path does not scan its deployments again
 		err = strictjson.DuplicateKeys(text, field)
 	}
 	*v = *dst

@@ -62,12 +62,22 @@ func TestReadSnapshotRefusesUnknownKeys(t *testing.T) {
 		{`{"x":` + strings.Repeat("[", 20_000) + `}`, `unknown key "x" in the state`}, // refused before its value is read
 		{`{"tokens":[{"token":"t","scope":"read"}],"projects":[],"tokens":[]}`, `key "tokens" in the state is given twice: give it once`},
 		{`{"tokens":[],"Tokens":[]}`, `key "Tokens" in the state is given twice`},
-		// inside an element too (not a deployment: its reader is the replay's own)
+		// inside an element too
 		{`{"tokens":[{"token":"t","scope":"admin","scope":"read"}]}`, `key "scope" in tokens is given twice: give it once`},
 		{`{"projects":[{"id":"prj_1","name":"p","env":{"A":"1","A":"2"}}]}`, `key "A" in projects.env is given twice`},
 		{`{"domains":[{"hostname":"a.test","hostname":"b.test"}]}`, `key "hostname" in domains is given twice`},
 		{`{"policy":{"domain_write_scope":"admin","domain_write_scope":"deploy"}}`, `key "domain_write_scope" in policy is given twice`},
 		{`{"cipher":{"api_keys":[],"api_keys":["k"]}}`, `key "api_keys" in cipher is given twice`},
+		// a deployment's, which its own reader gives up on for the strict decoder to refuse
+		{`{"deployments":[{"id":"dpl_1","env":{"A":"1","A":"2"}}]}`, `key "A" in deployments.env is given twice: give it once`},
+		{`{"deployments":[{"id":"dpl_1","files":{"a":"1","b":"2","a":"1"}}]}`, `key "a" in deployments.files is given twice`},
+		{`{"deployments":[{"id":"dpl_1","env":{"A":"1","\u0041":"2"}}]}`, `key "A" in deployments.env is given twice`},
+		{`{"deployments":[{"id":"dpl_1","url":"u","id":"dpl_2"}]}`, `key "id" in deployments is given twice`},
+		{`{"deployments":[{"id":"dpl_1","env":{},"env":{"A":"1"}}]}`, `key "env" in deployments is given twice`},
+		{`{"deployments":[{"id":"dpl_1","timings":{"ready_at":null,"ready_at":null}}]}`, `key "ready_at" in deployments.timings is given twice`},
+		{`{"deployments":[{"id":"dpl_1","logs":[{"text":"a","text":"b"}]}]}`, `key "text" in deployments.logs is given twice`},
+		{`{"deployments":[{"id":"dpl_1","error":{"code":"a","code":"b"}}]}`, `key "code" in deployments.error is given twice`},
+		{`{"deployments":[{"id":"dpl_1","env":{"A":"` + strings.Repeat("x", 20<<10) + `","A":"2"}}]}`, `key "A" in deployments.env is given twice`}, // longer than inPlaceRoom
 	} {
 		_, err := ReadSnapshot(strings.NewReader(tc.doc), ReadOptions{})
 		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidRequest || !strings.Contains(err.Error(), tc.want) {
