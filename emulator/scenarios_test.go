@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 func withScenario(name string) func(*emulator.Options) {
@@ -339,5 +340,43 @@ func TestNeverParsedScenarioFileAnswersItsProblems(t *testing.T) {
 	r := e.do(req{Method: "PUT", Path: "/_emulator/scenarios/active", Body: map[string]string{"name": "flakey-nope"}})
 	if r.Status != 404 || r.Code() != "scenario_not_found" {
 		t.Errorf("unknown name: %d %s", r.Status, r.Body)
+	}
+}
+
+// --scenario naming a scenario whose file never parsed refuses to start with the file's
+// problems, as PUT /_emulator/scenarios/active answers, not "not found"; and naming a
+// built-in that such a file meant to override does not start on the built-in.
+func TestStartOnNeverParsedScenarioFileNamesItsProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mine, flaky, instant := filepath.Join(dir, "mine.yaml"), filepath.Join(dir, "flaky.yaml"), filepath.Join(dir, "instant.yaml")
+	writeFile(t, mine, "description: mine\ndeployments: [\n")
+	writeFile(t, flaky, "name: flaky\ndeployments:\n  lifecycle: [{status: queued}, {status: shipped}]\n")
+	writeFile(t, instant, "deployments: [\n")
+	for _, tc := range []struct{ name, want, problem string }{
+		{"mine", mine + ":", "mine.yaml"},
+		{"flaky", flaky + ":3:", "shipped"},        // meant to override the built-in
+		{"instant", instant + ":", "instant.yaml"}, // the same, named by its file
+	} {
+		e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, ScenariosDir: dir, Scenario: tc.name})
+		if err == nil {
+			e.Close()
+		}
+		var ce *emulator.ConfigError
+		if err == nil || !asConfigError(err, &ce) {
+			t.Errorf("--scenario %s: %v, want a configuration error", tc.name, err)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "not found") || !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.problem) || !strings.Contains(msg, "never parsed") {
+			t.Errorf("--scenario %s: %q, want the file's problems (%s…)", tc.name, msg, tc.want)
+		}
+	}
+	// a name no file claims is still not found
+	e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, ScenariosDir: dir, Scenario: "flakey"})
+	if err == nil {
+		e.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), `scenario "flakey" not found`) {
+		t.Errorf("--scenario flakey: %v", err)
 	}
 }
