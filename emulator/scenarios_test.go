@@ -380,3 +380,26 @@ func TestStartOnNeverParsedScenarioFileNamesItsProblems(t *testing.T) {
 		t.Errorf("--scenario flakey: %v", err)
 	}
 }
+
+// A rule's when: env: names are held to the env-name rule, in a --scenarios file (YAML)
+// as in a namespace's JSON scenario document: a name no env can hold never matches, and
+// a test relying on the rule would pass untested.
+func TestScenarioWhenEnvNameIsAVariableName(t *testing.T) {
+	t.Parallel()
+	const want = `deployments.rules[0].when.env: "FEATURE-X" is not a variable name (letters, digits and underscores, not starting with a digit)`
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "typo.yaml"), "deployments:\n  rules:\n    - when: {env: {FEATURE-X: \"on\"}}\n      lifecycle: [{status: queued}, {status: building}, {status: error, error: {code: build_failed, message: m}}]\n")
+	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir })
+	r := e.get("/_emulator/scenarios", "")
+	mustStatus(t, r, 200)
+	if !strings.Contains(string(r.Body), strconv.Quote(want)[1:len(strconv.Quote(want))-1]) {
+		t.Errorf("GET /_emulator/scenarios: %s, want the problem %s", r.Body, want)
+	}
+	doc := `{"name":"typo","deployments":{"rules":[{"when":{"env":{"FEATURE-X":"on"}},"lifecycle":[{"status":"queued"},{"status":"building"},{"status":"error","error":{"code":"build_failed","message":"m"}}]}]}}`
+	r = e.post("/_emulator/namespaces", "", map[string]any{"scenarios": []string{doc}, "scenario": "typo"})
+	if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, want) {
+		t.Errorf("a namespace's JSON scenario: %d %s, want 400 %q", r.Status, r.Body, want)
+	}
+	ok := strings.Replace(doc, "FEATURE-X", "FEATURE_X", 1)
+	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{"scenarios": []string{ok}, "scenario": "typo"}), 201)
+}
