@@ -273,3 +273,17 @@ func TestOwnHostRemembersAnIPAddress(t *testing.T) {
 		}
 	}
 }
+
+// A CONNECT port is 1 to 65535 in plain decimal digits: strconv.Atoi would take a sign
+// and leading zeros.
+func TestConnectPortOK(t *testing.T) {
+	for target, want := range map[string]bool{
+		"h:1": true, "h:80": true, "h:65535": true, "[::1]:443": true, "h:10000": true,
+		"h:0": false, "h:65536": false, "h:99999": false, "h:": false, "h": false, "h:+80": false, "h:-1": false,
+		"h:0080": false, "h:00": false, "h:080": false, "h:8 0": false, "h:٨٠": false, "h:1e3": false, "h:0x50": false, "h:100000": false,
+	} {
+		if got := connectPortOK(target); got != want {
+			t.Errorf("%s: %v, want %v", target, got, want)
+		}
+	}
+}
