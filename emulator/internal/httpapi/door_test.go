@@ -132,9 +132,11 @@ func TestRoutePath(t *testing.T) {
 		"/v1/deployments/dpl_x%2Fpromote":     "/v1/deployments/dpl_x%2Fpromote",
 		"/v1/deployments/dpl_x%2fpromote":     "/v1/deployments/dpl_x%2Fpromote",
 		"/v1/deployments/a%20b%2F%41":         "/v1/deployments/a b%2FA",
-		"/v1/deployments/a%25%2Fb":            "/v1/deployments/a%%2Fb",
+		"/v1/deployments/a%25%2Fb":            "/v1/deployments/a%25%2Fb",
 		"/v1%2Fdeployments":                   "/v1%2Fdeployments",
-		"/v1/deployments/dpl%252F":            "/v1/deployments/dpl%2F",
+		"/v1/deployments/dpl%252F":            "/v1/deployments/dpl%252F", // a percent sign, not an escaped slash
+		"/v1/deployments/100%25":              "/v1/deployments/100%25",
+		"/v1/deployments/%25%25":              "/v1/deployments/%25%25",
 		"/v1/projects/p%2F/domains/x.test%2F": "/v1/projects/p%2F/domains/x.test%2F",
 	} {
 		r := httptest.NewRequest("GET", target, nil)
