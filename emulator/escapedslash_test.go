@@ -152,3 +152,28 @@ func TestJournalKeepsAnEscapedPercentApartFromAnEscapedSlash(t *testing.T) {
 		t.Errorf("?path=…dpl_x%%25252Fy: %+v", r.Requests)
 	}
 }
+
+// A 404 or 405 names the path as it was sent, a '+' included, also when the path holds
+// an escape (the router reads such a path with each '+' as %2B: the message does not).
+func TestNotFoundNamesThePathAsSentWithAPlus(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/v1/nope+x%41", 404},
+		{"GET", "/v1/nope%2Bx+y%2Fz", 404},
+		{"POST", "/v1/deployments/dpl+x%2Fpromote", 405},
+		{"GET", "/v1/nope+x", 404},
+	} {
+		r := e.do(req{Method: tc.method, Path: tc.path, Token: "t-admin"})
+		if r.Status != tc.status {
+			t.Errorf("%s %s: %d %s, want %d", tc.method, tc.path, r.Status, r.Body, tc.status)
+			continue
+		}
+		if msg := r.Err(t).Message; !strings.Contains(msg, " "+tc.path) {
+			t.Errorf("%s %s: message %q does not name the path as sent", tc.method, tc.path, msg)
+		}
+	}
+}
