@@ -190,6 +190,16 @@ func GivenOnce(text []byte, dst any, where string) error {
 	return duplicateKeys(text, where)
 }
 
+// KeysOnce reports whether DuplicateKeys' scan alone finds text's keys each given once
+// in its object, and no two of an object alike but for case (and nothing it leaves to
+// the walks): what the walks of GivenOnce would then pass without decoding text. A
+// caller that refuses unknown keys with encoding/json's DisallowUnknownFields needs no
+// other walk for such a text.
+func KeysOnce(text []byte) bool {
+	_, found := scanDuplicates(text, 0)
+	return found == 0
+}
+
 func duplicateKeys(text []byte, where string) error {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
