@@ -120,3 +120,60 @@ func TestPlusInAnEscapedPathStaysAPlus(t *testing.T) {
 		}
 	}
 }
+
+// %252F is a percent sign and "2F" inside an id, %2F an escaped slash: two ids the
+// router tells apart, which the journal (and faults, which read the same path) keeps
+// apart too: a percent sign inside a segment reads %25 there, as a slash reads %2F.
+func TestJournalKeepsAnEscapedPercentApartFromAnEscapedSlash(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	paths := map[string]string{ // as sent → the journal's path
+		"/v1/deployments/dpl_x%2Fy":    "/v1/deployments/dpl_x%2Fy",
+		"/v1/deployments/dpl_x%252Fy":  "/v1/deployments/dpl_x%252Fy",
+		"/v1/deployments/dpl_x%25%2Fy": "/v1/deployments/dpl_x%25%2Fy",
+		"/v1/deployments/100%25":       "/v1/deployments/100%25",
+		"/v1/deployments/dpl%5Fx":      "/v1/deployments/dpl_x",
+	}
+	for sent := range paths {
+		mustStatus(t, e.get(sent, "t-read"), 404)
+	}
+	got := map[string]int{}
+	for _, r := range decode[journalPage](t, e.get("/_emulator/requests?path=/v1/deployments/*", "")).Requests {
+		got[r.Path]++
+	}
+	for sent, want := range paths {
+		if got[want] != 1 {
+			t.Errorf("GET %s: the journal holds %v, want one %s", sent, got, want)
+		}
+	}
+	// a query names the path as the journal writes it (a query's own escapes decoded)
+	r := decode[journalPage](t, e.get("/_emulator/requests?path=/v1/deployments/dpl_x%25252Fy", ""))
+	if len(r.Requests) != 1 || r.Requests[0].Path != "/v1/deployments/dpl_x%252Fy" {
+		t.Errorf("?path=…dpl_x%%25252Fy: %+v", r.Requests)
+	}
+}
+
+// A 404 or 405 names the path as it was sent, a '+' included, also when the path holds
+// an escape (the router reads such a path with each '+' as %2B: the message does not).
+func TestNotFoundNamesThePathAsSentWithAPlus(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/v1/nope+x%41", 404},
+		{"GET", "/v1/nope%2Bx+y%2Fz", 404},
+		{"POST", "/v1/deployments/dpl+x%2Fpromote", 405},
+		{"GET", "/v1/nope+x", 404},
+	} {
+		r := e.do(req{Method: tc.method, Path: tc.path, Token: "t-admin"})
+		if r.Status != tc.status {
+			t.Errorf("%s %s: %d %s, want %d", tc.method, tc.path, r.Status, r.Body, tc.status)
+			continue
+		}
+		if msg := r.Err(t).Message; !strings.Contains(msg, " "+tc.path) {
+			t.Errorf("%s %s: message %q does not name the path as sent", tc.method, tc.path, msg)
+		}
+	}
+}

@@ -459,3 +459,65 @@ func TestStateElementKeyGivenTwiceIsRefused(t *testing.T) {
 		t.Fatalf("the world was changed by a refused import: %d %s", r.Status, r.Body)
 	}
 }
+
+// A key given twice inside a deployment of a state document is refused as in the
+// state's other elements: the deployment reader kept the last of a repeated env or
+// files key, and the deployment's own fields went to a decoder that kept the last too.
+func TestStateDeploymentKeyGivenTwiceIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.get("/_emulator/state", "")
+	mustStatus(t, r, http.StatusOK)
+	doc := string(r.Body)
+	for _, tc := range []struct{ old, new, want string }{
+		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on","FEATURE_X":"off"}`, `key "FEATURE_X" in deployments.env is given twice: give it once`},
+		{`"files":{"index.html":"9f86`, `"files":{"index.html":"60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752","index.html":"9f86`, `key "index.html" in deployments.files is given twice: give it once`},
+		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on"},"env":{}`, `key "env" in deployments is given twice: give it once`},
+		{`"id":"dpl_first"`, `"id":"dpl_first","id":"dpl_first"`, `key "id" in deployments is given twice: give it once`},
+		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on","F\u0045ATURE_X":"off"}`, `key "FEATURE_X" in deployments.env is given twice`},
+	} {
+		if !strings.Contains(doc, tc.old) {
+			t.Fatalf("the state has no %s: %s", tc.old, doc)
+		}
+		changed := strings.Replace(doc, tc.old, tc.new, 1)
+		r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: changed})
+		if r.Status != http.StatusBadRequest || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
+			t.Errorf("%s: %d %.200s, want 400 %q", tc.new, r.Status, r.Body, tc.want)
+		}
+	}
+	r = e.get("/v1/deployments/dpl_first", "t-read")
+	mustStatus(t, r, http.StatusOK)
+	if !strings.Contains(string(r.Body), `"FEATURE_X":"on"`) {
+		t.Fatalf("the world was changed by a refused import: %s", r.Body)
+	}
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/state", Body: doc}), http.StatusOK)
+}
+
+// One field of a state element given in two cases ("scope" and "SCOPE") is refused as
+// the control API's bodies refuse it: encoding/json matches keys in any case and would
+// keep the last, so the token would quietly be a read token.
+func TestStateElementFieldInTwoCasesIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.do(req{Method: "POST", Path: "/_emulator/tokens", Body: `{"scope":"admin","SCOPE":"read"}`})
+	if r.Status != http.StatusBadRequest || !strings.Contains(r.Err(t).Message, `keys "SCOPE" and "scope" both set "scope": give it once`) {
+		t.Fatalf("the control API: %d %s", r.Status, r.Body)
+	}
+	r = e.get("/_emulator/state", "")
+	mustStatus(t, r, http.StatusOK)
+	doc := string(r.Body)
+	for _, tc := range []struct{ doc, want string }{
+		{`{"tokens":[{"token":"t-x","scope":"admin","SCOPE":"read"}]}`, `keys "SCOPE" and "scope" in tokens both set "scope": give it once`},
+		{`{"tokens":[{"token":"t-x","Scope":"admin","sCOPE":"read"}]}`, `keys "Scope" and "sCOPE" in tokens both set "scope"`},
+		{`{"projects":[{"id":"prj_x","name":"x","NAME":"y","created_at":"2026-11-01T00:00:00Z"}]}`, `keys "NAME" and "name" in projects both set "name"`},
+		{`{"policy":{"domain_write_scope":"admin","Domain_Write_Scope":"deploy"}}`, `keys "Domain_Write_Scope" and "domain_write_scope" in policy both set "domain_write_scope"`},
+		{strings.Replace(doc, `"id":"dpl_first"`, `"id":"dpl_first","ID":"dpl_other"`, 1), `keys "ID" and "id" in deployments both set "id"`},
+		{strings.Replace(doc, `"tls":{"status":"issued"`, `"tls":{"status":"issued","Status":"pending"`, 1), `keys "Status" and "status" in domains.tls both set "status"`},
+	} {
+		r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: tc.doc})
+		if r.Status != http.StatusBadRequest || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
+			t.Errorf("%.80s: %d %.300s, want 400 %q", tc.doc, r.Status, r.Body, tc.want)
+		}
+	}
+	mustStatus(t, e.get("/v1/projects", "t-read"), http.StatusOK) // the world is the one before
+}

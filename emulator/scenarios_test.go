@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator"
+	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 func withScenario(name string) func(*emulator.Options) {
@@ -340,4 +341,65 @@ func TestNeverParsedScenarioFileAnswersItsProblems(t *testing.T) {
 	if r.Status != 404 || r.Code() != "scenario_not_found" {
 		t.Errorf("unknown name: %d %s", r.Status, r.Body)
 	}
+}
+
+// --scenario naming a scenario whose file never parsed refuses to start with the file's
+// problems, as PUT /_emulator/scenarios/active answers, not "not found"; and naming a
+// built-in that such a file meant to override does not start on the built-in.
+func TestStartOnNeverParsedScenarioFileNamesItsProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mine, flaky, instant := filepath.Join(dir, "mine.yaml"), filepath.Join(dir, "flaky.yaml"), filepath.Join(dir, "instant.yaml")
+	writeFile(t, mine, "description: mine\ndeployments: [\n")
+	writeFile(t, flaky, "name: flaky\ndeployments:\n  lifecycle: [{status: queued}, {status: shipped}]\n")
+	writeFile(t, instant, "deployments: [\n")
+	for _, tc := range []struct{ name, want, problem string }{
+		{"mine", mine + ":", "mine.yaml"},
+		{"flaky", flaky + ":3:", "shipped"},        // meant to override the built-in
+		{"instant", instant + ":", "instant.yaml"}, // the same, named by its file
+	} {
+		e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, ScenariosDir: dir, Scenario: tc.name})
+		if err == nil {
+			e.Close()
+		}
+		var ce *emulator.ConfigError
+		if err == nil || !asConfigError(err, &ce) {
+			t.Errorf("--scenario %s: %v, want a configuration error", tc.name, err)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "not found") || !strings.Contains(msg, tc.want) || !strings.Contains(msg, tc.problem) || !strings.Contains(msg, "never parsed") {
+			t.Errorf("--scenario %s: %q, want the file's problems (%s…)", tc.name, msg, tc.want)
+		}
+	}
+	// a name no file claims is still not found
+	e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, ScenariosDir: dir, Scenario: "flakey"})
+	if err == nil {
+		e.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), `scenario "flakey" not found`) {
+		t.Errorf("--scenario flakey: %v", err)
+	}
+}
+
+// A rule's when: env: names are held to the env-name rule, in a --scenarios file (YAML)
+// as in a namespace's JSON scenario document: a name no env can hold never matches, and
+// a test relying on the rule would pass untested.
+func TestScenarioWhenEnvNameIsAVariableName(t *testing.T) {
+	t.Parallel()
+	const want = `deployments.rules[0].when.env: "FEATURE-X" is not a variable name (letters, digits and underscores, not starting with a digit)`
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "typo.yaml"), "deployments:\n  rules:\n    - when: {env: {FEATURE-X: \"on\"}}\n      lifecycle: [{status: queued}, {status: building}, {status: error, error: {code: build_failed, message: m}}]\n")
+	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir })
+	r := e.get("/_emulator/scenarios", "")
+	mustStatus(t, r, 200)
+	if !strings.Contains(string(r.Body), strconv.Quote(want)[1:len(strconv.Quote(want))-1]) {
+		t.Errorf("GET /_emulator/scenarios: %s, want the problem %s", r.Body, want)
+	}
+	doc := `{"name":"typo","deployments":{"rules":[{"when":{"env":{"FEATURE-X":"on"}},"lifecycle":[{"status":"queued"},{"status":"building"},{"status":"error","error":{"code":"build_failed","message":"m"}}]}]}}`
+	r = e.post("/_emulator/namespaces", "", map[string]any{"scenarios": []string{doc}, "scenario": "typo"})
+	if r.Status != 400 || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, want) {
+		t.Errorf("a namespace's JSON scenario: %d %s, want 400 %q", r.Status, r.Body, want)
+	}
+	ok := strings.Replace(doc, "FEATURE-X", "FEATURE_X", 1)
+	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{"scenarios": []string{ok}, "scenario": "typo"}), 201)
 }

@@ -294,11 +294,19 @@ func (e *tlsEnv) connect(target string) (net.Conn, *bufio.Reader, *http.Response
 func TestConnectPortOutOfRangeIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newTLSEnv(t)
-	for _, target := range []string{"localhost:0", "localhost:99999", "localhost:65536", "localhost:", "localhost", "[::1]:0", "example.com:0"} {
+	for _, target := range []string{"localhost:0", "localhost:99999", "localhost:65536", "localhost:", "localhost", "[::1]:0", "example.com:0",
+		// a port is plain decimal digits, with no leading zero (0080 is not 80 to every
+		// client); net/http refuses a sign itself (a plain 400), connectPortOK too
+		"localhost:0080", "localhost:00", "[::1]:0443", "localhost:080", "localhost:0065535"} {
 		_, _, res := e.connect(target)
 		body, _ := io.ReadAll(res.Body)
 		if res.StatusCode != 400 || res.Header.Get("X-Hostemu-Error") != "invalid_request" || !strings.Contains(string(body), "1 to 65535") {
 			t.Errorf("CONNECT %s: %s %s", target, res.Status, body)
+		}
+	}
+	for _, target := range []string{"localhost:+80", "localhost:-1", "[::1]:+443"} {
+		if _, _, res := e.connect(target); res.StatusCode != 400 {
+			t.Errorf("CONNECT %s: %s", target, res.Status)
 		}
 	}
 	for _, target := range []string{"localhost:1", "localhost:65535", "[::1]:443"} {

@@ -169,12 +169,12 @@ func (a *API) newEngine() *gin.Engine {
 	// sent with escapes of its own, so a plain path costs nothing more.
 	r.UseRawPath = true
 	r.NoRoute(a.handle(func(c *gin.Context) (any, error) {
-		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+c.Request.URL.EscapedPath())
+		return nil, apperr.New(apperr.NotFound, "no route "+c.Request.Method+" "+sentPath(c))
 	}))
 	r.NoMethod(a.handle(func(c *gin.Context) (any, error) {
 		// gin has set Allow to the route's methods: name them, so HEAD or GET on a
 		// POST-only route says what to send instead
-		return nil, apperr.New(apperr.MethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+c.Request.URL.EscapedPath()+"; it answers "+c.Writer.Header().Get("Allow"))
+		return nil, apperr.New(apperr.MethodNotAllowed, "method "+c.Request.Method+" is not allowed on "+sentPath(c)+"; it answers "+c.Writer.Header().Get("Allow"))
 	}))
 	return r
 }

@@ -34,7 +34,7 @@ const tlsRecordHandshake = 0x16
 func (a *API) serveConnect(ex *exchange, r *http.Request) {
 	host, wd := ex.class.Host, ex.w
 	if !connectPortOK(r.Host) {
-		a.fail(ex, r, apperr.New(apperr.InvalidRequest, "CONNECT "+strconv.Quote(r.Host)+": the target is host:port, with a port from 1 to 65535"))
+		a.fail(ex, r, apperr.New(apperr.InvalidRequest, "CONNECT "+strconv.Quote(r.Host)+": the target is host:port, with a port from 1 to 65535 in decimal digits (no sign, no leading zero)"))
 		return
 	}
 	if ns := ex.class.MissingNamespace; ns != "" {
@@ -73,15 +73,23 @@ func (a *API) serveConnect(ex *exchange, r *http.Request) {
 }
 
 // connectPortOK reports whether a CONNECT target (host:port, [v6]:port) names a port
-// from 1 to 65535. Nothing is dialled whatever the port, but a client naming port 0 or
-// 99999 has a bug the real network would show it.
+// from 1 to 65535 in plain decimal digits, with no sign and no leading zero. Nothing is
+// dialled whatever the port, but a client naming port 0, 99999, +80 or 0080 has a bug
+// the real network would show it (strconv.Atoi takes a sign and leading zeros).
 func connectPortOK(target string) bool {
 	_, port, err := net.SplitHostPort(target)
-	if err != nil || port == "" {
+	if err != nil || port == "" || len(port) > len("65535") || port[0] == '0' {
 		return false
 	}
-	n, err := strconv.Atoi(port)
-	return err == nil && n >= 1 && n <= 65535
+	n := 0
+	for i := 0; i < len(port); i++ {
+		c := port[i]
+		if c < '0' || c > '9' {
+			return false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n <= 65535
 }
 
 // worldConn is a tunnel's connection, marked with the world it serves: TunnelContext

@@ -162,13 +162,18 @@ func (a *API) Classify(r *http.Request, l Listener) Class {
 
 // routePath is u's path as the router reads it (gin's UseRawPath): split where the
 // path was sent with a slash, each segment decoded, and a slash sent escaped (%2F) kept
-// as %2F inside its segment. A path sent without an escaped slash is u.Path itself, at
-// no cost; /v1/deployments/dpl_x%2Fpromote stays one deployment id, not the promote
-// route, for the front door, faults, the journal and coverage as for the router.
+// as %2F inside its segment; a percent sign in a segment (sent as %25) reads %25, so
+// that dpl%252F (the id "dpl%2F") and dpl%2F (the id "dpl/") stay two paths. A path
+// sent without either is u.Path itself, at the cost of one search for a '%';
+// /v1/deployments/dpl_x%2Fpromote stays one deployment id, not the promote route, for
+// the front door, faults, the journal and coverage as for the router.
 func routePath(u *url.URL) string {
 	raw := u.RawPath
 	if !hasEscapedSlash(raw) {
-		return u.Path
+		if strings.IndexByte(u.Path, '%') < 0 {
+			return u.Path
+		}
+		return strings.ReplaceAll(u.Path, "%", "%25")
 	}
 	var b strings.Builder
 	b.Grow(len(raw))
@@ -180,10 +185,13 @@ func routePath(u *url.URL) string {
 		if err != nil {
 			return u.Path // not what net/http parsed: it never sets such a RawPath
 		}
-		b.WriteString(strings.ReplaceAll(s, "/", "%2F"))
+		b.WriteString(segmentEscaper.Replace(s))
 	}
 	return b.String()
 }
+
+// segmentEscaper writes a decoded segment as routePath gives it.
+var segmentEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
 
 // hasEscapedSlash reports whether a raw path holds %2F (in either case).
 func hasEscapedSlash(raw string) bool {

@@ -132,9 +132,11 @@ func TestRoutePath(t *testing.T) {
 		"/v1/deployments/dpl_x%2Fpromote":     "/v1/deployments/dpl_x%2Fpromote",
 		"/v1/deployments/dpl_x%2fpromote":     "/v1/deployments/dpl_x%2Fpromote",
 		"/v1/deployments/a%20b%2F%41":         "/v1/deployments/a b%2FA",
-		"/v1/deployments/a%25%2Fb":            "/v1/deployments/a%%2Fb",
+		"/v1/deployments/a%25%2Fb":            "/v1/deployments/a%25%2Fb",
 		"/v1%2Fdeployments":                   "/v1%2Fdeployments",
-		"/v1/deployments/dpl%252F":            "/v1/deployments/dpl%2F",
+		"/v1/deployments/dpl%252F":            "/v1/deployments/dpl%252F", // a percent sign, not an escaped slash
+		"/v1/deployments/100%25":              "/v1/deployments/100%25",
+		"/v1/deployments/%25%25":              "/v1/deployments/%25%25",
 		"/v1/projects/p%2F/domains/x.test%2F": "/v1/projects/p%2F/domains/x.test%2F",
 	} {
 		r := httptest.NewRequest("GET", target, nil)
@@ -270,6 +272,20 @@ func TestOwnHostRemembersAnIPAddress(t *testing.T) {
 	} {
 		if got := a.ownHost(tt.host); got != tt.own {
 			t.Errorf("ownHost(%q) = %v, want %v", tt.host, got, tt.own)
+		}
+	}
+}
+
+// A CONNECT port is 1 to 65535 in plain decimal digits: strconv.Atoi would take a sign
+// and leading zeros.
+func TestConnectPortOK(t *testing.T) {
+	for target, want := range map[string]bool{
+		"h:1": true, "h:80": true, "h:65535": true, "[::1]:443": true, "h:10000": true,
+		"h:0": false, "h:65536": false, "h:99999": false, "h:": false, "h": false, "h:+80": false, "h:-1": false,
+		"h:0080": false, "h:00": false, "h:080": false, "h:8 0": false, "h:٨٠": false, "h:1e3": false, "h:0x50": false, "h:100000": false,
+	} {
+		if got := connectPortOK(target); got != want {
+			t.Errorf("%s: %v, want %v", target, got, want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +83,10 @@ type exchange struct {
 	// right after it sees the break finds the request. cutReset closes it with a reset.
 	cut      net.Conn
 	cutReset bool
+
+	// sentURL is the request's URL as sent when the router reads another (plusEscaped),
+	// for the messages that name the path as sent (sentPath); nil otherwise
+	sentURL *url.URL
 }
 
 // closeLater has finish close conn, hijacked by a fault's break, once the request is
@@ -287,6 +292,7 @@ func (a *API) route(ex *exchange, r *http.Request) {
 		defer func() { a.bodies.release(m.held) }()
 	}
 	if strings.IndexByte(r.URL.RawPath, '+') >= 0 {
+		ex.sentURL = r.URL
 		r = plusEscaped(r)
 	}
 	a.apiHTTP.ServeHTTP(ex, r)
@@ -303,6 +309,16 @@ func plusEscaped(r *http.Request) *http.Request {
 	r = r.WithContext(r.Context())
 	r.URL = &u
 	return r
+}
+
+// sentPath is the path of c's request as it was sent, escapes and all, for a message
+// that names it: the router's copy of a path with an escape reads each '+' as %2B
+// (plusEscaped), which the client never sent.
+func sentPath(c *gin.Context) string {
+	if ex := exchangeOf(c); ex != nil && ex.sentURL != nil {
+		return ex.sentURL.EscapedPath()
+	}
+	return c.Request.URL.EscapedPath()
 }
 
 // finish ends every request: a panic becomes the documented 500 (or, once the answer

@@ -51,3 +51,35 @@ func FuzzUnknownKeys(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStrictKeysFastIsSlow: the body decodeStrict parses once answers as the parses of
+// before (the strict walks, then the decoder) do, for the type of every body it reads:
+// the same error, or the same value.
+func FuzzStrictKeysFastIsSlow(f *testing.F) {
+	for _, s := range []string{
+		`{"match":{"path":"/v1/deployments","method":"GET"},"status":503,"times":2}`, `{"match":{"paht":"/x"},"status":503}`,
+		`{"status":503,"status":500}`, `{"status":503,"STATUS":500}`, `{"match":{"query":{"a":"1","A":"2"}},"status":503}`,
+		`{"delay":"2s","status":200}`, `{"requests":{"method":"GET"},"count":1}`, `{"mode":"manual"}`, `{"by":"1h"}`, `{"scope":"read"}`,
+		`{"status":"error","error":{"code":"build_failed"}}`, `{"name":"flaky"}`, `{"failure":"it broke"}`, `{"scenario":"flaky","fixtures":{"a":1}}`,
+		`{"status":"x"} {}`, `{"status":1}`, `{"scope":1,"unknown":2}`, `[]`, `null`, `{"\u0073cope":"read"}`, `{"scope":"read","scope":"admin"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	news := []func() any{
+		func() any { return new(world.ClockChange) }, func() any { return new(advanceRequest) }, func() any { return new(world.AwaitRequest) },
+		func() any { return new(fault.Spec) }, func() any { return new(mintRequest) }, func() any { return new(world.ForcedStatus) },
+		func() any { return new(useScenarioRequest) }, func() any { return new(namespace.Spec) }, func() any { return new(failureRequest) },
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, mk := range news {
+			fast, slow := mk(), mk()
+			ferr, serr := unmarshalStrictKeys(b, fast), strictKeysSlow(b, slow)
+			if (ferr == nil) != (serr == nil) || (ferr != nil && ferr.Error() != serr.Error()) {
+				t.Fatalf("%T %q: %v, before %v", fast, b, ferr, serr)
+			}
+			if ferr == nil && !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("%T %q:\n got %#v\nwant %#v", fast, b, fast, slow)
+			}
+		}
+	})
+}

@@ -57,6 +57,14 @@ func Fixtures(path string) ([]*fixture.File, error) {
 // Default builds the default world, not yet started.
 func (b *Worlds) Default() (*world.World, error) {
 	cfg := b.Base
+	// --scenario naming a scenario whose file never parsed is refused with the file's
+	// problems, as choosing it later is: "not found" would blame the name for the file's
+	// fault, and a file meant to override a built-in would start the built-in
+	if cfg.Scenario != "" && cfg.Scenarios != nil {
+		if msg := cfg.Scenarios.BrokenMessage(cfg.Scenario); msg != "" {
+			return nil, errors.New(msg)
+		}
+	}
 	cfg.Fixtures = b.snapshot(b.Files, cfg.Seed, b.Start, cfg.EdgeDomain, cfg.URLForm)
 	max := b.MaxBytes
 	if max <= 0 {

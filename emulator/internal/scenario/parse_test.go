@@ -310,6 +310,12 @@ func TestParseProblems(t *testing.T) {
 		{"empty project_id", "deployments:\n  rules:\n    - when: {project_id: \"\"}\n      lifecycle: [{status: queued}]\n", 3, "project_id: empty"},
 		{"env not a mapping", "deployments:\n  rules:\n    - when: {env: [A]}\n      lifecycle: [{status: queued}]\n", 3, "env: want a mapping"},
 		{"env value null", "deployments:\n  rules:\n    - when:\n        env:\n          A:\n      lifecycle: [{status: queued}]\n", 5, "env.A: want a string"},
+		// a name no deployment's env can hold never matches: a typo that makes a test pass
+		{"env name with a dash", "deployments:\n  rules:\n    - when:\n        env:\n          FEATURE-X: \"on\"\n      lifecycle: [{status: queued}]\n", 5,
+			`deployments.rules[0].when.env: "FEATURE-X" is not a variable name (letters, digits and underscores, not starting with a digit)`},
+		{"env name with =", "deployments:\n  rules:\n    - when: {env: {\"A=B\": \"1\"}}\n      lifecycle: [{status: queued}]\n", 3, `"A=B" is not a variable name`},
+		{"env name from a digit", "deployments:\n  rules:\n    - when: {env: {1X: \"1\"}}\n      lifecycle: [{status: queued}]\n", 3, `"1X" is not a variable name`},
+		{"env name in JSON", `{"deployments":{"rules":[{"when":{"env":{"feature x":"on"}},"lifecycle":[{"status":"queued"}]}]}}`, 1, `"feature x" is not a variable name`},
 		{"rule without lifecycle", "deployments:\n  rules:\n    - when: {target: preview}\n", 3, "missing lifecycle"},
 		{"rule without when", "domains:\n  rules:\n    - lifecycle: [{status: pending}]\n", 3, "missing when"},
 		{"rule lifecycle checked", "deployments:\n  rules:\n    - when: {target: preview}\n      lifecycle:\n        - status: building\n", 5, "starts with queued"},

@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
@@ -132,6 +133,13 @@ func (d *decoder) env(n *yaml.Node, at string) (map[string]string, bool) {
 			continue
 		}
 		k := p.Key.Value
+		if !state.ValidEnvName(k) {
+			// no deployment's env holds it (the API and fixtures refuse it), so the rule
+			// could never match: a typo that would let a test pass untested
+			d.Addf(p.Key, "%s: %q is not a variable name (%s)", at, k, state.EnvNameRule)
+			good = false
+			continue
+		}
 		if first, dup := lines[k]; dup {
 			d.Addf(p.Key, "%s: %s repeated (first at line %d)", at, k, first)
 			good = false

@@ -15,10 +15,11 @@ import (
 // encoding/json reads each through reflection, looking every key up among the fields
 // case-insensitively. decodeDeployment reads a deployment as hostemu writes it — any key
 // order, any whitespace, any escapes — in one pass, and gives up on anything else (a
-// key it does not know, or knows in another case or written with escapes, a key twice,
-// a null where a string goes, a number, anything malformed); encoding/json then reads
-// that deployment, or refuses it, exactly as it always has. What it does read, it reads
-// as encoding/json would: FuzzDecodeDeployment holds the two to the same result.
+// key it does not know, or knows in another case or written with escapes, a key given
+// twice in any of its objects, a null where a string goes, a number, anything
+// malformed); the strict decoder then reads that deployment, or refuses it, as every
+// other element of the state (decodeElement). What it does read, it reads as the strict
+// decoder would: FuzzDecodeDeployment holds the two to the same result.
 
 // decodeDeployment decodes text into d, or says it gave up (d is then partly written).
 // Its strings are cut from a's blocks (nil: each allocated on its own).
@@ -621,7 +622,7 @@ func (p *dparser) timePtr(dst **time.Time) bool {
 	return true
 }
 
-// stringMap reads an object of strings, or null.
+// stringMap reads an object of strings, or null; it gives up on a key given twice.
 func (p *dparser) stringMap() (map[string]string, bool) {
 	if p.null() {
 		return nil, true
@@ -655,7 +656,10 @@ func (p *dparser) stringMap() (map[string]string, bool) {
 		for i := 0; i < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
 		}
-		return m, true
+		// a key given twice (as written, or once escaped) would keep the last: give up,
+		// for decodeElement's strict reading to refuse it; the map's size tells, at no
+		// cost to a map without one
+		return m, len(m) == len(kv)/2
 	}
 }
 

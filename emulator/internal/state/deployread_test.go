@@ -69,6 +69,10 @@ func TestDecodeDeploymentGivesUp(t *testing.T) {
 		`{"logs":[{"text":"a","text":"b"}]}`,              // a log line's key twice
 		`{"timings":{"queued_at":null,"queued_at":null}}`, // a timing twice
 		`{"error":{"code":"a","message":"m","code":"b"}}`, // an error's key twice
+		`{"env":{"A":"1","A":"2"}}`,                       // an env key twice
+		`{"env":{"A":"1","\u0041":"2"}}`,                  // an env key twice, once escaped
+		`{"files":{"a.html":"x","b":"y","a.html":"x"}}`,   // a file twice
+		"{\"env\":{\"\xff\":\"1\",\"\xfe\":\"2\"}}",       // two keys that both read as U+FFFD
 		`{"idx":"x"}`, `{"i":"x"}`, `{"Id":"x"}`, `{"id\"":"x"}`, // like a known key, not one
 		`{"i\u0064":"x"}`,            // an escaped key
 		`{"id":null}`,                // null leaves a string alone
@@ -134,6 +138,7 @@ func FuzzDecodeDeployment(f *testing.F) {
 	f.Add("{\"id\":\"\xff\xed\xa0\x80\"}")
 	f.Add(`{"id":"x","project_id":"p","project_id":"q"}`)
 	f.Add(`{ "id" : "x" , "url":"u","id":"y"}`)
+	f.Add(`{"env":{"A":"1","\u0041":"2"},"files":{"b":"1","a":"2","b":"3"}}`)
 	for i := range 17 { // what ends a plain run at every place in an eight-byte word
 		pad := strings.Repeat("0123456789abcdef", 2)[:i]
 		f.Add(`{"id":"` + pad + `\"` + pad + "\x01" + pad + `é` + pad + `\\` + pad + `","url":"` + pad + `"}`)
@@ -148,6 +153,9 @@ func FuzzDecodeDeployment(f *testing.F) {
 		// would pass encoding/json's plain Unmarshal
 		if err := strictjson.Decode([]byte(text), &want, "deployments"); err != nil {
 			t.Fatalf("read %q, which the strict decoder refuses: %v", text, err)
+		}
+		if err := strictjson.DuplicateKeys([]byte(text), "deployments"); err != nil {
+			t.Fatalf("read %q, which gives a key twice: %v", text, err)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q:\n got %#v\nwant %#v", text, got, want)

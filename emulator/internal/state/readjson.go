@@ -292,10 +292,12 @@ func decodeElement[T any](text []byte, v *T, ar *arena, field string) error {
 	}
 	dst := new(T)
 	err := strictjson.Decode(text, dst, field)
-	if _, deployment := any(v).(*Deployment); err == nil && !deployment {
-		// a key given twice in a token, project or domain is refused as in the control
-		// API's bodies (a deployment's keys are its own reader's, the replay's hot path)
-		err = strictjson.DuplicateKeys(text, field)
+	if err == nil {
+		// a key given twice in an element, or one field in two cases, is refused as in
+		// the control API's bodies; a deployment comes here only when decodeDeployment
+		// gave up (it gives up on both), so the replay's hot path does not scan its
+		// deployments again
+		err = strictjson.GivenOnce(text, dst, field)
 	}
 	*v = *dst
 	return err
@@ -310,7 +312,7 @@ func (o *ReadOptions) decodeField(s *scanner, field string, dst any) error {
 	if err := strictjson.Decode(text, dst, field); err != nil {
 		return o.fieldError(field, at(err, start))
 	}
-	if err := strictjson.DuplicateKeys(text, field); err != nil {
+	if err := strictjson.GivenOnce(text, dst, field); err != nil {
 		return o.fieldError(field, at(err, start))
 	}
 	return nil

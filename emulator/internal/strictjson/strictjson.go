@@ -154,87 +154,191 @@ func in(where string) string {
 // read this way, one element at a time); the decoder's walk, which names the place,
 // runs only when the scan finds a key twice or meets what it does not compare itself.
 func DuplicateKeys(text []byte, where string) error {
-	if _, dup, unsure := scanDuplicates(text, 0); !dup && !unsure {
+	if _, found := scanDuplicates(text, 0); found&(keyTwice|unsure) == 0 {
 		return nil
 	}
+	return duplicateKeys(text, where)
+}
+
+// GivenOnce refuses what encoding/json reads without a word from text (one JSON value,
+// already known to be well formed, that decodes into dst's type): one field of the
+// type given in two cases ({"scope":"admin","SCOPE":"read"}: encoding/json matches keys
+// in any case, and keeps the last), worded as UnknownKeys words it, and a key given
+// twice in one object, as DuplicateKeys words it. It answers as the control API does to
+// its bodies, for what is read otherwise (a state document's elements).
+//
+// DuplicateKeys' scan answers first: only an object with a key twice or two keys that
+// may name one field (equal but for the case of ASCII letters, or not ASCII) makes it
+// decode text to walk it against the type; keys of a map ({"A":"1","a":"2"}) are two
+// keys.
+func GivenOnce(text []byte, dst any, where string) error {
+	_, found := scanDuplicates(text, 0)
+	if found == 0 {
+		return nil
+	}
+	// the type's walk first, as decodeStrict's: a field in two cases is named before a
+	// key twice (the scan stops at a key twice, so it may not have met the two cases)
+	var v any
+	if json.Unmarshal(text, &v) == nil {
+		if err := UnknownKeys(v, reflect.TypeOf(dst), where); err != nil {
+			return err
+		}
+	}
+	if found&(keyTwice|unsure) == 0 {
+		return nil
+	}
+	return duplicateKeys(text, where)
+}
+
+// KeysOnce reports whether DuplicateKeys' scan alone finds text's keys each given once
+// in its object, and no two of an object alike but for case (and nothing it leaves to
+// the walks): what the walks of GivenOnce would then pass without decoding text. A
+// caller that refuses unknown keys with encoding/json's DisallowUnknownFields needs no
+// other walk for such a text.
+func KeysOnce(text []byte) bool {
+	_, found := scanDuplicates(text, 0)
+	return found == 0
+}
+
+func duplicateKeys(text []byte, where string) error {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
-	return duplicateKeys(dec, where)
+	return walkDuplicates(dec, where)
 }
 
 // maxScanKeys is how many keys of one object scanDuplicates compares, each against
 // those before it (no map); an object with more is left to the decoder's walk.
 const maxScanKeys = 16
 
-// scanDuplicates walks the JSON value at b[i:] (well formed) and says where it ends,
-// whether an object gives one key twice (as written), and unsure when it met what it
-// does not decide: an escaped key ("a" and "\u0061" are one key), a key that is not
-// valid UTF-8 (decoding makes "\xff" and "\xfe" one key, U+FFFD), an object of more than
-// maxScanKeys keys, or bytes that are not well formed.
-func scanDuplicates(b []byte, i int) (end int, dup, unsure bool) {
+// What scanDuplicates finds.
+const (
+	// keyTwice: an object gives one key twice, as written
+	keyTwice = 1 << iota
+	// caseTwins: an object gives two keys encoding/json may match to one struct field:
+	// equal but for the case of ASCII letters, or a key that is not ASCII beside
+	// another (Unicode's case folding, which encoding/json applies, is not compared
+	// here: "ſcope" is "scope")
+	caseTwins
+	// unsure: what the scan does not decide: an escaped key ("a" and "\u0061" are one
+	// key), a key that is not valid UTF-8 (decoding makes "\xff" and "\xfe" one key,
+	// U+FFFD), an object of more than maxScanKeys keys, or bytes that are not well formed
+	unsure
+)
+
+// scanDuplicates walks the JSON value at b[i:] (well formed) and says where it ends
+// and what it found (keyTwice, caseTwins, unsure); it stops at keyTwice or unsure,
+// which decide the answer, and goes on past caseTwins.
+func scanDuplicates(b []byte, i int) (end int, found int) {
 	i = skipSpace(b, i)
 	if i >= len(b) {
-		return i, false, true
+		return i, unsure
 	}
 	switch b[i] {
 	case '"':
 		end, _ := skipString(b, i)
-		return end, false, end > len(b)
+		if end > len(b) {
+			return end, unsure
+		}
+		return end, 0
 	case '[':
 		i = skipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
-			return i + 1, false, false
+			return i + 1, 0
 		}
 		for i < len(b) {
-			if i, dup, unsure = scanDuplicates(b, i); dup || unsure {
-				return i, dup, unsure
+			var f int
+			if i, f = scanDuplicates(b, i); f&(keyTwice|unsure) != 0 {
+				return i, found | f
 			}
+			found |= f
 			if i = skipSpace(b, i); i < len(b) && b[i] == ']' {
-				return i + 1, false, false
+				return i + 1, found
 			}
 			i++ // the comma
 		}
-		return i, false, true
+		return i, found | unsure
 	case '{':
 		var keys [maxScanKeys][2]int // each key's bounds in b
 		n := 0
+		wide := false // a key is not ASCII
 		i = skipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
-			return i + 1, false, false
+			return i + 1, 0
 		}
 		for i < len(b) && b[i] == '"' {
 			end, escaped := skipString(b, i)
-			if escaped || n == maxScanKeys || end > len(b) || !utf8.Valid(b[i+1:end-1]) {
-				return end, false, true
+			if escaped || n == maxScanKeys || end > len(b) {
+				return end, found | unsure
 			}
 			key := b[i+1 : end-1]
+			if !ascii(key) {
+				if !utf8.Valid(key) {
+					return end, found | unsure
+				}
+				wide = true
+			}
 			for _, k := range keys[:n] {
-				if bytes.Equal(b[k[0]:k[1]], key) {
-					return end, true, false
+				if other := b[k[0]:k[1]]; len(other) == len(key) {
+					if bytes.Equal(other, key) {
+						return end, found | keyTwice
+					}
+					if found&caseTwins == 0 && asciiFold(other, key) {
+						found |= caseTwins
+					}
 				}
 			}
 			keys[n] = [2]int{i + 1, end - 1}
 			n++
 			if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
-				return i, false, true
+				return i, found | unsure
 			}
-			if i, dup, unsure = scanDuplicates(b, i+1); dup || unsure {
-				return i, dup, unsure
+			var f int
+			if i, f = scanDuplicates(b, i+1); f&(keyTwice|unsure) != 0 {
+				return i, found | f
 			}
+			found |= f
 			if i = skipSpace(b, i); i < len(b) && b[i] == '}' {
-				return i + 1, false, false
+				if wide && n > 1 {
+					found |= caseTwins
+				}
+				return i + 1, found
 			}
 			i = skipSpace(b, i+1) // past the comma
 		}
-		return i, false, true
+		return i, found | unsure
 	}
 	for ; i < len(b); i++ { // a number, true, false or null
 		switch b[i] {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i, false, false
+			return i, found
 		}
 	}
-	return i, false, false
+	return i, found
+}
+
+// ascii says whether b is all ASCII.
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiFold says whether a and b (ASCII, of one length) are equal but for the case of
+// their letters.
+func asciiFold(a, b []byte) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func skipSpace(b []byte, i int) int {
@@ -259,7 +363,7 @@ func skipString(b []byte, i int) (end int, escaped bool) {
 	return len(b) + 1, escaped
 }
 
-func duplicateKeys(dec *json.Decoder, where string) error {
+func walkDuplicates(dec *json.Decoder, where string) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil // malformed: the decoder names it
@@ -277,14 +381,14 @@ func duplicateKeys(dec *json.Decoder, where string) error {
 				return apperr.Errorf(apperr.InvalidRequest, "key %q%s is given twice: give it once", key, in(where))
 			}
 			seen[key] = true
-			if err := duplicateKeys(dec, join(where, key)); err != nil {
+			if err := walkDuplicates(dec, join(where, key)); err != nil {
 				return err
 			}
 		}
 		dec.Token() // the closing brace
 	case json.Delim('['):
 		for dec.More() {
-			if err := duplicateKeys(dec, where); err != nil {
+			if err := walkDuplicates(dec, where); err != nil {
 				return err
 			}
 		}

@@ -72,8 +72,8 @@ func FuzzDuplicateKeys(f *testing.F) {
 			t.Fatalf("%q: %v; keys spelled %d, kept %d", text, err, keysSpelled(t, text), keysKept(v))
 		}
 		// the scan that answers first agrees with the decoder's walk wherever it decides
-		if _, dup, unsure := scanDuplicates(text, 0); !unsure && dup != (err != nil) {
-			t.Fatalf("%q: the scan says twice %v, the walk %v", text, dup, err)
+		if _, found := scanDuplicates(text, 0); found&unsure == 0 && (found&keyTwice != 0) != (err != nil) {
+			t.Fatalf("%q: the scan finds %b, the walk %v", text, found, err)
 		}
 	})
 }
@@ -147,4 +147,83 @@ func TestDuplicateKeysOfInvalidUTF8(t *testing.T) {
 			t.Errorf("%q: no key given twice", text)
 		}
 	}
+}
+
+type onceTLS struct {
+	Status string `json:"status"`
+}
+
+type onceElem struct {
+	Scope string            `json:"scope"`
+	Env   map[string]string `json:"env"`
+	TLS   *onceTLS          `json:"tls"`
+	Logs  []onceTLS         `json:"logs"`
+}
+
+// GivenOnce answers as the control API's bodies are answered: one field in two cases
+// (UnknownKeys' wording) and a key given twice (DuplicateKeys'); two keys of a map that
+// differ in case are two keys.
+func TestGivenOnce(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{`{"scope":"admin","SCOPE":"read"}`, `keys "SCOPE" and "scope" in tokens both set "scope": give it once`},
+		{`{"tls":{"status":"a","Status":"b"}}`, `keys "Status" and "status" in tokens.tls both set "status"`},
+		{`{"logs":[{"status":"a"},{"STATUS":"a","status":"b"}]}`, `keys "STATUS" and "status" in tokens.logs both set "status"`},
+		{"{\"scope\":\"admin\",\"\u017fcope\":\"read\"}", `both set "scope"`}, // ſ folds to s, as encoding/json matches it
+		{`{"scope":"admin","\u0053cope":"read"}`, `both set "scope"`},         // escaped
+		{`{"scope":"admin","scope":"read"}`, `key "scope" in tokens is given twice: give it once`},
+		{`{"scope":"a","scope":"b","SCOPE":"c"}`, `keys "SCOPE" and "scope" in tokens both set`}, // named first, as the API does
+		{`{"env":{"A":"1","a":"2"},"Scope":"read"}`, ``},                                         // a map's keys: two keys
+		{`{"env":{"A":"1","A":"2"}}`, `key "A" in tokens.env is given twice`},
+		{`{"Scope":"read","TLS":{"STATUS":"x"},"env":{"é":"1","É":"2"}}`, ``},
+	} {
+		err := GivenOnce([]byte(tc.text), new(onceElem), "tokens")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.text, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// A text with no key twice and no two keys alike but for case is passed by the scan
+// alone, allocating nothing (a map's keys alike but for case cost the walk).
+func TestGivenOnceScanAllocatesNothing(t *testing.T) {
+	text := []byte(`{"scope":"read","env":{"A":"1","B":"2","AB":"3","BA":"4"},"tls":{"status":"issued"},"logs":[{"status":"a"},{"status":"b"}]}`)
+	dst := new(onceElem)
+	if n := testing.AllocsPerRun(100, func() {
+		if GivenOnce(text, dst, "tokens") != nil {
+			t.Fatal("no key is given twice")
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
+
+// FuzzGivenOnce holds GivenOnce to the walks it stands for, UnknownKeys' and
+// DuplicateKeys', on what Decode accepts: the scan that answers first decides nothing
+// they would not.
+func FuzzGivenOnce(f *testing.F) {
+	for _, s := range []string{`{"scope":"a","SCOPE":"b"}`, `{"env":{"A":"1","a":"2"}}`, `{"tls":{"status":"a","Status":"b"}}`,
+		"{\"scope\":\"a\",\"\u017fcope\":\"b\"}", `{"logs":[{"status":"a","STATUS":"b"}]}`, `{"scope":"a","scope":"b"}`, `{}`,
+		`{"scope":"a","scope":"b","SCOPE":"c"}`, `{"env":{"é":"1","É":"2"}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if Decode(text, new(onceElem), "") != nil {
+			return
+		}
+		var v any
+		if json.Unmarshal(text, &v) != nil {
+			return
+		}
+		want := UnknownKeys(v, reflect.TypeFor[onceElem](), "")
+		if want == nil {
+			want = DuplicateKeys(text, "")
+		}
+		got := GivenOnce(text, new(onceElem), "")
+		if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+			t.Fatalf("%q: %v, the walks %v", text, got, want)
+		}
+	})
 }
