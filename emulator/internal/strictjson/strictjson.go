@@ -8,6 +8,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -26,14 +27,30 @@ func Decode(text []byte, dst any, where string) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(dst)
 	if err != nil && strings.HasPrefix(err.Error(), "json: unknown field ") {
-		var v any
-		if json.Unmarshal(text, &v) == nil {
+		if v, ok := Value(text); ok {
 			if kerr := UnknownKeys(v, reflect.TypeOf(dst), where); kerr != nil {
 				return kerr
 			}
 		}
 	}
 	return err
+}
+
+// Value decodes text, one JSON value, for UnknownKeys' walk, as json.Unmarshal into an
+// any does but for its numbers (json.Number): a number beyond float64 (1e400, which a
+// fault's body matcher may name) fails json.Unmarshal, and a walk skipped for it let an
+// unknown key, or a field in two cases, pass unnamed. ok is false for text that is not
+// one well-formed value (the decoder names it).
+func Value(text []byte) (v any, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
 }
 
 var (
@@ -178,8 +195,7 @@ func GivenOnce(text []byte, dst any, where string) error {
 	}
 	// the type's walk first, as decodeStrict's: a field in two cases is named before a
 	// key twice (the scan stops at a key twice, so it may not have met the two cases)
-	var v any
-	if json.Unmarshal(text, &v) == nil {
+	if v, ok := Value(text); ok {
 		if err := UnknownKeys(v, reflect.TypeOf(dst), where); err != nil {
 			return err
 		}

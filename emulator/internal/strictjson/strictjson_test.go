@@ -247,3 +247,16 @@ func TestKeysOnceOfDeepNesting(t *testing.T) {
 		t.Errorf("%d levels, each key once: not decided by the scan", maxScanDepth)
 	}
 }
+
+// Decode names an unknown key beside a number beyond float64 as it names any other
+// (json.Unmarshal into an any refused the text, and the decoder's bare wording showed).
+func TestDecodeUnknownKeyBesideAHugeNumber(t *testing.T) {
+	type doc struct {
+		N   json.Number `json:"n"`
+		Tag string      `json:"tag"`
+	}
+	err := Decode([]byte(`{"n":1e400,"tga":"x"}`), new(doc), "meta")
+	if err == nil || !strings.HasSuffix(err.Error(), `unknown key "tga" in meta (did you mean "tag"?)`) {
+		t.Errorf("%v", err)
+	}
+}
