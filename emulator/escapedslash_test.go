@@ -166,6 +166,9 @@ func TestNotFoundNamesThePathAsSentWithAPlus(t *testing.T) {
 		{"GET", "/v1/nope%2Bx+y%2Fz", 404},
 		{"POST", "/v1/deployments/dpl+x%2Fpromote", 405},
 		{"GET", "/v1/nope+x", 404},
+		// after a '+' (the exchanges are pooled): no stale path as sent
+		{"GET", "/v1/nope%41y", 404},
+		{"GET", "/v1/nope", 404},
 	} {
 		r := e.do(req{Method: tc.method, Path: tc.path, Token: "t-admin"})
 		if r.Status != tc.status {

@@ -403,3 +403,24 @@ func TestScenarioWhenEnvNameIsAVariableName(t *testing.T) {
 	ok := strings.Replace(doc, "FEATURE-X", "FEATURE_X", 1)
 	mustStatus(t, e.post("/_emulator/namespaces", "", map[string]any{"scenarios": []string{ok}, "scenario": "typo"}), 201)
 }
+
+// A default.yaml that never parsed stops the start whether --scenario names default or
+// nothing (the binary's --scenario is "default" unless given; in process it is ""): the
+// default world never starts on the built-in the file meant to override, as a namespace
+// created without a scenario is refused.
+func TestStartOnNeverParsedDefaultYAMLNamesItsProblems(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "default.yaml")
+	writeFile(t, path, "deployments: [\n")
+	for _, name := range []string{"", "default"} {
+		e, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, ScenariosDir: dir, Scenario: name})
+		if err == nil {
+			e.Close()
+		}
+		var ce *emulator.ConfigError
+		if err == nil || !asConfigError(err, &ce) || !strings.Contains(err.Error(), path+":1:") || !strings.Contains(err.Error(), "never parsed") {
+			t.Errorf("Scenario %q: %v, want a configuration error with the file's problems", name, err)
+		}
+	}
+}

@@ -59,8 +59,7 @@ func unmarshalStrictKeys(b []byte, dst any) error {
 // (UnknownKeys), then a key given twice (DuplicateKeys), before decoding; malformed JSON
 // (and too deep a nesting) is unmarshalStrict's to name.
 func strictKeysSlow(b []byte, dst any) error {
-	var v any
-	if json.Unmarshal(b, &v) == nil {
+	if v, ok := strictjson.Value(b); ok {
 		if err := strictjson.UnknownKeys(v, reflect.TypeOf(dst), ""); err != nil {
 			return err
 		}

@@ -83,3 +83,40 @@ func FuzzStrictKeysFastIsSlow(f *testing.F) {
 		}
 	})
 }
+
+// A body nested deeper than anything decodes is refused as before, at once: the scan
+// that answers first for the common body does not follow it down (8 MiB of '[', under
+// a namespace's limit, overflowed its stack and killed the process).
+func TestStrictKeysOfDeepNesting(t *testing.T) {
+	b := bytes.Repeat([]byte("["), 8<<20)
+	err, want := unmarshalStrictKeys(b, new(namespace.Spec)), strictKeysSlow(b, new(namespace.Spec))
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Fatalf("%v, before %v", err, want)
+	}
+}
+
+// A number beyond float64 (1e400; a fault's body matcher may name one) does not hide an
+// unknown key, a field in two cases or a key given twice: the walks read numbers as
+// written, where json.Unmarshal into an any refused the body and they were skipped, the
+// decoder then keeping the last key and ignoring the unknown one.
+func TestStrictKeysBesideAHugeNumber(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		dst  any
+		want string
+	}{
+		{`{"fixtures":{"a":1e400},"scenaro":"flaky"}`, new(namespace.Spec), `unknown key "scenaro" (did you mean "scenario"?)`},
+		{`{"match":{"body":{"n":1e400},"paht":"/x"},"status":503}`, new(fault.Spec), `unknown key "paht" in match (did you mean "path"?)`},
+		{`{"match":{"body":{"n":1e400}},"status":503,"status":500}`, new(fault.Spec), `key "status" is given twice: give it once`},
+		{`{"match":{"body":{"n":1e400}},"status":503,"STATUS":500}`, new(fault.Spec), `keys "STATUS" and "status" both set "status": give it once`},
+	} {
+		err := unmarshalStrictKeys([]byte(tc.body), tc.dst)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.body, err, tc.want)
+		}
+	}
+	var spec fault.Spec
+	if err := unmarshalStrictKeys([]byte(`{"match":{"body":{"n":1e400}},"status":503}`), &spec); err != nil {
+		t.Errorf("a body matcher of 1e400 alone: %v", err)
+	}
+}

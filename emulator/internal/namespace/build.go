@@ -2,6 +2,7 @@ package namespace
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,9 +60,12 @@ func (b *Worlds) Default() (*world.World, error) {
 	cfg := b.Base
 	// --scenario naming a scenario whose file never parsed is refused with the file's
 	// problems, as choosing it later is: "not found" would blame the name for the file's
-	// fault, and a file meant to override a built-in would start the built-in
-	if cfg.Scenario != "" && cfg.Scenarios != nil {
-		if msg := cfg.Scenarios.BrokenMessage(cfg.Scenario); msg != "" {
+	// fault, and a file meant to override a built-in would start the built-in. Left
+	// unnamed it is "default" (the world's own fallback, and --scenario's default), held
+	// to the same: a broken default.yaml stops the start in process as the binary does,
+	// and as a namespace created without a scenario is refused
+	if cfg.Scenarios != nil {
+		if msg := cfg.Scenarios.BrokenMessage(cmp.Or(cfg.Scenario, "default")); msg != "" {
 			return nil, errors.New(msg)
 		}
 	}

@@ -8,6 +8,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -26,14 +27,30 @@ func Decode(text []byte, dst any, where string) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(dst)
 	if err != nil && strings.HasPrefix(err.Error(), "json: unknown field ") {
-		var v any
-		if json.Unmarshal(text, &v) == nil {
+		if v, ok := Value(text); ok {
 			if kerr := UnknownKeys(v, reflect.TypeOf(dst), where); kerr != nil {
 				return kerr
 			}
 		}
 	}
 	return err
+}
+
+// Value decodes text, one JSON value, for UnknownKeys' walk, as json.Unmarshal into an
+// any does but for its numbers (json.Number): a number beyond float64 (1e400, which a
+// fault's body matcher may name) fails json.Unmarshal, and a walk skipped for it let an
+// unknown key, or a field in two cases, pass unnamed. ok is false for text that is not
+// one well-formed value (the decoder names it).
+func Value(text []byte) (v any, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v, true
 }
 
 var (
@@ -154,7 +171,7 @@ func in(where string) string {
 // read this way, one element at a time); the decoder's walk, which names the place,
 // runs only when the scan finds a key twice or meets what it does not compare itself.
 func DuplicateKeys(text []byte, where string) error {
-	if _, found := scanDuplicates(text, 0); found&(keyTwice|unsure) == 0 {
+	if _, found := scanDuplicates(text, 0, 0); found&(keyTwice|unsure) == 0 {
 		return nil
 	}
 	return duplicateKeys(text, where)
@@ -172,14 +189,13 @@ func DuplicateKeys(text []byte, where string) error {
 // decode text to walk it against the type; keys of a map ({"A":"1","a":"2"}) are two
 // keys.
 func GivenOnce(text []byte, dst any, where string) error {
-	_, found := scanDuplicates(text, 0)
+	_, found := scanDuplicates(text, 0, 0)
 	if found == 0 {
 		return nil
 	}
 	// the type's walk first, as decodeStrict's: a field in two cases is named before a
 	// key twice (the scan stops at a key twice, so it may not have met the two cases)
-	var v any
-	if json.Unmarshal(text, &v) == nil {
+	if v, ok := Value(text); ok {
 		if err := UnknownKeys(v, reflect.TypeOf(dst), where); err != nil {
 			return err
 		}
@@ -196,7 +212,7 @@ func GivenOnce(text []byte, dst any, where string) error {
 // caller that refuses unknown keys with encoding/json's DisallowUnknownFields needs no
 // other walk for such a text.
 func KeysOnce(text []byte) bool {
-	_, found := scanDuplicates(text, 0)
+	_, found := scanDuplicates(text, 0, 0)
 	return found == 0
 }
 
@@ -210,6 +226,13 @@ func duplicateKeys(text []byte, where string) error {
 // those before it (no map); an object with more is left to the decoder's walk.
 const maxScanKeys = 16
 
+// maxScanDepth is how many arrays and objects deep scanDuplicates reads a value; a
+// value deeper is left to the decoder's walk. KeysOnce scans a body not yet known to
+// be well formed: a megabyte of '[' would otherwise recurse a million frames deep (half
+// a gigabyte of stack; a few megabytes overflow it, and the process dies), where
+// encoding/json refuses nesting beyond 10000.
+const maxScanDepth = 64
+
 // What scanDuplicates finds.
 const (
 	// keyTwice: an object gives one key twice, as written
@@ -221,16 +244,17 @@ const (
 	caseTwins
 	// unsure: what the scan does not decide: an escaped key ("a" and "\u0061" are one
 	// key), a key that is not valid UTF-8 (decoding makes "\xff" and "\xfe" one key,
-	// U+FFFD), an object of more than maxScanKeys keys, or bytes that are not well formed
+	// U+FFFD), an object of more than maxScanKeys keys, a value more than maxScanDepth
+	// arrays and objects deep, or bytes that are not well formed
 	unsure
 )
 
-// scanDuplicates walks the JSON value at b[i:] (well formed) and says where it ends
-// and what it found (keyTwice, caseTwins, unsure); it stops at keyTwice or unsure,
-// which decide the answer, and goes on past caseTwins.
-func scanDuplicates(b []byte, i int) (end int, found int) {
+// scanDuplicates walks the JSON value at b[i:] (well formed; depth arrays and objects
+// deep), and says where it ends and what it found (keyTwice, caseTwins, unsure); it stops
+// at keyTwice or unsure, which decide the answer, and goes on past caseTwins.
+func scanDuplicates(b []byte, i, depth int) (end int, found int) {
 	i = skipSpace(b, i)
-	if i >= len(b) {
+	if i >= len(b) || depth > maxScanDepth {
 		return i, unsure
 	}
 	switch b[i] {
@@ -247,7 +271,7 @@ func scanDuplicates(b []byte, i int) (end int, found int) {
 		}
 		for i < len(b) {
 			var f int
-			if i, f = scanDuplicates(b, i); f&(keyTwice|unsure) != 0 {
+			if i, f = scanDuplicates(b, i, depth+1); f&(keyTwice|unsure) != 0 {
 				return i, found | f
 			}
 			found |= f
@@ -293,7 +317,7 @@ func scanDuplicates(b []byte, i int) (end int, found int) {
 				return i, found | unsure
 			}
 			var f int
-			if i, f = scanDuplicates(b, i+1); f&(keyTwice|unsure) != 0 {
+			if i, f = scanDuplicates(b, i+1, depth+1); f&(keyTwice|unsure) != 0 {
 				return i, found | f
 			}
 			found |= f

@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -72,7 +73,7 @@ func FuzzDuplicateKeys(f *testing.F) {
 			t.Fatalf("%q: %v; keys spelled %d, kept %d", text, err, keysSpelled(t, text), keysKept(v))
 		}
 		// the scan that answers first agrees with the decoder's walk wherever it decides
-		if _, found := scanDuplicates(text, 0); found&unsure == 0 && (found&keyTwice != 0) != (err != nil) {
+		if _, found := scanDuplicates(text, 0, 0); found&unsure == 0 && (found&keyTwice != 0) != (err != nil) {
 			t.Fatalf("%q: the scan finds %b, the walk %v", text, found, err)
 		}
 	})
@@ -226,4 +227,36 @@ func FuzzGivenOnce(f *testing.F) {
 			t.Fatalf("%q: %v, the walks %v", text, got, want)
 		}
 	})
+}
+
+// KeysOnce reads a body before anything knows it well formed: nesting deeper than
+// maxScanDepth is left to the walks (which refuse it beyond encoding/json's depth), not
+// scanned a frame a level (8 MiB of '[' overflowed the stack, killing the process).
+func TestKeysOnceOfDeepNesting(t *testing.T) {
+	for _, text := range [][]byte{
+		bytes.Repeat([]byte("["), 8<<20),
+		bytes.Repeat([]byte(`{"a":`), 1<<20),
+		[]byte(strings.Repeat("[", maxScanDepth+1) + "1" + strings.Repeat("]", maxScanDepth+1)),
+	} {
+		if KeysOnce(text) {
+			t.Errorf("%.20q… (%d bytes): decided by the scan", text, len(text))
+		}
+	}
+	within := []byte(strings.Repeat(`{"a":`, maxScanDepth) + "1" + strings.Repeat("}", maxScanDepth))
+	if !KeysOnce(within) {
+		t.Errorf("%d levels, each key once: not decided by the scan", maxScanDepth)
+	}
+}
+
+// Decode names an unknown key beside a number beyond float64 as it names any other
+// (json.Unmarshal into an any refused the text, and the decoder's bare wording showed).
+func TestDecodeUnknownKeyBesideAHugeNumber(t *testing.T) {
+	type doc struct {
+		N   json.Number `json:"n"`
+		Tag string      `json:"tag"`
+	}
+	err := Decode([]byte(`{"n":1e400,"tga":"x"}`), new(doc), "meta")
+	if err == nil || !strings.HasSuffix(err.Error(), `unknown key "tga" in meta (did you mean "tag"?)`) {
+		t.Errorf("%v", err)
+	}
 }
