@@ -238,12 +238,7 @@ func TestPersistProductionPointerThroughSteps(t *testing.T) {
 	e := openTestState(t, path)
 	do := func(e *Emulator, method, target, body string) *httptest.ResponseRecorder {
 		t.Helper()
-		r := httptest.NewRequest(method, target, strings.NewReader(body))
-		r.Host = "127.0.0.1"
-		r.Header.Set("Authorization", "Bearer t-deploy")
-		r.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		e.Handler().ServeHTTP(w, r)
+		w := deployCall(e, method, target, body)
 		if w.Code >= 300 {
 			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
 		}
@@ -303,12 +298,7 @@ func TestPersistReplayedWorldIsTheLiveOne(t *testing.T) {
 	e := openTestState(t, path)
 	do := func(e *Emulator, method, target, body string) []byte {
 		t.Helper()
-		r := httptest.NewRequest(method, target, strings.NewReader(body))
-		r.Host = "127.0.0.1"
-		r.Header.Set("Authorization", "Bearer t-deploy")
-		r.Header.Set("Content-Type", "application/json")
-		w := httptest.NewRecorder()
-		e.Handler().ServeHTTP(w, r)
+		w := deployCall(e, method, target, body)
 		if w.Code >= 300 && w.Code != http.StatusConflict { // promoting one not ready
 			t.Fatalf("%s %s: %d %s", method, target, w.Code, w.Body)
 		}
@@ -418,4 +408,16 @@ func TestPersistConcurrentWritesAndSteps(t *testing.T) {
 			}
 		}
 	}
+}
+
+// deployCall sends one request to e's handler as the deploy token, in process, and
+// gives its answer.
+func deployCall(e *Emulator, method, target, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	r.Host = "127.0.0.1"
+	r.Header.Set("Authorization", "Bearer t-deploy")
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	e.Handler().ServeHTTP(w, r)
+	return w
 }
