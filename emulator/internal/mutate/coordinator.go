@@ -211,8 +211,9 @@ func decode(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
 		problem(w, http.StatusBadRequest, "invalid_json", "the body holds more than one JSON value")
 		return false
 	}
-	if e, ok := apperr.As(strictjson.DuplicateKeys(data, "")); ok {
-		// encoding/json keeps the last of a key given twice: a testkit's bug would pass
+	if e, ok := apperr.As(strictjson.GivenOnce(data, v, "")); ok {
+		// encoding/json keeps the last of a key given twice, or of one field given in
+		// two cases ("test" and "TEST"): a testkit's bug would pass
 		problem(w, http.StatusBadRequest, "invalid_json", "the body is not what mutate expects: "+e.Message)
 		return false
 	}

@@ -251,6 +251,8 @@ func TestCoordinatorNamesAnUnknownKey(t *testing.T) {
 		// would keep the last, and a testkit's bug would pass unseen
 		{"/world", `{"test":"TestA","test":"TestB"}`, `key "test" is given twice: give it once`},
 		{"/coverage", `{"world":"w1","coverage":{"operations":[],"operations":[]}}`, `key "operations" in coverage is given twice`},
+		// one field in two cases, which encoding/json reads as one (and keeps the last)
+		{"/world", `{"test":"TestA","TEST":"TestB"}`, `both set "test": give it once`},
 	} {
 		code, body := post(t, url+tc.path, tc.body)
 		e, _ := body["error"].(map[string]any)
