@@ -2,7 +2,6 @@ package namespace
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -58,17 +57,8 @@ func Fixtures(path string) ([]*fixture.File, error) {
 // Default builds the default world, not yet started.
 func (b *Worlds) Default() (*world.World, error) {
 	cfg := b.Base
-	// --scenario naming a scenario whose file never parsed is refused with the file's
-	// problems, as choosing it later is: "not found" would blame the name for the file's
-	// fault, and a file meant to override a built-in would start the built-in. Left
-	// unnamed it is "default" (the world's own fallback, and --scenario's default), held
-	// to the same: a broken default.yaml stops the start in process as the binary does,
-	// and as a namespace created without a scenario is refused
-	if cfg.Scenarios != nil {
-		if msg := cfg.Scenarios.BrokenMessage(cmp.Or(cfg.Scenario, "default")); msg != "" {
-			return nil, errors.New(msg)
-		}
-	}
+	// world.New refuses a --scenario whose file is broken or never parsed, as choosing
+	// it later is (world.ChooseScenario), "default" when unnamed included
 	cfg.Fixtures = b.snapshot(b.Files, cfg.Seed, b.Start, cfg.EdgeDomain, cfg.URLForm)
 	max := b.MaxBytes
 	if max <= 0 {
@@ -123,7 +113,6 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 			return nil, apperr.Errorf(apperr.InvalidRequest, `field "scenarios" holds over %d bytes of documents`, MaxScenariosBytes)
 		}
 	}
-	base := cfg.Scenarios
 	if len(spec.Scenarios) > 0 {
 		reg, problems := cfg.Scenarios.Derive("scenarios", spec.Scenarios)
 		if len(problems) > 0 {
@@ -144,18 +133,12 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	if cfg.Scenario == "" {
 		cfg.Scenario = "default"
 	}
-	sc, ok := cfg.Scenarios.Get(cfg.Scenario)
-	// a new world never starts on the last good version of a file broken now, nor on
-	// the built-in a file that never parsed meant to override, and a name only such a
-	// file claims is its problems rather than unknown (one of the namespace's own
-	// documents overrides the file's scenario, and is not stale)
-	if fromBase, _ := base.Get(cfg.Scenario); fromBase == sc {
-		if msg := base.BrokenMessage(cfg.Scenario); msg != "" {
-			return nil, apperr.New(apperr.InvalidRequest, msg)
-		}
-	}
-	if !ok {
-		return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(cfg.Scenario))
+	// before the fixtures are parsed, so that the answer is the scenario's problems
+	// (or not found) with its status; world.New asks the same again (a derived
+	// registry knows the directory's broken files, and one of the namespace's own
+	// documents overriding a file's scenario is not stale)
+	if _, err := world.ChooseScenario(cfg.Scenarios, cfg.Scenario); err != nil {
+		return nil, err
 	}
 	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {

@@ -410,8 +410,15 @@ func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
 // are a problem on the second, as two files of a directory are (which one a test gets
 // must never be a guess). A document with problems derives nothing: every problem of
 // every document is returned.
+//
+// The derived registry knows r's broken files as they are now (their problems, and
+// the names files that never parsed claim), so that Broken answers in it as in r for
+// every name no document overrides: a world with scenarios of its own refuses a broken
+// file's scenario as every other world does, rather than run its last good version or
+// the built-in it meant to override.
 func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
-	byName := maps.Clone(r.snap.Load().scenarios)
+	base := r.snap.Load()
+	byName := maps.Clone(base.scenarios)
 	var problems []Problem
 	claimed := make(map[string]string, len(docs))
 	for i, doc := range docs {
@@ -436,6 +443,11 @@ func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
 		return nil, problems
 	}
 	d := &Registry{builtins: maps.Clone(byName), subs: map[int]func(){}}
-	d.snap.Store(newSnapshot(1, byName, nil, nil))
+	snap := newSnapshot(1, byName, base.problems, base.lastGood)
+	snap.neverParsed = maps.Clone(base.neverParsed)
+	for name := range claimed {
+		delete(snap.neverParsed, name) // a document defines it: that one is in force
+	}
+	d.snap.Store(snap)
 	return d, nil
 }

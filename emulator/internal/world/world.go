@@ -185,9 +185,12 @@ func New(cfg Config) (*World, error) {
 	w.faults = fault.NewSetWithDice(w.faultDice())
 	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
 	w.faults.SetMax(cfg.MaxFaults)
-	sc, ok := w.scenarios.Get(cfg.Scenario)
-	if !ok {
-		return nil, errors.New(w.scenarios.NotFound(cfg.Scenario))
+	sc, err := ChooseScenario(w.scenarios, cfg.Scenario)
+	if err != nil {
+		// the message alone: --scenario's refusal is a configuration error, worded
+		// as PUT /_emulator/scenarios/active words it
+		e, _ := apperr.As(err)
+		return nil, errors.New(e.Message)
 	}
 	if err := w.faults.Fits(len(sc.Faults)); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
@@ -231,15 +234,12 @@ func (w *World) UseScenario(name *string) error {
 	if name == nil {
 		return apperr.New(apperr.InvalidRequest, `field "name" is required`)
 	}
-	if msg := w.scenarios.BrokenMessage(*name); msg != "" {
-		return apperr.New(apperr.InvalidRequest, msg)
-	}
-	sc, ok := w.scenarios.Get(*name)
-	if !ok && *name == w.Scenario().Name {
+	sc, err := ChooseScenario(w.scenarios, *name)
+	if e, _ := apperr.As(err); e != nil && e.Code == apperr.ScenarioNotFound && *name == w.Scenario().Name {
 		return apperr.Errorf(apperr.ScenarioNotFound, "scenario %q was deleted (its file is gone); it stays active in its last version until another is chosen", *name)
 	}
-	if !ok {
-		return apperr.New(apperr.ScenarioNotFound, w.scenarios.NotFound(*name))
+	if err != nil {
+		return err
 	}
 	if err := w.faults.Fits(len(sc.Faults) + w.faults.Added()); err != nil {
 		return apperr.Errorf(apperr.InvalidRequest, "scenario %q: %v", sc.Name, err)
