@@ -3,7 +3,9 @@
 package mutate
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"syscall"
@@ -21,6 +23,30 @@ import (
 // would end the guard, and nothing would kill what the command started.
 const guardScript = "trap '' HUP INT QUIT TERM; echo; while read x; do :; done; kill -s KILL 0"
 
+// guardShell runs guardScript: the one thing outside itself mutate needs to run a
+// command (every Unix where npm, pytest or go test run has it; a distroless image does
+// not).
+const guardShell = "/bin/sh"
+
+// guardMissing is why no run can be guarded with shell (guardShell): it is missing or
+// not executable. Execute asks it before the baseline, so that a machine without a
+// shell is told so once, rather than have its suite's baseline "fail".
+func guardMissing(shell string) error {
+	if _, err := exec.LookPath(shell); err != nil {
+		return fmt.Errorf("each run needs %s: a small sh script leads the run's process group and kills what the run leaves running should mutate die, and mutate never runs a command unguarded; %s cannot be run here (%v): run mutate where there is a shell", shell, shell, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath is err without the *fs.PathError's path, which the message names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // killGroup puts cmd in a process group of its own and gives the function that ends it,
 // to call once cmd has ended: what the run left running (a test's server, a runner's
 // worker) is killed with the group. When cmd's context ends, the whole group is killed
@@ -36,7 +62,10 @@ const guardScript = "trap '' HUP INT QUIT TERM; echo; while read x; do :; done; 
 //
 // The group's id is the guard's pid, which stays taken until mutate reaps the guard, in
 // the end function, after the kill: it cannot name another process's group.
-func killGroup(cmd *exec.Cmd) (end func(), err error) {
+func killGroup(cmd *exec.Cmd) (end func(), err error) { return killGroupWith(guardShell, cmd) }
+
+// killGroupWith is killGroup with the guard run by shell.
+func killGroupWith(shell string, cmd *exec.Cmd) (end func(), err error) {
 	r, w, err := os.Pipe() // close-on-exec: cmd and other runs do not inherit w
 	if err != nil {
 		return nil, err
@@ -47,7 +76,7 @@ func killGroup(cmd *exec.Cmd) (end func(), err error) {
 		w.Close()
 		return nil, err
 	}
-	guard := exec.Command("/bin/sh", "-c", guardScript)
+	guard := exec.Command(shell, "-c", guardScript)
 	guard.Stdin, guard.Stdout = r, readyW
 	guard.Env = []string{} // read and kill are sh's own; no startup file to read
 	guard.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -57,6 +86,9 @@ func killGroup(cmd *exec.Cmd) (end func(), err error) {
 	if err != nil {
 		ready.Close()
 		w.Close()
+		if missing := guardMissing(shell); missing != nil {
+			return nil, fmt.Errorf("starting the run's guard: %w", missing)
+		}
 		return nil, fmt.Errorf("starting the run's guard: %w", err)
 	}
 	pgid := guard.Process.Pid

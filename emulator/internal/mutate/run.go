@@ -107,6 +107,9 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Minute
 	}
+	if err := guardMissing(guardShell); err != nil {
+		return nil, err // before the baseline: not the suite's failure
+	}
 	co, err := NewCoordinator()
 	if err != nil {
 		return nil, err
