@@ -355,7 +355,8 @@ func loadgenField(t *testing.T, out []byte, name string) float64 {
 }
 
 // startWith is start writing the server's stderr to a file (unless stderr is ""), and
-// with GODEBUG=gctrace=1 when traced (the runtime's line for each collection).
+// with GODEBUG=gctrace=1 when traced (the runtime's line for each collection). The
+// server's environment is the caller's without HOSTEMU_* (serverEnv).
 func startWith(t *testing.T, taskset, stderr string, traced bool, bin string, args ...string) *exec.Cmd {
 	t.Helper()
 	p := dieWithTest(exec.Command(taskset, append([]string{"-c", "0", bin}, args...)...))
@@ -367,8 +368,9 @@ func startWith(t *testing.T, taskset, stderr string, traced bool, bin string, ar
 		t.Cleanup(func() { f.Close() })
 		p.Stderr = f
 	}
+	p.Env = serverEnvNow() // no HOSTEMU_* of the caller's: the servers measured are the ones the flags say
 	if traced {
-		p.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+		p.Env = serverEnvNow("GODEBUG=gctrace=1")
 	}
 	if err := p.Start(); err != nil {
 		t.Fatal(err)

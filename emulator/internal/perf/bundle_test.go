@@ -79,6 +79,7 @@ func healthy(t *testing.T, bin, addr string, args ...string) (time.Duration, tim
 	client := &http.Client{Timeout: time.Second}
 	start := time.Now()
 	p := dieWithTest(exec.Command(bin, args...))
+	p.Env = serverEnvNow() // the flags alone configure it
 	var stderr bytes.Buffer
 	p.Stderr = &stderr
 	if err := p.Start(); err != nil {
