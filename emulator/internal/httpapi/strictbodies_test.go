@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	pathpkg "path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -48,58 +50,105 @@ func TestStrictBodiesAreEveryCallers(t *testing.T) {
 }
 
 // strictDestinations are the types ("*world.ClockChange", "*httpapi.mintRequest") the
-// package in dir decodes through strictDecoders, each with one place that does.
+// package in dir decodes through strictDecoders, each with one place that does. Every
+// call in a file counts, a function literal's at package level too, and each &v is
+// the v go/types resolves (scopes, shadowing): its declaration gives the type as
+// written, so the package's imports need not be loaded. A destination it cannot type,
+// or a decoder used other than called by name, is an error.
 func strictDestinations(dir string) (map[string]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	fset := token.NewFileSet()
-	out := map[string]string{}
-	var problems []string
+	var files []*ast.File
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
 		if err != nil {
 			return nil, err
 		}
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
+		files = append(files, f)
+	}
+	// the imports are empty packages: only this package's names need resolving, and a
+	// type's name is read from its declaration
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
+	conf := types.Config{
+		Importer: importerFunc(func(path string) (*types.Package, error) {
+			return types.NewPackage(path, pathpkg.Base(path)), nil
+		}),
+		Error: func(error) {}, // the missing imports' names; resolution goes on
+	}
+	conf.Check("httpapi", fset, files, info) //nolint:errcheck // errors expected, above
+	declared := map[token.Pos]ast.Expr{}     // a variable's name → its type as written
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for _, name := range n.Names {
+					declared[name.Pos()] = n.Type // nil: typed by its value, untold
+				}
+			case *ast.Field:
+				for _, name := range n.Names {
+					declared[name.Pos()] = n.Type
+				}
 			}
-			if _, own := strictDecoders[fn.Name.Name]; own && fn.Recv == nil {
-				continue
+			return true
+		})
+	}
+	out := map[string]string{}
+	var problems []string
+	isDecoder := func(id *ast.Ident) bool {
+		fn, ok := info.Uses[id].(*types.Func)
+		_, named := strictDecoders[id.Name]
+		return ok && named && fn.Parent() == fn.Pkg().Scope()
+	}
+	for _, f := range files {
+		called := map[*ast.Ident]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fn, ok := n.(*ast.FuncDecl); ok && fn.Recv == nil {
+				if _, own := strictDecoders[fn.Name.Name]; own {
+					return false // passes dst along
+				}
 			}
-			declared := declaredTypes(fn)
-			ast.Inspect(fn.Body, func(n ast.Node) bool {
-				call, ok := n.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				id, ok := call.Fun.(*ast.Ident)
-				if !ok {
-					return true
-				}
-				arg, ok := strictDecoders[id.Name]
-				if !ok || len(call.Args) <= arg {
-					return true
-				}
-				where := fset.Position(call.Pos()).String()
-				typ := destinationType(call.Args[arg], call.Pos(), declared)
-				if typ == "" {
-					problems = append(problems, fmt.Sprintf("%s: cannot tell the type of %s", where, types.ExprString(call.Args[arg])))
-					return true
-				}
-				if _, seen := out[typ]; !seen {
-					out[typ] = where
-				}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
 				return true
-			})
-		}
+			}
+			id, ok := call.Fun.(*ast.Ident)
+			if !ok || !isDecoder(id) {
+				return true
+			}
+			called[id] = true
+			where := fset.Position(call.Pos()).String()
+			arg := strictDecoders[id.Name]
+			typ := ""
+			if len(call.Args) > arg {
+				typ = destinationType(call.Args[arg], info, declared)
+			}
+			if typ == "" {
+				problems = append(problems, fmt.Sprintf("%s: cannot tell the type %s decodes into: give it &v of a variable declared with its type (var v T)", where, types.ExprString(call)))
+				return true
+			}
+			if _, seen := out[typ]; !seen {
+				out[typ] = where
+			}
+			return true
+		})
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fn, ok := n.(*ast.FuncDecl); ok && fn.Recv == nil {
+				if _, own := strictDecoders[fn.Name.Name]; own {
+					return false
+				}
+			}
+			if id, ok := n.(*ast.Ident); ok && isDecoder(id) && !called[id] {
+				problems = append(problems, fmt.Sprintf("%s: %s used other than called by name: the walk cannot see what it decodes", fset.Position(id.Pos()), id.Name))
+			}
+			return true
+		})
 	}
 	if len(problems) > 0 {
 		return out, fmt.Errorf("%s", strings.Join(problems, "\n"))
@@ -107,37 +156,14 @@ func strictDestinations(dir string) (map[string]string, error) {
 	return out, nil
 }
 
-// declaration is a variable's type as written and where it is declared.
-type declaration struct {
-	typ ast.Expr
-	pos token.Pos
-}
+// importerFunc is a types.Importer of a function.
+type importerFunc func(path string) (*types.Package, error)
 
-// declaredTypes are fn's variables declared with a type (var v T, and parameters), by
-// name: the ones a call may take the address of.
-func declaredTypes(fn *ast.FuncDecl) map[string][]declaration {
-	out := map[string][]declaration{}
-	if fn.Type.Params != nil {
-		for _, field := range fn.Type.Params.List {
-			for _, n := range field.Names {
-				out[n.Name] = append(out[n.Name], declaration{field.Type, n.Pos()})
-			}
-		}
-	}
-	ast.Inspect(fn.Body, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok && vs.Type != nil {
-			for _, name := range vs.Names {
-				out[name.Name] = append(out[name.Name], declaration{vs.Type, name.Pos()})
-			}
-		}
-		return true
-	})
-	return out
-}
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
-// destinationType is the type of the pointer arg (&v of a declared variable v), named
-// as %T prints it, or "" when the walk cannot tell.
-func destinationType(arg ast.Expr, at token.Pos, declared map[string][]declaration) string {
+// destinationType is the type of the pointer arg (&v of a variable v declared with its
+// type), named as %T prints it, or "" when the walk cannot tell.
+func destinationType(arg ast.Expr, info *types.Info, declared map[token.Pos]ast.Expr) string {
 	u, ok := arg.(*ast.UnaryExpr)
 	if !ok || u.Op != token.AND {
 		return ""
@@ -146,17 +172,49 @@ func destinationType(arg ast.Expr, at token.Pos, declared map[string][]declarati
 	if !ok {
 		return ""
 	}
-	var typ ast.Expr
-	for _, d := range declared[v.Name] { // the last one before the call
-		if d.pos < at {
-			typ = d.typ
-		}
+	obj, ok := info.Uses[v].(*types.Var)
+	if !ok {
+		return ""
 	}
-	switch typ := typ.(type) {
+	switch typ := declared[obj.Pos()].(type) {
 	case *ast.Ident:
 		return "*httpapi." + typ.Name
 	case *ast.SelectorExpr:
 		return "*" + types.ExprString(typ)
 	}
 	return ""
+}
+
+// strictDestinations sees a call wherever it is (a function literal at package level,
+// a method) and types &v by the v in scope at the call, not by the last declaration of
+// that name before it; a v whose type is not written, and a decoder used as a value,
+// are refused. Before, the walk read FuncDecls only and took the last declaration by
+// position: the function literal's type went unlisted, and shadow's was
+// shadowedInner's, so FuzzStrictKeysFastIsSlow could miss a body type with the test
+// passing.
+func TestStrictDestinationsSeeEveryShape(t *testing.T) {
+	got, err := strictDestinations(filepath.Join("testdata", "strictshapes"))
+	want := map[string]bool{"*httpapi.inFuncLit": true, "*httpapi.outer": true, "*httpapi.inMethod": true, "*httpapi.param": true}
+	for typ := range want {
+		if _, ok := got[typ]; !ok {
+			t.Errorf("%s: not found", typ)
+		}
+	}
+	for typ, where := range got {
+		if !want[typ] {
+			t.Errorf("%s (%s): not decoded there", typ, where)
+		}
+	}
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	for _, refused := range []string{"shapes.go:54:", "shapes.go:60:"} {
+		if !strings.Contains(msg, refused) {
+			t.Errorf("the call at %s is not refused: %q", refused, msg)
+		}
+	}
+	if n := strings.Count(msg, "\n") + 1; msg != "" && n != 2 {
+		t.Errorf("%d problems, want 2:\n%s", n, msg)
+	}
 }
