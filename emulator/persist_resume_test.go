@@ -2,8 +2,10 @@ package emulator
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,10 +60,40 @@ func TestPersistResumedLifecycleStepsAsTheLiveOne(t *testing.T) {
 
 	livePath := filepath.Join(dir, "live.json")
 	live := open(livePath, start)
+	var created, production []string
 	for _, target := range []string{"production", "preview", "production", "preview"} {
-		do(live, "POST", "/v1/deployments", `{"project_id":"prj_shop","files":{},"target":"`+target+`"}`)
+		var d struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(do(live, "POST", "/v1/deployments", `{"project_id":"prj_shop","files":{},"target":"`+target+`"}`), &d); err != nil || d.ID == "" {
+			t.Fatalf("the created deployment's id: %q, %v", d.ID, err)
+		}
+		created = append(created, d.ID)
+		if target == "production" {
+			production = append(production, d.ID)
+		}
+	}
+	// what the comparisons below compare is a world mid-lifecycle, then one whose
+	// steps moved the production pointer: the live world says so first, so that a
+	// lifecycle slower than the test's clock cannot leave them comparing two still worlds
+	lived := func(what, status string, pointerMoved bool) {
+		t.Helper()
+		w := stateOf(live)
+		for _, id := range created {
+			for _, d := range w.Deployments {
+				if d["id"] == id && d["status"] != status {
+					t.Fatalf("%s: %s is %v, want %s", what, id, d["status"], status)
+				}
+			}
+		}
+		for _, p := range w.Projects {
+			if p["id"] == "prj_shop" && slices.Contains(production, fmt.Sprint(p["production_deployment_id"])) != pointerMoved {
+				t.Fatalf("%s: prj_shop's production deployment is %v (created for production: %v)", what, p["production_deployment_id"], production)
+			}
+		}
 	}
 	do(live, "POST", "/_emulator/clock/advance", `{"by":"1s"}`) // all building, from start+1s
+	lived("before the crash", "building", false)
 	live.saver.Settle()
 	resumedPath := filepath.Join(dir, "resumed.json")
 	crashCopy(t, livePath, resumedPath)
@@ -73,6 +105,7 @@ func TestPersistResumedLifecycleStepsAsTheLiveOne(t *testing.T) {
 	for _, e := range []*Emulator{live, resumed} {
 		do(e, "POST", "/_emulator/clock/advance", `{"by":"6s"}`) // ready: live steps by ref, resumed ones by id
 	}
+	lived("stepped", "ready", true)
 	same("stepped after the replay", stateOf(resumed), stateOf(live))
 	resumed.saver.Settle()
 	againPath := filepath.Join(dir, "again.json")
