@@ -24,13 +24,14 @@ func TestGuardWithoutAShellNamesIt(t *testing.T) {
 	if err := os.WriteFile(notExec, []byte("#!/nothing\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, shell := range []string{filepath.Join(dir, "missing", "sh"), notExec} {
+	for shell, why := range map[string]string{filepath.Join(dir, "missing", "sh"): "no such file or directory", notExec: "permission denied"} {
 		want := func(what string, err error) {
 			t.Helper()
 			if err == nil {
 				t.Fatalf("%s with %s: no error", what, shell)
 			}
-			if msg := err.Error(); !strings.Contains(msg, "needs "+shell) || !strings.Contains(msg, shell+" cannot be run here") || strings.Contains(msg, "baseline") {
+			// the path once, as what cannot be run, and why in the words of the system
+			if msg := err.Error(); !strings.Contains(msg, "needs "+shell) || !strings.Contains(msg, shell+" cannot be run here ("+why+")") || strings.Contains(msg, "baseline") {
 				t.Errorf("%s with %s: %q, want the shell named as what mutate needs", what, shell, msg)
 			}
 		}

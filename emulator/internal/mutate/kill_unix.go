@@ -38,11 +38,17 @@ func guardMissing(shell string) error {
 	return nil
 }
 
-// unwrapPath is err without the *fs.PathError's path, which the message names already.
+// unwrapPath is err without the path, which the message names already: the
+// *fs.PathError's (a missing shell), else the *exec.Error's (a shell that is not
+// executable: exec: "/bin/sh": permission denied).
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
 	}
 	return err
 }
