@@ -551,3 +551,82 @@ func BenchmarkRecordGetServed(b *testing.B) {
 		}
 	}
 }
+
+// TestCarvedEntriesNeverChange: entries recorded from several goroutines at once share
+// the journal's chunks (own copies their strings into carved parts); every entry Record
+// gave back, long dropped from the ring or not, still reads what was recorded, and the
+// ring's entries too (-race: carving and reading never race).
+func TestCarvedEntriesNeverChange(t *testing.T) {
+	j := journal.New(50)
+	const workers, each = 4, 600
+	got := make([][]journal.Entry, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			sent := new(journal.AnswerHead)
+			for i := range each {
+				id := fmt.Sprintf("%d-%d", w, i)
+				*sent = journal.AnswerHead{}
+				sent.Take(http.Header{"Content-Type": {"application/json"}, "X-Ratelimit-Remaining": {id}})
+				e := journal.Entry{Method: "GET", Path: "/v1/deployments/dpl_" + id, Query: "q=" + id, Status: 200, Time: t0}
+				if i%2 == 0 {
+					e.SetServedRequestHeaders(http.Header{"X-Id": {id}}, "127.0.0.1:4000")
+				} else {
+					e.SetRequestHeaders(http.Header{"X-Id": {id}})
+				}
+				e.SetAnswerHead(sent)
+				got[w] = append(got[w], j.Record(e))
+				if i%50 == 0 {
+					j.List(journal.Filter{}) // a reader among the writers
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for w := range workers {
+		for i, e := range got[w] {
+			id := fmt.Sprintf("%d-%d", w, i)
+			if e.Path != "/v1/deployments/dpl_"+id || e.Query != "q="+id {
+				t.Fatalf("entry %s: path %q query %q", id, e.Path, e.Query)
+			}
+			if len(e.Headers) != 1 || e.Headers[0].Value != id {
+				t.Fatalf("entry %s: headers %v", id, e.Headers)
+			}
+			if v := e.Response.Headers; len(v) != 2 || v[1].Name != "X-Ratelimit-Remaining" || v[1].Value != id {
+				t.Fatalf("entry %s: answer headers %v", id, v)
+			}
+		}
+	}
+	for _, e := range j.List(journal.Filter{}) {
+		_, id, _ := strings.Cut(e.Path, "dpl_")
+		if e.Query != "q="+id || e.Headers[0].Value != id || e.Response.Headers[1].Value != id {
+			t.Fatalf("ring entry %s: %q %v %v", id, e.Query, e.Headers, e.Response.Headers)
+		}
+	}
+}
+
+// TestRecordGetServedAllocatesNothing: a served GET's entry (its headers kept to be made
+// when read, its answer shared, its answer head taken) costs no allocation of its own
+// once the journal's chunks are carved from, where it cost two (own's string and
+// headers): the hot path's share of issue #38's GET.
+func TestRecordGetServedAllocatesNothing(t *testing.T) {
+	j := journal.New(1000)
+	answer := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Vary": {"Accept-Encoding"},
+		"X-Ratelimit-Limit": {"3000"}, "X-Ratelimit-Remaining": {"2997"}, "X-Ratelimit-Reset": {"1795723430"}}
+	req := http.Header{"Authorization": {"Bearer hostemu-read"}}
+	body := strings.Repeat("x", 896)
+	sent := new(journal.AnswerHead)
+	allocs := testing.AllocsPerRun(2000, func() {
+		*sent = journal.AnswerHead{}
+		sent.Take(answer)
+		e := journal.Entry{Method: "GET", Path: "/v1/deployments/dpl_0123456789abcdefghij", Status: 200, Scope: "read", Service: "hosting", Time: t0}
+		e.SetServedRequestHeaders(req, "127.0.0.1:4000")
+		e.SetToken("hostemu-read")
+		e.SetSharedResponse(200, nil, body)
+		e.SetAnswerHead(sent)
+		j.RecordTo(&e)
+	})
+	if allocs > 0.25 {
+		t.Fatalf("%.2f allocations an entry, want the chunks' share (about 0.06)", allocs)
+	}
+}

@@ -12,15 +12,16 @@ import (
 // boundary when they are text; the names cut silently at MaxName, the host at MaxHost;
 // the headers at MaxHeaders bytes and maxHeaderCount headers; the answer's body at
 // MaxBody and its headers at MaxAnswerHeaders bytes) and copies what is kept into one
-// allocation, and the request's and the answer's headers into one slice: a request's
-// strings share memory with its whole request, which must not stay alive, an answer's
-// body is a buffer the caller reuses, and one copy costs less than one per field on the
-// hot path.
+// part carved from c's chunks, and the request's and the answer's headers into one
+// slice carved from them (a nil c, or a big entry, allocates them): a request's strings
+// share memory with its whole request, which must not stay alive, an answer's body is a
+// buffer the caller reuses, and one copy costs less than one per field on the hot path,
+// carved parts less than two allocations an entry.
 //
 // Its buffers are on the stack, sized for the usual request (a few headers) unless
 // this one has more: zeroing and copying buffers for 32 headers was a good part of an
 // entry's cost.
-func (e *Entry) own() {
+func (e *Entry) own(c *carver) {
 	// bodies never modified, whole (SetKeptBody, SetSharedResponse): kept as they are,
 	// out of the copy (set aside here, without a deferred call, and put back after)
 	kept := e.kept
@@ -39,11 +40,11 @@ func (e *Entry) own() {
 	if n > smallHeaderCount {
 		var buf [maxHeaderCount]Header
 		var spans [maxHeaderCount]span
-		e.ownWith(kept, buf[:], spans[:])
+		e.ownWith(c, kept, buf[:], spans[:])
 	} else {
 		var buf [smallHeaderCount]Header
 		var spans [smallHeaderCount]span
-		e.ownWith(kept, buf[:], spans[:])
+		e.ownWith(c, kept, buf[:], spans[:])
 	}
 	if kept&keptRequest != 0 {
 		e.Body = body
@@ -60,7 +61,7 @@ const smallHeaderCount = 8
 // ownWith is own with buf for the request's headers (as many as it has, up to
 // maxHeaderCount) and spans for what is kept of them; kept is what the entry's kept
 // said (its kept bodies already set aside).
-func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
+func (e *Entry) ownWith(c *carver, kept keptBodies, buf []Header, spans []span) {
 	e.Method = method(e.Method)
 	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
 	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
@@ -121,23 +122,22 @@ func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 	if total == 0 && n+an == 0 {
 		return
 	}
-	var b strings.Builder
-	b.Grow(total)
+	dst, w := c.bytes(total), 0
 	for _, f := range fields {
-		b.WriteString(*f)
+		w += copy(dst[w:], *f)
 	}
-	b.Write(answerBody)
+	w += copy(dst[w:], answerBody)
 	for i, sp := range spans[:n] {
-		b.WriteString(src[i].Name[:sp.name])
-		b.WriteString(src[i].Value[:sp.value])
+		w += copy(dst[w:], src[i].Name[:sp.name])
+		w += copy(dst[w:], src[i].Value[:sp.value])
 	}
 	for i, sp := range aspans[:an] {
 		if !constNames {
-			b.WriteString(asrc[i].Name[:sp.name])
+			w += copy(dst[w:], asrc[i].Name[:sp.name])
 		}
-		b.WriteString(asrc[i].Value[:sp.value])
+		w += copy(dst[w:], asrc[i].Value[:sp.value])
 	}
-	all, at := b.String(), 0
+	all, at := stringOf(dst[:w]), 0
 	take := func(n int) string { s := all[at : at+n]; at += n; return s }
 	for _, f := range fields {
 		*f = take(len(*f))
@@ -148,7 +148,7 @@ func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 	if n+an == 0 {
 		return
 	}
-	out := make(Headers, n+an)
+	out := c.headers(n + an)
 	for i, sp := range spans[:n] {
 		out[i] = Header{Name: take(sp.name), Value: take(sp.value)}
 	}

@@ -19,7 +19,9 @@ import (
 
 // TestBinaryHotPaths is TestBinaryVsGin for every hot path: the built hostemu binary
 // (as users run it, with and without --state) against the baregin binary serving the
-// bare handlers of package bare (and http.FileServer for the edge), each server pinned
+// bare handlers of package bare (and http.FileServer for the edge; for the GET, the
+// reference doing the same work, as TestBinaryVsGin's, and plain bare gin in a row of
+// its own, informative), each server pinned
 // to CPU 0 and the load (wrk's or loadgen's 16 connections) to CPU 1, rounds
 // alternated. It prints requests per second, their ratio, and each server's CPU time
 // per request; encrypt+decrypt is the time of one of each. It asserts nothing about
@@ -57,7 +59,9 @@ func TestBinaryHotPaths(t *testing.T) {
 	emuAddr, emuStateAddr := freeAddr(t), freeAddr(t)
 	emu := start(t, taskset, filepath.Join(dir, "hostemu"), append([]string{"--addr", emuAddr}, emuArgs...)...)
 	emuState := start(t, taskset, filepath.Join(dir, "hostemu"), append([]string{"--addr", emuStateAddr, "--state", filepath.Join(dir, "state.json")}, emuArgs...)...)
-	getPath := "/v1/deployments/" + firstDeployment(t, "http://"+emuAddr)
+	// the GET's reference does the same work (TestBinaryVsGin: the id found in a map,
+	// hostemu's answer head); plain bare gin's row beside it is informative
+	getPath, refArgs := sameWork(t, "http://"+emuAddr, dir)
 	body := file("body.json", get(t, "http://"+emuAddr+getPath))
 
 	// the edge: a default deployment's site, and the same bytes from http.FileServer
@@ -72,6 +76,11 @@ func TestBinaryHotPaths(t *testing.T) {
 	ginAddr, ginStateAddr, ginEdgeAddr := freeAddr(t), freeAddr(t), freeAddr(t)
 	bare := start(t, taskset, filepath.Join(dir, "baregin"), "-addr", ginAddr, "-body", body, "-edge-addr", ginEdgeAddr, "-edge-file", file("page.html", page))
 	bareState := start(t, taskset, filepath.Join(dir, "baregin"), "-addr", ginStateAddr, "-body", body, "-state-log", filepath.Join(dir, "bare.log"))
+	refAddr := freeAddr(t)
+	ref := start(t, taskset, filepath.Join(dir, "baregin"), append([]string{"-addr", refAddr, "-body", body}, refArgs...)...)
+	if got := do(t, "GET", "http://"+refAddr+getPath, "", "Bearer hostemu-read", nil, 200); !bytes.Equal(got, get(t, "http://"+emuAddr+getPath)) {
+		t.Fatal("the reference answers other bytes than hostemu")
+	}
 	if got := do(t, "GET", "http://"+ginEdgeAddr+"/", "", "", nil, 200); !bytes.Equal(got, page) {
 		t.Fatal("the file server answers other bytes")
 	}
@@ -95,7 +104,8 @@ func TestBinaryHotPaths(t *testing.T) {
 	deploy, cipherKey := "Authorization: Bearer hostemu-deploy", "Authorization: Bearer hostemu-cipher"
 	json := "Content-Type: application/json"
 	cases := []hot{
-		{"GET /v1/deployments/{id}", "GET", getPath, []string{"Authorization: Bearer hostemu-read"}, side{p: emu, addr: emuAddr}, side{p: bare, addr: ginAddr}},
+		{"GET /v1/deployments/{id}", "GET", getPath, []string{"Authorization: Bearer hostemu-read"}, side{p: emu, addr: emuAddr}, side{p: ref, addr: refAddr}},
+		{"GET /v1/deployments/{id}, plain gin", "GET", getPath, []string{"Authorization: Bearer hostemu-read"}, side{p: emu, addr: emuAddr}, side{p: bare, addr: ginAddr}},
 		{"POST /v1/deployments", "POST", "/v1/deployments", []string{deploy, json}, side{p: emu, addr: emuAddr, body: create}, side{p: bare, addr: ginAddr, body: create}},
 		{"POST /v1/deployments --state", "POST", "/v1/deployments", []string{deploy, json}, side{p: emuState, addr: emuStateAddr, body: create}, side{p: bareState, addr: ginStateAddr, body: create}},
 	}

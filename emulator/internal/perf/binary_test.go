@@ -86,25 +86,11 @@ func TestBinaryVsGin(t *testing.T) {
 	if bin := os.Getenv("HOSTEMU_PERF_BEFORE"); bin != "" {
 		before = hostemu("before", bin)
 	}
-	ids := deploymentIDs(t, "http://"+emu.addr)
-	path := "/v1/deployments/" + ids[0]
+	path, refArgs := sameWork(t, "http://"+emu.addr, dir)
 	body := get(t, "http://"+emu.addr+path)
-	bodyFile, idsFile := filepath.Join(dir, "body.json"), filepath.Join(dir, "ids")
+	bodyFile := filepath.Join(dir, "body.json")
 	if err := os.WriteFile(bodyFile, body, 0o600); err != nil {
 		t.Fatal(err)
-	}
-	if err := os.WriteFile(idsFile, []byte(strings.Join(ids, "\n")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var head []string // hostemu's answer head as -header flags
-	for name, vals := range answerHead(t, "http://"+emu.addr+path) {
-		switch name {
-		case "Date", "Content-Length", "Content-Type": // net/http's or gin's own on both sides
-		default:
-			for _, v := range vals {
-				head = append(head, "-header", name+": "+v)
-			}
-		}
 	}
 	reference := func(name string, args ...string) *side {
 		s := &side{name: name, addr: freeAddr(t)}
@@ -115,17 +101,17 @@ func TestBinaryVsGin(t *testing.T) {
 		}
 		return s
 	}
-	ref := reference("reference", append([]string{"-ids", idsFile}, head...)...)
+	ref := reference("reference", refArgs...)
 	do(t, "GET", "http://"+ref.addr+"/v1/deployments/dpl_none", "", "Bearer hostemu-read", nil, 404)
 	bare := reference("bare gin")
-	t.Logf("the reference: %d deployment ids, the head %q", len(ids), head)
+	t.Logf("the reference: %q", refArgs)
 	sides := []*side{emu, twin, ref, bare}
 	if before != nil {
 		sides = append(sides, before)
 	}
 	var ginH *side
 	if os.Getenv("HOSTEMU_PERF_GIN_HEADERS") != "" {
-		ginH = reference("gin with the head", head...)
+		ginH = reference("gin with the head", refArgs[2:]...) // the head without -ids
 		sides = append(sides, ginH)
 	}
 
@@ -193,6 +179,33 @@ func TestBinaryVsGin(t *testing.T) {
 	if ginH != nil {
 		t.Logf("hostemu against gin with the head (no lookup):                               %s", against(emu, ginH))
 	}
+}
+
+// sameWork is the GET the GET rows measure (the first deployment of the world served at
+// base) and baregin's flags for the reference doing the same work as hostemu's answer
+// to it (issue #38's rule): -ids, a file in dir of the world's deployment ids, which it
+// finds each GET's id among, and one -header for each header of hostemu's answer head
+// but net/http's or gin's own (Date, Content-Length, Content-Type), which both sides
+// write. The -ids pair comes first.
+func sameWork(t *testing.T, base, dir string) (path string, args []string) {
+	t.Helper()
+	ids := deploymentIDs(t, base)
+	idsFile := filepath.Join(dir, "ids")
+	if err := os.WriteFile(idsFile, []byte(strings.Join(ids, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path = "/v1/deployments/" + ids[0]
+	args = []string{"-ids", idsFile}
+	for name, vals := range answerHead(t, base+path) {
+		switch name {
+		case "Date", "Content-Length", "Content-Type": // net/http's or gin's own on both sides
+		default:
+			for _, v := range vals {
+				args = append(args, "-header", name+": "+v)
+			}
+		}
+	}
+	return path, args
 }
 
 // deploymentIDs are the ids of every deployment of the world served at base, newest
