@@ -255,7 +255,9 @@ func (st Step) problems(at string, step bool) []string {
 		}
 		return problems
 	}
-	if st.Status == 0 && st.Error == "" && st.Delay == nil && !st.Drop && !st.RateLimit && !st.Timeout && st.Headers == nil && st.Body == nil && st.Break == "" {
+	// headers of no entries are no headers: the listing writes them as absent, and a
+	// fault valid only for an empty map would list as one that is not
+	if st.Status == 0 && st.Error == "" && st.Delay == nil && !st.Drop && !st.RateLimit && !st.Timeout && len(st.Headers) == 0 && st.Body == nil && st.Break == "" {
 		want := "status, error, delay, drop, rate_limit, timeout, headers, body or break"
 		if step {
 			want += `, or "pass": true`
@@ -297,7 +299,7 @@ func (st Step) problems(at string, step bool) []string {
 	if n > 1 {
 		add("status (or error), drop, rate_limit and timeout exclude each other")
 	}
-	if (st.Drop || st.Timeout) && (st.Headers != nil || st.Body != nil) {
+	if (st.Drop || st.Timeout) && (len(st.Headers) > 0 || st.Body != nil) {
 		add("headers and body go with an answer: drop and timeout send none")
 	}
 	switch {
@@ -375,7 +377,7 @@ func (st Step) breakProblems(at string) []string {
 	if st.Break != "" && (st.Drop || st.Timeout || st.RateLimit) {
 		add("break excludes drop, timeout and rate_limit")
 	}
-	if st.Break == BreakReset && (st.Status != 0 || st.Error != "" || st.Headers != nil || st.Body != nil) {
+	if st.Break == BreakReset && (st.Status != 0 || st.Error != "" || len(st.Headers) > 0 || st.Body != nil) {
 		add("break reset sends no answer: it excludes status, error, headers and body")
 	}
 	if st.Break == BreakMalformed && st.Body != nil {

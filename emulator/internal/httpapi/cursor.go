@@ -54,7 +54,9 @@ func (a *API) decodeCursor(scope, s string) (*state.Key, error) {
 	}
 	bad := apperr.New(apperr.InvalidCursor, "the cursor is not one this list returned")
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	if err != nil || len(b) < 17+cursorMACLen || len(b) > 17+128+cursorMACLen || b[0] != cursorVersion {
+	// the decoder skips '\r' and '\n' even when strict, so a cursor with a line break in it
+	// would decode as the one without: only the text encodeCursor wrote is that cursor
+	if err != nil || base64.RawURLEncoding.EncodedLen(len(b)) != len(s) || len(b) < 17+cursorMACLen || len(b) > 17+128+cursorMACLen || b[0] != cursorVersion {
 		return nil, bad
 	}
 	body, sum := b[:len(b)-cursorMACLen], b[len(b)-cursorMACLen:]
