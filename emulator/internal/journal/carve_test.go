@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -56,5 +57,30 @@ func TestDroppedEntriesAreLetGo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecodingIntoAnEntryLeavesTheJournalAlone: JSON decoded into a copy of a
+// journaled entry (Headers' UnmarshalJSON) gives the copy headers of its own: its old
+// ones are the journal's carved slots, shared with the journal's entry and never
+// written again.
+func TestDecodingIntoAnEntryLeavesTheJournalAlone(t *testing.T) {
+	j := journal.New(10)
+	e := journal.Entry{Method: "GET", Path: "/p", Status: 200}
+	e.SetRequestHeaders(http.Header{"X-A": {"1"}, "X-B": {"2"}})
+	e.SetResponse(200, http.Header{"Content-Type": {"application/json"}}, nil)
+	got := j.Record(e)
+	if err := json.Unmarshal([]byte(`{"headers":{"X-C":"3"},"response":{"headers":{"Location":"/x"}}}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Headers) != 1 || got.Headers[0] != (journal.Header{Name: "X-C", Value: "3"}) {
+		t.Fatalf("decoded: %v", got.Headers)
+	}
+	kept := j.List(journal.Filter{})[0]
+	if h := kept.Headers; len(h) != 2 || h[0] != (journal.Header{Name: "X-A", Value: "1"}) || h[1] != (journal.Header{Name: "X-B", Value: "2"}) {
+		t.Fatalf("the journal's entry's headers changed: %v", h)
+	}
+	if h := kept.Response.Headers; len(h) != 1 || h[0] != (journal.Header{Name: "Content-Type", Value: "application/json"}) {
+		t.Fatalf("the journal's entry's answer headers changed: %v", h)
 	}
 }
