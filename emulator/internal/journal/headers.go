@@ -217,13 +217,15 @@ func (h Headers) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads the object MarshalJSON writes.
+// UnmarshalJSON reads the object MarshalJSON writes, into a slice of its own: h may be
+// a journaled entry's, whose slots (carved, shared with every copy) are never written
+// again.
 func (h *Headers) UnmarshalJSON(b []byte) error {
 	var m map[string]string
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	*h = (*h)[:0]
+	*h = make(Headers, 0, len(m))
 	for k, v := range m {
 		*h = append(*h, Header{Name: k, Value: v})
 	}

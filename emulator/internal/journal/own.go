@@ -122,7 +122,8 @@ func (e *Entry) ownWith(c *carver, kept keptBodies, buf []Header, spans []span) 
 	if total == 0 && n+an == 0 {
 		return
 	}
-	dst, w := c.bytes(total), 0
+	dst, out := c.parts(total, n+an)
+	w := 0
 	for _, f := range fields {
 		w += copy(dst[w:], *f)
 	}
@@ -148,7 +149,6 @@ func (e *Entry) ownWith(c *carver, kept keptBodies, buf []Header, spans []span) 
 	if n+an == 0 {
 		return
 	}
-	out := c.headers(n + an)
 	for i, sp := range spans[:n] {
 		out[i] = Header{Name: take(sp.name), Value: take(sp.value)}
 	}
