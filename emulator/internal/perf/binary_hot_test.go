@@ -196,11 +196,11 @@ func TestBinaryHotPaths(t *testing.T) {
 			pr[0], pr[1] = append(pr[0], 1/er), append(pr[1], 1/gr)
 			perReq[c.name] = pr
 		}
-		t.Logf("%-30s hostemu %7.0f req/s %6.1f µs CPU | bare %7.0f req/s %6.1f µs CPU | %.2f of bare (min %.2f, max %.2f), %.2f× its CPU | load %s",
+		t.Logf("%-36s hostemu %7.0f req/s %6.1f µs CPU | bare %7.0f req/s %6.1f µs CPU | %.2f of bare (min %.2f, max %.2f), %.2f× its CPU | load %s",
 			c.name, median(e), median(ec), median(g), median(gc), median(ratios), slices.Min(ratios), slices.Max(ratios), median(cpus), loadAvg())
 		// all rounds together: a round of a growing world may or may not hold one of its
 		// few, large collections, which swings its own figures by half
-		t.Logf("%-30s all rounds: %.2f of bare's rate, %.2f× its CPU per request", "", (all[0].n/all[0].secs)/(all[1].n/all[1].secs), (all[0].cpu/all[0].n)/(all[1].cpu/all[1].n))
+		t.Logf("%-36s all rounds: %.2f of bare's rate, %.2f× its CPU per request", "", (all[0].n/all[0].secs)/(all[1].n/all[1].secs), (all[0].cpu/all[0].n)/(all[1].cpu/all[1].n))
 	}
 	for _, size := range []string{"1 KiB", "64 KiB"} {
 		enc, dec := perReq["encrypt "+size], perReq["decrypt "+size]
@@ -211,7 +211,7 @@ func TestBinaryHotPaths(t *testing.T) {
 		for r := range enc[0] {
 			ratios = append(ratios, (enc[1][r]+dec[1][r])/(enc[0][r]+dec[0][r]))
 		}
-		t.Logf("%-30s %.2f of bare (min %.2f, max %.2f)", "encrypt+decrypt "+size, median(ratios), slices.Min(ratios), slices.Max(ratios))
+		t.Logf("%-36s %.2f of bare (min %.2f, max %.2f)", "encrypt+decrypt "+size, median(ratios), slices.Min(ratios), slices.Max(ratios))
 	}
 	if only.MatchString("exec") {
 		execHealthy(t, filepath.Join(dir, "hostemu"))
@@ -246,7 +246,7 @@ func execHealthy(t *testing.T, bin string) {
 		took = append(took, float64(d))
 	}
 	slices.Sort(took)
-	t.Logf("%-30s median %s (min %s, max %s) | load %s", "exec → healthy", dur(took[len(took)/2]), dur(took[0]), dur(took[len(took)-1]), loadAvg())
+	t.Logf("%-36s median %s (min %s, max %s) | load %s", "exec → healthy", dur(took[len(took)/2]), dur(took[0]), dur(took[len(took)-1]), loadAvg())
 }
 
 // do sends one request and fails the test unless it gets want; headers are name,
