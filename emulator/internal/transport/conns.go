@@ -330,29 +330,23 @@ type limitedConn struct {
 // setRead sets Conn's read deadline to t (with the write deadline too when both), and
 // keeps readSets and clearAt (see there).
 func (c *limitedConn) setRead(t time.Time, both bool) error {
-	if t.IsZero() {
-		seen := c.readSets.Load()
-		if !both && c.clearAt.Load() == seen+1 {
-			return nil // none already
-		}
-		var err error
-		if both {
-			err = c.Conn.SetDeadline(t)
-		} else {
-			err = c.Conn.SetReadDeadline(t)
-		}
-		if err == nil {
-			c.clearAt.Store(seen + 1)
-		}
+	set := c.Conn.SetReadDeadline
+	if both {
+		set = c.Conn.SetDeadline
+	}
+	if !t.IsZero() {
+		err := set(t)
+		c.readSets.Add(1) // after: a clearing that read the count before does not count as last
 		return err
 	}
-	var err error
-	if both {
-		err = c.Conn.SetDeadline(t)
-	} else {
-		err = c.Conn.SetReadDeadline(t)
+	seen := c.readSets.Load()
+	if !both && c.clearAt.Load() == seen+1 {
+		return nil // none already
 	}
-	c.readSets.Add(1) // after: a clearing that read the count before does not count as last
+	err := set(t)
+	if err == nil {
+		c.clearAt.Store(seen + 1)
+	}
 	return err
 }
 
