@@ -2,7 +2,6 @@ package journal
 
 import (
 	"net/http"
-	"strings"
 	"unsafe"
 
 	"github.com/hostemu/hostemu/emulator/internal/utf8cut"
@@ -128,16 +127,8 @@ func (e *Entry) ownWith(c *carver, kept keptBodies, buf []Header, spans []span) 
 		w += copy(dst[w:], *f)
 	}
 	w += copy(dst[w:], answerBody)
-	for i, sp := range spans[:n] {
-		w += copy(dst[w:], src[i].Name[:sp.name])
-		w += copy(dst[w:], src[i].Value[:sp.value])
-	}
-	for i, sp := range aspans[:an] {
-		if !constNames {
-			w += copy(dst[w:], asrc[i].Name[:sp.name])
-		}
-		w += copy(dst[w:], asrc[i].Value[:sp.value])
-	}
+	w = putSpans(dst, w, src, spans[:n], true)
+	w = putSpans(dst, w, asrc, aspans[:an], !constNames) // constant names are kept as they are
 	all, at := stringOf(dst[:w]), 0
 	take := func(n int) string { s := all[at : at+n]; at += n; return s }
 	for _, f := range fields {
@@ -149,16 +140,8 @@ func (e *Entry) ownWith(c *carver, kept keptBodies, buf []Header, spans []span) 
 	if n+an == 0 {
 		return
 	}
-	for i, sp := range spans[:n] {
-		out[i] = Header{Name: take(sp.name), Value: take(sp.value)}
-	}
-	for i, sp := range aspans[:an] {
-		name := asrc[i].Name // a constant (never cut: a name is cut only where the header is left out)
-		if !constNames {
-			name = take(sp.name)
-		}
-		out[n+i] = Header{Name: name, Value: take(sp.value)}
-	}
+	at = takeSpans(out[:n], all, at, src, spans[:n], true)
+	takeSpans(out[n:], all, at, asrc, aspans[:an], !constNames)
 	if n > 0 {
 		e.Headers = out[:n:n]
 	}
@@ -247,19 +230,38 @@ func (e *Entry) makeHeaders() {
 	for _, sp := range spans[:n] {
 		total += sp.name + sp.value
 	}
-	var b strings.Builder
-	b.Grow(total)
-	for i, sp := range spans[:n] {
-		b.WriteString(src[i].Name[:sp.name])
-		b.WriteString(src[i].Value[:sp.value])
-	}
-	all, at := b.String(), 0
-	out := make(Headers, n)
-	for i, sp := range spans[:n] {
-		out[i] = Header{Name: all[at : at+sp.name], Value: all[at+sp.name : at+sp.name+sp.value]}
-		at += sp.name + sp.value
-	}
+	// allocated on their own, not carved: made long after the chunks of their time
+	dst, out := (*carver)(nil).parts(total, n)
+	all := stringOf(dst[:putSpans(dst, 0, src, spans[:n], true)])
+	takeSpans(out, all, 0, src, spans[:n], true)
 	e.Headers = out
+}
+
+// putSpans copies what spans keep of src's headers into dst from w (their names too
+// when names), for own and makeHeaders, and returns where the copy ends.
+func putSpans(dst []byte, w int, src Headers, spans []span, names bool) int {
+	for i, sp := range spans {
+		if names {
+			w += copy(dst[w:], src[i].Name[:sp.name])
+		}
+		w += copy(dst[w:], src[i].Value[:sp.value])
+	}
+	return w
+}
+
+// takeSpans fills out with the headers putSpans wrote into all from at, and returns
+// where they end; without names, each keeps src's name (a constant, never cut: a name
+// is cut only where the header is left out).
+func takeSpans(out Headers, all string, at int, src Headers, spans []span, names bool) int {
+	for i, sp := range spans {
+		name := src[i].Name
+		if names {
+			name, at = all[at:at+sp.name], at+sp.name
+		}
+		out[i] = Header{Name: name, Value: all[at : at+sp.value]}
+		at += sp.value
+	}
+	return at
 }
 
 // lazyHeadersBytes is what the Headers made of h (makeHeaders) hold, counted as
