@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,25 +29,34 @@ func setRateHeaders(h http.Header, d ratelimit.Decision) {
 
 // smallInts are the decimal forms of the limits and counts most headers carry, made
 // once rather than on every response: substrings of one string, so that making them
-// is one allocation at start-up, not 5,001.
-var smallInts = func() (t [5001]string) {
+// is one allocation, not 5,001. They are made on the first answer that carries them,
+// not at start-up: the table is 80 KiB, about 25 of a start's page faults (a start is
+// mostly page faults: docs/performance.md, "Start-up, again").
+var (
+	smallInts     [5001]string
+	smallIntsOnce sync.Once
+)
+
+func makeSmallInts() {
 	var b []byte
-	ends := [len(t)]int{}
-	for i := range t {
+	for i := range smallInts {
 		b = strconv.AppendInt(b, int64(i), 10)
-		ends[i] = len(b)
 	}
 	all, start := string(b), 0
-	for i := range t {
-		t[i], start = all[start:ends[i]], ends[i]
+	for i := range smallInts {
+		end := start + 1
+		for n := i; n >= 10; n /= 10 {
+			end++
+		}
+		smallInts[i], start = all[start:end], end
 	}
-	return t
-}()
+}
 
 // smallItoas is a header value of the decimal form of n: a slice of smallInts when n
 // is small.
 func smallItoas(n int64) []string {
 	if n >= 0 && n < int64(len(smallInts)) {
+		smallIntsOnce.Do(makeSmallInts)
 		return smallInts[n : n+1 : n+1]
 	}
 	return []string{itoa(n)}

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestSmallIntsAreTheirDecimals holds the start-up table (substrings of one string) to
+// TestSmallIntsAreTheirDecimals holds the table made on first use (substrings of one string) to
 // strconv, at every index and just past it.
 func TestSmallIntsAreTheirDecimals(t *testing.T) {
 	for i := int64(-1); i <= int64(len(smallInts)); i++ {

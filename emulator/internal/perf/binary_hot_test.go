@@ -214,7 +214,7 @@ func TestBinaryHotPaths(t *testing.T) {
 		t.Logf("%-36s %.2f of bare (min %.2f, max %.2f)", "encrypt+decrypt "+size, median(ratios), slices.Min(ratios), slices.Max(ratios))
 	}
 	if only.MatchString("exec") {
-		execHealthy(t, filepath.Join(dir, "hostemu"))
+		execHealthy(t, filepath.Join(dir, "hostemu"), filepath.Join(dir, "baregin"), body)
 	}
 }
 
@@ -236,17 +236,29 @@ func quiet(t *testing.T, pid int) {
 }
 
 // execHealthy prints the median of 10 starts of the binary with the default fixtures,
-// from exec to the first answer of /_emulator/health.
-func execHealthy(t *testing.T, bin string) {
-	var took []float64
-	for range 10 {
+// from exec to the first answer of /_emulator/health, beside the median of 10 starts
+// of the reference (bare gin answering the same route as soon as it listens, -body
+// its GET's bytes), the two in turn: what a start costs on this machine before any of
+// hostemu's work, the floor of the row.
+func execHealthy(t *testing.T, bin, ref, body string) {
+	var took, refTook []float64
+	for i := range 20 {
 		addr := freeAddr(t)
-		d, _, stop := healthy(t, bin, addr, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text")
-		stop()
-		took = append(took, float64(d))
+		if i%2 == 0 {
+			d, _, stop := healthy(t, bin, addr, "--addr", addr, "--tls-addr", "", "--ca-dir", ":memory:", "--log-format", "text")
+			stop()
+			took = append(took, float64(d))
+		} else {
+			d, _, stop := healthy(t, ref, addr, "-addr", addr, "-body", body)
+			stop()
+			refTook = append(refTook, float64(d))
+		}
 	}
 	slices.Sort(took)
-	t.Logf("%-36s median %s (min %s, max %s) | load %s", "exec → healthy", dur(took[len(took)/2]), dur(took[0]), dur(took[len(took)-1]), loadAvg())
+	slices.Sort(refTook)
+	t.Logf("%-36s median %s (min %s, max %s) | the reference %s (%s–%s): %.2f× | load %s", "exec → healthy",
+		dur(took[len(took)/2]), dur(took[0]), dur(took[len(took)-1]),
+		dur(refTook[len(refTook)/2]), dur(refTook[0]), dur(refTook[len(refTook)-1]), took[len(took)/2]/refTook[len(refTook)/2], loadAvg())
 }
 
 // do sends one request and fails the test unless it gets want; headers are name,

@@ -68,3 +68,13 @@ func TestGetFindsItsID(t *testing.T) {
 		t.Errorf("no ids: %d", c)
 	}
 }
+
+// The start's reference answers /_emulator/health as hostemu does once it listens,
+// with no token.
+func TestHealthAnswersAtOnce(t *testing.T) {
+	w := httptest.NewRecorder()
+	NewGet([]byte("{}"), nil, nil).ServeHTTP(w, httptest.NewRequest("GET", "/_emulator/health", nil))
+	if w.Code != http.StatusOK || w.Body.String() != `{"status":"ok"}` {
+		t.Fatalf("GET /_emulator/health: %d %q", w.Code, w.Body)
+	}
+}
