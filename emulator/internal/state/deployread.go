@@ -125,15 +125,31 @@ type arena struct {
 	strs *sharedStrings
 }
 
-// sharedStrings is a table of the strings a read gave out, each in the slot its bytes
-// hash to (a string in the slot is dropped for a new one that hashes there): a cache
-// of bounded size, not a set, so that it costs one hash and one compare a string and
-// never more than maxSharedSlots slots however big the state. It starts small and
-// grows with the strings asked for, so that a small state's read allocates little.
+// sharedStrings are the strings a read gave out that a state repeats, in two tables:
+// names (a build log's lines, a file's or an env variable's name), most repeated as a
+// few hundred strings (a table of 1,024 slots keeps 9.4 of the 9.9 MB a table of 4,096
+// would, in the 100,000-deployment world of emulator/testdata/big), and values (a
+// file's digest, an env variable's value), repeated across a project's deployments
+// (1,024 slots growing to 4,096: 18.3 MB kept, 19.5 with 16,384). Two small tables
+// rather than one big one, so that a look-up stays in the processor's cache: with one
+// table of 16,384 slots, its misses were 8 % of a replay's CPU. The files list is not
+// looked up: its digests were read as files' values long before, hardly any still in
+// a table.
 type sharedStrings struct {
+	seed   maphash.Seed
+	names  strTable
+	values strTable
+}
+
+// strTable is a table of strings, each in the slot its bytes hash to (a string in the
+// slot is dropped for a new one that hashes there): a cache of bounded size, not a
+// set, so that it costs one hash and one compare a string and never more than
+// maxSharedSlots slots however big the state. It starts small and grows with the
+// strings asked for, so that a small state's read allocates little.
+type strTable struct {
 	slots []sharedSlot
 	asked int // strings asked for since the table last grew
-	seed  maphash.Seed
+	max   int // the most slots it grows to
 }
 
 // sharedSlot is a string and its hash: a slot whose hash differs is passed over
@@ -144,34 +160,36 @@ type sharedSlot struct {
 	s string
 }
 
-// minSharedSlots and maxSharedSlots bound the table: 24 KiB to 384 KiB. Measured on
-// the 100,000-deployment world of emulator/testdata/big: 16,384 slots keep 29 of the
-// 42 MB a table without a bound would, 65,536 slots 30.5.
+// minSharedSlots and maxSharedSlots bound a table: 24 to 96 KiB.
 const (
 	minSharedSlots = 1 << 10
-	maxSharedSlots = 1 << 14
+	maxSharedSlots = 1 << 12
 )
 
+func newSharedStrings() sharedStrings {
+	return sharedStrings{seed: maphash.MakeSeed(), names: strTable{max: minSharedSlots}, values: strTable{max: maxSharedSlots}}
+}
+
 // get is string(b) from the table, or put in it from a's block.
-func (t *sharedStrings) get(b []byte, a *arena) string {
+func (t *strTable) get(seed maphash.Seed, b []byte, a *arena) string {
 	if t.slots == nil {
-		t.slots, t.seed = make([]sharedSlot, minSharedSlots), maphash.MakeSeed()
+		t.slots = make([]sharedSlot, minSharedSlots)
 	}
-	h := maphash.Bytes(t.seed, b)
+	h := maphash.Bytes(seed, b)
 	slot := &t.slots[h&uint64(len(t.slots)-1)]
 	if slot.h == h && slot.s == string(b) {
 		return slot.s
 	}
 	s := a.str(b)
 	*slot = sharedSlot{h, s}
-	if t.asked++; t.asked > 4*len(t.slots) && len(t.slots) < maxSharedSlots {
+	if t.asked++; t.asked > 4*len(t.slots) && len(t.slots) < t.max {
 		t.grow()
 	}
 	return s
 }
 
 // grow doubles the table, keeping what it holds.
-func (t *sharedStrings) grow() {
+func (t *strTable) grow() {
 	old := t.slots
 	t.slots, t.asked = make([]sharedSlot, 2*len(old)), 0
 	for _, x := range old {
@@ -238,18 +256,25 @@ func (a *arena) emptyMap() map[string]string {
 	return a.empty
 }
 
-// shared is string(b), the same string as an earlier one of the same bytes when the
-// read's table of them still holds it, else from the arena's block (str). A state
-// repeats most of its build logs' lines and its files' names and digests (a world of
-// 100,000 deployments from fixtures: 1.6 million such strings, 0.47 million of them
-// different); each kept once, the world read weighs about a fifth less, as the world
-// its fixtures built, which shares them too. Strings are never written: sharing one is
-// invisible.
-func (a *arena) shared(b []byte) string {
+// name and value are string(b), the same string as an earlier one of the same bytes
+// when the read's table of names or values still holds it (sharedStrings), else from
+// the arena's block (str). A state repeats most of its build logs' lines and its
+// files' names and digests (the 100,000-deployment world of emulator/testdata/big:
+// 1.4 million such strings, 0.47 million of them different); each kept once, the
+// world read weighs about a sixth less, as the world its fixtures built, which shares
+// them too. Strings are never written: sharing one is invisible.
+func (a *arena) name(b []byte) string {
 	if a == nil || a.strs == nil || len(b) == 0 {
 		return a.str(b)
 	}
-	return a.strs.get(b, a)
+	return a.strs.names.get(a.strs.seed, b, a)
+}
+
+func (a *arena) value(b []byte) string {
+	if a == nil || a.strs == nil || len(b) == 0 {
+		return a.str(b)
+	}
+	return a.strs.values.get(a.strs.seed, b, a)
 }
 
 // str is string(b), from the arena's block when it fits.
@@ -384,13 +409,22 @@ func (p *dparser) rawKey() ([]byte, bool) {
 }
 
 // str reads a string (not null).
-func (p *dparser) str() (string, bool) { return p.strOf(false) }
+func (p *dparser) str() (string, bool) { return p.strOf(plainStr) }
 
-// sharedStr is str for a string a state repeats (a log line, a file's name or digest,
-// an env's key or value): the arena's shared copy (arena.shared).
-func (p *dparser) sharedStr() (string, bool) { return p.strOf(true) }
+// nameStr and valueStr are str for a string a state repeats: a log line, a file's or
+// an env variable's name; a file's digest, an env variable's value (arena.name,
+// arena.value).
+func (p *dparser) nameStr() (string, bool)  { return p.strOf(nameStr) }
+func (p *dparser) valueStr() (string, bool) { return p.strOf(valueStr) }
 
-func (p *dparser) strOf(shared bool) (string, bool) {
+// The kinds of string strOf reads.
+const (
+	plainStr = iota
+	nameStr
+	valueStr
+)
+
+func (p *dparser) strOf(kind int) (string, bool) {
 	if !p.is('"') {
 		return "", false
 	}
@@ -414,8 +448,11 @@ func (p *dparser) strOf(shared bool) (string, bool) {
 				}
 				fallthrough
 			case !escaped && (ascii || utf8.Valid(s)):
-				if shared {
-					return p.a.shared(s), true
+				switch kind {
+				case nameStr:
+					return p.a.name(s), true
+				case valueStr:
+					return p.a.value(s), true
 				}
 				return p.a.str(s), true
 			}
@@ -719,11 +756,11 @@ func (p *dparser) stringMap() (map[string]string, bool) {
 	var room [32]string
 	kv := room[:0]
 	for {
-		k, ok := p.sharedStr() // a map's keys may be anything
+		k, ok := p.nameStr() // a map's keys may be anything
 		if !ok || !p.is(':') {
 			return nil, false
 		}
-		v, ok := p.sharedStr()
+		v, ok := p.valueStr()
 		if !ok {
 			return nil, false
 		}
@@ -797,7 +834,7 @@ func (p *dparser) logs() ([]LogLine, bool) {
 		ok := p.members(&logLineKeys, func(key int) bool {
 			if key == 0 {
 				var ok bool
-				l.Text, ok = p.sharedStr()
+				l.Text, ok = p.nameStr()
 				return ok
 			}
 			return p.time(&l.CreatedAt)

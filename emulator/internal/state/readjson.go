@@ -177,6 +177,9 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
 	var out gathered[T]
+	if s.strs.names.max == 0 {
+		s.strs = newSharedStrings()
+	}
 	ar := arena{strs: &s.strs}
 	for first := true; ; first = false {
 		more, err := s.more(']', first)
@@ -264,7 +267,7 @@ func inPlace[T any](s *scanner, v *T, ar *arena) bool {
 	case *string: // the files' digests: as many as the deployments' files
 		s.room(inPlaceRoom)
 		p := dparser{b: s.buf[s.pos:s.end], a: ar}
-		if str, ok := p.sharedStr(); ok {
+		if str, ok := p.str(); ok {
 			*x = str
 			s.pos += p.i
 			return true
@@ -285,7 +288,7 @@ func decodeElement[T any](text []byte, v *T, ar *arena, field string) error {
 		*x = Deployment{}
 	case *string: // the files' digests: as many as the deployments' files
 		p := dparser{b: text, a: ar}
-		if str, ok := p.sharedStr(); ok && p.i == len(text) {
+		if str, ok := p.str(); ok && p.i == len(text) {
 			*x = str
 			return nil
 		}
@@ -351,8 +354,8 @@ type scanner struct {
 	// charged is what it was asked for so far.
 	charge  func(int64) bool
 	charged int64
-	// strs is the strings the read gave out, shared by its arrays' arenas: a file's
-	// digest in the files list is the one its deployments' files name
+	// strs is the strings the read gave out that a state repeats, shared by its
+	// arrays' arenas (arena.name, arena.value)
 	strs sharedStrings
 }
 
