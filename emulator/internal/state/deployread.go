@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"math/bits"
 	"slices"
 	"time"
@@ -43,6 +42,7 @@ func (p *dparser) deployment(d *Deployment) bool {
 			d.ID, ok = p.str()
 		case 1:
 			d.ProjectID, ok = p.str()
+			p.r = p.a.recentOf(d.ProjectID)
 		case 2:
 			d.URL, ok = p.str()
 		case 3:
@@ -50,9 +50,13 @@ func (p *dparser) deployment(d *Deployment) bool {
 		case 4:
 			d.Status, ok = p.str()
 		case 5:
-			d.Env, ok = p.stringMap()
+			d.Env, ok = p.stringMap(nil)
 		case 6:
-			d.Files, ok = p.stringMap()
+			var like *[]seen // the files of the project's last deployment
+			if p.r != nil {
+				like = &p.r.files
+			}
+			d.Files, ok = p.stringMap(like)
 		case 7:
 			ok = p.timings(&d.Timings)
 		case 8:
@@ -95,6 +99,7 @@ type dparser struct {
 	b []byte
 	i int
 	a *arena
+	r *recent // the deployment's project's last deployment (once its project_id is read)
 }
 
 // arena hands out strings cut from blocks of 64 KiB, one allocation for many strings,
@@ -121,82 +126,72 @@ type arena struct {
 	// empty is the one empty map the state's empty objects share (a deployment's env
 	// and files are never written after creation, as fixtures share theirs)
 	empty map[string]string
-	// strs is the read's table of strings given out (shared), nil: none kept
-	strs *sharedStrings
+	// recents is, by project id, what its last deployment read held (recentOf)
+	recents map[string]*recent
 }
 
-// sharedStrings are the strings a read gave out that a state repeats, in two tables:
-// names (a build log's lines, a file's or an env variable's name), most repeated as a
-// few hundred strings (a table of 1,024 slots keeps 9.4 of the 9.9 MB a table of 4,096
-// would, in the 100,000-deployment world of emulator/testdata/big), and values (a
-// file's digest, an env variable's value), repeated across a project's deployments
-// (1,024 slots growing to 4,096: 18.3 MB kept, 19.5 with 16,384). Two small tables
-// rather than one big one, so that a look-up stays in the processor's cache: with one
-// table of 16,384 slots, its misses were 8 % of a replay's CPU. The files list is not
-// looked up: its digests were read as files' values long before, hardly any still in
-// a table.
-type sharedStrings struct {
-	seed   maphash.Seed
-	names  strTable
-	values strTable
+// recent is what the last deployment of a project read held, in the order read: its
+// files' names and digests (name, digest, name, digest…) and its build log's lines. A
+// project's deployments mostly hold the same files under the same names and write the
+// same lines, in the same places: a string read where the project's last deployment
+// had the same one is that string (dparser.strLike), not a copy. In the
+// 100,000-deployment world of emulator/testdata/big that is 27.8 of its 42 MB of
+// repeated strings, about as much as tables of strings by their hash kept (27.7 MB),
+// without hashing 1.4 million strings and looking each up in a table that the read's
+// stream of text keeps out of the processor's cache (8 % of a replay's CPU).
+type recent struct {
+	files []seen
+	logs  []seen
 }
 
-// strTable is a table of strings, each in the slot its bytes hash to (a string in the
-// slot is dropped for a new one that hashes there): a cache of bounded size, not a
-// set, so that it costs one hash and one compare a string and never more than
-// maxSharedSlots slots however big the state. It starts small and grows with the
-// strings asked for, so that a small state's read allocates little.
-type strTable struct {
-	slots []sharedSlot
-	asked int // strings asked for since the table last grew
-	max   int // the most slots it grows to
-}
-
-// sharedSlot is a string and its hash: a slot whose hash differs is passed over
-// without reading its string, which lies anywhere in the state read so far (a cache
-// miss each).
-type sharedSlot struct {
-	h uint64
+// seen is a string read and its first eight bytes (fewer when it is shorter): a
+// string read is compared with a seen one's bytes only when those agree, so that a
+// string unlike the last one (most digests) is told apart without reading the seen
+// one, which lies in memory written a while ago.
+type seen struct {
+	w uint64
 	s string
 }
 
-// minSharedSlots and maxSharedSlots bound a table: 24 to 96 KiB.
+func seenOf(s string) seen { return seen{firstWord(s), s} }
+
+// firstWord is s's first eight bytes, little-endian, zeros past its end.
+func firstWord(s string) uint64 {
+	if len(s) >= 8 {
+		return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
+	}
+	var w uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(s[i])
+	}
+	return w
+}
+
+// maxRecent bounds the projects whose last deployment an arena keeps (recentOf): a
+// state of more projects shares the strings of its first maxRecent only. A deployment
+// of more than maxRecentItems files or log lines is not kept (its project's next
+// deployment then shares nothing with it): what an arena keeps is at most maxRecent ×
+// 3 × maxRecentItems seen strings of 24 bytes (a file's name and digest, a line), 4.5
+// MiB, besides the strings themselves, which are the world's.
 const (
-	minSharedSlots = 1 << 10
-	maxSharedSlots = 1 << 12
+	maxRecent      = 1024
+	maxRecentItems = 64
 )
 
-func newSharedStrings() sharedStrings {
-	return sharedStrings{seed: maphash.MakeSeed(), names: strTable{max: minSharedSlots}, values: strTable{max: maxSharedSlots}}
-}
-
-// get is string(b) from the table, or put in it from a's block.
-func (t *strTable) get(seed maphash.Seed, b []byte, a *arena) string {
-	if t.slots == nil {
-		t.slots = make([]sharedSlot, minSharedSlots)
+// recentOf is the project's last deployment read, nil when the arena keeps none.
+func (a *arena) recentOf(project string) *recent {
+	if a == nil {
+		return nil
 	}
-	h := maphash.Bytes(seed, b)
-	slot := &t.slots[h&uint64(len(t.slots)-1)]
-	if slot.h == h && slot.s == string(b) {
-		return slot.s
-	}
-	s := a.str(b)
-	*slot = sharedSlot{h, s}
-	if t.asked++; t.asked > 4*len(t.slots) && len(t.slots) < t.max {
-		t.grow()
-	}
-	return s
-}
-
-// grow doubles the table, keeping what it holds.
-func (t *strTable) grow() {
-	old := t.slots
-	t.slots, t.asked = make([]sharedSlot, 2*len(old)), 0
-	for _, x := range old {
-		if x.s != "" {
-			t.slots[x.h&uint64(len(t.slots)-1)] = x
+	r := a.recents[project]
+	if r == nil && len(a.recents) < maxRecent {
+		if a.recents == nil {
+			a.recents = map[string]*recent{}
 		}
+		r = &recent{}
+		a.recents[project] = r
 	}
+	return r
 }
 
 // stampForm is the form of the timestamps hostemu writes.
@@ -254,27 +249,6 @@ func (a *arena) emptyMap() map[string]string {
 		a.empty = map[string]string{}
 	}
 	return a.empty
-}
-
-// name and value are string(b), the same string as an earlier one of the same bytes
-// when the read's table of names or values still holds it (sharedStrings), else from
-// the arena's block (str). A state repeats most of its build logs' lines and its
-// files' names and digests (the 100,000-deployment world of emulator/testdata/big:
-// 1.4 million such strings, 0.47 million of them different); each kept once, the
-// world read weighs about a sixth less, as the world its fixtures built, which shares
-// them too. Strings are never written: sharing one is invisible.
-func (a *arena) name(b []byte) string {
-	if a == nil || a.strs == nil || len(b) == 0 {
-		return a.str(b)
-	}
-	return a.strs.names.get(a.strs.seed, b, a)
-}
-
-func (a *arena) value(b []byte) string {
-	if a == nil || a.strs == nil || len(b) == 0 {
-		return a.str(b)
-	}
-	return a.strs.values.get(a.strs.seed, b, a)
 }
 
 // str is string(b), from the arena's block when it fits.
@@ -409,22 +383,10 @@ func (p *dparser) rawKey() ([]byte, bool) {
 }
 
 // str reads a string (not null).
-func (p *dparser) str() (string, bool) { return p.strOf(plainStr) }
+func (p *dparser) str() (string, bool) { return p.strLike(seen{}) }
 
-// nameStr and valueStr are str for a string a state repeats: a log line, a file's or
-// an env variable's name; a file's digest, an env variable's value (arena.name,
-// arena.value).
-func (p *dparser) nameStr() (string, bool)  { return p.strOf(nameStr) }
-func (p *dparser) valueStr() (string, bool) { return p.strOf(valueStr) }
-
-// The kinds of string strOf reads.
-const (
-	plainStr = iota
-	nameStr
-	valueStr
-)
-
-func (p *dparser) strOf(kind int) (string, bool) {
+// strLike is str, and like's string itself when the string read is the same (recent).
+func (p *dparser) strLike(like seen) (string, bool) {
 	if !p.is('"') {
 		return "", false
 	}
@@ -448,11 +410,8 @@ func (p *dparser) strOf(kind int) (string, bool) {
 				}
 				fallthrough
 			case !escaped && (ascii || utf8.Valid(s)):
-				switch kind {
-				case nameStr:
-					return p.a.name(s), true
-				case valueStr:
-					return p.a.value(s), true
+				if len(s) == len(like.s) && len(s) > 0 && firstWord(unsafe.String(&s[0], len(s))) == like.w && string(s) == like.s {
+					return like.s, true
 				}
 				return p.a.str(s), true
 			}
@@ -742,7 +701,9 @@ func (p *dparser) timePtr(dst **time.Time) bool {
 }
 
 // stringMap reads an object of strings, or null; it gives up on a key given twice.
-func (p *dparser) stringMap() (map[string]string, bool) {
+// When like is not nil, a pair's name and value are like's at the pair's place when
+// the same (dparser.strLike), and like is then the pairs read.
+func (p *dparser) stringMap(like *[]seen) (map[string]string, bool) {
 	if p.null() {
 		return nil, true
 	}
@@ -755,12 +716,20 @@ func (p *dparser) stringMap() (map[string]string, bool) {
 	// the pairs first, then a map of their number: no growing it on the way
 	var room [32]string
 	kv := room[:0]
+	var was []seen
+	if like != nil {
+		was = *like
+	}
 	for {
-		k, ok := p.nameStr() // a map's keys may be anything
+		var lk, lv seen
+		if n := len(kv); n+1 < len(was) {
+			lk, lv = was[n], was[n+1]
+		}
+		k, ok := p.strLike(lk) // a map's keys may be anything
 		if !ok || !p.is(':') {
 			return nil, false
 		}
-		v, ok := p.valueStr()
+		v, ok := p.strLike(lv)
 		if !ok {
 			return nil, false
 		}
@@ -774,6 +743,16 @@ func (p *dparser) stringMap() (map[string]string, bool) {
 		m := make(map[string]string, len(kv)/2)
 		for i := 0; i < len(kv); i += 2 {
 			m[kv[i]] = kv[i+1]
+		}
+		if like != nil {
+			*like = was[:0]
+			if len(kv) > 2*maxRecentItems {
+				*like = nil
+			} else {
+				for _, x := range kv {
+					*like = append(*like, seenOf(x))
+				}
+			}
 		}
 		// a key given twice (as written, or once escaped) would keep the last: give up,
 		// for decodeElement's strict reading to refuse it; the map's size tells, at no
@@ -829,12 +808,20 @@ func (p *dparser) logs() ([]LogLine, bool) {
 		logs = p.a.logs[:0]
 		defer func() { p.a.logs = logs[:0] }()
 	}
+	var was []seen // the lines of the project's last deployment
+	if p.r != nil {
+		was = p.r.logs
+	}
 	for {
 		var l LogLine
 		ok := p.members(&logLineKeys, func(key int) bool {
 			if key == 0 {
+				var like seen
+				if n := len(logs); n < len(was) {
+					like = was[n]
+				}
 				var ok bool
-				l.Text, ok = p.nameStr()
+				l.Text, ok = p.strLike(like)
 				return ok
 			}
 			return p.time(&l.CreatedAt)
@@ -848,6 +835,16 @@ func (p *dparser) logs() ([]LogLine, bool) {
 		}
 		if !p.is(']') {
 			return nil, false
+		}
+		if p.r != nil {
+			p.r.logs = was[:0]
+			if len(logs) > maxRecentItems {
+				p.r.logs = nil
+			} else {
+				for _, l := range logs {
+					p.r.logs = append(p.r.logs, seenOf(l.Text))
+				}
+			}
 		}
 		if p.a == nil {
 			return logs, true

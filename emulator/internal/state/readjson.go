@@ -177,10 +177,7 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
 	var out gathered[T]
-	if s.strs.names.max == 0 {
-		s.strs = newSharedStrings()
-	}
-	ar := arena{strs: &s.strs}
+	var ar arena
 	for first := true; ; first = false {
 		more, err := s.more(']', first)
 		if err != nil {
@@ -354,9 +351,6 @@ type scanner struct {
 	// charged is what it was asked for so far.
 	charge  func(int64) bool
 	charged int64
-	// strs is the strings the read gave out that a state repeats, shared by its
-	// arrays' arenas (arena.name, arena.value)
-	strs sharedStrings
 }
 
 // held charges the growth of s.text's buffer: false when the budget refuses it.

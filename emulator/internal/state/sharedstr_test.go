@@ -7,67 +7,74 @@ import (
 	"unsafe"
 )
 
-// A state repeats its build logs' lines and its files' names and digests: the reader
-// keeps each such string once, as a world built from fixtures does; other strings
-// (ids, URLs, the files list) are not looked up.
+// A project's deployments repeat their files' names and digests and their build logs'
+// lines: the reader keeps such a string once where the project's last deployment had
+// the same one in the same place, as a world built from fixtures shares them; other
+// strings (ids, URLs) and other projects' are not shared.
 func TestReadSharesRepeatedStrings(t *testing.T) {
 	digest := strings.Repeat("ab", 32)
-	dep := func(id string) string {
-		return fmt.Sprintf(`{"id":%q,"project_id":"prj_1","url":"http://x","target":"preview","status":"ready","env":{"MODE":"on"},"files":{"index.html":%q},"timings":{"queued_at":null,"building_at":null,"ready_at":null,"error_at":null},"error":null,"logs":[{"text":"Deployment queued","created_at":"2026-11-27T14:50:32.000Z"}],"created_at":"2026-11-27T14:50:32.000Z"}`, id, digest)
+	dep := func(id, project string) string {
+		return fmt.Sprintf(`{"id":%q,"project_id":%q,"url":"http://x","target":"preview","status":"ready","env":{},"files":{"a.css":%q,"index.html":%q},"timings":{"queued_at":null,"building_at":null,"ready_at":null,"error_at":null},"error":null,"logs":[{"text":"Deployment queued","created_at":"2026-11-27T14:50:32.000Z"},{"text":"Building %s","created_at":"2026-11-27T14:50:32.000Z"}],"created_at":"2026-11-27T14:50:32.000Z"}`, id, project, id, digest, id)
 	}
-	doc := `{"projects":[{"id":"prj_1","name":"a","created_at":"2026-11-27T14:50:32.000Z","env":{},"production_deployment_id":null}],` +
-		`"deployments":[` + dep("dpl_a") + `,` + dep("dpl_b") + `],"files":[` + fmt.Sprintf("%q", digest) + `]}`
+	project := func(id string) string {
+		return fmt.Sprintf(`{"id":%q,"name":%q,"created_at":"2026-11-27T14:50:32.000Z","env":{},"production_deployment_id":null}`, id, id)
+	}
+	doc := `{"projects":[` + project("prj_1") + `,` + project("prj_2") + `],` +
+		`"deployments":[` + dep("dpl_a", "prj_1") + `,` + dep("dpl_c", "prj_2") + `,` + dep("dpl_b", "prj_1") + `]}`
 	snap, err := ReadSnapshot(strings.NewReader(doc), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := &snap.Deployments[0], &snap.Deployments[1]
+	a, c, b := &snap.Deployments[0], &snap.Deployments[1], &snap.Deployments[2]
+	one := func(x, y string) bool { return x == y && unsafe.StringData(x) == unsafe.StringData(y) }
 	same := func(what, x, y string) {
 		t.Helper()
-		if x != y || unsafe.StringData(x) != unsafe.StringData(y) {
+		if !one(x, y) {
 			t.Errorf("%s: %q and %q are two copies, want one string", what, x, y)
 		}
 	}
 	same("a file's digest", a.Files["index.html"], b.Files["index.html"])
-	if snap.Files[0] != digest {
-		t.Errorf("the files list: %q", snap.Files)
-	}
 	same("a log line", a.Logs[0].Text, b.Logs[0].Text)
-	same("an env value", a.Env["MODE"], b.Env["MODE"])
 	for k := range a.Files {
-		for l := range b.Files {
-			same("a file's name", k, l)
+		if k == "index.html" {
+			for l := range b.Files {
+				if l == k {
+					same("a file's name", k, l)
+				}
+			}
 		}
 	}
-	if a.ID == b.ID || a.URL != b.URL {
+	if one(a.Files["index.html"], c.Files["index.html"]) {
+		t.Error("another project's deployment shares its strings: want only the project's last deployment's")
+	}
+	if a.Files["a.css"] == b.Files["a.css"] || a.Logs[1].Text == b.Logs[1].Text || a.ID == b.ID {
 		t.Fatalf("read wrong: %+v %+v", a, b)
 	}
 }
 
-// A table is a cache of bounded size: however many different strings a read asks for,
-// the names' table never holds more than minSharedSlots and the values' more than
-// maxSharedSlots, and a string it dropped is read again as itself.
-func TestSharedStringsTableIsBounded(t *testing.T) {
-	tab := newSharedStrings()
-	a := arena{strs: &tab}
-	for i := range 40 * maxSharedSlots {
-		s := fmt.Sprintf("line %d", i)
-		if got := a.name([]byte(s)); got != s {
-			t.Fatalf("name(%q) = %q", s, got)
-		}
-		if got := a.value([]byte(s)); got != s {
-			t.Fatalf("value(%q) = %q", s, got)
+// What an arena keeps of the last deployments is bounded: maxRecent projects, each
+// with at most maxRecentItems files and lines.
+func TestRecentIsBounded(t *testing.T) {
+	var ar arena
+	for i := range maxRecent + 10 {
+		if r := ar.recentOf(fmt.Sprint("prj_", i)); (r == nil) != (i >= maxRecent) {
+			t.Fatalf("project %d: recent %v", i, r)
 		}
 	}
-	if len(tab.names.slots) != minSharedSlots || len(tab.values.slots) != maxSharedSlots {
-		t.Fatalf("%d and %d slots after %d strings, want the bounds %d and %d", len(tab.names.slots), len(tab.values.slots), 40*maxSharedSlots, minSharedSlots, maxSharedSlots)
+	files := make([]string, 0, maxRecentItems+1)
+	logs := make([]string, 0, maxRecentItems+1)
+	for i := range maxRecentItems + 1 {
+		files = append(files, fmt.Sprintf(`"f%d":"d"`, i))
+		logs = append(logs, fmt.Sprintf(`{"text":"line %d","created_at":"2026-11-27T14:50:32.000Z"}`, i))
 	}
-	small := newSharedStrings()
-	b := arena{strs: &small}
-	for range 100 {
-		b.value([]byte("the same digest"))
+	doc := fmt.Sprintf(`{"id":"dpl_1","project_id":"prj_1","files":{%s},"logs":[%s]}`, strings.Join(files, ","), strings.Join(logs, ","))
+	var big arena
+	var d Deployment
+	if !decodeDeployment([]byte(doc), &d, &big) {
+		t.Fatal("gave up")
 	}
-	if len(small.values.slots) != minSharedSlots {
-		t.Fatalf("a read of one repeated string grew the table to %d slots", len(small.values.slots))
+	r := big.recentOf("prj_1")
+	if len(r.files) != 0 || len(r.logs) != 0 {
+		t.Fatalf("kept %d strings of %d files and %d of %d lines", len(r.files), len(d.Files), len(r.logs), len(d.Logs))
 	}
 }
