@@ -127,7 +127,10 @@ func TestParseTimestamp(t *testing.T) {
 }
 
 // Whatever decodeDeployment reads, encoding/json reads the same way; what it gives up
-// on is encoding/json's to read.
+// on is encoding/json's to read. An input of several deployments (cut at NUL bytes,
+// which no JSON text holds) is read in turn with one arena, as a state's are: a string
+// read where the project's last deployment had one (recent) is byte for byte the one
+// read, whether it is shared or not.
 func FuzzDecodeDeployment(f *testing.F) {
 	for _, d := range sampleDeployments() {
 		text, _ := d.MarshalJSON()
@@ -143,24 +146,55 @@ func FuzzDecodeDeployment(f *testing.F) {
 		pad := strings.Repeat("0123456789abcdef", 2)[:i]
 		f.Add(`{"id":"` + pad + `\"` + pad + "\x01" + pad + `é` + pad + `\\` + pad + `","url":"` + pad + `"}`)
 	}
+	// deployments of one project in turn: the same strings, and strings of the same
+	// length whose first eight bytes agree, or that agree past them, shorter than eight
+	// bytes, empty, escaped, not UTF-8; project_id after the files; more files and lines
+	// than recent keeps
+	dep := func(project, name, digest, line string) string {
+		return `{"id":"d","project_id":"` + project + `","files":{"` + name + `":"` + digest + `","b":"` + digest + `"},"logs":[{"text":"` + line + `","created_at":"2026-11-27T14:50:32.000Z"}]}`
+	}
+	f.Add(dep("p", "index.html", "0123456789abcdef", "Building dpl_a") + "\x00" + dep("p", "index.html", "0123456789abcdef", "Building dpl_b"))
+	f.Add(dep("p", "index.html", "0123456789abcdef", "Building") + "\x00" + dep("p", "index.htmm", "1123456789abcdef", "Building"))
+	f.Add(dep("p", "a", "ab", "") + "\x00" + dep("p", "b", "ac", "") + "\x00" + dep("p", "a", "ab", "x"))
+	f.Add(dep("p", `\u0061`, `a\"b`, "\xff\xfe") + "\x00" + dep("p", "a", `a\"b`, "\xff\xfe") + "\x00" + dep("p", "a", `a"b`, "\ufffd\ufffd"))
+	f.Add(`{"files":{"a":"1"},"project_id":"p"}` + "\x00" + `{"project_id":"p","files":{"a":"1"}}` + "\x00" + `{"project_id":null,"files":{"a":"1"}}`)
+	f.Add(`{"project_id":"p","files":{"a":"1"},"logs":[{"text":"x"}],"URL":""}` + "\x00" + `{"project_id":"p","files":{"a":"1"},"logs":[{"text":"x"}]}`)
+	var many strings.Builder
+	for i := range maxRecentItems + 1 {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		many.WriteString(`"` + strings.Repeat("f", i+1) + `":"d"`)
+	}
+	f.Add(`{"project_id":"p","files":{` + many.String() + `}}` + "\x00" + `{"project_id":"p","files":{` + many.String() + `}}`)
 	f.Fuzz(func(t *testing.T, text string) {
-		var got Deployment
-		if !decodeDeployment([]byte(text), &got, &arena{}) {
-			return
-		}
-		var want Deployment
-		// strict, as the state's reader is: a fast reader that skipped an unknown key
-		// would pass encoding/json's plain Unmarshal
-		if err := strictjson.Decode([]byte(text), &want, "deployments"); err != nil {
-			t.Fatalf("read %q, which the strict decoder refuses: %v", text, err)
-		}
-		if err := strictjson.DuplicateKeys([]byte(text), "deployments"); err != nil {
-			t.Fatalf("read %q, which gives a key twice: %v", text, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\n got %#v\nwant %#v", text, got, want)
+		var ar arena
+		for _, one := range strings.Split(text, "\x00") {
+			decodeAsStrict(t, one, &ar)
 		}
 	})
+}
+
+// decodeAsStrict holds what decodeDeployment reads of text, with a, to what the strict
+// decoder reads (nothing when it gives up).
+func decodeAsStrict(t *testing.T, text string, a *arena) {
+	t.Helper()
+	var got Deployment
+	if !decodeDeployment([]byte(text), &got, a) {
+		return
+	}
+	var want Deployment
+	// strict, as the state's reader is: a fast reader that skipped an unknown key
+	// would pass encoding/json's plain Unmarshal
+	if err := strictjson.Decode([]byte(text), &want, "deployments"); err != nil {
+		t.Fatalf("read %q, which the strict decoder refuses: %v", text, err)
+	}
+	if err := strictjson.DuplicateKeys([]byte(text), "deployments"); err != nil {
+		t.Fatalf("read %q, which gives a key twice: %v", text, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n got %#v\nwant %#v", text, got, want)
+	}
 }
 
 func FuzzParseTimestamp(f *testing.F) {
