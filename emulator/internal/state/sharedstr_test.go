@@ -61,20 +61,27 @@ func TestRecentIsBounded(t *testing.T) {
 			t.Fatalf("project %d: recent %v", i, r)
 		}
 	}
-	files := make([]string, 0, maxRecentItems+1)
-	logs := make([]string, 0, maxRecentItems+1)
-	for i := range maxRecentItems + 1 {
-		files = append(files, fmt.Sprintf(`"f%d":"d"`, i))
-		logs = append(logs, fmt.Sprintf(`{"text":"line %d","created_at":"2026-11-27T14:50:32.000Z"}`, i))
-	}
-	doc := fmt.Sprintf(`{"id":"dpl_1","project_id":"prj_1","files":{%s},"logs":[%s]}`, strings.Join(files, ","), strings.Join(logs, ","))
-	var big arena
-	var d Deployment
-	if !decodeDeployment([]byte(doc), &d, &big) {
-		t.Fatal("gave up")
-	}
-	r := big.recentOf("prj_1")
-	if len(r.files) != 0 || len(r.logs) != 0 {
-		t.Fatalf("kept %d strings of %d files and %d of %d lines", len(r.files), len(d.Files), len(r.logs), len(d.Logs))
+	// maxRecentItems files and lines are kept, one more is not
+	for _, n := range []int{maxRecentItems, maxRecentItems + 1} {
+		files := make([]string, 0, n)
+		logs := make([]string, 0, n)
+		for i := range n {
+			files = append(files, fmt.Sprintf(`"f%d":"d"`, i))
+			logs = append(logs, fmt.Sprintf(`{"text":"line %d","created_at":"2026-11-27T14:50:32.000Z"}`, i))
+		}
+		doc := fmt.Sprintf(`{"id":"dpl_1","project_id":"prj_1","files":{%s},"logs":[%s]}`, strings.Join(files, ","), strings.Join(logs, ","))
+		var big arena
+		var d Deployment
+		if !decodeDeployment([]byte(doc), &d, &big) {
+			t.Fatal("gave up")
+		}
+		r := big.recentOf("prj_1")
+		wantFiles, wantLogs := 2*n, n
+		if n > maxRecentItems {
+			wantFiles, wantLogs = 0, 0
+		}
+		if len(r.files) != wantFiles || len(r.logs) != wantLogs {
+			t.Fatalf("kept %d strings of %d files and %d of %d lines, want %d and %d", len(r.files), len(d.Files), len(r.logs), len(d.Logs), wantFiles, wantLogs)
+		}
 	}
 }
