@@ -131,7 +131,9 @@ type arena struct {
 }
 
 // recent is what the last deployment of a project read held, in the order read: its
-// files' names and digests (name, digest, name, digest…) and its build log's lines. A
+// files' names and digests (name, digest, name, digest…) and its build log's lines
+// (files or lines empty or null, or files read before the project_id, leave the last
+// ones kept; a deployment decodeDeployment gives up on may have replaced them). A
 // project's deployments mostly hold the same files under the same names and write the
 // same lines, in the same places: a string read where the project's last deployment
 // had the same one is that string (dparser.strLike), not a copy. In the
@@ -168,11 +170,14 @@ func firstWord(s string) uint64 {
 }
 
 // maxRecent bounds the projects whose last deployment an arena keeps (recentOf): a
-// state of more projects shares the strings of its first maxRecent only. A deployment
-// of more than maxRecentItems files or log lines is not kept (its project's next
-// deployment then shares nothing with it): what an arena keeps is at most maxRecent ×
+// state of more projects shares the strings of the first maxRecent project ids its
+// deployments name (a project_id that is not a string counts as the empty id). A
+// deployment of more than maxRecentItems files or log lines is not kept (its project's
+// next deployment then shares nothing with it): what an arena keeps is at most maxRecent ×
 // 3 × maxRecentItems seen strings of 24 bytes (a file's name and digest, a line), 4.5
-// MiB, besides the strings themselves, which are the world's.
+// MiB, besides the strings themselves, which are the world's (or, of a deployment that
+// decodeDeployment gave up on and the strict decoder read, copies of them). An arena
+// is one array's read (readArray): all of it is garbage once the array is read.
 const (
 	maxRecent      = 1024
 	maxRecentItems = 64
