@@ -218,7 +218,7 @@ func (h Headers) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads the object MarshalJSON writes, into a slice of its own: h may be
-// a journaled entry's, whose slots (carved, shared with every copy) are never written
+// a journaled entry's, whose slots (shared with every copy) are never written
 // again.
 func (h *Headers) UnmarshalJSON(b []byte) error {
 	var m map[string]string

@@ -223,7 +223,6 @@ type Journal struct {
 	changed notify.Signal // a change was journaled
 
 	evals atomic.Uint64 // entries a filter was evaluated on (Evaluations)
-	carve carver        // the memory recorded entries' strings and headers are copied into
 }
 
 // New returns an empty journal keeping the newest size entries (DefaultSize when size
@@ -256,7 +255,7 @@ func (j *Journal) Record(e Entry) Entry {
 // *e has none of them then (Headers nil, HeadersTruncated as given), and the
 // journal's entry has them.
 func (j *Journal) RecordTo(e *Entry) {
-	e.own(&j.carve)
+	e.own()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
@@ -451,7 +450,7 @@ func (j *Journal) Load(entries []Entry) error {
 	ring := make([]Entry, len(entries), max(len(entries), min(j.size, 64)))
 	for i, e := range entries {
 		e.raw, e.rawAnswer, e.rawAnswerBody, e.kept = nil, nil, nil, 0
-		e.own(&j.carve)
+		e.own()
 		e.Replayed = true
 		ring[i] = e
 	}

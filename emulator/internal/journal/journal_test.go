@@ -553,11 +553,10 @@ func BenchmarkRecordGetServed(b *testing.B) {
 	}
 }
 
-// TestCarvedEntriesNeverChange: entries recorded from several goroutines at once share
-// the journal's chunks (own copies their strings into carved parts); every entry Record
-// gave back, long dropped from the ring or not, still reads what was recorded, and the
-// ring's entries too (-race: carving and reading never race).
-func TestCarvedEntriesNeverChange(t *testing.T) {
+// TestRecordedEntriesNeverChange: entries recorded from several goroutines at once;
+// every entry Record gave back, long dropped from the ring or not, still reads what was
+// recorded, and the ring's entries too (-race: recording and reading never race).
+func TestRecordedEntriesNeverChange(t *testing.T) {
 	j := journal.New(50)
 	const workers, each = 4, 600
 	got := make([][]journal.Entry, workers)
@@ -606,11 +605,10 @@ func TestCarvedEntriesNeverChange(t *testing.T) {
 	}
 }
 
-// TestRecordGetServedAllocatesNothing: a served GET's entry (its headers kept to be made
-// when read, its answer shared, its answer head taken) costs no allocation of its own
-// once the journal's chunks are carved from, where it cost two (own's string and
-// headers): the hot path's share of issue #38's GET.
-func TestRecordGetServedAllocatesNothing(t *testing.T) {
+// TestRecordGetServedAllocatesTwo: a served GET's entry (its headers kept to be made
+// when read, its answer shared, its answer head taken) costs two allocations, own's
+// string and its headers, and no more: the hot path's share of issue #38's GET.
+func TestRecordGetServedAllocatesTwo(t *testing.T) {
 	j := journal.New(1000)
 	answer := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Vary": {"Accept-Encoding"},
 		"X-Ratelimit-Limit": {"3000"}, "X-Ratelimit-Remaining": {"2997"}, "X-Ratelimit-Reset": {"1795723430"}}
@@ -627,14 +625,14 @@ func TestRecordGetServedAllocatesNothing(t *testing.T) {
 		e.SetAnswerHead(sent)
 		j.RecordTo(&e)
 	})
-	if allocs > 0.25 {
-		t.Fatalf("%.3f allocations an entry, want the chunks' share (about 0.08)", allocs)
+	if allocs > 2.05 { // 2.003 measured: a rare allocation of the journal's own besides
+		t.Fatalf("%.3f allocations an entry, want 2 (own's string and headers)", allocs)
 	}
 }
 
 // allocsPerRun is testing.AllocsPerRun without its rounding down to a whole allocation
-// a run (it divides integers): the mean allocations of a run of f, of which a chunk's
-// share is a fraction, so that 0.25 is a bound and not 0.99.
+// a run (it divides integers): the mean allocations of a run of f, so that 2.05 is a
+// bound and not 2.99.
 func allocsPerRun(runs int, f func()) float64 {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	f() // warm up

@@ -11,16 +11,15 @@ import (
 // boundary when they are text; the names cut silently at MaxName, the host at MaxHost;
 // the headers at MaxHeaders bytes and maxHeaderCount headers; the answer's body at
 // MaxBody and its headers at MaxAnswerHeaders bytes) and copies what is kept into one
-// part carved from c's chunks, and the request's and the answer's headers into one
-// slice carved from them (a nil c, or a big entry, allocates them): a request's strings
-// share memory with its whole request, which must not stay alive, an answer's body is a
-// buffer the caller reuses, and one copy costs less than one per field on the hot path,
-// carved parts less than two allocations an entry.
+// allocation, and the request's and the answer's headers into one slice: a request's
+// strings share memory with its whole request, which must not stay alive, an answer's
+// body is a buffer the caller reuses, and one copy costs less than one per field on the
+// hot path.
 //
 // Its buffers are on the stack, sized for the usual request (a few headers) unless
 // this one has more: zeroing and copying buffers for 32 headers was a good part of an
 // entry's cost.
-func (e *Entry) own(c *carver) {
+func (e *Entry) own() {
 	// bodies never modified, whole (SetKeptBody, SetSharedResponse): kept as they are,
 	// out of the copy (set aside here, without a deferred call, and put back after)
 	kept := e.kept
@@ -39,11 +38,11 @@ func (e *Entry) own(c *carver) {
 	if n > smallHeaderCount {
 		var buf [maxHeaderCount]Header
 		var spans [maxHeaderCount]span
-		e.ownWith(c, kept, buf[:], spans[:])
+		e.ownWith(kept, buf[:], spans[:])
 	} else {
 		var buf [smallHeaderCount]Header
 		var spans [smallHeaderCount]span
-		e.ownWith(c, kept, buf[:], spans[:])
+		e.ownWith(kept, buf[:], spans[:])
 	}
 	if kept&keptRequest != 0 {
 		e.Body = body
@@ -60,7 +59,7 @@ const smallHeaderCount = 8
 // ownWith is own with buf for the request's headers (as many as it has, up to
 // maxHeaderCount) and spans for what is kept of them; kept is what the entry's kept
 // said (its kept bodies already set aside).
-func (e *Entry) ownWith(c *carver, kept keptBodies, buf []Header, spans []span) {
+func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 	e.Method = method(e.Method)
 	e.Path, e.PathTruncated = cutTo(e.Path, MaxPath, e.PathTruncated)
 	e.Query, e.QueryTruncated = cutTo(e.Query, MaxQuery, e.QueryTruncated)
@@ -121,7 +120,7 @@ func (e *Entry) ownWith(c *carver, kept keptBodies, buf []Header, spans []span) 
 	if total == 0 && n+an == 0 {
 		return
 	}
-	dst, out := c.parts(total, n+an)
+	dst, out := parts(total, n+an)
 	w := 0
 	for _, f := range fields {
 		w += copy(dst[w:], *f)
@@ -230,8 +229,7 @@ func (e *Entry) makeHeaders() {
 	for _, sp := range spans[:n] {
 		total += sp.name + sp.value
 	}
-	// allocated on their own, not carved: made long after the chunks of their time
-	dst, out := (*carver)(nil).parts(total, n)
+	dst, out := parts(total, n)
 	all := stringOf(dst[:putSpans(dst, 0, src, spans[:n], true)])
 	takeSpans(out, all, 0, src, spans[:n], true)
 	e.Headers = out
@@ -340,3 +338,24 @@ func allocated(n int) int64 {
 // redactedValues is the value a kept map's credential is given (SetServedRequestHeaders):
 // one slice for every map, of capacity 1, so that an append copies it.
 var redactedValues = []string{Redacted}[:1:1]
+
+// parts returns nb bytes and nh headers (one entry's) in allocations of their own, for
+// own to copy the entry's strings into and to fill with headers made of those bytes;
+// nil headers when nh is 0. (A carver that cut both from per-journal chunks, to save
+// the two allocations, was tried and taken out: it read no faster in process, and 28 ns
+// of a 25 µs GET in the binary is within the noise; docs/performance.md, "The GET
+// chain, sixth pass".)
+func parts(nb, nh int) ([]byte, Headers) {
+	return make([]byte, nb), ownHeaders(nh)
+}
+
+// ownHeaders is n headers in an allocation of their own (nil for none).
+func ownHeaders(n int) Headers {
+	if n == 0 {
+		return nil
+	}
+	return make(Headers, n)
+}
+
+// stringOf is b as a string, without a copy: b is a part no one writes again.
+func stringOf(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -26,9 +26,9 @@ func TestSetRequestHeadersKeepsWhatHeadersOfKeeps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			viaRaw := Entry{Path: "/p"}
 			viaRaw.SetRequestHeaders(h)
-			viaRaw.own(nil)
+			viaRaw.own()
 			viaHeadersOf := Entry{Path: "/p", Headers: HeadersOf(h)}
-			viaHeadersOf.own(nil)
+			viaHeadersOf.own()
 			if !reflect.DeepEqual(viaRaw, viaHeadersOf) {
 				t.Fatalf("raw %+v\nHeadersOf %+v", viaRaw, viaHeadersOf)
 			}

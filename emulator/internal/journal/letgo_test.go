@@ -14,21 +14,16 @@ import (
 )
 
 // TestDroppedEntriesAreLetGo: once entries drop out of a small journal, what they held
-// is collected, but for the chunks a live entry still uses (the docs/security.md
-// journal row's bound). A chunk of headers is scanned whole, its dropped entries' slots
-// too: were an entry whose strings are allocated on their own (a long path) given
-// carved headers, or a chunk of headers filled by the entries of many chunks of bytes,
-// the strings those slots point into would stay alive as long as the newest entries of
-// the chunk of headers: up to 127 entries' strings (a big entry's 14 KiB each) past
-// what the journal keeps.
+// is collected (the docs/security.md journal row's bound): nothing of a dropped entry
+// is kept alive by the entries after it, whatever its size.
 func TestDroppedEntriesAreLetGo(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		path     int // bytes of path, 1 header: over 512 bytes the strings are allocated on their own
-		maxAlive int // dropped entries whose strings may live on: those sharing a chunk with a live one
+		path     int // bytes of path, 1 header
+		maxAlive int // dropped entries whose strings may live on
 	}{
-		{"strings on their own", 600, 0},
-		{"strings carved", 400, 2 * 4096 / 400},
+		{"long strings", 600, 0},
+		{"short strings", 400, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const keep, n = 2, 300
@@ -49,7 +44,7 @@ func TestDroppedEntriesAreLetGo(t *testing.T) {
 				}
 			}
 			if len(alive) > c.maxAlive {
-				t.Fatalf("%d dropped entries' strings still alive (at most %d may share a chunk with a live one): %v", len(alive), c.maxAlive, alive)
+				t.Fatalf("%d dropped entries' strings still alive (at most %d may): %v", len(alive), c.maxAlive, alive)
 			}
 			for _, e := range j.List(journal.Filter{}) { // the live ones intact
 				if !strings.HasSuffix(e.Path, fmt.Sprint(e.Seq-1)) || e.Headers[0].Value != fmt.Sprint(e.Seq-1) {
@@ -62,8 +57,7 @@ func TestDroppedEntriesAreLetGo(t *testing.T) {
 
 // TestDecodingIntoAnEntryLeavesTheJournalAlone: JSON decoded into a copy of a
 // journaled entry (Headers' UnmarshalJSON) gives the copy headers of its own: its old
-// ones are the journal's carved slots, shared with the journal's entry and never
-// written again.
+// ones are the journal's entry's, shared with every copy and never written again.
 func TestDecodingIntoAnEntryLeavesTheJournalAlone(t *testing.T) {
 	j := journal.New(10)
 	e := journal.Entry{Method: "GET", Path: "/p", Status: 200}
