@@ -217,6 +217,22 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 			d := &s.Deployments[0]
 			d.Status, d.Timings = StatusBuilding, Timings{QueuedAt: &at, BuildingAt: &at}
 		}},
+		// env names in the API's words (world's create answers EnvProblem too)
+		{"deployment env name with =", `deployment "dpl_a": field "env": "A=B" is not a variable name (` + EnvNameRule + `)`, func(s *Snapshot) {
+			s.Deployments[0].Env = map[string]string{"OK": "1", "A=B": "2"}
+		}},
+		{"deployment env name from a digit", `deployment "dpl_a": field "env": "1X" is not a variable name`, func(s *Snapshot) {
+			s.Deployments[0].Env = map[string]string{"1X": "2", "Z-Z": "3"} // the first in order is named
+		}},
+		{"deployment env name empty", `deployment "dpl_a": field "env" has an empty variable name`, func(s *Snapshot) {
+			s.Deployments[0].Env = map[string]string{"": "1"}
+		}},
+		{"project env name with a space", `project "prj_a": field "env": "A B" is not a variable name`, func(s *Snapshot) {
+			s.Projects[0].Env = map[string]string{"A B": "1"}
+		}},
+		{"project env name not ASCII", `project "prj_a": field "env": "É" is not a variable name`, func(s *Snapshot) {
+			s.Projects[0].Env = map[string]string{"É": "1"}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base()
