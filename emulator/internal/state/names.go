@@ -48,9 +48,10 @@ const EnvNameRule = "letters, digits and underscores, not starting with a digit"
 
 // EnvProblem says why env cannot be a deployment's or a project's environment, in the
 // API's words (the field and the first wrong name in order, whatever the map's), or ""
-// when every name is a ValidEnvName. The API answers it to a create, and a state
-// imported (PUT /_emulator/state, --state, a bundle, fixtures) is refused with it: a
-// name the API refuses never gets in another way.
+// when every name is a ValidEnvName. The API answers it to a create, and Check refuses
+// a state imported (PUT /_emulator/state, --state, a bundle) with it: a name the API
+// refuses never gets in another way (fixtures name it at its line before, by the same
+// rule).
 func EnvProblem(env map[string]string) string {
 	valid := true
 	for k := range env {
