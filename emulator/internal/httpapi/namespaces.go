@@ -112,19 +112,21 @@ func (a *API) edgeWorld(r *http.Request, host string) (w *world.World, missing s
 	return a.w, ""
 }
 
-// tunnelWorld is the world of a request in a CONNECT tunnel opened for w, while w's
-// namespace lives: the tunnel holds the world its CONNECT named, which a deletion or
-// expiry since does not reach, so the namespace is looked up again (which marks it
-// used, as a request naming it by host or header does). Gone, the request is refused
-// with namespace_not_found, as a new CONNECT naming it is; the default world is never
-// deleted.
+// tunnelWorld is the world of a request in a CONNECT tunnel opened for w: the world
+// w's namespace name finds now, as a new CONNECT naming it would. The tunnel holds the
+// world its CONNECT named, which a deletion or expiry since does not reach, so the
+// namespace is looked up again (which marks it used, as a request naming it by host or
+// header does): w while it lives; once it is gone, the namespace a bundle of it was
+// replayed into, which its name then stands for (Registry.Alias: its tokens and
+// deployment hosts find that one too); else the request is refused with
+// namespace_not_found. The default world is never deleted.
 func (a *API) tunnelWorld(w *world.World) (*world.World, string) {
 	label := w.Namespace()
 	if label == "" {
 		return w, ""
 	}
-	if n, ok := a.ns.ByLabel(label); ok && n.World == w {
-		return w, ""
+	if n, ok := a.ns.ByLabel(label); ok {
+		return n.World, ""
 	}
 	return a.w, namespace.Prefix + label
 }
