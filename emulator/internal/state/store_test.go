@@ -305,9 +305,13 @@ func FuzzDeploymentByLabel(f *testing.F) {
 				}
 				continue
 			}
+			// ids[op%8] under the URL hostemu would make for it (op < 128), else under
+			// labels[op>>3%10]: bits apart from the id's, so that any id takes any label
+			// (op&4 chose before, a bit of the id's: ids[:4] always had their own URL,
+			// ids[4:] never, the 40-character id among them)
 			id := ids[int(op)%len(ids)]
 			label := labels[int(op>>3)%len(labels)]
-			if op&4 == 0 && strings.HasPrefix(id, "dpl_") && len(id) > 4 { // the URL hostemu would make
+			if op < 128 && strings.HasPrefix(id, "dpl_") && len(id) > 4 { // the URL hostemu would make
 				label = "shop-" + id[4:]
 			}
 			d := Deployment{ID: id, ProjectID: "prj_a", URL: "https://" + label + ".hostemu.localhost", Target: TargetPreview,
