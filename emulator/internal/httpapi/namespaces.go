@@ -80,7 +80,7 @@ func (a *API) deleteNamespace(c *gin.Context) (any, error) {
 // namespace's stead.
 func (a *API) edgeWorld(r *http.Request, host string) (w *world.World, missing string) {
 	if w, ok := r.Context().Value(tunnelWorldKey{}).(*world.World); ok {
-		return w, "" // a request in a CONNECT tunnel: the tunnel's namespace
+		return a.tunnelWorld(w) // a request in a CONNECT tunnel: the tunnel's namespace
 	}
 	if a.ns.Len() > 0 {
 		if name, _, ok := edge.ParseEdgeHost(host, a.w.EdgeDomain()); ok && name.Namespace != "" {
@@ -110,6 +110,25 @@ func (a *API) edgeWorld(r *http.Request, host string) (w *world.World, missing s
 		return a.w, id
 	}
 	return a.w, ""
+}
+
+// tunnelWorld is the world of a request in a CONNECT tunnel opened for w: the world
+// w's namespace name finds now, as a new CONNECT naming it would. The tunnel holds the
+// world its CONNECT named, which a deletion or expiry since does not reach, so the
+// namespace is looked up again (which marks it used, as a request naming it by host or
+// header does): w while it lives; once it is gone, the namespace a bundle of it was
+// replayed into, which its name then stands for (Registry.Alias: its tokens and
+// deployment hosts find that one too); else the request is refused with
+// namespace_not_found. The default world is never deleted.
+func (a *API) tunnelWorld(w *world.World) (*world.World, string) {
+	label := w.Namespace()
+	if label == "" {
+		return w, ""
+	}
+	if n, ok := a.ns.ByLabel(label); ok {
+		return n.World, ""
+	}
+	return a.w, namespace.Prefix + label
 }
 
 // proxyUser is the user name of "Proxy-Authorization: Basic base64(user:password)".

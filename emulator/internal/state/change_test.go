@@ -186,3 +186,75 @@ func TestStepChangesOnlyTheProjectsProductionPointer(t *testing.T) {
 		}
 	}
 }
+
+// A change's project keeps the env it was recorded with: the --state log's writer
+// encodes a record after the store's lock is released, while the store goes on. A
+// project's Env is replaced whole (a Load clones it), never written in place, so the
+// record shares the live map safely and copies nothing. Every operation that hands
+// the hook a project, and a Load giving the project another env, run here while a
+// reader encodes the records as the writer does (run with -race: a write in place to
+// a map a record shares is a race with that reader, and an encoding that changed).
+func TestRecordedProjectKeepsItsEnv(t *testing.T) {
+	at := t0
+	snapWith := func(v string) Snapshot {
+		d := Deployment{ID: "dpl_a", ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
+		d.SetStatus(nil, StatusReady, nil, at)
+		return Snapshot{Projects: []Project{{ID: "prj_a", Name: "a", CreatedAt: at, Env: map[string]string{"K": v}}},
+			Deployments: []Deployment{d}}
+	}
+	s := New()
+	records := make(chan Change, 1024)
+	s.SetHook(func(c Change) {
+		if c.Project != nil {
+			records <- c
+		}
+	})
+	type encoded struct {
+		env  string
+		text []byte
+	}
+	done := make(chan []encoded)
+	go func() { // the writer: encodes each record once the store has moved on
+		var out []encoded
+		for c := range records {
+			b, err := c.Project.MarshalJSON()
+			if err != nil {
+				t.Error(err)
+			}
+			out = append(out, encoded{c.Project.Env["K"], b})
+		}
+		done <- out
+	}()
+	var want []string // the env each record had when it was made
+	for i := range 50 {
+		v := fmt.Sprint("v", i)
+		if err := s.Load(snapWith(v)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := s.Promote("dpl_a"); err != nil { // a record with the project
+			t.Fatal(err)
+		}
+		want = append(want, v)
+		d := Deployment{ID: fmt.Sprint("dpl_b", i), ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
+		d.SetStatus(nil, StatusQueued, nil, at)
+		if err := s.CreateDeployment(d); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range []string{StatusBuilding, StatusReady} { // ready moves production: a record
+			if _, err := s.UpdateDeployment(d.ID, func(d *Deployment, p *Project) { d.SetStatus(p, st, nil, at) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want = append(want, v)
+	}
+	close(records)
+	got := <-done
+	if len(got) != len(want) {
+		t.Fatalf("%d records of the project, want %d", len(got), len(want))
+	}
+	for i, g := range got {
+		if g.env != want[i] || !strings.Contains(string(g.text), `"env":{"K":"`+want[i]+`"}`) {
+			t.Fatalf("record %d: env %q, encoded %s; it was recorded with K=%s", i, g.env, g.text, want[i])
+		}
+	}
+}

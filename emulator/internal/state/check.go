@@ -35,7 +35,8 @@ func TLSStatusFor(domainStatus string) string {
 }
 
 // Check reports every inconsistency in snap: duplicate ids, tokens or hostnames, unknown
-// scopes or statuses, and references to projects or deployments that do not exist.
+// scopes or statuses, references to projects or deployments that do not exist, and env
+// variable names the API refuses (EnvProblem).
 func (snap *Snapshot) Check() error { return snap.check(nil) }
 
 // check is Check. built, when not nil, waits for the deployments by id that a store's
@@ -82,6 +83,9 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("projects: duplicate id %q", p.ID)
 		}
 		projects[p.ID] = true
+		if problem := EnvProblem(p.Env); problem != "" {
+			bad("project %q: %s", p.ID, problem)
+		}
 	}
 	// id → its project and whether it was ever ready: one map made for them all (or the
 	// build's, below)
@@ -113,6 +117,9 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("deployment %q: unknown target %q", d.ID, d.Target)
 		}
 		if problem := d.timingsProblem(); problem != "" {
+			bad("deployment %q: %s", d.ID, problem)
+		}
+		if problem := EnvProblem(d.Env); problem != "" {
 			bad("deployment %q: %s", d.ID, problem)
 		}
 	}

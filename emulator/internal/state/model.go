@@ -109,7 +109,10 @@ type Cipher struct {
 	MasterKeys []MasterKey `json:"master_keys"`
 }
 
-// Project is a hosting project.
+// Project is a hosting project. Env is replaced whole (a Load clones it), never written
+// in place, so copies share it: a change record's (encoded by the --state log's writer
+// after the store's lock is released), ProjectEnv's and every reader's, none of which
+// copies it (TestRecordedProjectKeepsItsEnv).
 type Project struct {
 	ID                     string            `json:"id"`
 	Name                   string            `json:"name"`

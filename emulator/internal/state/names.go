@@ -3,6 +3,8 @@ package state
 import (
 	"crypto/sha256"
 	"encoding/base32"
+	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -43,6 +45,31 @@ func ValidEnvName(k string) bool {
 
 // EnvNameRule says what ValidEnvName takes, for the messages that refuse a name.
 const EnvNameRule = "letters, digits and underscores, not starting with a digit"
+
+// EnvProblem says why env cannot be a deployment's or a project's environment, in the
+// API's words (the field and the first wrong name in order, whatever the map's), or ""
+// when every name is a ValidEnvName. The API answers it to a create, and Check refuses
+// a state imported (PUT /_emulator/state, --state, a bundle) with it: a name the API
+// refuses never gets in another way (fixtures name it at its line before, by the same
+// rule).
+func EnvProblem(env map[string]string) string {
+	valid := true
+	for k := range env {
+		valid = valid && ValidEnvName(k)
+	}
+	if valid {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if k == "" {
+			return `field "env" has an empty variable name`
+		}
+		if !ValidEnvName(k) {
+			return fmt.Sprintf(`field "env": %q is not a variable name (%s)`, k, EnvNameRule)
+		}
+	}
+	return ""
+}
 
 // ValidFileHash reports whether h is a SHA-256 digest in 64 lowercase hex characters.
 func ValidFileHash(h string) bool {

@@ -217,6 +217,22 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 			d := &s.Deployments[0]
 			d.Status, d.Timings = StatusBuilding, Timings{QueuedAt: &at, BuildingAt: &at}
 		}},
+		// env names in the API's words (world's create answers EnvProblem too)
+		{"deployment env name with =", `deployment "dpl_a": field "env": "A=B" is not a variable name (` + EnvNameRule + `)`, func(s *Snapshot) {
+			s.Deployments[0].Env = map[string]string{"OK": "1", "A=B": "2"}
+		}},
+		{"deployment env name from a digit", `deployment "dpl_a": field "env": "1X" is not a variable name`, func(s *Snapshot) {
+			s.Deployments[0].Env = map[string]string{"1X": "2", "Z-Z": "3"} // the first in order is named
+		}},
+		{"deployment env name empty", `deployment "dpl_a": field "env" has an empty variable name`, func(s *Snapshot) {
+			s.Deployments[0].Env = map[string]string{"": "1"}
+		}},
+		{"project env name with a space", `project "prj_a": field "env": "A B" is not a variable name`, func(s *Snapshot) {
+			s.Projects[0].Env = map[string]string{"A B": "1"}
+		}},
+		{"project env name not ASCII", `project "prj_a": field "env": "É" is not a variable name`, func(s *Snapshot) {
+			s.Projects[0].Env = map[string]string{"É": "1"}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base()
@@ -289,9 +305,13 @@ func FuzzDeploymentByLabel(f *testing.F) {
 				}
 				continue
 			}
+			// ids[op%8] under the URL hostemu would make for it (op < 128), else under
+			// labels[op>>3%10]: bits apart from the id's, so that any id takes any label
+			// (op&4 chose before, a bit of the id's: ids[:4] always had their own URL,
+			// ids[4:] never, the 40-character id among them)
 			id := ids[int(op)%len(ids)]
 			label := labels[int(op>>3)%len(labels)]
-			if op&4 == 0 && strings.HasPrefix(id, "dpl_") && len(id) > 4 { // the URL hostemu would make
+			if op < 128 && strings.HasPrefix(id, "dpl_") && len(id) > 4 { // the URL hostemu would make
 				label = "shop-" + id[4:]
 			}
 			d := Deployment{ID: id, ProjectID: "prj_a", URL: "https://" + label + ".hostemu.localhost", Target: TargetPreview,

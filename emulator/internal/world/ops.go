@@ -66,15 +66,8 @@ func (in NewDeployment) check() (target string, entries int64, err error) {
 		valid = valid && state.ValidEnvName(k)
 		entries += state.EntryWeight(k, v)
 	}
-	if !valid { // name the first wrong one in order, whatever the map's
-		for _, k := range slices.Sorted(maps.Keys(in.Env)) {
-			if k == "" {
-				return "", 0, apperr.New(apperr.InvalidRequest, `field "env" has an empty variable name`)
-			}
-			if !state.ValidEnvName(k) {
-				return "", 0, apperr.Errorf(apperr.InvalidRequest, `field "env": %q is not a variable name (%s)`, k, state.EnvNameRule)
-			}
-		}
+	if !valid {
+		return "", 0, apperr.New(apperr.InvalidRequest, state.EnvProblem(in.Env))
 	}
 	return target, entries, nil
 }
