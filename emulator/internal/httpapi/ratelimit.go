@@ -30,9 +30,9 @@ func setRateHeaders(h http.Header, d ratelimit.Decision) {
 // smallInts are the decimal forms of the limits and counts most headers carry, made
 // once rather than on every response: substrings of one string, so that making them
 // is one allocation, not 5,001. They are made on the first answer that carries them,
-// not at start-up: the table is 80 KB and its digits 19 KB, about 25 of a start's page
+// not at start-up: the table is 80 KB and its digits 19 KB, 30 to 66 of a start's page
 // faults (a start is mostly page faults on the machine measured: docs/performance.md,
-// "Where each target stands", "This machine").
+// "Replay and the start, seventh pass").
 var (
 	smallInts     [5001]string
 	smallIntsOnce sync.Once
