@@ -465,9 +465,11 @@ func TestFaultBreaks(t *testing.T) {
 // slow sends the real answer at bytes_per_second: its wall time is its size over the
 // rate. Measured and logged for answers of a half and a whole second; asserted are a
 // lower bound the emulator decides (its waits add up to size/rate before the last
-// byte) and a generous upper one, 1.5×, since how much longer a loaded machine (a
-// -race run of every package) takes to wake ten times is not the emulator's to decide:
-// the 20 % is the figure logged, 1.00–1.05 on an idle machine.
+// byte) and an upper one against a gross fault only, 5× (a wait a byte, not a chunk,
+// would be hundreds of times): how much longer a loaded machine takes to wake ten
+// times is not the emulator's to decide, and a 1.5× bound failed 1 -race run of the
+// package in 5 on a 2-core machine (1.54×). The 20 % is the figure logged,
+// 1.00–1.05 on an idle machine.
 func TestFaultBreakSlow(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -482,8 +484,8 @@ func TestFaultBreakSlow(t *testing.T) {
 		want := time.Duration(len(real)) * time.Second / time.Duration(bps)
 		ratio := took.Seconds() / want.Seconds()
 		t.Logf("slow: %d bytes at %d B/s in %v: %.3f of size/bytes_per_second (%v)", len(body), bps, took.Round(time.Millisecond), ratio, want.Round(time.Millisecond))
-		if string(body) != string(real) || ratio < 0.95 || ratio > 1.5 {
-			t.Errorf("%d bytes in %v, want the whole body in %v (0.95 to 1.5 of it)", len(body), took, want)
+		if string(body) != string(real) || ratio < 0.95 || ratio > 5 {
+			t.Errorf("%d bytes in %v, want the whole body in %v (0.95 to 5 of it)", len(body), took, want)
 		}
 	}
 }
