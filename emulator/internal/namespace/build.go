@@ -39,6 +39,9 @@ type Worlds struct {
 	// templates are the namespaces' start-up states built so far, cloned for each new
 	// namespace (and reset) of the same fixtures, seed and options.
 	templates templates
+	// afterChoice, when set (tests), runs between the choice of a new namespace's
+	// scenario and the build of its world: where a scenario file can change.
+	afterChoice func()
 }
 
 // Fixtures parses the fixtures at path (the embedded ones when path is ""), once: every
@@ -134,11 +137,17 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		cfg.Scenario = "default"
 	}
 	// before the fixtures are parsed, so that the answer is the scenario's problems
-	// (or not found) with its status; world.New asks the same again (a derived
-	// registry knows the directory's broken files, and one of the namespace's own
-	// documents overriding a file's scenario is not stale)
-	if _, err := world.ChooseScenario(cfg.Scenarios, cfg.Scenario); err != nil {
+	// (or not found) with its status (a derived registry knows the directory's broken
+	// files, and one of the namespace's own documents overriding a file's scenario is
+	// not stale). Asked once: world.New starts on the scenario chosen here, so a file
+	// deleted or broken in between cannot turn this answer.
+	sc, err := world.ChooseScenario(cfg.Scenarios, cfg.Scenario)
+	if err != nil {
 		return nil, err
+	}
+	cfg.Chosen = sc
+	if b.afterChoice != nil {
+		b.afterChoice()
 	}
 	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
@@ -169,7 +178,11 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	// its own scenarios live as long as it does: their text, and what they parse to
 	cfg.Carried = 3 * int64(total)
 	w, err := world.New(cfg)
-	if err != nil {
+	var refused *world.ScenarioRefusal
+	switch {
+	case errors.As(err, &refused): // the scenario's own answer: not found, or its file's problems
+		return nil, refused.Err
+	case err != nil: // the fixtures' problems, or the scenario's faults over --max-faults
 		return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return w, nil

@@ -26,3 +26,16 @@ func ChooseScenario(reg *scenario.Registry, name string) (*scenario.Scenario, er
 	}
 	return sc, nil
 }
+
+// ScenarioRefusal is New's refusal of the scenario its Config names (ChooseScenario's
+// answer, in Err), told apart from every other failure of New: a caller that answers an
+// API request (a namespace's creation) answers with Err's own code and words, and one
+// that starts the server (--scenario) reports Error, the message alone, as a
+// configuration error worded as PUT /_emulator/scenarios/active words it. It does not
+// unwrap to Err, so apperr.As finds no code in it: only a caller that asks for a
+// ScenarioRefusal turns it back into an API error.
+type ScenarioRefusal struct {
+	Err *apperr.Error
+}
+
+func (r *ScenarioRefusal) Error() string { return r.Err.Message }

@@ -4,7 +4,6 @@
 package world
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -68,9 +67,14 @@ type Config struct {
 	Namespace string
 	// TokenPrefix starts every token minted in the world ("hostemu_" when empty): a
 	// namespace's tokens name it, so a request finds its world without a lookup table.
-	TokenPrefix   string
-	Scenarios     *scenario.Registry
-	Scenario      string // active scenario's name
+	TokenPrefix string
+	Scenarios   *scenario.Registry
+	Scenario    string // active scenario's name
+	// Chosen, when set, is the scenario Scenario names as its caller already chose it
+	// (ChooseScenario): New starts on it rather than asking Scenarios again, so that a
+	// file deleted or broken between the caller's check and New cannot turn the
+	// caller's answer (a namespace's creation, TestScenarioGoneBetweenChecks).
+	Chosen        *scenario.Scenario
 	JournalSize   int
 	RateLimitsOff bool
 	Logger        *slog.Logger
@@ -185,12 +189,13 @@ func New(cfg Config) (*World, error) {
 	w.faults = fault.NewSetWithDice(w.faultDice())
 	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
 	w.faults.SetMax(cfg.MaxFaults)
-	sc, err := ChooseScenario(w.scenarios, cfg.Scenario)
-	if err != nil {
-		// the message alone: --scenario's refusal is a configuration error, worded
-		// as PUT /_emulator/scenarios/active words it
-		e, _ := apperr.As(err)
-		return nil, errors.New(e.Message)
+	sc := cfg.Chosen
+	if sc == nil {
+		var err error
+		if sc, err = ChooseScenario(w.scenarios, cfg.Scenario); err != nil {
+			e, _ := apperr.As(err)
+			return nil, &ScenarioRefusal{Err: e}
+		}
 	}
 	if err := w.faults.Fits(len(sc.Faults)); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
