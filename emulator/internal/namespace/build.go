@@ -127,27 +127,8 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		}
 		cfg.Scenarios = reg
 	}
-	if spec.Scenario != nil {
-		if *spec.Scenario == "" { // not "the default": leaving the field out is
-			return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(""))
-		}
-		cfg.Scenario = *spec.Scenario
-	}
-	if cfg.Scenario == "" {
-		cfg.Scenario = "default"
-	}
-	// before the fixtures are parsed, so that the answer is the scenario's problems
-	// (or not found) with its status (a derived registry knows the directory's broken
-	// files, and one of the namespace's own documents overriding a file's scenario is
-	// not stale). Asked once: world.New starts on the scenario chosen here, so a file
-	// deleted or broken in between cannot turn this answer.
-	sc, err := world.ChooseScenario(cfg.Scenarios, cfg.Scenario)
-	if err != nil {
+	if err := b.chooseScenario(&cfg, spec); err != nil {
 		return nil, err
-	}
-	cfg.Chosen = sc
-	if b.afterChoice != nil {
-		b.afterChoice()
 	}
 	files, doc := b.Files, ""
 	if raw := bytes.TrimSpace(spec.Fixtures); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
@@ -186,6 +167,38 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return w, nil
+}
+
+// chooseScenario sets cfg's scenario for a new namespace: spec's, the one chosen already
+// (Spec.StartOn), or by name, spec's or the server's start-up one. A name is asked
+// here, before the fixtures are parsed, so that the answer is the scenario's problems
+// (or not found) with its status (a derived registry knows the directory's broken
+// files, and one of the namespace's own documents overriding a file's scenario is not
+// stale). It is asked once: world.New starts on the scenario chosen here
+// (Config.Chosen), so a file deleted or broken in between cannot turn this answer.
+func (b *Worlds) chooseScenario(cfg *world.Config, spec Spec) error {
+	if spec.start != nil {
+		cfg.Scenario, cfg.Chosen = spec.start.Name, spec.start
+		return nil
+	}
+	if spec.Scenario != nil {
+		if *spec.Scenario == "" { // not "the default": leaving the field out is
+			return apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(""))
+		}
+		cfg.Scenario = *spec.Scenario
+	}
+	if cfg.Scenario == "" {
+		cfg.Scenario = "default"
+	}
+	sc, err := world.ChooseScenario(cfg.Scenarios, cfg.Scenario)
+	if err != nil {
+		return err
+	}
+	cfg.Chosen = sc
+	if b.afterChoice != nil {
+		b.afterChoice()
+	}
+	return nil
 }
 
 // snapshot returns what builds the default world's start-up state from parsed

@@ -1,6 +1,10 @@
 package namespace
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/hostemu/hostemu/emulator/internal/scenario"
+)
 
 // Spec is what POST /_emulator/namespaces takes; every field is optional, and the
 // server's own start-up settings fill the ones left out.
@@ -15,6 +19,20 @@ type Spec struct {
 	// Scenarios are scenario documents (YAML) of this namespace only, beside the
 	// server's scenarios as they are at creation.
 	Scenarios []string `json:"scenarios"`
+
+	// start is the scenario the world starts on when it was chosen already (StartOn).
+	start *scenario.Scenario
+}
+
+// StartOn is s with its world starting on sc, a scenario chosen already rather than
+// named: a failure bundle's, which the namespace replays at once (POST
+// /_emulator/namespaces with a bundle). No name is asked of the registry, so neither
+// the server's start-up scenario nor its file's state decides whether the namespace
+// can be made; sc is also the scenario a reset of the namespace returns to when the
+// registry has one of its name.
+func (s Spec) StartOn(sc *scenario.Scenario) Spec {
+	s.start = sc
+	return s
 }
 
 // Bounds of Spec.Scenarios: documents, the bytes of one, the bytes of all (a scenario

@@ -71,6 +71,14 @@ export interface paths {
         /**
          * Create a namespace, a world of its own
          * @description Every field is optional; an empty body takes the server's defaults. Unknown keys are refused.
+         *
+         *     With a failure bundle as the body (`application/gzip`, what `GET /bundle` answers)
+         *     the namespace replays it, made in one call as `PUT /namespaces/{ns}/bundle` into a
+         *     new namespace would, but on the bundle's scenario: the server's start-up scenario
+         *     (its file broken, say) does not decide whether the bundle opens. A bundle refused
+         *     is `400` (or `413`, `507`) as `PUT /bundle` words it, and leaves no namespace; the
+         *     answer's `bundle` is what `PUT /bundle` answers. The dashboard's "Open a bundle" is
+         *     this call.
          */
         post: operations["createNamespace"];
         delete?: never;
@@ -721,6 +729,8 @@ export interface components {
             cipher_key: string;
             /** Format: uri */
             control_url: string;
+            /** @description Only when the namespace was made from a bundle: what was replayed, as PUT /bundle answers it. */
+            bundle?: components["schemas"]["BundleReplayed"];
         };
         NamespaceInfo: {
             namespace: string;
@@ -1603,10 +1613,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["NamespaceSpec"];
+                /** @example (a bundle's bytes, as GET /bundle answered them) */
+                "application/gzip": string;
             };
         };
         responses: {
-            /** @description The namespace, its tokens and its control URL. */
+            /** @description The namespace, its tokens and its control URL; with a bundle, what was replayed (`bundle`). */
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,91 @@
+package emulator_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator"
+)
+
+// POST /_emulator/namespaces with a bundle (the dashboard's "Open a bundle") makes a
+// namespace replaying it in one call, on the bundle's scenario: the server's start-up
+// scenario, its file broken since the server started, has no say. The dashboard made a
+// plain namespace first, which that broken file refused.
+func TestNamespaceFromBundleWithBrokenStartScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mine.yaml")
+	writeFile(t, path, "name: mine\ndeployments:\n  lifecycle: [{status: queued}, {status: building, after: 1s}, {status: ready, after: 1s}]\n")
+	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir; o.Scenario = "mine" })
+	mustStatus(t, e.post("/_emulator/faults", "", map[string]any{"match": map[string]any{"path": "/v1/projects"}, "status": 503}), 201)
+	mustStatus(t, e.get("/v1/projects", "t-read"), 503)
+	tgz := e.do(req{Method: "POST", Path: "/_emulator/bundle", Body: `{"failure":"checkout_test.go:41: 503"}`})
+	mustStatus(t, tgz, 200)
+
+	// the start-up scenario's file breaks; the registry reloads it (as its watcher
+	// would, without waiting for one)
+	writeFile(t, path, "name: mine\ndeployments: [\n")
+	if ps := emulator.World(e.emu).Scenarios().LoadDir(dir); len(ps) == 0 {
+		t.Fatal("the broken file loaded")
+	}
+	if r := e.post("/_emulator/namespaces", "", nil); r.Status != 400 || r.Code() != "invalid_request" {
+		t.Fatalf("a plain namespace: %d %s, want the broken file's 400", r.Status, r.Body)
+	}
+
+	r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: tgz.Body, Headers: map[string]string{"Content-Type": "application/gzip"}})
+	mustStatus(t, r, 201)
+	var got struct {
+		nsCreated
+		Bundle struct {
+			Replayed struct{ Failure string } `json:"replayed"`
+			Scenario string                   `json:"scenario"`
+		} `json:"bundle"`
+	}
+	if err := json.Unmarshal(r.Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got.Namespace, "ns_") || got.Tokens.Read == "" || got.ControlURL != e.url+got.control("") {
+		t.Errorf("created: %s", r.Body)
+	}
+	if got.Bundle.Scenario != "mine" || got.Bundle.Replayed.Failure != "checkout_test.go:41: 503" {
+		t.Errorf("what was replayed: %s", r.Body)
+	}
+	if journal := string(e.get(got.control("/requests"), "").Body); !strings.Contains(journal, `"replayed":true`) || !strings.Contains(journal, `"status":503`) {
+		t.Errorf("the namespace's journal is not the bundle's: %.300s", journal)
+	}
+	if faults := string(e.get(got.control("/faults"), "").Body); !strings.Contains(faults, `"status":503`) {
+		t.Errorf("the bundle's fault did not come along: %.300s", faults)
+	}
+}
+
+// A bundle refused in the one call leaves no namespace behind, and the call's other
+// refusals are the envelope's.
+func TestNamespaceFromBundleRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	good := e.get("/_emulator/bundle", "").Body
+	for _, tt := range []struct {
+		name   string
+		body   []byte
+		ct     string
+		status int
+		code   string
+	}{
+		{"not gzip", []byte("not a bundle"), "application/gzip", 400, "invalid_request"},
+		{"truncated", good[:len(good)/2], "application/gzip", 400, "invalid_request"},
+		{"neither JSON nor a bundle", good, "text/plain", 415, "unsupported_media_type"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: tt.body, Headers: map[string]string{"Content-Type": tt.ct}})
+			if r.Status != tt.status || r.Code() != tt.code {
+				t.Errorf("%d %s, want %d %s", r.Status, r.Body, tt.status, tt.code)
+			}
+			if list := string(e.get("/_emulator/namespaces", "").Body); strings.Contains(list, "ns_") {
+				t.Errorf("a namespace was left behind: %s", list)
+			}
+		})
+	}
+	mustStatus(t, e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: good, Headers: map[string]string{"Content-Type": "application/gzip"}}), 201)
+}
