@@ -17,7 +17,7 @@ type Spec struct {
 	// reads it as it is); absent or null: the server's fixtures.
 	Fixtures json.RawMessage `json:"fixtures"`
 	// Scenarios are scenario documents (YAML) of this namespace only, beside the
-	// server's scenarios as they are at creation.
+	// server's scenarios as its reloads leave them (scenario.Registry.Derive).
 	Scenarios []string `json:"scenarios"`
 
 	// start is the scenario the world starts on when it was chosen already (StartOn).

@@ -714,7 +714,7 @@ export interface components {
             clock_start?: string;
             /** @description A fixture document as JSON; absent or null, the server's fixtures. */
             fixtures?: Record<string, never> | null;
-            /** @description Scenario documents (YAML) of this namespace only, beside the server's scenarios as they are at creation (a name the server has is overridden); name one in `scenario` to start with it. At most 32, each at most 256 KiB and 1 MiB together, each checked as `hostemu validate` checks a file. */
+            /** @description Scenario documents (YAML) of this namespace only, beside the server's scenarios, as its scenarios directory's reloads leave them (a name the server has is overridden, and stays the document's); name one in `scenario` to start with it. At most 32, each at most 256 KiB and 1 MiB together, each checked as `hostemu validate` checks a file. */
             scenarios?: string[];
         };
         NamespaceTokens: {
