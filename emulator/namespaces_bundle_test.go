@@ -89,3 +89,34 @@ func TestNamespaceFromBundleRefused(t *testing.T) {
 	}
 	mustStatus(t, e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: good, Headers: map[string]string{"Content-Type": "application/gzip"}}), 201)
 }
+
+// A bundle refused on replay, once its namespace is made (a bundle alone over
+// --max-world-bytes: 413 from the world), leaves no namespace behind either, and
+// nothing counted against the bound.
+func TestNamespaceFromBundleRefusedOnReplayLeavesNone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.MaxWorldBytes = 4 << 20 })
+	good := e.get("/_emulator/bundle", "")
+	mustStatus(t, good, 200)
+	m := members(t, good.Body)
+	extras := hostileExtras(50_000, 1000, 8000)
+	var man map[string]any
+	if err := json.Unmarshal(m["manifest.json"], &man); err != nil {
+		t.Fatal(err)
+	}
+	man["events"] = 1000 // the manifest's counts are checked against the members
+	text, _ := json.Marshal(man)
+	extras["manifest.json"] = string(text)
+	heavy := rebuild(t, m, extras)
+
+	r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: heavy, Headers: map[string]string{"Content-Type": "application/gzip"}})
+	if r.Status != 413 || r.Code() != "payload_too_large" || !strings.Contains(r.Err(t).Message, "--max-world-bytes") {
+		t.Fatalf("a bundle over the whole budget: %d %.300s", r.Status, r.Body)
+	}
+	if list := string(e.get("/_emulator/namespaces", "").Body); strings.Contains(list, "ns_") {
+		t.Errorf("a namespace was left behind: %s", list)
+	}
+	if w := emulator.NamespaceWeight(e.emu); w != 0 {
+		t.Errorf("%d bytes still counted", w)
+	}
+}
