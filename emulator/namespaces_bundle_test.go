@@ -120,3 +120,50 @@ func TestNamespaceFromBundleRefusedOnReplayLeavesNone(t *testing.T) {
 		t.Errorf("%d bytes still counted", w)
 	}
 }
+
+// POST /_emulator/namespaces with a bundle changes state as any control route does, so
+// it is closed to web pages as they are (docs/security.md): from another origin, or a
+// request of another site with no Origin, it is 403 forbidden_origin with no CORS
+// header, whatever the body's type (application/gzip needs a preflight; text/plain does
+// not, and is a bundle to no route), and no namespace is made. From hostemu's own
+// origin the same call makes one.
+func TestNamespaceFromBundleClosedToOtherOrigins(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tgz := e.get("/_emulator/bundle", "")
+	mustStatus(t, tgz, 200)
+	for _, tt := range []struct {
+		name    string
+		headers map[string]string
+	}{
+		{"another origin", map[string]string{"Origin": "https://evil.example"}},
+		{"another local port", map[string]string{"Origin": "http://127.0.0.1:1"}},
+		{"an opaque origin", map[string]string{"Origin": "null"}},
+		{"another origin, as text/plain (no preflight)", map[string]string{"Origin": "https://evil.example", "Content-Type": "text/plain"}},
+		{"another origin, as octet-stream", map[string]string{"Origin": "https://evil.example", "Content-Type": "application/octet-stream"}},
+		{"no Origin, another site", map[string]string{"Sec-Fetch-Site": "cross-site"}},
+		{"no Origin, the same site on another port", map[string]string{"Sec-Fetch-Site": "same-site"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := map[string]string{"Content-Type": "application/gzip"}
+			for k, v := range tt.headers {
+				h[k] = v
+			}
+			r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: tgz.Body, Headers: h})
+			if r.Status != 403 || r.Code() != "forbidden_origin" {
+				t.Errorf("%d %.300s, want 403 forbidden_origin", r.Status, r.Body)
+			}
+			for k := range r.Header {
+				if strings.HasPrefix(k, "Access-Control-") {
+					t.Errorf("the refusal carries %s", k)
+				}
+			}
+			if list := string(e.get("/_emulator/namespaces", "").Body); strings.Contains(list, "ns_") {
+				t.Errorf("a namespace was made: %s", list)
+			}
+		})
+	}
+	r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: tgz.Body,
+		Headers: map[string]string{"Content-Type": "application/gzip", "Origin": e.url, "Sec-Fetch-Site": "same-origin"}})
+	mustStatus(t, r, 201)
+}
