@@ -167,3 +167,68 @@ func TestNamespaceFromBundleClosedToOtherOrigins(t *testing.T) {
 		Headers: map[string]string{"Content-Type": "application/gzip", "Origin": e.url, "Sec-Fetch-Site": "same-origin"}})
 	mustStatus(t, r, 201)
 }
+
+// A bundle whose scenario's source differs from the registry's of its name runs the
+// bundle's own (docs/bundles.md), in a namespace made from it and in a world it is put
+// into alike, and a reload of the scenarios directory that does not touch the world's
+// choice (another file added) leaves it so. The reload put the registry's version of
+// the name in its place, so a replay ran on the local file it was not taken with.
+// Choosing the scenario by name takes the registry's, which then follows its file.
+func TestBundleOwnScenarioOutlivesReloads(t *testing.T) {
+	t.Parallel()
+	const lifecycle = "deployments:\n  lifecycle: [{status: queued}, {status: building, after: 1s}, {status: ready, after: 1s}]\n"
+	srcDir := t.TempDir()
+	writeFile(t, filepath.Join(srcDir, "mine.yaml"), "name: mine\ndescription: the bundle's\n"+lifecycle)
+	src := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = srcDir; o.Scenario = "mine" })
+	tgz := src.get("/_emulator/bundle", "")
+	mustStatus(t, tgz, 200)
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "mine.yaml"), "name: mine\ndescription: local\n"+lifecycle)
+	e := newEnv(t, func(o *emulator.Options) { o.ScenariosDir = dir })
+	reload := func(file, text string) {
+		t.Helper()
+		writeFile(t, filepath.Join(dir, file), text)
+		if ps := emulator.World(e.emu).Scenarios().LoadDir(dir); len(ps) > 0 {
+			t.Fatal(ps)
+		}
+	}
+	r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: tgz.Body, Headers: map[string]string{"Content-Type": "application/gzip"}})
+	mustStatus(t, r, 201)
+	var n nsCreated
+	if err := json.Unmarshal(r.Body, &n); err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, e.do(req{Method: "PUT", Path: "/_emulator/bundle", Body: tgz.Body, Headers: map[string]string{"Content-Type": "application/gzip"}}), 200)
+	// the scenario a world runs, as its own bundle carries it ("the active one as it
+	// is in force")
+	running := func(control string) string {
+		t.Helper()
+		b := e.get(control+"/bundle", "")
+		mustStatus(t, b, 200)
+		return string(members(t, b.Body)["scenarios/mine.yaml"])
+	}
+	worlds := []struct{ name, control string }{{"the namespace", n.control("")}, {"the default world", "/_emulator"}}
+	for _, w := range worlds {
+		if got := running(w.control); !strings.Contains(got, "the bundle's") {
+			t.Fatalf("%s runs %q, want the bundle's scenario", w.name, got)
+		}
+	}
+
+	reload("other.yaml", "name: other\n"+lifecycle)
+	for _, w := range worlds {
+		if got := running(w.control); !strings.Contains(got, "the bundle's") {
+			t.Errorf("after another file's reload %s runs %q, want the bundle's scenario still", w.name, got)
+		}
+	}
+
+	// chosen by name, the scenario is the registry's, and follows its file
+	mustStatus(t, e.do(req{Method: "PUT", Path: n.control("/scenarios/active"), Body: map[string]string{"name": "mine"}}), 200)
+	reload("mine.yaml", "name: mine\ndescription: local, changed\n"+lifecycle)
+	if got := running(n.control("")); !strings.Contains(got, "local, changed") {
+		t.Errorf("chosen by name, then its file changed: the namespace runs %q", got)
+	}
+	if got := running("/_emulator"); !strings.Contains(got, "the bundle's") {
+		t.Errorf("the default world, not switched, runs %q", got)
+	}
+}
