@@ -28,8 +28,9 @@ type Spec struct {
 // named: a failure bundle's, which the namespace replays at once (POST
 // /_emulator/namespaces with a bundle). No name is asked of the registry, so neither
 // the server's start-up scenario nor its file's state decides whether the namespace
-// can be made; sc is also the scenario a reset of the namespace returns to when the
-// registry has one of its name.
+// can be made. A reset of the namespace returns to the registry's scenario of sc's name
+// (not sc itself, when sc is a bundle's own), or keeps the one in force when the
+// registry has none of that name (world.World.Reset).
 func (s Spec) StartOn(sc *scenario.Scenario) Spec {
 	s.start = sc
 	return s
