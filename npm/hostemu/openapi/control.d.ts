@@ -1661,7 +1661,24 @@ export interface operations {
                 };
             };
             413: components["responses"]["TooLarge"];
-            415: components["responses"]["NotJSON"];
+            /** @description A body that is neither JSON nor a bundle (application/gzip, application/x-gzip, application/octet-stream). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send the body with Content-Type: application/json (got text/plain)",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/unsupported_media_type"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
+                };
+            };
             /** @description As many namespaces live as --max-namespaces allows. */
             429: {
                 headers: {
@@ -1681,7 +1698,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description hostemu is shutting down. */
+            /** @description hostemu is shutting down; or, with a bundle, another import has been under way too long (retry after the Retry-After the answer then carries), or the client went away while waiting for it. */
             503: {
                 headers: {
                     [name: string]: unknown;
