@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // A derived registry (a namespace's, given scenarios of its own) sees its base's
@@ -140,5 +142,49 @@ func TestDeriveReadDuringReloads(t *testing.T) {
 	wg.Wait()
 	if got := description(t, d, "mine"); got != "v50" {
 		t.Errorf("after the last reload: %q", got)
+	}
+}
+
+// A derived registry (a namespace's) is not kept by its base: it follows the base by
+// reading it, with nothing of it left in the base, so once its namespace lets it go
+// (deleted, expired) it is collected while the base lives on and reloads. A derive
+// that subscribed to its base, or a base that kept its derived registries, would hold
+// every namespace's registry and scenarios for the server's lifetime.
+func TestDerivedRegistryIsLetGo(t *testing.T) {
+	t.Parallel()
+	const lifecycle = "deployments:\n  lifecycle: [{status: queued}, {status: building, after: 1s}, {status: ready, after: 1s}]\n"
+	dir := t.TempDir()
+	writeFile(t, dir, "mine.yaml", "name: mine\ndescription: v1\n"+lifecycle)
+	base := newRegistry(t)
+	base.LoadDir(dir)
+	collected := make(chan struct{})
+	func() {
+		d, problems := base.Derive("scenarios", []string{"name: own\n" + lifecycle})
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		runtime.AddCleanup(d, func(ch chan struct{}) { close(ch) }, collected)
+		writeFile(t, dir, "mine.yaml", "name: mine\ndescription: v2\n"+lifecycle)
+		base.LoadDir(dir)
+		if got := description(t, d, "mine"); got != "v2" { // read after a reload: overlaid again
+			t.Fatalf("mine in the derived registry: %q", got)
+		}
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		runtime.GC()
+		select {
+		case <-collected:
+			writeFile(t, dir, "mine.yaml", "name: mine\ndescription: v3\n"+lifecycle)
+			base.LoadDir(dir) // the base reloads on, with nothing of the derived one to reach
+			if got := description(t, base, "mine"); got != "v3" {
+				t.Errorf("the base after the derived registry went: %q", got)
+			}
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the derived registry is still reachable 5 s after it was let go: its base keeps it")
+		}
 	}
 }
