@@ -50,6 +50,12 @@ func mutateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "hostemu mutate: %v\n", err)
 		return 2
 	}
+	return runMutate(ctx, cfg, opt, stdout, stderr)
+}
+
+// runMutate makes the run cfg describes and reports it as opt says: mutateCmd once its
+// command line is read, its exit status included.
+func runMutate(ctx context.Context, cfg mutate.Config, opt mutateOpts, stdout, stderr io.Writer) int {
 	if !opt.quiet {
 		cfg.Progress = stderr
 	}

@@ -376,31 +376,62 @@ func TestPagesInBrowser(t *testing.T) {
 		tb.until("counted afresh", `document.getElementById("cov-totals").textContent.includes("operations 0 of 12")`)
 	})
 
-	t.Run("dashboard: a failure bundle opens in a namespace of its own", func(t *testing.T) {
-		s := server(t)
-		api(t, s, "POST", "/_emulator/faults", "", `{"match":{"path":"/v1/projects"},"status":503}`)
-		if status, _ := api(t, s, "GET", "/v1/projects", "hostemu-read", ""); status != 503 {
-			t.Fatalf("the fault did not fire: %d", status)
+	// the start-up scenario's file broken after the server started must not matter:
+	// the namespace is made from the bundle, on its scenario (it was made plain first,
+	// which the broken file refused)
+	for _, broken := range []bool{false, true} {
+		name := "dashboard: a failure bundle opens in a namespace of its own"
+		if broken {
+			name += ", the start-up scenario's file broken"
 		}
-		// as a testkit writes it for a failed test: with failure.txt
-		_, tgz := api(t, s, "POST", "/_emulator/bundle", "", `{"failure":"checkout_test.go:41: GET /v1/projects: 503, want 200"}`)
-		file := filepath.Join(t.TempDir(), "TestCheckout.hostemu.tgz")
-		if err := os.WriteFile(file, tgz, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tb := openTab(t, b, s)
-		tb.open("/dashboard")
-		tb.do(chromedp.SetUploadFiles(chromedp.CSS("#bundle-file"), []string{file}),
-			chromedp.Evaluate[chromedp.Void](`document.getElementById("bundle-open").requestSubmit()`))
-		tb.untilAfterNavigation("the namespace's dashboard", `location.search.startsWith("?ns=ns_") && document.readyState === "complete"`)
-		tb.until("the replay banner", `!document.getElementById("replay-banner").hidden && document.getElementById("replay-banner").textContent.includes("the default world")`)
-		tb.until("the replayed journal", `[...document.querySelectorAll("#journal tr")].some((tr) => tr.textContent.includes("replayed") && tr.textContent.includes("503"))`)
-		tb.until("the namespace listed as replayed", `document.querySelector("#namespaces li[data-namespace] .badge.replayed") !== null`)
-		// #33: why the test failed, and the world's coverage rather than 0 %
-		tb.until("the failure", `document.getElementById("replay-failure").textContent.includes("GET /v1/projects: 503, want 200")`)
-		tb.until("the bundle's coverage", `document.getElementById("cov-totals").textContent.includes("operations 1 of 12")`)
-		tb.screenshot("bundle-replayed", "")
-	})
+		t.Run(name, func(t *testing.T) {
+			dir, scenarioName := t.TempDir(), "default"
+			scenarioFile := filepath.Join(dir, "mine.yaml")
+			var opts []func(*emulator.Options)
+			if broken {
+				if err := os.WriteFile(scenarioFile, []byte("name: mine\ndeployments:\n  lifecycle: [{status: queued}, {status: building, after: 1s}, {status: ready, after: 1s}]\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				scenarioName = "mine"
+				opts = append(opts, func(o *emulator.Options) { o.ScenariosDir = dir; o.Scenario = scenarioName })
+			}
+			s := server(t, opts...)
+			api(t, s, "POST", "/_emulator/faults", "", `{"match":{"path":"/v1/projects"},"status":503}`)
+			if status, _ := api(t, s, "GET", "/v1/projects", "hostemu-read", ""); status != 503 {
+				t.Fatalf("the fault did not fire: %d", status)
+			}
+			// as a testkit writes it for a failed test: with failure.txt
+			_, tgz := api(t, s, "POST", "/_emulator/bundle", "", `{"failure":"checkout_test.go:41: GET /v1/projects: 503, want 200"}`)
+			file := filepath.Join(t.TempDir(), "TestCheckout.hostemu.tgz")
+			if err := os.WriteFile(file, tgz, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tb := openTab(t, b, s)
+			tb.open("/dashboard")
+			if broken {
+				if err := os.WriteFile(scenarioFile, []byte("name: mine\ndeployments: [\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				tb.until("the broken file shown", `document.getElementById("scenario-errors").textContent.includes("mine.yaml")`)
+				if status, body := api(t, s, "POST", "/_emulator/namespaces", "", `{}`); status != 400 {
+					t.Fatalf("a plain namespace: %d %s, want the broken file's 400", status, body)
+				}
+			}
+			tb.do(chromedp.SetUploadFiles(chromedp.CSS("#bundle-file"), []string{file}),
+				chromedp.Evaluate[chromedp.Void](`document.getElementById("bundle-open").requestSubmit()`))
+			tb.untilAfterNavigation("the namespace's dashboard", `location.search.startsWith("?ns=ns_") && document.readyState === "complete"`)
+			tb.until("the replay banner", `!document.getElementById("replay-banner").hidden && document.getElementById("replay-banner").textContent.includes("the default world")`)
+			tb.until("the replayed journal", `[...document.querySelectorAll("#journal tr")].some((tr) => tr.textContent.includes("replayed") && tr.textContent.includes("503"))`)
+			tb.until("the namespace listed as replayed", `document.querySelector("#namespaces li[data-namespace] .badge.replayed") !== null`)
+			// #33: why the test failed, and the world's coverage rather than 0 %
+			tb.until("the failure", `document.getElementById("replay-failure").textContent.includes("GET /v1/projects: 503, want 200")`)
+			tb.until("the bundle's coverage", `document.getElementById("cov-totals").textContent.includes("operations 1 of 12")`)
+			tb.until("the bundle's scenario", `document.getElementById("scenario-active").textContent === `+js(scenarioName))
+			if !broken {
+				tb.screenshot("bundle-replayed", "")
+			}
+		})
+	}
 
 	for _, width := range []int64{1280, 1920} {
 		t.Run(fmt.Sprintf("dashboard: the journal fits at %d px", width), func(t *testing.T) {

@@ -158,15 +158,45 @@ func (a *API) writeBundle(c *gin.Context, failure string) {
 // putBundle answers PUT /_emulator/bundle: the world replaced with a bundle's, checked
 // whole first; a bad bundle changes nothing.
 func (a *API) putBundle(c *gin.Context) (any, error) {
-	ct := c.GetHeader("Content-Type")
-	if ct != "" && !strings.HasPrefix(ct, "application/gzip") && !strings.HasPrefix(ct, "application/x-gzip") && !strings.HasPrefix(ct, "application/octet-stream") {
-		return nil, apperr.Errorf(apperr.UnsupportedMediaType, "a bundle is sent as application/gzip, not %q", ct)
+	if err := bundleMedia(c); err != nil {
+		return nil, err
 	}
 	release, err := a.takeTurn(c, a.imports, "another import")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	defer a.settle(c)
+	w := a.world(c)
+	b, err := a.readBundle(c, w.JournalSize())
+	if err != nil {
+		return nil, err
+	}
+	if err := Restore(w, b); err != nil { // held to --max-world-bytes, all it brings counted
+		return nil, err
+	}
+	a.standFor(w, b)
+	return bundleInfo(w, b), nil
+}
+
+// bundleMedia is 415 for a body that is not sent as a bundle is: application/gzip (or
+// x-gzip, or octet-stream), or no Content-Type.
+func bundleMedia(c *gin.Context) error {
+	if ct := c.GetHeader("Content-Type"); ct != "" && !isBundleMedia(ct) {
+		return apperr.Errorf(apperr.UnsupportedMediaType, "a bundle is sent as application/gzip, not %q", ct)
+	}
+	return nil
+}
+
+// isBundleMedia reports whether Content-Type ct is a bundle's.
+func isBundleMedia(ct string) bool {
+	return strings.HasPrefix(ct, "application/gzip") || strings.HasPrefix(ct, "application/x-gzip") || strings.HasPrefix(ct, "application/octet-stream")
+}
+
+// readBundle reads and checks the request's bundle whole, within --max-state-bytes,
+// keeping journalKeep journal entries; the caller holds an import's turn and settles
+// the body's charge. A bad bundle is 400 naming its problem, one too big 413.
+func (a *API) readBundle(c *gin.Context, journalKeep int) (*bundle.Bundle, error) {
 	max := a.cfg.Limits.stateBytes()
 	if c.Request.ContentLength > max {
 		return nil, apperr.Errorf(apperr.PayloadTooLarge, "the bundle is over the limit of %d bytes (--max-state-bytes)", max)
@@ -175,11 +205,9 @@ func (a *API) putBundle(c *gin.Context) (any, error) {
 	if m, ok := c.Request.Body.(*meteredBody); ok {
 		body, charge = m.r, m.reserve
 	}
-	defer a.settle(c)
-	w := a.world(c)
 	b, err := bundle.Read(&capped{r: body, left: max}, bundle.ReadOptions{
 		MaxBytes: bundle.DefaultMaxBytes, StateMax: max, Charge: charge, JSONError: jsonError, Version: a.cfg.Version,
-		JournalKeep: w.JournalSize(),
+		JournalKeep: journalKeep,
 	})
 	switch {
 	case errors.Is(err, state.ErrRefused):
@@ -196,36 +224,67 @@ func (a *API) putBundle(c *gin.Context) (any, error) {
 		}
 		return nil, apperr.New(apperr.InvalidRequest, "the bundle is refused, nothing changed: "+err.Error())
 	}
-	if err := Restore(w, b); err != nil { // held to --max-world-bytes, all it brings counted
-		return nil, err
-	}
-	// the bundle's namespace, gone from here, stands for this one: its tokens and
-	// deployment hosts find the replayed world
+	return b, nil
+}
+
+// standFor makes the bundle's namespace, gone from here, stand for w's: its tokens and
+// deployment hosts find the replayed world.
+func (a *API) standFor(w *world.World, b *bundle.Bundle) {
 	if n, ok := a.ns.ByLabel(w.Namespace()); ok {
 		a.ns.Alias(namespace.LabelOfID(b.Manifest.Namespace), n)
 	}
-	return bundleInfo(w, b), nil
+}
+
+// createNamespaceFromBundle answers POST /_emulator/namespaces with a bundle (the
+// dashboard's "Open a bundle"): a new namespace replaying it, made in one call. The
+// namespace starts on the bundle's scenario (bundleScenario), so neither the server's
+// start-up scenario nor its file's problems decide whether a bundle opens. A bundle
+// refused on replay leaves no namespace behind.
+func (a *API) createNamespaceFromBundle(c *gin.Context) (any, error) {
+	release, err := a.takeTurn(c, a.imports, "another import")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	defer a.settle(c)
+	b, err := a.readBundle(c, a.w.JournalSize()) // every namespace keeps as many as the default world
+	if err != nil {
+		return nil, err
+	}
+	sc, err := bundleScenario(a.w.Scenarios(), b)
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.ns.Create(namespace.Spec{}.StartOn(sc))
+	if err != nil {
+		return nil, err
+	}
+	if err := Restore(n.World, b); err != nil {
+		_ = a.ns.Delete(n.ID) // never seen by anyone: nothing to keep
+		return nil, err
+	}
+	a.standFor(n.World, b)
+	return created{namespaceFromBundle{
+		Created: namespace.Created{Namespace: n.ID, Tokens: n.Tokens, CipherKey: n.CipherKey,
+			ControlURL: a.baseURL(c.Request) + "/_emulator/namespaces/" + n.ID},
+		Bundle: bundleInfo(n.World, b),
+	}}, nil
+}
+
+// namespaceFromBundle is the answer to POST /_emulator/namespaces with a bundle: the
+// namespace, and what PUT /_emulator/bundle would have answered.
+type namespaceFromBundle struct {
+	namespace.Created
+	Bundle map[string]any `json:"bundle"`
 }
 
 // Restore replaces w with bundle b: its scenario is the registry's of the same name when
 // the source is the same, else the bundle's own (for this world only).
 func Restore(w *world.World, b *bundle.Bundle) error {
 	m := b.Manifest
-	src := b.Scenarios[m.Scenario]
-	sc, ok := w.Scenarios().Get(m.Scenario)
-	if !ok || string(sc.Raw) != string(src) {
-		parsed, problems := scenario.Parse("bundle:scenarios/"+m.Scenario+".yaml", src)
-		if len(problems) > 0 || parsed == nil {
-			msg := "does not parse"
-			if len(problems) > 0 {
-				msg = problems[0].String()
-			}
-			return apperr.Errorf(apperr.InvalidRequest, "the bundle is refused, nothing changed: scenarios/%s.yaml: %s", m.Scenario, msg)
-		}
-		if parsed.Name != m.Scenario {
-			return apperr.Errorf(apperr.InvalidRequest, "the bundle is refused, nothing changed: scenarios/%s.yaml names the scenario %q", m.Scenario, parsed.Name)
-		}
-		sc = parsed
+	sc, err := bundleScenario(w.Scenarios(), b)
+	if err != nil {
+		return err
 	}
 	var start time.Time
 	if m.Clock.Start != nil {
@@ -245,6 +304,28 @@ func Restore(w *world.World, b *bundle.Bundle) error {
 		return refused(err)
 	}
 	return nil
+}
+
+// bundleScenario is the scenario bundle b runs on: reg's of the same name when its
+// source is the same, else the bundle's own (parsed here, for one world only).
+func bundleScenario(reg *scenario.Registry, b *bundle.Bundle) (*scenario.Scenario, error) {
+	name := b.Manifest.Scenario
+	src := b.Scenarios[name]
+	if sc, ok := reg.Get(name); ok && string(sc.Raw) == string(src) {
+		return sc, nil
+	}
+	parsed, problems := scenario.Parse("bundle:scenarios/"+name+".yaml", src)
+	if len(problems) > 0 || parsed == nil {
+		msg := "does not parse"
+		if len(problems) > 0 {
+			msg = problems[0].String()
+		}
+		return nil, apperr.Errorf(apperr.InvalidRequest, "the bundle is refused, nothing changed: scenarios/%s.yaml: %s", name, msg)
+	}
+	if parsed.Name != name {
+		return nil, apperr.Errorf(apperr.InvalidRequest, "the bundle is refused, nothing changed: scenarios/%s.yaml names the scenario %q", name, parsed.Name)
+	}
+	return parsed, nil
 }
 
 // refused words a world's refusal of a bundle (a fresh *apperr.Error, reworded in

@@ -44,7 +44,12 @@ func (a *API) inNamespace() gin.HandlerFunc {
 	}
 }
 
+// createNamespace answers POST /_emulator/namespaces: a namespace from a spec (JSON),
+// or one replaying a failure bundle (application/gzip: createNamespaceFromBundle).
 func (a *API) createNamespace(c *gin.Context) (any, error) {
+	if ct := headerOf(c.Request.Header, "Content-Type"); ct != "" && isBundleMedia(ct) {
+		return a.createNamespaceFromBundle(c)
+	}
 	var spec namespace.Spec
 	if err := decodeStrict(c, &spec, a.cfg.Limits.stateBytes()); err != nil { // empty: the defaults
 		return nil, err

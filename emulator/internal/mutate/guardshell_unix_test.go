@@ -3,6 +3,8 @@
 package mutate
 
 import (
+	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,5 +43,43 @@ func TestGuardWithoutAShellNamesIt(t *testing.T) {
 			end()
 		}
 		want("killGroupWith", err)
+	}
+}
+
+// Execute asks for its shell (Config.Shell) before the baseline: without one it can
+// run, the run is refused with the shell named, not as a failed baseline, and the
+// suite's command never runs. The shell was a constant, so this path was never run.
+func TestExecuteWithoutItsShellRunsNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "sh")
+	if err := os.WriteFile(notExec, []byte("#!/nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := DefaultCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, shell, why string }{
+		{"missing", filepath.Join(dir, "missing", "sh"), "no such file or directory"},
+		{"not executable", notExec, "permission denied"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), "ran")
+			run, err := Execute(context.Background(), Config{Argv: []string{"sh", "-c", "echo > " + marker}, Runner: shRunner{}, Catalogue: cat, Shell: tt.shell})
+			if err == nil {
+				t.Fatal("Execute ran")
+			}
+			if msg := err.Error(); errors.Is(err, ErrBaseline) || !strings.Contains(msg, "needs "+tt.shell) || !strings.Contains(msg, tt.shell+" cannot be run here ("+tt.why+")") {
+				t.Errorf("%q, want the shell named, not the baseline", msg)
+			}
+			if run != nil {
+				t.Errorf("a run was reported: %+v", run.Baseline)
+			}
+			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the suite's command ran (%v)", err)
+			}
+		})
 	}
 }

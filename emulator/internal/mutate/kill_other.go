@@ -14,6 +14,9 @@ func killGroup(cmd *exec.Cmd) (end func(), err error) {
 	return func() {}, nil
 }
 
+// killGroupWith is killGroup: elsewhere there is no guard to run.
+func killGroupWith(_ string, cmd *exec.Cmd) (end func(), err error) { return killGroup(cmd) }
+
 // guardShell: elsewhere a run has no guard, and needs no shell.
 const guardShell = ""
 

@@ -60,6 +60,18 @@ type Config struct {
 	Catalogue                *Catalogue
 	// Progress, when not nil, gets a line per finished run.
 	Progress io.Writer
+	// Shell runs the guard that leads each run's process group (guardShell, /bin/sh,
+	// when ""; none where there are no process groups). Execute refuses to start when
+	// it cannot be run. Tests name a missing one.
+	Shell string
+}
+
+// shell is Shell, or guardShell.
+func (c Config) shell() string {
+	if c.Shell == "" {
+		return guardShell
+	}
+	return c.Shell
 }
 
 // Baseline is what the report says of the run without mutants.
@@ -107,7 +119,7 @@ func Execute(ctx context.Context, cfg Config) (*Run, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Minute
 	}
-	if err := guardMissing(guardShell); err != nil {
+	if err := guardMissing(cfg.shell()); err != nil {
 		return nil, err // before the baseline: not the suite's failure
 	}
 	co, err := NewCoordinator()
@@ -225,7 +237,7 @@ func (x *executor) once(ctx context.Context, r *round, only []string) result {
 	cmd.Env = runEnv(x.cfg.Env, url, filepath.Join(dir, "artifacts"))
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Stdin = nil
-	endGroup, err := killGroup(cmd)
+	endGroup, err := killGroupWith(x.cfg.shell(), cmd)
 	if err != nil {
 		return result{err: err}
 	}

@@ -104,3 +104,76 @@ func TestBrokenScenarioRefusedAlikeEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// A scenario file that changes between a new namespace's choice of its scenario and the
+// build of its world (Worlds.afterChoice stands for that moment) cannot turn the
+// answer: the scenario is asked once, and the world starts on the version chosen. It
+// was asked twice, and the second answer, a deleted file's scenario_not_found or a
+// broken one's problems, came back as invalid_request.
+func TestScenarioGoneBetweenChecks(t *testing.T) {
+	t.Parallel()
+	const good = "name: mine\ndeployments:\n  lifecycle: [{status: queued}, {status: building, after: 1s}, {status: ready, after: 1s}]\n"
+	tests := []struct {
+		name   string
+		change func(t *testing.T, path string)
+	}{
+		{"deleted", func(t *testing.T, path string) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"broken", func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte("name: mine\ndeployments: [\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "mine.yaml")
+			if err := os.WriteFile(path, []byte(good), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			reg, err := scenario.NewRegistry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ps := reg.LoadDir(dir); len(ps) > 0 {
+				t.Fatal(ps)
+			}
+			start := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+			b := &Worlds{Base: world.Config{ClockMode: clock.Manual, ClockStart: start, Scenarios: reg, Logger: slog.New(slog.DiscardHandler)}, Start: start}
+			changed := 0
+			b.afterChoice = func() {
+				changed++
+				tt.change(t, path)
+				reg.LoadDir(dir)
+			}
+			name := "mine"
+			w, err := b.Namespace(Identity{ID: Prefix + "late", Label: "late", Tokens: Tokens{Read: "r", Deploy: "d", Admin: "a"}, CipherKey: "c"}, Spec{Scenario: &name})
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			defer w.Close()
+			if changed != 1 {
+				t.Fatalf("the hook ran %d times", changed)
+			}
+			if got := w.Scenario(); got.Name != name || string(got.Raw) != good {
+				t.Errorf("started on %q:\n%s\nwant the version chosen", got.Name, got.Raw)
+			}
+			// the registry did change: the next namespace is refused with the
+			// scenario's own answer
+			b.afterChoice = nil
+			_, err = b.Namespace(Identity{ID: Prefix + "later", Label: "later", Tokens: Tokens{Read: "r", Deploy: "d", Admin: "a"}, CipherKey: "c"}, Spec{Scenario: &name})
+			want := apperr.ScenarioNotFound
+			if tt.name == "broken" {
+				want = apperr.InvalidRequest // the file's problems, as everywhere
+			}
+			if e, _ := apperr.As(err); e == nil || e.Code != want {
+				t.Errorf("the next namespace: %v, want %s", err, want)
+			}
+		})
+	}
+}

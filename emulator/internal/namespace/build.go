@@ -39,6 +39,9 @@ type Worlds struct {
 	// templates are the namespaces' start-up states built so far, cloned for each new
 	// namespace (and reset) of the same fixtures, seed and options.
 	templates templates
+	// afterChoice, when set (tests), runs between the choice of a new namespace's
+	// scenario and the build of its world: where a scenario file can change.
+	afterChoice func()
 }
 
 // Fixtures parses the fixtures at path (the embedded ones when path is ""), once: every
@@ -124,20 +127,7 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 		}
 		cfg.Scenarios = reg
 	}
-	if spec.Scenario != nil {
-		if *spec.Scenario == "" { // not "the default": leaving the field out is
-			return nil, apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(""))
-		}
-		cfg.Scenario = *spec.Scenario
-	}
-	if cfg.Scenario == "" {
-		cfg.Scenario = "default"
-	}
-	// before the fixtures are parsed, so that the answer is the scenario's problems
-	// (or not found) with its status; world.New asks the same again (a derived
-	// registry knows the directory's broken files, and one of the namespace's own
-	// documents overriding a file's scenario is not stale)
-	if _, err := world.ChooseScenario(cfg.Scenarios, cfg.Scenario); err != nil {
+	if err := b.chooseScenario(&cfg, spec); err != nil {
 		return nil, err
 	}
 	files, doc := b.Files, ""
@@ -169,10 +159,46 @@ func (b *Worlds) Namespace(id Identity, spec Spec) (*world.World, error) {
 	// its own scenarios live as long as it does: their text, and what they parse to
 	cfg.Carried = 3 * int64(total)
 	w, err := world.New(cfg)
-	if err != nil {
+	var refused *world.ScenarioRefusal
+	switch {
+	case errors.As(err, &refused): // the scenario's own answer: not found, or its file's problems
+		return nil, refused.Err
+	case err != nil: // the fixtures' problems, or the scenario's faults over --max-faults
 		return nil, apperr.New(apperr.InvalidRequest, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	return w, nil
+}
+
+// chooseScenario sets cfg's scenario for a new namespace: spec's, the one chosen already
+// (Spec.StartOn), or by name, spec's or the server's start-up one. A name is asked
+// here, before the fixtures are parsed, so that the answer is the scenario's problems
+// (or not found) with its status (a derived registry knows the directory's broken
+// files, and one of the namespace's own documents overriding a file's scenario is not
+// stale). It is asked once: world.New starts on the scenario chosen here
+// (Config.Chosen), so a file deleted or broken in between cannot turn this answer.
+func (b *Worlds) chooseScenario(cfg *world.Config, spec Spec) error {
+	if spec.start != nil {
+		cfg.Scenario, cfg.Chosen = spec.start.Name, spec.start
+		return nil
+	}
+	if spec.Scenario != nil {
+		if *spec.Scenario == "" { // not "the default": leaving the field out is
+			return apperr.New(apperr.ScenarioNotFound, cfg.Scenarios.NotFound(""))
+		}
+		cfg.Scenario = *spec.Scenario
+	}
+	if cfg.Scenario == "" {
+		cfg.Scenario = "default"
+	}
+	sc, err := world.ChooseScenario(cfg.Scenarios, cfg.Scenario)
+	if err != nil {
+		return err
+	}
+	cfg.Chosen = sc
+	if b.afterChoice != nil {
+		b.afterChoice()
+	}
+	return nil
 }
 
 // snapshot returns what builds the default world's start-up state from parsed

@@ -1,6 +1,10 @@
 package namespace
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/hostemu/hostemu/emulator/internal/scenario"
+)
 
 // Spec is what POST /_emulator/namespaces takes; every field is optional, and the
 // server's own start-up settings fill the ones left out.
@@ -13,8 +17,23 @@ type Spec struct {
 	// reads it as it is); absent or null: the server's fixtures.
 	Fixtures json.RawMessage `json:"fixtures"`
 	// Scenarios are scenario documents (YAML) of this namespace only, beside the
-	// server's scenarios as they are at creation.
+	// server's scenarios as its reloads leave them (scenario.Registry.Derive).
 	Scenarios []string `json:"scenarios"`
+
+	// start is the scenario the world starts on when it was chosen already (StartOn).
+	start *scenario.Scenario
+}
+
+// StartOn is s with its world starting on sc, a scenario chosen already rather than
+// named: a failure bundle's, which the namespace replays at once (POST
+// /_emulator/namespaces with a bundle). No name is asked of the registry, so neither
+// the server's start-up scenario nor its file's state decides whether the namespace
+// can be made. A reset of the namespace returns to the registry's scenario of sc's name
+// (not sc itself, when sc is a bundle's own), or keeps the one in force when the
+// registry has none of that name (world.World.Reset).
+func (s Spec) StartOn(sc *scenario.Scenario) Spec {
+	s.start = sc
+	return s
 }
 
 // Bounds of Spec.Scenarios: documents, the bytes of one, the bytes of all (a scenario

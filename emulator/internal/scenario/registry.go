@@ -35,8 +35,14 @@ type Info struct {
 type Registry struct {
 	builtins map[string]*Scenario // never modified after NewRegistry
 
-	loadMu sync.Mutex // serialises reloads, so snapshots and notifications keep their order
+	loadMu sync.Mutex // serialises reloads (a derived registry's overlays), so snapshots and notifications keep their order
 	snap   atomic.Pointer[snapshot]
+
+	// base and own make a derived registry (Derive): its snapshot is base's current one
+	// with own's scenarios over it, made again (overlay) whenever base's has moved on.
+	// Both are set once, by Derive; own is never modified.
+	base *Registry
+	own  map[string]*Scenario
 
 	subMu   sync.Mutex // guards subs and nextSub
 	subs    map[int]func()
@@ -53,6 +59,46 @@ type snapshot struct {
 	// neverParsed is, by scenario name, the file that claims it (its name:, else its
 	// file name) and has never parsed, so that no version of it is in force.
 	neverParsed map[string]string
+	// from is, in a derived registry, the base's snapshot this one overlays.
+	from *snapshot
+}
+
+// current is the registry's snapshot in force: a base registry's as loaded; a derived
+// one's made again from its base's when that has moved on since (a reload of the
+// base's directory), so that reading a derived registry sees the base's reloads with
+// no subscription to keep (a namespace's registry goes when the namespace does).
+func (r *Registry) current() *snapshot {
+	s := r.snap.Load()
+	if r.base == nil || s.from == r.base.current() {
+		return s
+	}
+	r.loadMu.Lock()
+	defer r.loadMu.Unlock()
+	// again under the lock: whoever holds it overlays the base's latest, so a derived
+	// snapshot never goes back to an older base
+	from := r.base.current()
+	if s = r.snap.Load(); s.from == from {
+		return s
+	}
+	s = r.overlay(from)
+	r.snap.Store(s)
+	return s
+}
+
+// overlay is a derived registry's snapshot over its base's snapshot from: from's
+// scenarios with r.own's in their place, from's problems and files (so that Broken
+// answers as in the base for every name r.own does not define), and from's version, so
+// that the derived registry's grows with its base's.
+func (r *Registry) overlay(from *snapshot) *snapshot {
+	byName := maps.Clone(from.scenarios)
+	maps.Copy(byName, r.own)
+	s := newSnapshot(from.version, byName, from.problems, from.lastGood)
+	s.neverParsed = maps.Clone(from.neverParsed)
+	for name := range r.own {
+		delete(s.neverParsed, name) // a document defines it: that one is in force
+	}
+	s.from = from
+	return s
 }
 
 // NewRegistry returns a registry of the built-in scenarios. An error means a built-in
@@ -124,13 +170,13 @@ func newSnapshot(version uint64, byName map[string]*Scenario, problems []Problem
 
 // Get returns the scenario named name. The scenario is shared: never modify it.
 func (r *Registry) Get(name string) (*Scenario, bool) {
-	s, ok := r.snap.Load().scenarios[name]
+	s, ok := r.current().scenarios[name]
 	return s, ok
 }
 
 // List describes every available scenario, sorted by name.
 func (r *Registry) List() []Info {
-	return append([]Info(nil), r.snap.Load().infos...)
+	return append([]Info(nil), r.current().infos...)
 }
 
 // NotFound words the refusal of an unknown scenario name: the name, and the closest
@@ -150,7 +196,7 @@ func (r *Registry) NotFound(name string) string {
 
 // Problems are the problems of the directory's last load, sorted by file and line.
 func (r *Registry) Problems() []Problem {
-	return append([]Problem(nil), r.snap.Load().problems...)
+	return append([]Problem(nil), r.current().problems...)
 }
 
 // Broken is the problems of the file the scenario named name comes from, when that file
@@ -169,7 +215,7 @@ func (r *Registry) Broken(name string) []Problem {
 
 // broken is Broken, and whether the file never parsed.
 func (r *Registry) broken(name string) (ps []Problem, never bool) {
-	snap := r.snap.Load()
+	snap := r.current()
 	file, never := snap.neverParsed[name]
 	if !never {
 		s, ok := snap.scenarios[name]
@@ -213,14 +259,18 @@ func (r *Registry) BrokenMessage(name string) string {
 // Version counts the registry's changes: it grows whenever a reload changes a scenario
 // or the problems.
 func (r *Registry) Version() uint64 {
-	return r.snap.Load().version
+	return r.current().version
 }
 
 // Subscribe calls fn after each reload that changed the registry (a scenario or the
 // problems), so its owner can fetch the active scenario again by name. Calls are made
 // one at a time, in the order of the changes, from the goroutine that reloaded; fn must
-// not call LoadDir. The returned function unsubscribes.
+// not call LoadDir. The returned function unsubscribes. A derived registry changes
+// when its base reloads: subscribing to it subscribes to the base.
 func (r *Registry) Subscribe(fn func()) (cancel func()) {
+	if r.base != nil {
+		return r.base.Subscribe(fn)
+	}
 	r.subMu.Lock()
 	defer r.subMu.Unlock()
 	id := r.nextSub
@@ -403,23 +453,25 @@ func scenarioFiles(dir string) ([]scenarioFile, []Problem) {
 	return files, nil
 }
 
-// Derive is a registry of r's scenarios as they are now plus the scenario documents
-// docs (each named source[i] in problems), for one world of its own (a namespace given
-// scenarios at creation): a document's scenario overrides one of the same name, and
-// the registry does not follow r's later reloads. Two documents naming one scenario
-// are a problem on the second, as two files of a directory are (which one a test gets
-// must never be a guess). A document with problems derives nothing: every problem of
-// every document is returned.
+// Derive is a registry of r's scenarios plus the scenario documents docs (each named
+// source[i] in problems), for one world of its own (a namespace given scenarios at
+// creation): a document's scenario overrides one of the same name. Two documents
+// naming one scenario are a problem on the second, as two files of a directory are
+// (which one a test gets must never be a guess). A document with problems derives
+// nothing: every problem of every document is returned.
 //
-// The derived registry knows r's broken files as they are now (their problems, and
-// the names files that never parsed claim), so that Broken answers in it as in r for
-// every name no document overrides: a world with scenarios of its own refuses a broken
-// file's scenario as every other world does, rather than run its last good version or
-// the built-in it meant to override.
+// The derived registry follows r's reloads for every name no document defines, as a
+// world on r itself does: a file fixed, changed, added or deleted after the derive is
+// seen in it at its next read, a file broken since is refused in it, and the documents'
+// scenarios stay as given whatever r's files say. It knows r's broken files (their
+// problems, and the names files that never parsed claim), so that Broken answers in it
+// as in r for every name no document overrides: a world with scenarios of its own
+// refuses a broken file's scenario as every other world does, rather than run its last
+// good version or the built-in it meant to override. Its Version is r's, and
+// Subscribe subscribes to r. Call LoadDir, Watch and AddInline on r, never on it.
 func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
-	base := r.snap.Load()
-	byName := maps.Clone(base.scenarios)
 	var problems []Problem
+	own := make(map[string]*Scenario, len(docs))
 	claimed := make(map[string]string, len(docs))
 	for i, doc := range docs {
 		path := fmt.Sprintf("%s[%d]", source, i)
@@ -435,19 +487,14 @@ func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
 		}
 		claimed[s.Name] = path
 		if len(ps) == 0 {
-			byName[s.Name] = s
+			own[s.Name] = s
 		}
 	}
 	if len(problems) > 0 {
 		sortProblems(problems)
 		return nil, problems
 	}
-	d := &Registry{builtins: maps.Clone(byName), subs: map[int]func(){}}
-	snap := newSnapshot(1, byName, base.problems, base.lastGood)
-	snap.neverParsed = maps.Clone(base.neverParsed)
-	for name := range claimed {
-		delete(snap.neverParsed, name) // a document defines it: that one is in force
-	}
-	d.snap.Store(snap)
+	d := &Registry{builtins: map[string]*Scenario{}, subs: map[int]func(){}, base: r, own: own}
+	d.snap.Store(d.overlay(r.current()))
 	return d, nil
 }

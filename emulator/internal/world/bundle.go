@@ -200,6 +200,9 @@ func (w *World) Restore(snap state.Snapshot, rec Recording, info ReplayInfo) err
 		w.seed = rec.Seed
 		w.mu.Unlock()
 		w.setScenario(rec.Scenario)
+		if sc, ok := w.scenarios.Get(rec.Scenario.Name); !ok || string(sc.Raw) != string(rec.Scenario.Raw) {
+			w.own.Store(rec.Scenario) // the bundle's own: a reload of the registry does not replace it
+		}
 		w.clock.Jump(rec.Now, rec.ClockMode) // in range: CheckRecording; an auto world stays auto
 	})
 	if err != nil {

@@ -11,11 +11,13 @@ import (
 // existence, so that a file that never parsed answers with its problems and a file
 // meant to override a built-in never starts the built-in), scenario_not_found
 // otherwise. It is the one check every way of choosing a world's scenario by name goes
-// through: New (the default world's --scenario, and a namespace's), UseScenario (PUT
-// /_emulator/scenarios/active) and a namespace's creation, which asks it before it
-// builds anything (TestBrokenScenarioRefusedAlikeEverywhere). Two ways choose by no
-// name and do not: Reset returns to the start-up scenario in the version in force, and
-// a bundle's replay (httpapi.Restore) runs the bundle's own scenario.
+// through: New (the default world's --scenario), UseScenario (PUT
+// /_emulator/scenarios/active) and a namespace's creation, which asks it once, before
+// it builds anything, and has New start on the answer (Config.Chosen;
+// TestBrokenScenarioRefusedAlikeEverywhere). Three ways choose by no name and do not:
+// Reset returns to the start-up scenario in the version in force, a bundle's replay
+// (httpapi.Restore) runs the bundle's scenario, and so does a namespace made from a
+// bundle from its start (namespace.Spec.StartOn).
 func ChooseScenario(reg *scenario.Registry, name string) (*scenario.Scenario, error) {
 	if msg := reg.BrokenMessage(name); msg != "" {
 		return nil, apperr.New(apperr.InvalidRequest, msg)
@@ -26,3 +28,17 @@ func ChooseScenario(reg *scenario.Registry, name string) (*scenario.Scenario, er
 	}
 	return sc, nil
 }
+
+// ScenarioRefusal is New's refusal of the scenario its Config names (ChooseScenario's
+// answer, in Err), told apart from every other failure of New: a caller that answers an
+// API request (a namespace's creation) answers with Err's own code and words, and one
+// that starts the server (--scenario) reports Error, the message alone, as a
+// configuration error worded as PUT /_emulator/scenarios/active words it. It does not
+// unwrap to Err, so apperr.As finds no code in it: only a caller that asks for a
+// ScenarioRefusal turns it back into an API error.
+type ScenarioRefusal struct {
+	Err *apperr.Error
+}
+
+// Error is the refusal's message alone, as the start-up reports it.
+func (r *ScenarioRefusal) Error() string { return r.Err.Message }

@@ -4,7 +4,6 @@
 package world
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -68,9 +67,14 @@ type Config struct {
 	Namespace string
 	// TokenPrefix starts every token minted in the world ("hostemu_" when empty): a
 	// namespace's tokens name it, so a request finds its world without a lookup table.
-	TokenPrefix   string
-	Scenarios     *scenario.Registry
-	Scenario      string // active scenario's name
+	TokenPrefix string
+	Scenarios   *scenario.Registry
+	Scenario    string // active scenario's name
+	// Chosen, when set, is the scenario Scenario names as its caller already chose it
+	// (ChooseScenario): New starts on it rather than asking Scenarios again, so that a
+	// file deleted or broken between the caller's check and New cannot turn the
+	// caller's answer (a namespace's creation, TestScenarioGoneBetweenChecks).
+	Chosen        *scenario.Scenario
 	JournalSize   int
 	RateLimitsOff bool
 	Logger        *slog.Logger
@@ -123,6 +127,11 @@ type World struct {
 	rateLimitsOff bool
 	seed          int64                        // changed only by a bundle's replay, under clockMu and mu
 	changeLog     atomic.Pointer[changeLogBox] // set by SetChangeLog (--state)
+	// own is the active scenario while it is a bundle's own, its source not the
+	// registry's of its name (Restore); nil otherwise. A reload of the registry leaves
+	// it in force (RefreshScenario): the replay runs on the scenario it was taken with.
+	// Whatever makes another scenario active ends it (setScenario).
+	own atomic.Pointer[scenario.Scenario]
 
 	// start-up world, restored by Reset
 	fixtures      func() (state.Snapshot, error)
@@ -185,12 +194,13 @@ func New(cfg Config) (*World, error) {
 	w.faults = fault.NewSetWithDice(w.faultDice())
 	w.faults.SetClock(w.clock.Now) // fault windows are read on the emulator's clock
 	w.faults.SetMax(cfg.MaxFaults)
-	sc, err := ChooseScenario(w.scenarios, cfg.Scenario)
-	if err != nil {
-		// the message alone: --scenario's refusal is a configuration error, worded
-		// as PUT /_emulator/scenarios/active words it
-		e, _ := apperr.As(err)
-		return nil, errors.New(e.Message)
+	sc := cfg.Chosen
+	if sc == nil {
+		var err error
+		if sc, err = ChooseScenario(w.scenarios, cfg.Scenario); err != nil {
+			e, _ := apperr.As(err)
+			return nil, &ScenarioRefusal{Err: e}
+		}
 	}
 	if err := w.faults.Fits(len(sc.Faults)); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
@@ -250,21 +260,29 @@ func (w *World) UseScenario(name *string) error {
 }
 
 // RefreshScenario re-reads the active scenario from the registry after a reload.
+// A bundle's own scenario (World.own) is not the registry's, and stays.
 func (w *World) RefreshScenario() {
 	cur := w.Scenario()
-	if sc, ok := w.scenarios.Get(cur.Name); ok && sc != cur {
+	sc, ok := w.scenarios.Get(cur.Name)
+	switch {
+	case cur == w.own.Load():
+		// a bundle's own: the registry's version of its name is not what the replay runs
+	case ok && sc != cur:
 		if err := w.faults.Fits(len(sc.Faults) + w.faults.Added()); err != nil {
 			w.log.Warn("the active scenario's new version has too many faults; keeping its last version", "scenario", cur.Name, "err", err)
 			return
 		}
 		w.setScenario(sc)
-	} else if !ok {
+	case !ok:
 		w.log.Warn("active scenario disappeared; keeping its last version", "scenario", cur.Name)
 	}
 	w.emitScenario("reloaded")
 }
 
+// setScenario makes sc active: the registry's (a bundle's own is made so by
+// Restore, after it).
 func (w *World) setScenario(sc *scenario.Scenario) {
+	w.own.Store(nil)
 	w.active.Store(sc)
 	w.limiter.SetConfig(w.limits(sc))
 	w.faults.SetScenarioFaults(sc.Name, sc.Faults)

@@ -71,6 +71,14 @@ export interface paths {
         /**
          * Create a namespace, a world of its own
          * @description Every field is optional; an empty body takes the server's defaults. Unknown keys are refused.
+         *
+         *     With a failure bundle as the body (`application/gzip`, what `GET /bundle` answers)
+         *     the namespace replays it, made in one call as `PUT /namespaces/{ns}/bundle` into a
+         *     new namespace would, but on the bundle's scenario: the server's start-up scenario
+         *     (its file broken, say) does not decide whether the bundle opens. A bundle refused
+         *     is `400` (or `413`, `507`) as `PUT /bundle` words it, and leaves no namespace; the
+         *     answer's `bundle` is what `PUT /bundle` answers. The dashboard's "Open a bundle" is
+         *     this call.
          */
         post: operations["createNamespace"];
         delete?: never;
@@ -706,7 +714,7 @@ export interface components {
             clock_start?: string;
             /** @description A fixture document as JSON; absent or null, the server's fixtures. */
             fixtures?: Record<string, never> | null;
-            /** @description Scenario documents (YAML) of this namespace only, beside the server's scenarios as they are at creation (a name the server has is overridden); name one in `scenario` to start with it. At most 32, each at most 256 KiB and 1 MiB together, each checked as `hostemu validate` checks a file. */
+            /** @description Scenario documents (YAML) of this namespace only, beside the server's scenarios, as its scenarios directory's reloads leave them (a name the server has is overridden, and stays the document's); name one in `scenario` to start with it. At most 32, each at most 256 KiB and 1 MiB together, each checked as `hostemu validate` checks a file. */
             scenarios?: string[];
         };
         NamespaceTokens: {
@@ -721,6 +729,8 @@ export interface components {
             cipher_key: string;
             /** Format: uri */
             control_url: string;
+            /** @description Only when the namespace was made from a bundle: what was replayed, as PUT /bundle answers it. */
+            bundle?: components["schemas"]["BundleReplayed"];
         };
         NamespaceInfo: {
             namespace: string;
@@ -1603,10 +1613,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["NamespaceSpec"];
+                /** @example (a bundle's bytes, as GET /bundle answered them) */
+                "application/gzip": string;
             };
         };
         responses: {
-            /** @description The namespace, its tokens and its control URL. */
+            /** @description The namespace, its tokens and its control URL; with a bundle, what was replayed (`bundle`). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1649,7 +1661,24 @@ export interface operations {
                 };
             };
             413: components["responses"]["TooLarge"];
-            415: components["responses"]["NotJSON"];
+            /** @description A body that is neither JSON nor a bundle (application/gzip, application/x-gzip, application/octet-stream). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "send the body with Content-Type: application/json (got text/plain)",
+                     *         "doc_url": "http://127.0.0.1:4700/docs/errors/unsupported_media_type"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ControlErrorEnvelope"];
+                };
+            };
             /** @description As many namespaces live as --max-namespaces allows. */
             429: {
                 headers: {
@@ -1669,7 +1698,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description hostemu is shutting down. */
+            /** @description hostemu is shutting down; or, with a bundle, another import has been under way too long (retry after the Retry-After the answer then carries), or the client went away while waiting for it. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -202,13 +202,10 @@ $("bundle-open").addEventListener("submit", async (ev) => {
   const file = $("bundle-file").files[0];
   if (!file) return;
   await guard(async () => {
-    const ns = await call("POST", "/_emulator/namespaces", {});
-    try {
-      await call("PUT", `/_emulator/namespaces/${encodeURIComponent(ns.namespace)}/bundle`, file);
-    } catch (e) {
-      await call("DELETE", `/_emulator/namespaces/${encodeURIComponent(ns.namespace)}`).catch(() => {});
-      throw e;
-    }
+    // one call: the namespace is made from the bundle, on the bundle's scenario, so the
+    // server's start-up scenario (its file broken, say) has no say; a bundle refused
+    // leaves no namespace behind
+    const ns = await call("POST", "/_emulator/namespaces", file);
     location.assign(`/dashboard?ns=${encodeURIComponent(ns.namespace)}`);
   });
 });
