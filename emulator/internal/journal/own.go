@@ -120,7 +120,7 @@ func (e *Entry) ownWith(kept keptBodies, buf []Header, spans []span) {
 	if total == 0 && n+an == 0 {
 		return
 	}
-	dst, out := parts(total, n+an)
+	dst, out := make([]byte, total), make(Headers, n+an)
 	w := 0
 	for _, f := range fields {
 		w += copy(dst[w:], *f)
@@ -229,7 +229,7 @@ func (e *Entry) makeHeaders() {
 	for _, sp := range spans[:n] {
 		total += sp.name + sp.value
 	}
-	dst, out := parts(total, n)
+	dst, out := make([]byte, total), make(Headers, n)
 	all := stringOf(dst[:putSpans(dst, 0, src, spans[:n], true)])
 	takeSpans(out, all, 0, src, spans[:n], true)
 	e.Headers = out
@@ -339,23 +339,9 @@ func allocated(n int) int64 {
 // one slice for every map, of capacity 1, so that an append copies it.
 var redactedValues = []string{Redacted}[:1:1]
 
-// parts returns nb bytes and nh headers (one entry's) in allocations of their own, for
-// own to copy the entry's strings into and to fill with headers made of those bytes;
-// nil headers when nh is 0. (A carver that cut both from per-journal chunks, to save
-// the two allocations, was tried and taken out: it read no faster in process, and 28 ns
-// of a 25 µs GET in the binary is within the noise; docs/performance.md, "The GET
-// chain, sixth pass".)
-func parts(nb, nh int) ([]byte, Headers) {
-	return make([]byte, nb), ownHeaders(nh)
-}
-
-// ownHeaders is n headers in an allocation of their own (nil for none).
-func ownHeaders(n int) Headers {
-	if n == 0 {
-		return nil
-	}
-	return make(Headers, n)
-}
-
-// stringOf is b as a string, without a copy: b is a part no one writes again.
+// stringOf is b as a string, without a copy: b is an entry's copy no one writes again.
+// (Both copies, the strings' and the headers', are allocations of their own: a carver
+// that cut them from per-journal chunks was tried and taken out, no faster in process
+// and within the noise in the binary; docs/performance.md, "The GET chain, sixth
+// pass".)
 func stringOf(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
