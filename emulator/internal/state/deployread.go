@@ -414,7 +414,7 @@ func (p *dparser) strLike(like seen) (string, bool) {
 					return v, true
 				}
 				fallthrough
-			case !escaped && (ascii || utf8.Valid(s)):
+			case !escaped && utf8.Valid(s):
 				if len(s) == len(like.s) && len(s) > 0 && firstWord(unsafe.String(&s[0], len(s))) == like.w && string(s) == like.s {
 					return like.s, true
 				}
