@@ -14,6 +14,7 @@ import (
 	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/gctune"
+	"github.com/hostemu/hostemu/emulator/internal/hugeheap"
 )
 
 const replayUsage = `Usage: hostemu replay FILE [serve flags]
@@ -50,6 +51,10 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	// kept: the collector is given room for it until then (serving has its own)
 	stopRoom := gctune.Room(readRoom(file))
 	defer stopRoom()
+	// and with huge pages under it where the kernel gives them on request (hugeheap)
+	stopHuge := hugeheap.Allow()
+	defer stopHuge()
+	hugeheap.Reserve(readRoom(file))
 	// the flags after FILE, with the variables and defaults: this process's own
 	// settings. They bound what is read (--max-state-bytes, --journal-size); a flag that
 	// does not parse is serve's to report, after.
@@ -133,6 +138,7 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 		}
 		err := srv.Emulator().Replay(b)
 		stopRoom()
+		stopHuge()
 		return err
 	})
 }

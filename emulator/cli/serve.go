@@ -12,6 +12,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator"
 	"github.com/hostemu/hostemu/emulator/internal/gctune"
+	"github.com/hostemu/hostemu/emulator/internal/hugeheap"
 )
 
 // processStart approximates the process's start, for the start-up time in the log.
@@ -97,6 +98,11 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 	opts.Logger = log
 	opts.Version, _ = buildVersion()
 
+	// the world the flags name is built while listening starts: a big one (--state,
+	// --fixtures that generate many deployments) on huge pages where the kernel gives
+	// them on request (hugeheap); nothing after the start asks for them
+	stopHuge := hugeheap.Allow()
+	defer stopHuge()
 	srv, err := emulator.Listen(opts)
 	if err != nil {
 		err = cfg.NameOrigins(err)
@@ -114,6 +120,7 @@ func serveWith(ctx context.Context, args []string, getenv func(string) string, e
 			return 2
 		}
 	}
+	stopHuge()
 	defer gctune.Start(gctune.DefaultHeadroom)() // the process is ours: room on a small heap
 	log.Info("listening", "url", srv.URL(), "cipher_url", srv.CipherURL(), "control_url", srv.ControlURL(), "tls_url", srv.TLSURL(),
 		"startup", time.Since(processStart).Round(time.Microsecond))

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hostemu/hostemu/emulator/internal/hugeheap"
+	"github.com/hostemu/hostemu/emulator/internal/statetest"
+)
+
+// The binary asks for huge pages under the big worlds it builds while it starts (a
+// --state file, --fixtures that generate many deployments, a replayed bundle) and under
+// nothing after: a reset, an import or a namespace later is the runtime's as before.
+// (Asked counts the requests made in the window; whether the kernel gave huge pages is
+// hugeheap's test.) Not parallel: the window is the process's.
+func TestHugePagesAreAskedForWhileStartingOnly(t *testing.T) {
+	dir := t.TempDir()
+	fixtures := filepath.Join(dir, "many.yaml")
+	// 20,000 generated deployments: an estimate over hugeheap.MinBytes
+	if err := os.WriteFile(fixtures, []byte("generate:\n  projects: 20\n  deployments_per_project: 1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked := hugeheap.Asked()
+	s := startServe(t, nil, "--addr", "127.0.0.1:0", "--fixtures", fixtures, "--clock", "manual")
+	if got := hugeheap.Asked() - asked; got != 1 {
+		t.Errorf("--fixtures generating 20,000 deployments: asked %d times, want 1", got)
+	}
+	asked = hugeheap.Asked()
+	if code, body := httpCall(t, s.url, "POST", "/_emulator/reset", "", ""); code != 200 {
+		t.Fatalf("reset: %d %s", code, body)
+	}
+	if got := hugeheap.Asked() - asked; got != 0 {
+		t.Errorf("a reset after the start rebuilt the fixtures' world and asked %d times, want 0", got)
+	}
+	s.stop(t)
+
+	state := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(state, statetest.BigJSON(4000), 0o600); err != nil { // 18 MB of text
+		t.Fatal(err)
+	}
+	asked = hugeheap.Asked()
+	s = startServe(t, nil, "--addr", "127.0.0.1:0", "--state", state)
+	if got := hugeheap.Asked() - asked; got != 1 {
+		t.Errorf("--state of 18 MB: asked %d times, want 1", got)
+	}
+	s.stop(t)
+
+	// the replay asks before it reads: a file of 4 MiB is a world of 32 MiB or more,
+	// this one refused once read
+	junk := filepath.Join(dir, "junk.hostemu.tgz")
+	if err := os.WriteFile(junk, make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked = hugeheap.Asked()
+	if code, _, stderr := runCmd(t, nil, "replay", junk, "--addr", "127.0.0.1:0"); code != 2 {
+		t.Fatalf("replay of a file of zeros: exit %d, want 2\n%s", code, stderr)
+	}
+	if got := hugeheap.Asked() - asked; got != 1 {
+		t.Errorf("replay of a 4 MiB file: asked %d times, want 1", got)
+	}
+}

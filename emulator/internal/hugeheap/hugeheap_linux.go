@@ -1,0 +1,74 @@
+package hugeheap
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+)
+
+// sysfs is where the kernel says how it gives huge pages (a variable for the tests).
+var sysfs = "/sys/kernel/mm/transparent_hugepage/"
+
+// mode is the kernel's setting for anonymous memory: "always", "madvise" or "never"
+// (the bracketed word of the file), "" when the file cannot be read.
+func mode() string {
+	b, err := os.ReadFile(sysfs + "enabled")
+	if err != nil {
+		return ""
+	}
+	_, rest, ok := bytes.Cut(b, []byte("["))
+	word, _, ok2 := bytes.Cut(rest, []byte("]"))
+	if !ok || !ok2 {
+		return ""
+	}
+	return string(word)
+}
+
+// pageSize is the size of a huge page (2 MiB on amd64 and on arm64 with 4 KiB pages).
+func pageSize() uintptr {
+	b, err := os.ReadFile(sysfs + "hpage_pmd_size")
+	if err != nil {
+		return 2 << 20
+	}
+	n, err := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil || n == 0 || n&(n-1) != 0 {
+		return 2 << 20
+	}
+	return uintptr(n)
+}
+
+func reserve(n uint64) bool {
+	if mode() != "madvise" {
+		return false
+	}
+	huge := pageSize()
+	if uint64(huge)*4 > n {
+		return false // a few huge pages at most: not worth a collection
+	}
+	// A span of the heap that nothing writes to: at the start the heap grows for it,
+	// and the runtime knows fresh memory to be zero, so nothing is mapped yet when the
+	// advice is given. The advice covers the huge pages the span touches, its first and
+	// last included: the heap's arenas are 64 MiB ranges aligned as such, so the rest of
+	// them is the heap's too.
+	b := make([]byte, n)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	beg := p &^ (huge - 1)
+	end := (p + uintptr(n) + huge - 1) &^ (huge - 1)
+	// ENOMEM: part of the range is not mapped (the arena's end); the rest is advised
+	err := madvise(beg, end-beg)
+	did := err == nil || err == syscall.ENOMEM
+	runtime.KeepAlive(b) // b is dead from here: the collection frees the span, so that
+	runtime.GC()         // the world's allocations come from it
+	return did
+}
+
+// madvise asks for huge pages over [p, p+n).
+func madvise(p, n uintptr) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, p, n, syscall.MADV_HUGEPAGE); e != 0 {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package hugeheap
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+func TestModeAndPageSizeFromSysfs(t *testing.T) {
+	old := sysfs
+	t.Cleanup(func() { sysfs = old })
+	for _, tc := range []struct{ enabled, size, mode string }{
+		{"always [madvise] never\n", "2097152\n", "madvise"},
+		{"[always] madvise never\n", "2097152\n", "always"},
+		{"always madvise [never]\n", "", "never"},
+		{"no brackets\n", "garbage", ""},
+		{"[unclosed\n", "3000000", ""},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "enabled"), []byte(tc.enabled), 0o644)
+		if tc.size != "" {
+			os.WriteFile(filepath.Join(dir, "hpage_pmd_size"), []byte(tc.size), 0o644)
+		}
+		sysfs = dir + "/"
+		if got := mode(); got != tc.mode {
+			t.Errorf("%q: mode %q, want %q", tc.enabled, got, tc.mode)
+		}
+		want := uintptr(2 << 20) // also for a missing, bad or not-a-power-of-two size
+		if got := pageSize(); got != want {
+			t.Errorf("size %q: %d, want %d", tc.size, got, want)
+		}
+	}
+	sysfs = filepath.Join(t.TempDir(), "missing") + "/"
+	if mode() != "" {
+		t.Error("a kernel without the file: mode must be empty")
+	}
+	// not "madvise": Reserve does nothing, no collection
+	stop := Allow()
+	defer stop()
+	gcs := numGC()
+	if Reserve(64<<20) || numGC() != gcs {
+		t.Error("Reserve acted where the kernel gives no huge pages on request")
+	}
+}
+
+// Where the kernel gives huge pages on request, what the heap hands out after a
+// Reserve lies in memory advised for them (smaps' VmFlags "hg").
+func TestReserveAdvisesTheHeapThatComesNext(t *testing.T) {
+	if mode() != "madvise" {
+		t.Skipf("transparent huge pages are %q here, not madvise", mode())
+	}
+	stop := Allow()
+	defer stop()
+	if !Reserve(64 << 20) {
+		t.Fatal("Reserve(64 MiB) did not advise")
+	}
+	b := make([]byte, 16<<20)
+	for _, at := range []*byte{&b[0], &b[len(b)-1]} {
+		p := uintptr(unsafe.Pointer(at))
+		if flags := vmFlags(t, p); !strings.Contains(" "+flags+" ", " hg ") {
+			t.Errorf("a 16 MiB allocation after Reserve lies in a mapping without huge-page advice at %#x: VmFlags %q", p, flags)
+		}
+	}
+	b[0] = 1
+}
+
+// vmFlags is the VmFlags line of the mapping holding address p.
+func vmFlags(t *testing.T, p uintptr) string {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if r, _, ok := strings.Cut(line, " "); ok && isHexRange(r) { // a mapping's first line
+			lo, hi, _ := strings.Cut(r, "-")
+			a, _ := strconv.ParseUint(lo, 16, 64)
+			z, _ := strconv.ParseUint(hi, 16, 64)
+			in = uint64(p) >= a && uint64(p) < z
+			continue
+		}
+		if in {
+			if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok {
+				return strings.TrimSpace(rest)
+			}
+		}
+	}
+	t.Fatalf("no mapping holds %#x", p)
+	return ""
+}
+
+func isHexRange(r string) bool {
+	lo, hi, ok := strings.Cut(r, "-")
+	_, e1 := strconv.ParseUint(lo, 16, 64)
+	_, e2 := strconv.ParseUint(hi, 16, 64)
+	return ok && e1 == nil && e2 == nil
+}

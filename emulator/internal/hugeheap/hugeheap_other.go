@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hugeheap
+
+func reserve(uint64) bool { return false }
