@@ -1,7 +1,10 @@
 package emulator_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -230,5 +233,54 @@ func TestBundleOwnScenarioOutlivesReloads(t *testing.T) {
 	}
 	if got := running("/_emulator"); !strings.Contains(got, "the bundle's") {
 		t.Errorf("the default world, not switched, runs %q", got)
+	}
+}
+
+// A bundle's media type is read as media types are (RFC 9110: the type and subtype are
+// case-insensitive, parameters may follow), by POST /_emulator/namespaces and PUT
+// /_emulator/bundle alike; a type that only begins like one is not one.
+func TestBundleMediaTypeIsAMediaType(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	good := e.get("/_emulator/bundle", "").Body
+	for _, tt := range []struct {
+		ct          string
+		create, put int
+		raw         bool // the OpenAPI validator matches no parameters: sent past it
+	}{
+		{"application/gzip", 201, 200, false},
+		{"Application/GZIP", 201, 200, false},
+		{"APPLICATION/X-GZIP", 201, 200, false},
+		{"application/x-gzip; charset=binary", 201, 200, true},
+		{"application/octet-stream ;q=1", 201, 200, true},
+		{"application/gzipped", 415, 415, false},
+		{"application/octet-streamy", 415, 415, false},
+	} {
+		t.Run(tt.ct, func(t *testing.T) {
+			for _, call := range []struct {
+				method, path string
+				want         int
+			}{{"POST", "/_emulator/namespaces", tt.create}, {"PUT", "/_emulator/bundle", tt.put}} {
+				var status int
+				var body []byte
+				if tt.raw {
+					rq, _ := http.NewRequest(call.method, e.url+call.path, bytes.NewReader(good))
+					rq.Header.Set("Content-Type", tt.ct)
+					res, err := http.DefaultClient.Do(rq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body, _ = io.ReadAll(res.Body)
+					res.Body.Close()
+					status = res.StatusCode
+				} else {
+					r := e.do(req{Method: call.method, Path: call.path, Body: good, Headers: map[string]string{"Content-Type": tt.ct}})
+					status, body = r.Status, r.Body
+				}
+				if status != call.want {
+					t.Errorf("%s %s: %d %.200s, want %d", call.method, call.path, status, body, call.want)
+				}
+			}
+		})
 	}
 }

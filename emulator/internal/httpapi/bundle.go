@@ -188,9 +188,13 @@ func bundleMedia(c *gin.Context) error {
 	return nil
 }
 
-// isBundleMedia reports whether Content-Type ct is a bundle's.
+// isBundleMedia reports whether Content-Type ct is a bundle's: its type and subtype,
+// case-insensitive and whatever parameters follow (RFC 9110, 8.3.1), are one of the
+// three; "application/gzipped" is not.
 func isBundleMedia(ct string) bool {
-	return strings.HasPrefix(ct, "application/gzip") || strings.HasPrefix(ct, "application/x-gzip") || strings.HasPrefix(ct, "application/octet-stream")
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.TrimSpace(mt)
+	return strings.EqualFold(mt, "application/gzip") || strings.EqualFold(mt, "application/x-gzip") || strings.EqualFold(mt, "application/octet-stream")
 }
 
 // readBundle reads and checks the request's bundle whole, within --max-state-bytes,

@@ -72,7 +72,8 @@ export interface paths {
          * Create a namespace, a world of its own
          * @description Every field is optional; an empty body takes the server's defaults. Unknown keys are refused.
          *
-         *     With a failure bundle as the body (`application/gzip`, what `GET /bundle` answers)
+         *     With a failure bundle as the body (`application/gzip`, what `GET /bundle` answers;
+         *     `application/x-gzip` and `application/octet-stream` too, in any letter case)
          *     the namespace replays it, made in one call as `PUT /namespaces/{ns}/bundle` into a
          *     new namespace would, but on the bundle's scenario: the server's start-up scenario
          *     (its file broken, say) does not decide whether the bundle opens. A bundle refused
@@ -1615,6 +1616,8 @@ export interface operations {
                 "application/json": components["schemas"]["NamespaceSpec"];
                 /** @example (a bundle's bytes, as GET /bundle answered them) */
                 "application/gzip": string;
+                "application/x-gzip": string;
+                "application/octet-stream": string;
             };
         };
         responses: {
@@ -2026,6 +2029,8 @@ export interface operations {
             content: {
                 /** @example (a bundle's bytes, as GET /bundle answered them) */
                 "application/gzip": string;
+                "application/x-gzip": string;
+                "application/octet-stream": string;
             };
         };
         responses: {
@@ -2059,7 +2064,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFoundNs"];
             413: components["responses"]["TooLarge"];
-            /** @description A body that is not application/gzip. */
+            /** @description A body that is not application/gzip (nor application/x-gzip or application/octet-stream). */
             415: {
                 headers: {
                     [name: string]: unknown;
