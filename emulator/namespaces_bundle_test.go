@@ -284,3 +284,21 @@ func TestBundleMediaTypeIsAMediaType(t *testing.T) {
 		})
 	}
 }
+
+// At --max-namespaces, a bundle sent to POST /_emulator/namespaces is refused with 429
+// before it is read: a body that would be refused as no bundle (400) gets the limit's
+// answer, and a good one the same; a place freed takes the bundle again.
+func TestNamespaceFromBundleAtTheLimitIsNotRead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *emulator.Options) { o.MaxNamespaces = 1 })
+	good := e.get("/_emulator/bundle", "").Body
+	first := e.newNamespace(t, nil)
+	for _, body := range [][]byte{[]byte("not a bundle at all"), good} {
+		r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: body, Headers: map[string]string{"Content-Type": "application/gzip"}})
+		if r.Status != 429 || r.Code() != "namespace_limit" {
+			t.Errorf("a bundle at the limit: %d %.200s, want 429 namespace_limit", r.Status, r.Body)
+		}
+	}
+	mustStatus(t, e.do(req{Method: "DELETE", Path: first.control("")}), 200)
+	mustStatus(t, e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: good, Headers: map[string]string{"Content-Type": "application/gzip"}}), 201)
+}

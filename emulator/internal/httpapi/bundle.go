@@ -245,6 +245,9 @@ func (a *API) standFor(w *world.World, b *bundle.Bundle) {
 // start-up scenario nor its file's problems decide whether a bundle opens. A bundle
 // refused on replay leaves no namespace behind.
 func (a *API) createNamespaceFromBundle(c *gin.Context) (any, error) {
+	if err := a.ns.Room(); err != nil {
+		return nil, err // before the body is read: --max-namespaces is reached
+	}
 	release, err := a.takeTurn(c, a.imports, "another import")
 	if err != nil {
 		return nil, err

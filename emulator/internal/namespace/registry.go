@@ -75,14 +75,24 @@ func New(cfg Config) *Registry {
 // TTL is how long an unused namespace lives.
 func (r *Registry) TTL() time.Duration { return r.cfg.TTL }
 
-// Create builds, registers and starts a new namespace: 429 namespace_limit when Max
-// already live (after the idle ones are swept).
-func (r *Registry) Create(spec Spec) (*Namespace, error) {
+// Room is Create's 429 namespace_limit when Max are already live (after the idle ones
+// are swept), else nil: a caller with much to read before it creates (a bundle) asks
+// first, and Create asks again.
+func (r *Registry) Room() error {
 	if r.Len() >= r.cfg.Max {
 		r.Sweep()
 		if r.Len() >= r.cfg.Max {
-			return nil, r.limitError()
+			return r.limitError()
 		}
+	}
+	return nil
+}
+
+// Create builds, registers and starts a new namespace: 429 namespace_limit when Max
+// already live (after the idle ones are swept).
+func (r *Registry) Create(spec Spec) (*Namespace, error) {
+	if err := r.Room(); err != nil {
+		return nil, err
 	}
 	id := newIdentity()
 	w, err := r.cfg.Build(id, spec)
