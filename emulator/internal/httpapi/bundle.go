@@ -262,12 +262,11 @@ func (a *API) createNamespaceFromBundle(c *gin.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := a.ns.Create(namespace.Spec{}.StartOn(sc))
+	// the replay runs before the namespace is registered: nobody sees it half made
+	n, err := a.ns.CreateWith(namespace.Spec{}.StartOn(sc), func(w *world.World) error {
+		return Restore(w, b)
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := Restore(n.World, b); err != nil {
-		_ = a.ns.Delete(n.ID) // never seen by anyone: nothing to keep
 		return nil, err
 	}
 	a.standFor(n.World, b)

@@ -90,7 +90,14 @@ func (r *Registry) Room() error {
 
 // Create builds, registers and starts a new namespace: 429 namespace_limit when Max
 // already live (after the idle ones are swept).
-func (r *Registry) Create(spec Spec) (*Namespace, error) {
+func (r *Registry) Create(spec Spec) (*Namespace, error) { return r.CreateWith(spec, nil) }
+
+// CreateWith is Create, with fill (when not nil) run on the new world after it is built
+// and before it is registered: nobody lists, finds, uses or deletes the namespace while
+// fill runs (a bundle's replay), and one fill refuses is closed and never registered,
+// fill's error returned. The bounds are checked again once fill is done, its weight
+// included.
+func (r *Registry) CreateWith(spec Spec, fill func(*world.World) error) (*Namespace, error) {
 	if err := r.Room(); err != nil {
 		return nil, err
 	}
@@ -98,6 +105,12 @@ func (r *Registry) Create(spec Spec) (*Namespace, error) {
 	w, err := r.cfg.Build(id, spec)
 	if err != nil {
 		return nil, err
+	}
+	if fill != nil {
+		if err := fill(w); err != nil {
+			w.Close()
+			return nil, err
+		}
 	}
 	now := r.cfg.Now()
 	n := &Namespace{Identity: id, World: w, CreatedAt: now.UTC()}
@@ -114,7 +127,7 @@ func (r *Registry) Create(spec Spec) (*Namespace, error) {
 		case closed:
 			return nil, apperr.New(apperr.ServiceUnavailable, "hostemu is shutting down")
 		case taken:
-			return r.Create(spec)
+			return r.CreateWith(spec, fill)
 		case heavy:
 			return nil, r.weightError(used, w.Weight())
 		}

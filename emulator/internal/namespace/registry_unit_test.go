@@ -2,6 +2,7 @@ package namespace
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -207,5 +208,59 @@ func TestRegistryBuildError(t *testing.T) {
 	r := New(Config{Build: func(Identity, Spec) (*world.World, error) { return nil, boom }})
 	if _, err := r.Create(Spec{}); !errors.Is(err, boom) || r.Len() != 0 {
 		t.Fatalf("create: %v, len %d", err, r.Len())
+	}
+}
+
+// CreateWith fills the new world before anyone can see the namespace: while fill runs
+// it is not listed, counted, found by id or label, nor deletable; a fill that fails
+// leaves nothing registered and its world closed; the bounds count what fill added.
+func TestCreateWithFillsBeforeAnyoneSees(t *testing.T) {
+	r, _, _ := newRegistry(t, Config{Max: 2})
+	var seen *world.World
+	n, err := r.CreateWith(Spec{}, func(w *world.World) error {
+		seen = w
+		if r.Len() != 0 || len(r.List()) != 0 {
+			t.Errorf("a namespace being filled is registered: Len %d, List %v", r.Len(), r.List())
+		}
+		return nil
+	})
+	if err != nil || n.World != seen {
+		t.Fatalf("CreateWith: %v (world %p, filled %p)", err, n.World, seen)
+	}
+	if _, err := r.Get(n.ID); err != nil {
+		t.Fatalf("the filled namespace is not registered once done: %v", err)
+	}
+	var inside string
+	_, err = r.CreateWith(Spec{}, func(w *world.World) error {
+		inside = w.Namespace()
+		if _, err := r.Get(Prefix + inside); err == nil {
+			t.Error("a namespace being filled is found by its id")
+		}
+		if err := r.Delete(Prefix + inside); err == nil {
+			t.Error("a namespace being filled was deleted")
+		}
+		return apperr.New(apperr.InvalidRequest, "refused by fill")
+	})
+	if codeOf(err) != apperr.InvalidRequest || r.Len() != 1 {
+		t.Fatalf("a refused fill: %v, %d registered (want its error, 1)", err, r.Len())
+	}
+	if _, err := r.Get(Prefix + inside); err == nil {
+		t.Error("a refused fill's namespace was registered")
+	}
+}
+
+// What fill adds counts against MaxBytes when the namespace is registered: 507, and
+// nothing registered.
+func TestCreateWithCountsWhatFillAdded(t *testing.T) {
+	r, _, _ := newRegistry(t, Config{MaxBytes: 64 << 10})
+	_, err := r.CreateWith(Spec{}, func(w *world.World) error {
+		var snap state.Snapshot
+		for i := range 2000 {
+			snap.Tokens = append(snap.Tokens, state.Token{Token: fmt.Sprintf("%s%06d-read", TokenPrefix(w.Namespace()), i), Scope: state.ScopeRead})
+		}
+		return w.Import(snap)
+	})
+	if codeOf(err) != apperr.StorageFull || r.Len() != 0 {
+		t.Fatalf("a fill over MaxBytes: %v, %d registered (want storage_full, 0)", err, r.Len())
 	}
 }
