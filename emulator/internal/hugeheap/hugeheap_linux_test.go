@@ -103,3 +103,69 @@ func isHexRange(r string) bool {
 	_, e2 := strconv.ParseUint(hi, 16, 64)
 	return ok && e1 == nil && e2 == nil
 }
+
+// rssAnon is the process's resident anonymous memory (/proc/self/status RssAnon).
+func rssAnon(t *testing.T) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "RssAnon:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatalf("RssAnon %q: %v", rest, err)
+			}
+			return kb << 10
+		}
+	}
+	t.Skip("no RssAnon in /proc/self/status")
+	return 0
+}
+
+// A start may ask twice (--fixtures that generate many deployments and then --state; a
+// replay's bundle and then the world its flags name): the first Reserve's range is free
+// again but, to the runtime, used memory, so a second one laid over it would be zeroed
+// (written, made resident: as many bytes as it asks for, in a virtual machine at the
+// page-fault cost Reserve is there to save). Only the first Reserve of a window acts,
+// a window nested in it (replay's around serve's) included.
+func TestOnlyTheFirstReserveOfAStartActs(t *testing.T) {
+	if mode() != "madvise" {
+		t.Skipf("transparent huge pages are %q here, not madvise", mode())
+	}
+	const n = 256 << 20
+	for _, tc := range []struct {
+		name   string
+		nested bool
+	}{
+		{"one window", false},
+		{"a window in a window", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stop := Allow()
+			defer stop()
+			if !Reserve(n) {
+				t.Fatal("the first Reserve did not advise")
+			}
+			if tc.nested {
+				inner := Allow()
+				defer inner()
+			}
+			before, asked := rssAnon(t), Asked()
+			did := Reserve(n)
+			if grown := int64(rssAnon(t)) - int64(before); did || grown > n/4 {
+				t.Errorf("a second Reserve(%d MiB) in the start acted (%v) and made %d MiB resident", n>>20, did, grown>>20)
+			}
+			if Asked() != asked {
+				t.Errorf("Asked grew by %d for a Reserve that must not act", Asked()-asked)
+			}
+		})
+	}
+	// a window opened afterwards (the next start in a test process) asks again
+	stop := Allow()
+	defer stop()
+	if !Reserve(MinBytes) {
+		t.Error("a new window's first Reserve did not act")
+	}
+}
