@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,11 +49,13 @@ func TestModeAndPageSizeFromSysfs(t *testing.T) {
 }
 
 // Where the kernel gives huge pages on request, what the heap hands out after a
-// Reserve lies in memory advised for them (smaps' VmFlags "hg").
+// Reserve lies in memory advised for them (smaps' VmFlags "hg"), also where no
+// collection comes by itself to free the reserved range (a replay's gctune.Room).
 func TestReserveAdvisesTheHeapThatComesNext(t *testing.T) {
 	if mode() != "madvise" {
 		t.Skipf("transparent huge pages are %q here, not madvise", mode())
 	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	stop := Allow()
 	defer stop()
 	if !Reserve(64 << 20) {
