@@ -12,6 +12,23 @@ import (
 // sysfs is where the kernel says how it gives huge pages (a variable for the tests).
 var sysfs = "/sys/kernel/mm/transparent_hugepage/"
 
+// procVM is where the kernel says how it commits memory (a variable for the tests).
+var procVM = "/proc/sys/vm/"
+
+// arenaBytes is the size and alignment of the Go heap's arenas on Linux: 64 MiB on
+// 64-bit platforms, 4 MiB on 32-bit ones (heapArenaBytes in runtime/malloc.go; the
+// heap reserves them whole, so the huge pages a heap span touches are the heap's when
+// a huge page is no larger than an arena).
+const arenaBytes = 4 << 20 << (4 * (^uintptr(0) >> 63))
+
+// strictCommit reports whether the kernel commits the memory a process maps and
+// refuses it beyond a limit (vm.overcommit_memory 2). There the reserved range counts
+// in full, and a heap that cannot grow by it is the runtime's fatal "out of memory".
+func strictCommit() bool {
+	b, err := os.ReadFile(procVM + "overcommit_memory")
+	return err == nil && string(bytes.TrimSpace(b)) == "2"
+}
+
 // mode is the kernel's setting for anonymous memory: "always", "madvise" or "never"
 // (the bracketed word of the file), "" when the file cannot be read.
 func mode() string {
@@ -47,6 +64,9 @@ func reserve(n uint64) bool {
 	huge := pageSize()
 	if uint64(huge)*4 > n {
 		return false // a few huge pages at most: not worth a collection
+	}
+	if huge > arenaBytes || strictCommit() {
+		return false // advice past the heap's arenas; a range the kernel may refuse
 	}
 	// A span of the heap that nothing writes to: at the start the heap grows for it,
 	// and the runtime knows fresh memory to be zero, so nothing is mapped yet when the

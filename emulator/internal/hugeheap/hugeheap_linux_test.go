@@ -172,3 +172,49 @@ func TestOnlyTheFirstReserveOfAStartActs(t *testing.T) {
 		t.Error("a new window's first Reserve did not act")
 	}
 }
+
+// Reserve stands aside where its advice could reach memory that is not the heap's (a
+// huge page larger than the heap's arenas, which rounding out to it would pass) and
+// where the range it reserves is memory the kernel commits (vm.overcommit_memory 2:
+// there a heap that cannot grow by it is the runtime's fatal "out of memory", where the
+// world itself, smaller than the estimate, would have fitted).
+func TestReserveStandsAsideWhereItIsNotSafe(t *testing.T) {
+	kernel := mode()
+	oldSysfs, oldProc := sysfs, procVM
+	t.Cleanup(func() { sysfs, procVM = oldSysfs, oldProc })
+	for _, tc := range []struct {
+		name       string
+		size       string
+		overcommit string
+		n          uint64
+		want       bool
+	}{
+		{"huge pages of 2 MiB, heuristic overcommit", "2097152", "0", 64 << 20, true},
+		{"huge pages of 2 MiB, no overcommit file", "2097152", "", 64 << 20, true},
+		{"huge pages of 2 MiB, overcommit always", "2097152", "1", 64 << 20, true},
+		{"huge pages of 128 MiB: larger than an arena", "134217728", "0", MaxBytes, false},
+		{"strict overcommit", "2097152", "2\n", 64 << 20, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.want && kernel == "" {
+				t.Skip("this kernel has no transparent huge pages to advise")
+			}
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "enabled"), []byte("always [madvise] never\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "hpage_pmd_size"), []byte(tc.size+"\n"), 0o644)
+			if tc.overcommit != "" {
+				os.WriteFile(filepath.Join(dir, "overcommit_memory"), []byte(tc.overcommit), 0o644)
+			}
+			sysfs, procVM = dir+"/", dir+"/"
+			stop := Allow()
+			defer stop()
+			gcs := numGC()
+			if got := Reserve(tc.n); got != tc.want {
+				t.Errorf("Reserve(%d MiB): %v, want %v", tc.n>>20, got, tc.want)
+			}
+			if !tc.want && numGC() != gcs {
+				t.Error("Reserve ran a collection where it stands aside")
+			}
+		})
+	}
+}
