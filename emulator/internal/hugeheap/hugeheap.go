@@ -17,12 +17,12 @@
 // around its start and nobody else does: a test process, an import over HTTP and a new
 // namespace are left to the runtime as before. Only the first Reserve of a window acts
 // (a second one's allocation would zero the first one's range: see used). It does
-// nothing elsewhere than on Linux,
-// when huge pages are "always" (the heap has them already) or "never", where a huge
-// page is larger than the heap's arenas (arm64 with 64 KiB pages: 512 MiB), where the
-// kernel commits memory strictly (vm.overcommit_memory 2: the reserved range would
-// count in full, and a heap that cannot grow by it is fatal), and for less than
-// MinBytes, where the collection it runs would cost more than the faults it saves.
+// nothing elsewhere than on Linux, when huge pages are "always" (the heap has them
+// already) or "never", where a huge page is larger than the heap's arenas (arm64 with
+// 64 KiB pages: 512 MiB), where the kernel commits memory strictly
+// (vm.overcommit_memory 2: the reserved range would count in full, and a heap that
+// cannot grow by it is fatal), and for less than MinBytes, where the collection it
+// runs would cost more than the faults it saves.
 package hugeheap
 
 import (
