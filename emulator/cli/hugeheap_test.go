@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hostemu/hostemu/emulator/internal/hugeheap"
@@ -26,6 +27,7 @@ func TestHugePagesAreAskedForWhileStartingOnly(t *testing.T) {
 	if got := hugeheap.Asked() - asked; got != 1 {
 		t.Errorf("--fixtures generating 20,000 deployments: asked %d times, want 1", got)
 	}
+	noAdviceLeft(t, "--fixtures generating 20,000 deployments")
 	asked = hugeheap.Asked()
 	if code, body := httpCall(t, s.url, "POST", "/_emulator/reset", "", ""); code != 200 {
 		t.Fatalf("reset: %d %s", code, body)
@@ -44,6 +46,7 @@ func TestHugePagesAreAskedForWhileStartingOnly(t *testing.T) {
 	if got := hugeheap.Asked() - asked; got != 1 {
 		t.Errorf("--state of 18 MB: asked %d times, want 1", got)
 	}
+	noAdviceLeft(t, "--state of 18 MB")
 	s.stop(t)
 
 	// both: the fixtures' world is built first, then the state replaces it; the state's
@@ -77,5 +80,31 @@ func TestHugePagesAreAskedForWhileStartingOnly(t *testing.T) {
 		if got := hugeheap.Asked() - asked; got != tc.asked {
 			t.Errorf("replay of a file of %d bytes: asked %d times, want %d", tc.size, got, tc.asked)
 		}
+		noAdviceLeft(t, "a replay refused")
+	}
+}
+
+// noAdviceLeft fails the test when, the start over, memory of the process is still
+// advised for huge pages (smaps' VmFlags "hg"): what the heap puts there after the start
+// would get them. Where the kernel gives huge pages otherwise than on request, or
+// /proc cannot be read, there is nothing to see.
+func noAdviceLeft(t *testing.T, what string) {
+	t.Helper()
+	enabled, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || !strings.Contains(string(enabled), "[madvise]") {
+		return
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return
+	}
+	advised := 0
+	for _, line := range strings.Split(string(smaps), "\n") {
+		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok && strings.Contains(flags+" ", " hg ") {
+			advised++
+		}
+	}
+	if advised > 0 {
+		t.Errorf("%s: the start is over and %d mappings are still advised for huge pages", what, advised)
 	}
 }

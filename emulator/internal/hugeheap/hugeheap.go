@@ -15,11 +15,12 @@
 //
 // Reserve acts only between Allow and the stop Allow returns, which the binary opens
 // around its start and nobody else does: a test process, an import over HTTP and a new
-// namespace are left to the runtime as before. Only the first Reserve of a window acts
-// (a second one's allocation would zero the first one's range: see used). It does
-// nothing elsewhere than on Linux, when huge pages are "always" (the heap has them
-// already) or "never", where a huge page is larger than the heap's arenas (arm64 with
-// 64 KiB pages: 512 MiB), where the kernel commits memory strictly
+// namespace are left to the runtime as before, and the window's close takes the advice
+// back (the world built keeps its huge pages: see Allow). Only the first Reserve of a
+// window acts (a second one's allocation would zero the first one's range: see used).
+// It does nothing elsewhere than on Linux, when huge pages are "always" (the heap has
+// them already) or "never", where a huge page is larger than the heap's arenas (arm64
+// with 64 KiB pages: 512 MiB), where the kernel commits memory strictly
 // (vm.overcommit_memory 2: the reserved range would count in full, and a heap that
 // cannot grow by it is fatal), and for less than MinBytes, where the collection it
 // runs would cost more than the faults it saves.
@@ -40,7 +41,7 @@ const MaxBytes = 1 << 30
 // open counts the windows Allow opened and did not close.
 var open atomic.Int32
 
-// mu makes one Reserve at a time and guards used.
+// mu makes one Reserve at a time and guards used and what the window advised.
 var mu sync.Mutex
 
 // used says a Reserve acted in the window open now: the windows Allow opens while
@@ -58,14 +59,28 @@ var asked atomic.Int64
 func Asked() int64 { return asked.Load() }
 
 // Allow lets Reserve act until stop is called (stop may be called more than once).
+// The last stop of the windows open takes back the advice the window's Reserve gave:
+// the world built in it keeps the huge pages it has, and what the heap later puts in
+// the rest of the range (an import, a namespace) is the runtime's as elsewhere, where
+// memory advised for huge pages would wait on the kernel's compaction at a fault and
+// be collapsed into huge pages again after the runtime returns some of it (Go's own
+// reasons for advising none: golang/go#61718, #64332).
 func Allow() (stop func()) {
+	mu.Lock()
 	if open.Add(1) == 1 { // a start of its own: it may reserve again
-		mu.Lock()
 		used = false
-		mu.Unlock()
 	}
+	mu.Unlock()
 	var once sync.Once
-	return func() { once.Do(func() { open.Add(-1) }) }
+	return func() {
+		once.Do(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if open.Add(-1) == 0 {
+				unadvise()
+			}
+		})
+	}
 }
 
 // Reserve prepares huge pages under the next n bytes the heap grows by, when Allow's

@@ -71,23 +71,39 @@ func reserve(n uint64) bool {
 	// A span of the heap that nothing writes to: at the start the heap grows for it,
 	// and the runtime knows fresh memory to be zero, so nothing is mapped yet when the
 	// advice is given. The advice covers the huge pages the span touches, its first and
-	// last included: the heap's arenas are 64 MiB ranges aligned as such, so the rest of
-	// them is the heap's too.
+	// last included: the heap's arenas are arenaBytes ranges aligned as such, no smaller
+	// than a huge page, so the rest of them is the heap's too.
 	b := make([]byte, n)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	beg := p &^ (huge - 1)
 	end := (p + uintptr(n) + huge - 1) &^ (huge - 1)
 	// ENOMEM: part of the range is not mapped (the arena's end); the rest is advised
-	err := madvise(beg, end-beg)
+	err := madvise(beg, end-beg, syscall.MADV_HUGEPAGE)
 	did := err == nil || err == syscall.ENOMEM
+	if did {
+		advised.beg, advised.end = beg, end
+	}
 	runtime.KeepAlive(b) // b is dead from here: the collection frees the span, so that
 	runtime.GC()         // the world's allocations come from it
 	return did
 }
 
-// madvise asks for huge pages over [p, p+n).
-func madvise(p, n uintptr) error {
-	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, p, n, syscall.MADV_HUGEPAGE); e != 0 {
+// advised is the range the open window's Reserve advised, empty when none.
+var advised struct{ beg, end uintptr }
+
+// unadvise takes the advice over the advised range back (MADV_NOHUGEPAGE: Linux has no
+// way back to no advice, and where huge pages are "madvise" this is the same to new
+// faults and keeps khugepaged away; the huge pages there stay as they are).
+func unadvise() {
+	if advised.end > advised.beg {
+		madvise(advised.beg, advised.end-advised.beg, syscall.MADV_NOHUGEPAGE)
+	}
+	advised.beg, advised.end = 0, 0
+}
+
+// madvise gives the advice over [p, p+n).
+func madvise(p, n uintptr, advice int) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, p, n, uintptr(advice)); e != 0 {
 		return e
 	}
 	return nil

@@ -218,3 +218,33 @@ func TestReserveStandsAsideWhereItIsNotSafe(t *testing.T) {
 		})
 	}
 }
+
+// The advice ends with the window: the world built in it keeps its huge pages, but
+// what the heap puts in the rest of the reserved range after the start (an import, a
+// namespace) is in memory without it, as the rest of the heap is.
+func TestTheAdviceEndsWithTheWindow(t *testing.T) {
+	if mode() != "madvise" {
+		t.Skipf("transparent huge pages are %q here, not madvise", mode())
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	stop := Allow()
+	if !Reserve(64 << 20) {
+		stop()
+		t.Fatal("Reserve(64 MiB) did not advise")
+	}
+	world := make([]byte, 8<<20)
+	world[0] = 1
+	if flags := vmFlags(t, uintptr(unsafe.Pointer(&world[0]))); !strings.Contains(" "+flags+" ", " hg ") {
+		t.Fatalf("the world built in the window is not in advised memory: VmFlags %q", flags)
+	}
+	stop()
+	later := make([]byte, 16<<20)
+	for _, at := range []*byte{&later[0], &later[len(later)-1]} {
+		p := uintptr(unsafe.Pointer(at))
+		if flags := vmFlags(t, p); strings.Contains(" "+flags+" ", " hg ") {
+			t.Errorf("an allocation after the window closed lies in memory advised for huge pages at %#x: VmFlags %q", p, flags)
+		}
+	}
+	later[0] = 1
+	world[1] = 1
+}
