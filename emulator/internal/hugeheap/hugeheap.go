@@ -16,9 +16,11 @@
 // Reserve acts only between Allow and the stop Allow returns, which the binary opens
 // around its start and nobody else does: a test process, an import over HTTP and a new
 // namespace are left to the runtime as before, and the window's close takes the advice
-// back (the world built keeps its huge pages: see Allow). Only the first Reserve of a
-// window acts (a second one's allocation would zero the first one's range: see used).
-// It does nothing elsewhere than on Linux, when huge pages are "always" (the heap has
+// back (the world built keeps its huge pages: see Allow). A start may ask twice
+// (--fixtures generating many deployments, then --state): the second allocation lies
+// over the first one's range, free again but to the runtime dirty, and is zeroed, which
+// makes it resident before the second world fills it (at the start, huge pages: a
+// memset; measured, no higher peak RSS, and the second world on huge pages too). It does nothing elsewhere than on Linux, when huge pages are "always" (the heap has
 // them already) or "never", where a huge page is larger than the heap's arenas (arm64
 // with 64 KiB pages: 512 MiB), where the kernel commits memory strictly
 // (vm.overcommit_memory 2: the reserved range would count in full, and a heap that
@@ -41,21 +43,15 @@ const MaxBytes = 1 << 30
 // open counts the windows Allow opened and did not close.
 var open atomic.Int32
 
-// mu makes one Reserve at a time and guards used and what the window advised.
+// mu makes one Reserve at a time and guards the window count's changes and what the
+// windows advised.
 var mu sync.Mutex
-
-// used says a Reserve acted in the window open now: the windows Allow opens while
-// another is open (serve's in replay's) are part of it. A second Reserve would be laid
-// over the first one's range, free again but to the runtime used memory that a new
-// allocation must zero: it would write (make resident) as many bytes as it asked for.
-var used bool
 
 // asked counts the Reserves that were in a window and big enough.
 var asked atomic.Int64
 
-// Asked is how many times Reserve was called in Allow's window for at least MinBytes
-// and was the window's first such call, whatever the kernel then allowed: what a test
-// of the window reads.
+// Asked is how many times Reserve was called in Allow's window for at least MinBytes,
+// whatever the kernel then allowed: what a test of the window reads.
 func Asked() int64 { return asked.Load() }
 
 // Allow lets Reserve act until stop is called (stop may be called more than once).
@@ -67,9 +63,7 @@ func Asked() int64 { return asked.Load() }
 // reasons for advising none: golang/go#61718, #64332).
 func Allow() (stop func()) {
 	mu.Lock()
-	if open.Add(1) == 1 { // a start of its own: it may reserve again
-		used = false
-	}
+	open.Add(1)
 	mu.Unlock()
 	var once sync.Once
 	return func() {
@@ -84,8 +78,7 @@ func Allow() (stop func()) {
 }
 
 // Reserve prepares huge pages under the next n bytes the heap grows by, when Allow's
-// window is open, no Reserve acted in it yet, huge pages are "madvise", and n is at
-// least MinBytes (it is capped at MaxBytes). It reports whether it did; it never fails:
+// window is open, huge pages are "madvise", and n is at least MinBytes (it is capped at MaxBytes). It reports whether it did; it never fails:
 // a kernel that refuses the advice leaves the heap as the runtime makes it.
 func Reserve(n uint64) bool {
 	if open.Load() == 0 || n < MinBytes {
@@ -93,10 +86,9 @@ func Reserve(n uint64) bool {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if used || open.Load() == 0 {
+	if open.Load() == 0 {
 		return false
 	}
-	used = true
 	asked.Add(1)
 	return reserve(min(n, MaxBytes))
 }

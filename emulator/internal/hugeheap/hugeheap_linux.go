@@ -81,24 +81,28 @@ func reserve(n uint64) bool {
 	err := madvise(beg, end-beg, syscall.MADV_HUGEPAGE)
 	did := err == nil || err == syscall.ENOMEM
 	if did {
-		advised.beg, advised.end = beg, end
+		advised = append(advised, span{beg, end})
 	}
 	runtime.KeepAlive(b) // b is dead from here: the collection frees the span, so that
 	runtime.GC()         // the world's allocations come from it
 	return did
 }
 
-// advised is the range the open window's Reserve advised, empty when none.
-var advised struct{ beg, end uintptr }
+// span is a range of addresses, [beg, end).
+type span struct{ beg, end uintptr }
 
-// unadvise takes the advice over the advised range back (MADV_NOHUGEPAGE: Linux has no
-// way back to no advice, and where huge pages are "madvise" this is the same to new
+// advised is what the open windows' Reserves advised (each range on its own: what lies
+// between two need not be the heap's).
+var advised []span
+
+// unadvise takes the advice over the advised ranges back (MADV_NOHUGEPAGE: Linux has
+// no way back to no advice, and where huge pages are "madvise" this is the same to new
 // faults and keeps khugepaged away; the huge pages there stay as they are).
 func unadvise() {
-	if advised.end > advised.beg {
-		madvise(advised.beg, advised.end-advised.beg, syscall.MADV_NOHUGEPAGE)
+	for _, r := range advised {
+		madvise(r.beg, r.end-r.beg, syscall.MADV_NOHUGEPAGE)
 	}
-	advised.beg, advised.end = 0, 0
+	advised = nil
 }
 
 // madvise gives the advice over [p, p+n).

@@ -80,11 +80,15 @@ func TestReserveAdvisesTheHeapThatComesNext(t *testing.T) {
 	b[0] = 1
 }
 
-// advisedRange is the range the open window's Reserve advised.
+// advisedRange is the range the open windows' last Reserve advised.
 func advisedRange() (beg, end uintptr) {
 	mu.Lock()
 	defer mu.Unlock()
-	return advised.beg, advised.end
+	if len(advised) == 0 {
+		return 0, 0
+	}
+	r := advised[len(advised)-1]
+	return r.beg, r.end
 }
 
 func hg(flags string) bool { return strings.Contains(" "+flags+" ", " hg ") }
@@ -123,72 +127,6 @@ func isHexRange(r string) bool {
 	_, e1 := strconv.ParseUint(lo, 16, 64)
 	_, e2 := strconv.ParseUint(hi, 16, 64)
 	return ok && e1 == nil && e2 == nil
-}
-
-// rssAnon is the process's resident anonymous memory (/proc/self/status RssAnon).
-func rssAnon(t *testing.T) uint64 {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "RssAnon:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatalf("RssAnon %q: %v", rest, err)
-			}
-			return kb << 10
-		}
-	}
-	t.Skip("no RssAnon in /proc/self/status")
-	return 0
-}
-
-// A start may ask twice (--fixtures that generate many deployments and then --state; a
-// replay's bundle and then the world its flags name): the first Reserve's range is free
-// again but, to the runtime, used memory, so a second one laid over it would be zeroed
-// (written, made resident: as many bytes as it asks for, in a virtual machine at the
-// page-fault cost Reserve is there to save). Only the first Reserve of a window acts,
-// a window nested in it (replay's around serve's) included.
-func TestOnlyTheFirstReserveOfAStartActs(t *testing.T) {
-	if mode() != "madvise" {
-		t.Skipf("transparent huge pages are %q here, not madvise", mode())
-	}
-	const n = 128 << 20
-	for _, tc := range []struct {
-		name   string
-		nested bool
-	}{
-		{"one window", false},
-		{"a window in a window", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			stop := Allow()
-			defer stop()
-			if !Reserve(n) {
-				t.Fatal("the first Reserve did not advise")
-			}
-			if tc.nested {
-				inner := Allow()
-				defer inner()
-			}
-			before, asked := rssAnon(t), Asked()
-			did := Reserve(n)
-			if grown := int64(rssAnon(t)) - int64(before); did || grown > n/4 {
-				t.Errorf("a second Reserve(%d MiB) in the start acted (%v) and made %d MiB resident", n>>20, did, grown>>20)
-			}
-			if Asked() != asked {
-				t.Errorf("Asked grew by %d for a Reserve that must not act", Asked()-asked)
-			}
-		})
-	}
-	// a window opened afterwards (the next start in a test process) asks again
-	stop := Allow()
-	defer stop()
-	if !Reserve(MinBytes) {
-		t.Error("a new window's first Reserve did not act")
-	}
 }
 
 // Reserve stands aside where its advice could reach memory that is not the heap's (a
@@ -270,5 +208,33 @@ func TestTheAdviceEndsWithTheWindow(t *testing.T) {
 		t.Errorf("an allocation after the window closed lies in memory advised for huge pages at %#x: VmFlags %q", p, vmFlags(t, p))
 	}
 	later[0] = 1
+	world[1] = 1
+}
+
+// A start that asks twice (--fixtures generating many deployments, then --state) has
+// both ranges taken back when it ends, the first one too.
+func TestEveryRangeOfAStartIsTakenBack(t *testing.T) {
+	if mode() != "madvise" {
+		t.Skipf("transparent huge pages are %q here, not madvise", mode())
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	stop := Allow()
+	defer stop()
+	if !Reserve(64 << 20) {
+		t.Fatal("the first Reserve did not advise")
+	}
+	beg1, end1 := advisedRange()
+	world := make([]byte, 56<<20) // the fixtures' world, kept
+	world[0] = 1
+	if !Reserve(64 << 20) {
+		t.Fatal("the second Reserve did not advise")
+	}
+	beg2, end2 := advisedRange()
+	stop()
+	for _, p := range []uintptr{beg1, end1 - 1, beg2, end2 - 1} {
+		if flags := vmFlags(t, p); hg(flags) {
+			t.Errorf("the start is over and %#x, in a range it advised ([%#x, %#x), [%#x, %#x)), is advised still: VmFlags %q", p, beg1, end1, beg2, end2, flags)
+		}
+	}
 	world[1] = 1
 }
