@@ -20,7 +20,9 @@
 // (--fixtures generating many deployments, then --state): the second allocation lies
 // over the first one's range, free again but to the runtime dirty, and is zeroed, which
 // makes it resident before the second world fills it (at the start, huge pages: a
-// memset; measured, no higher peak RSS, and the second world on huge pages too). It does nothing elsewhere than on Linux, when huge pages are "always" (the heap has
+// memset; measured, no higher peak RSS, and the second world on huge pages too).
+//
+// It does nothing elsewhere than on Linux, when huge pages are "always" (the heap has
 // them already) or "never", where a huge page is larger than the heap's arenas (arm64
 // with 64 KiB pages: 512 MiB), where the kernel commits memory strictly
 // (vm.overcommit_memory 2: the reserved range would count in full, and a heap that
@@ -55,9 +57,9 @@ var asked atomic.Int64
 func Asked() int64 { return asked.Load() }
 
 // Allow lets Reserve act until stop is called (stop may be called more than once).
-// The last stop of the windows open takes back the advice the window's Reserve gave:
-// the world built in it keeps the huge pages it has, and what the heap later puts in
-// the rest of the range (an import, a namespace) is the runtime's as elsewhere, where
+// The last stop of the windows open takes back the advice their Reserves gave: the
+// world built in them keeps the huge pages it has, and what the heap later puts in the
+// rest of the ranges (an import, a namespace) is the runtime's as elsewhere, where
 // memory advised for huge pages would wait on the kernel's compaction at a fault and
 // be collapsed into huge pages again after the runtime returns some of it (Go's own
 // reasons for advising none: golang/go#61718, #64332).
@@ -78,8 +80,9 @@ func Allow() (stop func()) {
 }
 
 // Reserve prepares huge pages under the next n bytes the heap grows by, when Allow's
-// window is open, huge pages are "madvise", and n is at least MinBytes (it is capped at MaxBytes). It reports whether it did; it never fails:
-// a kernel that refuses the advice leaves the heap as the runtime makes it.
+// window is open, huge pages are "madvise", and n is at least MinBytes (it is capped
+// at MaxBytes). It reports whether it did; it never fails: a kernel that refuses the
+// advice leaves the heap as the runtime makes it.
 func Reserve(n uint64) bool {
 	if open.Load() == 0 || n < MinBytes {
 		return false
