@@ -70,7 +70,8 @@ func reserve(n uint64) bool {
 	}
 	// A span of the heap that nothing writes to: at the start the heap grows for it,
 	// and the runtime knows fresh memory to be zero, so nothing is mapped yet when the
-	// advice is given. The advice covers the huge pages the span touches, its first and
+	// advice is given (a start's second Reserve lies partly over the first one's range,
+	// which the runtime zeroes: see the package comment). The advice covers the huge pages the span touches, its first and
 	// last included: the heap's arenas are arenaBytes ranges aligned as such, no smaller
 	// than a huge page, so the rest of them is the heap's too.
 	b := make([]byte, n)
