@@ -54,7 +54,7 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	// and with huge pages under it where the kernel gives them on request (hugeheap)
 	stopHuge := hugeheap.Allow()
 	defer stopHuge()
-	hugeheap.Reserve(readRoom(file))
+	hugeheap.Reserve(bundleWorld(file))
 	// the flags after FILE, with the variables and defaults: this process's own
 	// settings. They bound what is read (--max-state-bytes, --journal-size); a flag that
 	// does not parse is serve's to report, after.
@@ -149,11 +149,18 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 // at most 1 GiB). The heap then grows to the world's size with a collection or none,
 // rather than one each time it doubles, each marking all that was read so far.
 func readRoom(file string) uint64 {
+	return max(bundleWorld(file), gctune.DefaultHeadroom)
+}
+
+// bundleWorld estimates the heap the bundle file's world fills as it is read and put in
+// place: readRoom's eight times its size, without readRoom's floor (the collector's
+// room, not the world), so that a small bundle asks for no huge pages (hugeheap).
+func bundleWorld(file string) uint64 {
 	var size int64
 	if fi, err := os.Stat(file); err == nil {
 		size = fi.Size()
 	}
-	return uint64(min(max(8*size, gctune.DefaultHeadroom), 1<<30))
+	return uint64(min(8*size, 1<<30))
 }
 
 // failureLines bounds the lines of failure.txt the banner prints.

@@ -3,3 +3,5 @@
 package hugeheap
 
 func reserve(uint64) bool { return false }
+
+func unadvise() {}
