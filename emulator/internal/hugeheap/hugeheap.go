@@ -6,7 +6,7 @@
 // the kernel's time on a desk machine, but 10–25 µs in a virtual machine whose host maps
 // guest memory lazily, where a world of 100,000 deployments (about 200 MB touched, 50,000
 // faults) then spends more time faulting than being read. Linux's transparent huge pages
-// map 2 MiB with one fault, but where they are set to "madvise" (Debian's and Ubuntu's
+// map 2 MiB with one fault, but where they are set to "madvise" (a common distribution
 // default) only ranges a program asks for get them, and the Go runtime asks for none of
 // its heap. Reserve grows the heap by the world's estimated size with one allocation
 // that nothing writes to, asks for huge pages over it (madvise MADV_HUGEPAGE), and frees

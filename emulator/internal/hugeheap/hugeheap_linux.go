@@ -68,12 +68,16 @@ func reserve(n uint64) bool {
 	if huge > arenaBytes || strictCommit() {
 		return false // advice past the heap's arenas; a range the kernel may refuse
 	}
+	if unsafe.Sizeof(uintptr(0)) < 8 {
+		return false // 32 bits: up to 1 GiB of address space more is a start that may fail
+	}
 	// A span of the heap that nothing writes to: at the start the heap grows for it,
 	// and the runtime knows fresh memory to be zero, so nothing is mapped yet when the
 	// advice is given (a start's second Reserve lies partly over the first one's range,
-	// which the runtime zeroes: see the package comment). The advice covers the huge pages the span touches, its first and
-	// last included: the heap's arenas are arenaBytes ranges aligned as such, no smaller
-	// than a huge page, so the rest of them is the heap's too.
+	// which the runtime zeroes: see the package comment). The advice covers the huge
+	// pages the span touches, its first and last included: the heap's arenas are
+	// arenaBytes ranges aligned as such, no smaller than a huge page, so the rest of them
+	// is the heap's too.
 	b := make([]byte, n)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	beg := p &^ (huge - 1)
