@@ -331,7 +331,12 @@ func hostileBlocks() []hostileBlock {
 			return w.bits(0, 8).bytes()
 		}()},
 		{name: "complete codes", data: dynamic(257, 2, lengths(litCode(1, 1), 1, 1)).code(0, 1).code(0, 1).code(1, 1).bytes(), ok: true, text: []byte("aa")},
-		{name: "one distance code (allowed incomplete)", data: dynamic(257, 1, lengths(litCode(1, 1), 1)).code(0, 1).code(0, 1).code(1, 1).bytes(), text: []byte("aa")},
+		// RFC 1951 allows a distance code of one code of one bit, as BestSpeed writes it
+		// for a block without matches; the bit string 1 is no distance's
+		{name: "one distance code (allowed incomplete)", data: dynamic(257, 1, lengths(litCode(1, 1), 1)).code(0, 1).code(0, 1).code(1, 1).bytes(), ok: true, text: []byte("aa")},
+		{name: "one distance code, a match", data: dynamic(258, 1, lengths(append(litCode(2, 1), 2), 1)).code(0, 1).code(3, 2).code(0, 1).code(2, 2).bytes(), ok: true, text: []byte("aaaa")},
+		{name: "one distance code, the bit string no code's", data: dynamic(258, 1, lengths(append(litCode(2, 1), 2), 1)).code(0, 1).code(3, 2).code(1, 1).code(2, 2).bytes()},
+		{name: "one distance code of two bits", data: dynamic(257, 1, lengths(litCode(1, 1), 2)).code(0, 1).code(0, 1).code(1, 1).bytes()},
 		{name: "an incomplete literal/length code", data: dynamic(257, 2, lengths(litCode(2, 1), 1, 1)).code(0, 1).code(2, 2).bytes()},
 		{name: "an over-subscribed literal/length code", data: dynamic(257, 2, lengths(litCode(1, 1, 1, 1), 1, 1)).code(0, 1).code(1, 1).bytes()},
 		{name: "no end of block", data: dynamic(257, 2, lengths(litCode(0, 1, 1), 1, 1)).code(0, 1).code(1, 1).bytes()},
