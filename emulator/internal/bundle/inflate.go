@@ -27,7 +27,8 @@ func inflateBlock(out, data []byte) (int, bool) {
 }
 
 // inflater inflates in into out: bits is the bit buffer (its low nb bits the next ones
-// of the stream, the bits above them zero), pos the next byte of in to take into it.
+// of the stream, the bits above them zero or the stream's next ones, uncounted: block's
+// refill reads whole words), pos the next byte of in to take into it.
 type inflater struct {
 	in   []byte
 	pos  int
@@ -40,16 +41,21 @@ type inflater struct {
 }
 
 // The tables look a code up by its first tableBits bits; a longer code by the rest of
-// its bits in a second-level table of its prefix.
-const tableBits = 10
+// its bits in a second-level table of its prefix. Eleven bits (ten before) leave a
+// state's blocks fewer second-level lookups and, above all, room for two literals'
+// codes in one entry (entryTwo): BestSpeed's literals take 8 or 9 bits at most, often
+// fewer, and most of a state's text is literals.
+const tableBits = 11
 
 // huffTable decodes one canonical Huffman code. Each entry of main, looked up by the
 // next tableBits bits of the stream, is a value<<16 | extra bits<<12 | flags | its
 // code's length, or (entrySub set) the start of a second-level table in sub<<16 | the
 // bits that table is indexed by (after the first tableBits); entries of sub are as
 // main's direct ones. The value is the symbol's (for codeLengths), a literal's byte,
-// a length's or a distance's base, whose extra bits follow the code. An entry of
-// length 0 is a bit string no code begins with (none, when the code is complete).
+// a length's or a distance's base, whose extra bits follow the code; for an entry of
+// two literals (entryTwo), the first's byte | the second's<<8, the length both codes'.
+// An entry of length 0 is a bit string no code begins with (none, when the code is
+// complete).
 type huffTable struct {
 	main [1 << tableBits]uint32
 	sub  []uint32
@@ -57,12 +63,14 @@ type huffTable struct {
 
 // An entry's flags: entrySub leads to a second-level table; entryLit is a literal,
 // entryEnd the end of a block, entryBad a symbol that has no meaning (286, 287, and
-// distances 30 and 31: the stream reader's to refuse).
+// distances 30 and 31: the stream reader's to refuse). entryTwo, of a literal's entry
+// (which has no extra bits, where it is), says it holds two literals.
 const (
 	entrySub = 1 << 8
 	entryLit = 1 << 9
 	entryEnd = 1 << 10
 	entryBad = 1 << 11
+	entryTwo = 1 << 12
 )
 
 // What a table's symbols are, for their entries.
@@ -90,10 +98,11 @@ func entryOf(kind, s, n int) uint32 {
 	return e | entryBad
 }
 
-// fill tops the bit buffer up to at least 56 bits while in has bytes left: eight bytes
-// at a time, those near the end one at a time.
+// fill tops the bit buffer up to at least 56 bits (63 at most: block's refill shifts
+// by nb) while in has bytes left: eight bytes at a time, those near the end one at a
+// time.
 func (d *inflater) fill() {
-	if d.nb > 56 {
+	if d.nb >= 56 {
 		return
 	}
 	if d.pos+8 <= len(d.in) {
@@ -104,7 +113,7 @@ func (d *inflater) fill() {
 		d.nb += 8 * k
 		return
 	}
-	for d.nb <= 56 && d.pos < len(d.in) {
+	for d.nb < 56 && d.pos < len(d.in) {
 		d.bits |= uint64(d.in[d.pos]) << d.nb
 		d.pos++
 		d.nb += 8
@@ -206,13 +215,36 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 			t.main[i] = entryBad
 		}
 	}
+	if kind == litLengths {
+		t.pairLiterals()
+	}
 	return true
 }
 
-// fastRoom is the room block's first loop keeps in out: a match (258 bytes) and the
-// eight its copy may write past it, or the literals of one fill (56 bits, one bit a
-// literal at the least) and a match.
-const fastRoom = 258 + 8 + 56
+// pairLiterals makes each entry of main whose bits hold two literals' codes, one after
+// the other, an entry of both (entryTwo): the inflater then writes two bytes for one
+// lookup. The entry of the bits after the first code is main[i>>l], the bits past
+// tableBits zero, which is the second code's when it is short enough to end within
+// tableBits; main is read from the top down, so that entry is still one literal's.
+func (t *huffTable) pairLiterals() {
+	for i := len(t.main) - 1; i >= 0; i-- {
+		e := t.main[i]
+		if e&entryLit == 0 {
+			continue
+		}
+		l := e & 0xff
+		next := t.main[i>>l]
+		if next&entryLit == 0 || l+next&0xff > tableBits {
+			continue
+		}
+		t.main[i] = (e>>16|next>>16<<8)<<16 | entryLit | entryTwo | (l + next&0xff)
+	}
+}
+
+// fastRoom is the room block's first loop keeps in out for a round: a match (258
+// bytes) and the seven its copy may write past it, or up to eight literals and the
+// one byte written past them.
+const fastRoom = 258 + 8
 
 // The lengths' and distances' bases and extra bits (RFC 1951, 3.2.5), by symbol.
 var (
@@ -387,39 +419,73 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	in, out := d.in, d.out
 	pos, n := d.pos, d.n
 	bb, nb := d.bits, d.nb
-	// Most of a block is read by this first loop, which checks less: while eight bytes
-	// of data are left, each fill leaves 56 bits or more, which hold a length's code and
-	// extra bits and a distance's (48 at most); while out has room for a match and more
-	// than a fill's literals, no write checks for it; the codes are complete (init), so
-	// every entry has a length (but a distance's bad ones, on which it gives up). The rest is read by the loop after it, which checks all.
-	for pos+8 <= len(in) && n <= len(out)-fastRoom {
-		if nb <= 56 {
-			k := (63 - nb) >> 3
-			bb |= (binary.LittleEndian.Uint64(in[pos:]) & (1<<(8*k) - 1)) << nb
-			pos += int(k)
-			nb += 8 * k
-		}
+	// Most of a block is read by this first loop, which checks less. While sixteen bytes
+	// of data are left, each refill (two at most a round) reads eight whole bytes into
+	// the buffer, unmasked: it then holds 64 bits of the stream, nb of them counted
+	// (56 to 63), and a lookup reads the bits it needs whether they are counted or not;
+	// the uncounted ones, the stream's own, are read again by the next refill, which
+	// ORs the same bits onto them. A round reads up to four entries of literals (44 bits,
+	// each looked up as soon as the one before is consumed), or a length's code and
+	// extra bits and a distance's (48 at most, after a refill of their own). While out
+	// has room for a round's match or literals, no write checks for it; the codes are complete (init), so every entry has a
+	// length (but a distance's bad ones, on which it gives up). The rest is read by the
+	// loop after it, which checks all.
+	for pos+16 <= len(in) && n <= len(out)-fastRoom {
+		bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
+		pos += int((63 - nb) >> 3)
+		nb |= 56
 		e := lit.main[bb&(1<<tableBits-1)]
+		if e&entryLit != 0 {
+			// up to four entries of literals (44 bits), one or two bytes each: two bytes
+			// are written, the second written again after a lone literal
+			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & 0xff
+			nb -= uint(e & 0xff)
+			e = lit.main[bb&(1<<tableBits-1)]
+			if e&entryLit == 0 {
+				goto notLiteral
+			}
+			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & 0xff
+			nb -= uint(e & 0xff)
+			e = lit.main[bb&(1<<tableBits-1)]
+			if e&entryLit == 0 {
+				goto notLiteral
+			}
+			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & 0xff
+			nb -= uint(e & 0xff)
+			e = lit.main[bb&(1<<tableBits-1)]
+			if e&entryLit == 0 {
+				goto notLiteral
+			}
+			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & 0xff
+			nb -= uint(e & 0xff)
+			continue
+		notLiteral:
+			// a length (or the end, or a longer code's table): its bits, and the
+			// distance's, need a refill; the entry stays the bits' own
+			bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
+			pos += int((63 - nb) >> 3)
+			nb |= 56
+		}
 		if e&entrySub != 0 {
 			e = lit.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
-		}
-		bb >>= e & 0xff
-		nb -= uint(e & 0xff)
-		if e&entryLit != 0 {
-			out[n] = byte(e >> 16)
-			n++
-			for nb >= 15 {
-				e = lit.main[bb&(1<<tableBits-1)]
-				if e&entryLit == 0 {
-					break
-				}
+			if e&entryLit != 0 {
 				out[n] = byte(e >> 16)
 				n++
 				bb >>= e & 0xff
 				nb -= uint(e & 0xff)
+				continue
 			}
-			continue
 		}
+		bb >>= e & 0xff
+		nb -= uint(e & 0xff)
 		if e&(entryEnd|entryBad) != 0 {
 			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
 			return e&entryEnd != 0
@@ -461,14 +527,14 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	ok := false
 	for {
 		// 56 bits hold a length's code and extra bits and a distance's (48 at most)
-		if nb <= 56 {
+		if nb < 56 {
 			if pos+8 <= len(in) {
 				k := (63 - nb) >> 3
 				bb |= (binary.LittleEndian.Uint64(in[pos:]) & (1<<(8*k) - 1)) << nb
 				pos += int(k)
 				nb += 8 * k
 			} else {
-				for nb <= 56 && pos < len(in) {
+				for nb < 56 && pos < len(in) {
 					bb |= uint64(in[pos]) << nb
 					pos++
 					nb += 8
@@ -486,23 +552,16 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		bb >>= l
 		nb -= l
 		if e&entryLit != 0 {
-			if n >= len(out) {
+			// one literal, or two (entryTwo)
+			k := 1 + int(e>>12&1)
+			if k > len(out)-n {
 				break
 			}
 			out[n] = byte(e >> 16)
-			n++
-			// more literals while the buffer holds one's code (15 bits at most), without
-			// a fill; anything else is read as any symbol
-			for nb >= 15 && n < len(out) {
-				e = lit.main[bb&(1<<tableBits-1)]
-				if e&entryLit == 0 {
-					break
-				}
-				out[n] = byte(e >> 16)
-				n++
-				bb >>= e & 0xff
-				nb -= uint(e & 0xff)
+			if k == 2 {
+				out[n+1] = byte(e >> 24)
 			}
+			n += k
 			continue
 		}
 		if e&(entryEnd|entryBad) != 0 {
