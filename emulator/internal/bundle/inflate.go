@@ -242,9 +242,9 @@ func (t *huffTable) pairLiterals() {
 }
 
 // fastRoom is the room block's first loop keeps in out for a round: a match (258
-// bytes) and the seven its copy may write past it, or up to eight literals and the
-// one byte written past them.
-const fastRoom = 258 + 8
+// bytes) and what its copy may write past it (13 bytes at most: sixteen for a match of
+// three), or up to eight literals and the one byte written past them.
+const fastRoom = 258 + 16
 
 // The lengths' and distances' bases and extra bits (RFC 1951, 3.2.5), by symbol.
 var (
@@ -514,7 +514,10 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		}
 		from, end := n-distance, n+length
 		if distance >= 8 {
-			for ; n < end; n, from = n+8, from+8 {
+			// sixteen bytes whatever the length (most are that short), then the rest
+			binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(out[from:]))
+			binary.LittleEndian.PutUint64(out[n+8:], binary.LittleEndian.Uint64(out[from+8:]))
+			for n, from = n+16, from+16; n < end; n, from = n+8, from+8 {
 				binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(out[from:]))
 			}
 			n = end
