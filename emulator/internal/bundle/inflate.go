@@ -36,28 +36,49 @@ type inflater struct {
 	nb   uint
 	out  []byte
 	n    int
-	// the block's codes: the literal/length code's table, and the distances'
-	lit, dist huffTable
+	// the block's codes: the literal/length code's table, and the distances'; cl is
+	// the code lengths' code's, kept here rather than made anew (zeroed) a block
+	lit, dist, cl huffTable
 }
 
-// The tables look a code up by its first tableBits bits; a longer code by the rest of
-// its bits in a second-level table of its prefix. Eleven bits (ten before) leave a
-// state's blocks fewer second-level lookups and, above all, room for two literals'
-// codes in one entry (entryTwo): BestSpeed's literals take 8 or 9 bits at most, often
-// fewer, and most of a state's text is literals.
-const tableBits = 11
+// The tables look a code up by its first bits, a longer code by the rest of its bits in
+// a second-level table of its prefix: litTableBits for literals and lengths, distTableBits
+// for distances, clTableBits for the code lengths' code (whose codes are 7 bits at most: no
+// second level). Eleven bits for literals (ten before) leave a state's blocks fewer
+// second-level lookups and, above all, room for two literals' codes in one entry
+// (entryTwo): BestSpeed's literals take 8 or 9 bits at most, often fewer, and most of a
+// state's text is literals. The other two are as small as serves: a block's tables are
+// built anew (cleared and filled) for each of its deflate blocks, and building them was
+// a seventh of the inflating (a profile of the bundle's blocks: codes 0.56 of 3.6 s).
+const (
+	litTableBits  = 11
+	distTableBits = 10
+	clTableBits   = 7
+)
 
-// huffTable decodes one canonical Huffman code. Each entry of main, looked up by the
-// next tableBits bits of the stream, is a value<<16 | extra bits<<12 | flags | its
-// code's length, or (entrySub set) the start of a second-level table in sub<<16 | the
-// bits that table is indexed by (after the first tableBits); entries of sub are as
+// tableBits is the first level's bits of a code of kind.
+func tableBits(kind int) int {
+	switch kind {
+	case litLengths:
+		return litTableBits
+	case distances:
+		return distTableBits
+	}
+	return clTableBits
+}
+
+// huffTable decodes one canonical Huffman code. Each entry of main (its first 1<<bits,
+// bits the code's kind's tableBits), looked up by the next bits of the stream, is a
+// value<<16 | extra bits<<12 | flags | its code's length, or (entrySub set) the start
+// of a second-level table in sub<<16 | the bits that table is indexed by (after the
+// first bits); entries of sub are as
 // main's direct ones. The value is the symbol's (for codeLengths), a literal's byte,
 // a length's or a distance's base, whose extra bits follow the code; for an entry of
 // two literals (entryTwo), the first's byte | the second's<<8, the length both codes'.
 // An entry of length 0 is a bit string no code begins with (none, when the code is
 // complete).
 type huffTable struct {
-	main [1 << tableBits]uint32
+	main [1 << litTableBits]uint32
 	sub  []uint32
 }
 
@@ -134,13 +155,11 @@ func (d *inflater) take(n uint) (uint32, bool) {
 	return v, true
 }
 
-// sym decodes the next symbol of t; false when the bits are no code's or the data
-// ends within it. The buffer must hold 15 bits, or all the data has left.
-func (d *inflater) sym(t *huffTable) (int, bool) {
-	e := t.main[d.bits&(1<<tableBits-1)]
-	if e&entrySub != 0 {
-		e = t.sub[int(e>>16)+int((d.bits>>tableBits)&(1<<(e&0xff)-1))]
-	}
+// clSym decodes the next symbol of the code lengths' code, d.cl (no second level);
+// false when the bits are no code's or the data ends within it. The buffer must hold 7
+// bits, or all the data has left.
+func (d *inflater) clSym() (int, bool) {
+	e := d.cl.main[d.bits&(1<<clTableBits-1)]
 	n := uint(e & 0xff)
 	if n == 0 || n > d.nb {
 		return 0, false
@@ -181,9 +200,11 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 		code = (code + count[l-1]) << 1
 		next[l] = code
 	}
-	clear(t.main[:])
+	tb := tableBits(kind)
+	main := t.main[:1<<tb]
+	clear(main)
 	t.sub = t.sub[:0]
-	subBits := max(maxLen-tableBits, 0)
+	subBits := max(maxLen-tb, 0)
 	for s, l := range lengths {
 		if l == 0 {
 			continue
@@ -192,27 +213,27 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 		rev := int(bits.Reverse16(uint16(next[n])) >> (16 - n))
 		next[n]++
 		e := entryOf(kind, s, n)
-		if n <= tableBits {
-			for i := rev; i < len(t.main); i += 1 << n {
-				t.main[i] = e
+		if n <= tb {
+			for i := rev; i < len(main); i += 1 << n {
+				main[i] = e
 			}
 			continue
 		}
-		prefix := rev & (1<<tableBits - 1)
-		head := t.main[prefix]
+		prefix := rev & (1<<tb - 1)
+		head := main[prefix]
 		if head&entrySub == 0 {
 			head = uint32(len(t.sub))<<16 | entrySub | uint32(subBits)
-			t.main[prefix] = head
+			main[prefix] = head
 			t.sub = append(t.sub, make([]uint32, 1<<subBits)...)
 		}
-		base, rest := int(head>>16), rev>>tableBits
-		for i := rest; i < 1<<subBits; i += 1 << (n - tableBits) {
+		base, rest := int(head>>16), rev>>tb
+		for i := rest; i < 1<<subBits; i += 1 << (n - tb) {
 			t.sub[base+i] = e
 		}
 	}
 	if oneBit { // the code's is 0; 1 is no code's
-		for i := 1; i < len(t.main); i += 2 {
-			t.main[i] = entryBad
+		for i := 1; i < len(main); i += 2 {
+			main[i] = entryBad
 		}
 	}
 	if kind == litLengths {
@@ -224,8 +245,8 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 // pairLiterals makes each entry of main whose bits hold two literals' codes, one after
 // the other, an entry of both (entryTwo): the inflater then writes two bytes for one
 // lookup. The entry of the bits after the first code is main[i>>l], the bits past
-// tableBits zero, which is the second code's when it is short enough to end within
-// tableBits; main is read from the top down, so that entry is still one literal's.
+// litTableBits zero, which is the second code's when it is short enough to end within
+// litTableBits; main is read from the top down, so that entry is still one literal's.
 func (t *huffTable) pairLiterals() {
 	for i := len(t.main) - 1; i >= 0; i-- {
 		e := t.main[i]
@@ -234,7 +255,7 @@ func (t *huffTable) pairLiterals() {
 		}
 		l := e & 0xff
 		next := t.main[i>>l]
-		if next&entryLit == 0 || l+next&0xff > tableBits {
+		if next&entryLit == 0 || l+next&0xff > litTableBits {
 			continue
 		}
 		t.main[i] = (e>>16|next>>16<<8)<<16 | entryLit | entryTwo | (l + next&0xff)
@@ -357,15 +378,14 @@ func (d *inflater) codes() bool {
 		}
 		cl[codeOrder[i]] = uint8(v)
 	}
-	var clt huffTable
-	if !clt.init(cl[:], codeLengths) {
+	if !d.cl.init(cl[:], codeLengths) {
 		return false
 	}
 	var lengths [286 + 30]uint8
 	all := lengths[:nlit+ndist]
 	for i := 0; i < len(all); {
 		d.fill()
-		s, ok := d.sym(&clt)
+		s, ok := d.clSym()
 		if !ok {
 			return false
 		}
@@ -414,7 +434,8 @@ func (d *inflater) codes() bool {
 }
 
 // block inflates one compressed block's symbols, to its end of block. It is fill and
-// sym written out, on local copies of the bit buffer and positions (kept in registers).
+// the tables' lookups written out, on local copies of the bit buffer and positions
+// (kept in registers).
 func (d *inflater) block(lit, dist *huffTable) bool {
 	in, out := d.in, d.out
 	pos, n := d.pos, d.n
@@ -427,14 +448,14 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	// ORs the same bits onto them. A round reads up to four entries of literals (44 bits,
 	// each looked up as soon as the one before is consumed), or a length's code and
 	// extra bits and a distance's (48 at most, after a refill of their own). While out
-	// has room for a round's match or literals, no write checks for it; the codes are complete (init), so every entry has a
-	// length (but a distance's bad ones, on which it gives up). The rest is read by the
-	// loop after it, which checks all.
+	// has room for a round's match or literals, no write checks for it; the codes are
+	// complete (init), so every entry has a length (but a distance's bad ones, on which
+	// it gives up). The rest is read by the loop after it, which checks all.
 	for pos+16 <= len(in) && n <= len(out)-fastRoom {
 		bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
 		pos += int((63 - nb) >> 3)
 		nb |= 56
-		e := lit.main[bb&(1<<tableBits-1)]
+		e := lit.main[bb&(1<<litTableBits-1)]
 		if e&entryLit != 0 {
 			// up to four entries of literals (44 bits), one or two bytes each: two bytes
 			// are written, the second written again after a lone literal
@@ -442,7 +463,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			n += 1 + int(e>>12&1)
 			bb >>= e & 0xff
 			nb -= uint(e & 0xff)
-			e = lit.main[bb&(1<<tableBits-1)]
+			e = lit.main[bb&(1<<litTableBits-1)]
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
@@ -450,7 +471,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			n += 1 + int(e>>12&1)
 			bb >>= e & 0xff
 			nb -= uint(e & 0xff)
-			e = lit.main[bb&(1<<tableBits-1)]
+			e = lit.main[bb&(1<<litTableBits-1)]
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
@@ -458,7 +479,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			n += 1 + int(e>>12&1)
 			bb >>= e & 0xff
 			nb -= uint(e & 0xff)
-			e = lit.main[bb&(1<<tableBits-1)]
+			e = lit.main[bb&(1<<litTableBits-1)]
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
@@ -475,7 +496,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			nb |= 56
 		}
 		if e&entrySub != 0 {
-			e = lit.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&0xff)-1))]
 			if e&entryLit != 0 {
 				out[n] = byte(e >> 16)
 				n++
@@ -494,9 +515,9 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		length := int(e>>16) + int(bb&(1<<eb-1))
 		bb >>= eb
 		nb -= eb
-		e = dist.main[bb&(1<<tableBits-1)]
+		e = dist.main[bb&(1<<distTableBits-1)]
 		if e&entrySub != 0 {
-			e = dist.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&0xff)-1))]
 		}
 		if e&entryBad != 0 {
 			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
@@ -544,9 +565,9 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 				}
 			}
 		}
-		e := lit.main[bb&(1<<tableBits-1)]
+		e := lit.main[bb&(1<<litTableBits-1)]
 		if e&entrySub != 0 {
-			e = lit.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&0xff)-1))]
 		}
 		l := uint(e & 0xff)
 		if l == 0 || l > nb {
@@ -579,9 +600,9 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		length := int(e>>16) + int(bb&(1<<eb-1))
 		bb >>= eb
 		nb -= eb
-		e = dist.main[bb&(1<<tableBits-1)]
+		e = dist.main[bb&(1<<distTableBits-1)]
 		if e&entrySub != 0 {
-			e = dist.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&0xff)-1))]
 		}
 		l = uint(e & 0xff)
 		if l == 0 || l > nb || e&entryBad != 0 {

@@ -297,6 +297,26 @@ func hostileBlocks() []hostileBlock {
 		return w.fixed(256).bytes()
 	}
 	full := blockSize - 1 - 63 // 'a' and 4064 matches: a match of 63 fills the block
+	// "aa", 4064 matches of 258 at distance 1, then lits literals a and b by turns, end:
+	// a dynamic block whose codes (a, b, the end, length 258) are all two bits long, so
+	// that its literals are read two an entry (entryTwo) to the block's end, or a pair
+	// of them starts at its last byte; the distance code is of one bit. The text's
+	// length is 2 + 258×4064 + lits.
+	pairs := func(lits int) []byte {
+		l := make([]int, 286)
+		l['a'], l['b'], l[256], l[285] = 2, 2, 2, 2
+		w := dynamic(286, 1, append(l, 1)).code(0, 2).code(0, 2)
+		for range 4064 {
+			w.code(3, 2).code(0, 1)
+		}
+		for i := range lits {
+			w.code(uint64(i&1), 2)
+		}
+		return w.code(2, 2).bytes()
+	}
+	pairsText := func(lits int) []byte {
+		return append(bytes.Repeat([]byte{'a'}, 2+258*4064), bytes.Repeat([]byte("ab"), lits/2)...)
+	}
 	lengths := func(lit []int, dist ...int) []int { return append(lit, dist...) }
 	return []hostileBlock{
 		{name: "empty"},
@@ -319,6 +339,8 @@ func hostileBlocks() []hostileBlock {
 		{name: "a match past the block", data: runs(full/258, 63+2)},
 		{name: "a literal past the block", data: runs(full/258, -(63 + 2))},
 		{name: "a text far past the block", data: runs(5000, 0)},
+		{name: "two literals an entry, to the block's end", data: pairs(62), ok: true, text: pairsText(62)},
+		{name: "two literals an entry, the last pair past the block", data: pairs(64)},
 		{name: "HLIT 287", data: dynamic(287, 1, nil).bytes()},
 		{name: "HDIST 31", data: dynamic(257, 31, nil).bytes()},
 		{name: "repeat 16 first", data: dynamic(257, 1, []int{16, 0}).bytes()},
