@@ -94,6 +94,11 @@ const (
 	entryTwo = 1 << 12
 )
 
+// lenMask takes an entry's length (15 at most; a second-level table's bits) out of it:
+// 63 rather than 0xff, so that the compiler knows a shift by it is less than 64 and
+// checks nothing (a shift past 63 is 0 in Go, which costs two instructions more).
+const lenMask = 63
+
 // What a table's symbols are, for their entries.
 const (
 	codeLengths = iota // the code lengths' code: the symbol itself
@@ -160,7 +165,7 @@ func (d *inflater) take(n uint) (uint32, bool) {
 // bits, or all the data has left.
 func (d *inflater) clSym() (int, bool) {
 	e := d.cl.main[d.bits&(1<<clTableBits-1)]
-	n := uint(e & 0xff)
+	n := uint(e & lenMask)
 	if n == 0 || n > d.nb {
 		return 0, false
 	}
@@ -253,12 +258,12 @@ func (t *huffTable) pairLiterals() {
 		if e&entryLit == 0 {
 			continue
 		}
-		l := e & 0xff
+		l := e & lenMask
 		next := t.main[i>>l]
-		if next&entryLit == 0 || l+next&0xff > litTableBits {
+		if next&entryLit == 0 || l+next&lenMask > litTableBits {
 			continue
 		}
-		t.main[i] = (e>>16|next>>16<<8)<<16 | entryLit | entryTwo | (l + next&0xff)
+		t.main[i] = (e>>16|next>>16<<8)<<16 | entryLit | entryTwo | (l + next&lenMask)
 	}
 }
 
@@ -461,32 +466,32 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			// are written, the second written again after a lone literal
 			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
 			n += 1 + int(e>>12&1)
-			bb >>= e & 0xff
-			nb -= uint(e & 0xff)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
 			e = lit.main[bb&(1<<litTableBits-1)]
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
 			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
 			n += 1 + int(e>>12&1)
-			bb >>= e & 0xff
-			nb -= uint(e & 0xff)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
 			e = lit.main[bb&(1<<litTableBits-1)]
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
 			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
 			n += 1 + int(e>>12&1)
-			bb >>= e & 0xff
-			nb -= uint(e & 0xff)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
 			e = lit.main[bb&(1<<litTableBits-1)]
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
 			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
 			n += 1 + int(e>>12&1)
-			bb >>= e & 0xff
-			nb -= uint(e & 0xff)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
 			continue
 		notLiteral:
 			// a length (or the end, or a longer code's table): its bits, and the
@@ -496,17 +501,17 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			nb |= 56
 		}
 		if e&entrySub != 0 {
-			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&0xff)-1))]
+			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&lenMask)-1))]
 			if e&entryLit != 0 {
 				out[n] = byte(e >> 16)
 				n++
-				bb >>= e & 0xff
-				nb -= uint(e & 0xff)
+				bb >>= e & lenMask
+				nb -= uint(e & lenMask)
 				continue
 			}
 		}
-		bb >>= e & 0xff
-		nb -= uint(e & 0xff)
+		bb >>= e & lenMask
+		nb -= uint(e & lenMask)
 		if e&(entryEnd|entryBad) != 0 {
 			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
 			return e&entryEnd != 0
@@ -517,14 +522,14 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		nb -= eb
 		e = dist.main[bb&(1<<distTableBits-1)]
 		if e&entrySub != 0 {
-			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&0xff)-1))]
+			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&lenMask)-1))]
 		}
 		if e&entryBad != 0 {
 			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
 			return false
 		}
-		bb >>= e & 0xff
-		nb -= uint(e & 0xff)
+		bb >>= e & lenMask
+		nb -= uint(e & lenMask)
 		eb = uint(e>>12) & 0xf
 		distance := int(e>>16) + int(bb&(1<<eb-1))
 		bb >>= eb
@@ -567,9 +572,9 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		}
 		e := lit.main[bb&(1<<litTableBits-1)]
 		if e&entrySub != 0 {
-			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&0xff)-1))]
+			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&lenMask)-1))]
 		}
-		l := uint(e & 0xff)
+		l := uint(e & lenMask)
 		if l == 0 || l > nb {
 			break
 		}
@@ -602,9 +607,9 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		nb -= eb
 		e = dist.main[bb&(1<<distTableBits-1)]
 		if e&entrySub != 0 {
-			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&0xff)-1))]
+			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&lenMask)-1))]
 		}
-		l = uint(e & 0xff)
+		l = uint(e & lenMask)
 		if l == 0 || l > nb || e&entryBad != 0 {
 			break
 		}
