@@ -452,15 +452,22 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	// the uncounted ones, the stream's own, are read again by the next refill, which
 	// ORs the same bits onto them. A round reads up to four entries of literals (44 bits,
 	// each looked up as soon as the one before is consumed), or a length's code and
-	// extra bits and a distance's (48 at most, after a refill of their own). While out
-	// has room for a round's match or literals, no write checks for it; the codes are
-	// complete (init), so every entry has a length (but a distance's bad ones, on which
-	// it gives up). The rest is read by the loop after it, which checks all.
-	for pos+16 <= len(in) && n <= len(out)-fastRoom {
+	// extra bits and a distance's (48 at most, after a refill of their own), so it leaves
+	// 16 bits or more of the 64 for the next round's first lookup, which is made before
+	// that round's refill and so need not wait for it. While out has room for a round's
+	// match or literals, no write checks for it; the codes are complete (init), so every
+	// entry has a length (but a distance's bad ones, on which it gives up). The rest is
+	// read by the loop after it, which checks all.
+	if pos+8 <= len(in) { // the first round's lookup's bits
 		bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
 		pos += int((63 - nb) >> 3)
 		nb |= 56
+	}
+	for pos+16 <= len(in) && n <= len(out)-fastRoom {
 		e := lit.main[bb&(1<<litTableBits-1)]
+		bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
+		pos += int((63 - nb) >> 3)
+		nb |= 56
 		if e&entryLit != 0 {
 			// up to four entries of literals (44 bits), one or two bytes each: two bytes
 			// are written, the second written again after a lone literal
