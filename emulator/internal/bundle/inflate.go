@@ -459,19 +459,19 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	// entry has a length (but a distance's bad ones, on which it gives up). The rest is
 	// read by the loop after it, which checks all.
 	if pos+8 <= len(in) { // the first round's lookup's bits
-		bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
+		bb |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (nb & 63)
 		pos += int((63 - nb) >> 3)
 		nb |= 56
 	}
 	for pos+16 <= len(in) && n <= len(out)-fastRoom {
 		e := lit.main[bb&(1<<litTableBits-1)]
-		bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
+		bb |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (nb & 63)
 		pos += int((63 - nb) >> 3)
 		nb |= 56
 		if e&entryLit != 0 {
 			// up to four entries of literals (44 bits), one or two bytes each: two bytes
 			// are written, the second written again after a lone literal
-			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
 			n += 1 + int(e>>12&1)
 			bb >>= e & lenMask
 			nb -= uint(e & lenMask)
@@ -479,7 +479,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
-			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
 			n += 1 + int(e>>12&1)
 			bb >>= e & lenMask
 			nb -= uint(e & lenMask)
@@ -487,7 +487,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
-			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
 			n += 1 + int(e>>12&1)
 			bb >>= e & lenMask
 			nb -= uint(e & lenMask)
@@ -495,7 +495,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 			if e&entryLit == 0 {
 				goto notLiteral
 			}
-			binary.LittleEndian.PutUint16(out[n:], uint16(e>>16))
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
 			n += 1 + int(e>>12&1)
 			bb >>= e & lenMask
 			nb -= uint(e & lenMask)
@@ -503,7 +503,7 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		notLiteral:
 			// a length (or the end, or a longer code's table): its bits, and the
 			// distance's, need a refill; the entry stays the bits' own
-			bb |= binary.LittleEndian.Uint64(in[pos:]) << (nb & 63)
+			bb |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (nb & 63)
 			pos += int((63 - nb) >> 3)
 			nb |= 56
 		}
@@ -548,10 +548,10 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		from, end := n-distance, n+length
 		if distance >= 8 {
 			// sixteen bytes whatever the length (most are that short), then the rest
-			binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(out[from:]))
-			binary.LittleEndian.PutUint64(out[n+8:], binary.LittleEndian.Uint64(out[from+8:]))
+			binary.LittleEndian.PutUint64(out[n:n+8], binary.LittleEndian.Uint64(out[from:from+8]))
+			binary.LittleEndian.PutUint64(out[n+8:n+16], binary.LittleEndian.Uint64(out[from+8:from+16]))
 			for n, from = n+16, from+16; n < end; n, from = n+8, from+8 {
-				binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(out[from:]))
+				binary.LittleEndian.PutUint64(out[n:n+8], binary.LittleEndian.Uint64(out[from:from+8]))
 			}
 			n = end
 			continue
