@@ -267,9 +267,10 @@ func (t *huffTable) pairLiterals() {
 	}
 }
 
-// fastRoom is the room block's first loop keeps in out for a round: a match (258
-// bytes) and what its copy may write past it (13 bytes at most: sixteen for a match of
-// three), or up to eight literals and the one byte written past them.
+// fastRoom is the room block's first loop keeps in out for a round: what its literals
+// write (three entries, six bytes, before a match; or four entries and one byte past
+// them) and what a match's copy writes (sixteen bytes, or its length, 258 at most, and
+// seven past it): 6 + 258 + 7 bytes at most.
 const fastRoom = 258 + 16
 
 // The lengths' and distances' bases and extra bits (RFC 1951, 3.2.5), by symbol.
