@@ -314,6 +314,31 @@ func hostileBlocks() []hostileBlock {
 		}
 		return w.code(2, 2).bytes()
 	}
+	// 54 literals, 4063 matches of 258 at distance 1, then, at 266 bytes from the end of
+	// inflateBlock's text, one round of the fast loop: three entries of two literals and
+	// a match of 258 at distance 9, whose copy writes 6 + 258 + 7 bytes past the round's
+	// start (fastRoom). All its codes are two bits long, the distances' one. Twenty
+	// empty blocks follow, so that the data lasts for the fast loop.
+	roomy := func() []byte {
+		l := make([]int, 286)
+		l['a'], l['b'], l[256], l[285] = 2, 2, 2, 2
+		w := dynamic(286, 7, append(l, 1, 0, 0, 0, 0, 0, 1))
+		w.out[0] &^= 1 // not the last block
+		for range 54 {
+			w.code(0, 2)
+		}
+		for range 4063 {
+			w.code(3, 2).code(0, 1)
+		}
+		for range 6 {
+			w.code(0, 2)
+		}
+		w.code(3, 2).code(1, 1).bits(0, 2).code(2, 2)
+		for range 20 {
+			w.bits(0, 1).bits(1, 2).fixed(256)
+		}
+		return w.bits(1, 1).bits(1, 2).fixed(256).bytes()
+	}
 	pairsText := func(lits int) []byte {
 		return append(bytes.Repeat([]byte{'a'}, 2+258*4064), bytes.Repeat([]byte("ab"), lits/2)...)
 	}
@@ -341,6 +366,7 @@ func hostileBlocks() []hostileBlock {
 		{name: "a text far past the block", data: runs(5000, 0)},
 		{name: "two literals an entry, to the block's end", data: pairs(62), ok: true, text: pairsText(62)},
 		{name: "two literals an entry, the last pair past the block", data: pairs(64)},
+		{name: "literals and a match in the fast loop's last round", data: roomy(), ok: true, text: bytes.Repeat([]byte{'a'}, 54+258*4063+6+258)},
 		{name: "HLIT 287", data: dynamic(287, 1, nil).bytes()},
 		{name: "HDIST 31", data: dynamic(257, 31, nil).bytes()},
 		{name: "repeat 16 first", data: dynamic(257, 1, []int{16, 0}).bytes()},
