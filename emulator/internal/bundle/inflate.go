@@ -27,7 +27,8 @@ func inflateBlock(out, data []byte) (int, bool) {
 }
 
 // inflater inflates in into out: bits is the bit buffer (its low nb bits the next ones
-// of the stream, the bits above them zero), pos the next byte of in to take into it.
+// of the stream, the bits above them zero or the stream's next ones, uncounted: block's
+// refill reads whole words), pos the next byte of in to take into it.
 type inflater struct {
 	in   []byte
 	pos  int
@@ -35,35 +36,68 @@ type inflater struct {
 	nb   uint
 	out  []byte
 	n    int
-	// the block's codes: the literal/length code's table, and the distances'
-	lit, dist huffTable
+	// the block's codes: the literal/length code's table, and the distances'; cl is
+	// the code lengths' code's, kept here rather than made anew (zeroed) a block
+	lit, dist, cl huffTable
 }
 
-// The tables look a code up by its first tableBits bits; a longer code by the rest of
-// its bits in a second-level table of its prefix.
-const tableBits = 10
+// The tables look a code up by its first bits, a longer code by the rest of its bits in
+// a second-level table of its prefix: litTableBits for literals and lengths, distTableBits
+// for distances, clTableBits for the code lengths' code (whose codes are 7 bits at most: no
+// second level). Eleven bits for literals (ten before) leave a state's blocks fewer
+// second-level lookups and, above all, room for two literals' codes in one entry
+// (entryTwo): BestSpeed's literals take 8 or 9 bits at most, often fewer, and most of a
+// state's text is literals. The other two are as small as serves: a block's tables are
+// built anew (cleared and filled) for each of its deflate blocks, and building them was
+// a seventh of the inflating (a profile of the bundle's blocks: codes 0.56 of 3.6 s).
+const (
+	litTableBits  = 11
+	distTableBits = 10
+	clTableBits   = 7
+)
 
-// huffTable decodes one canonical Huffman code. Each entry of main, looked up by the
-// next tableBits bits of the stream, is a value<<16 | extra bits<<12 | flags | its
-// code's length, or (entrySub set) the start of a second-level table in sub<<16 | the
-// bits that table is indexed by (after the first tableBits); entries of sub are as
+// tableBits is the first level's bits of a code of kind.
+func tableBits(kind int) int {
+	switch kind {
+	case litLengths:
+		return litTableBits
+	case distances:
+		return distTableBits
+	}
+	return clTableBits
+}
+
+// huffTable decodes one canonical Huffman code. Each entry of main (its first 1<<bits,
+// bits the code's kind's tableBits), looked up by the next bits of the stream, is a
+// value<<16 | extra bits<<12 | flags | its code's length, or (entrySub set) the start
+// of a second-level table in sub<<16 | the bits that table is indexed by (after the
+// first bits); entries of sub are as
 // main's direct ones. The value is the symbol's (for codeLengths), a literal's byte,
-// a length's or a distance's base, whose extra bits follow the code. An entry of
-// length 0 is a bit string no code begins with (none, when the code is complete).
+// a length's or a distance's base, whose extra bits follow the code; for an entry of
+// two literals (entryTwo), the first's byte | the second's<<8, the length both codes'.
+// An entry of length 0 is a bit string no code begins with (none, when the code is
+// complete).
 type huffTable struct {
-	main [1 << tableBits]uint32
+	main [1 << litTableBits]uint32
 	sub  []uint32
 }
 
 // An entry's flags: entrySub leads to a second-level table; entryLit is a literal,
 // entryEnd the end of a block, entryBad a symbol that has no meaning (286, 287, and
-// distances 30 and 31: the stream reader's to refuse).
+// distances 30 and 31: the stream reader's to refuse). entryTwo, of a literal's entry
+// (which has no extra bits, where it is), says it holds two literals.
 const (
 	entrySub = 1 << 8
 	entryLit = 1 << 9
 	entryEnd = 1 << 10
 	entryBad = 1 << 11
+	entryTwo = 1 << 12
 )
+
+// lenMask takes an entry's length (15 at most; a second-level table's bits) out of it:
+// 63 rather than 0xff, so that the compiler knows a shift by it is less than 64 and
+// checks nothing (a shift past 63 is 0 in Go, which costs two instructions more).
+const lenMask = 63
 
 // What a table's symbols are, for their entries.
 const (
@@ -90,10 +124,11 @@ func entryOf(kind, s, n int) uint32 {
 	return e | entryBad
 }
 
-// fill tops the bit buffer up to at least 56 bits while in has bytes left: eight bytes
-// at a time, those near the end one at a time.
+// fill tops the bit buffer up to at least 56 bits (63 at most: block's refill shifts
+// by nb) while in has bytes left: eight bytes at a time, those near the end one at a
+// time.
 func (d *inflater) fill() {
-	if d.nb > 56 {
+	if d.nb >= 56 {
 		return
 	}
 	if d.pos+8 <= len(d.in) {
@@ -104,7 +139,7 @@ func (d *inflater) fill() {
 		d.nb += 8 * k
 		return
 	}
-	for d.nb <= 56 && d.pos < len(d.in) {
+	for d.nb < 56 && d.pos < len(d.in) {
 		d.bits |= uint64(d.in[d.pos]) << d.nb
 		d.pos++
 		d.nb += 8
@@ -125,14 +160,12 @@ func (d *inflater) take(n uint) (uint32, bool) {
 	return v, true
 }
 
-// sym decodes the next symbol of t; false when the bits are no code's or the data
-// ends within it. The buffer must hold 15 bits, or all the data has left.
-func (d *inflater) sym(t *huffTable) (int, bool) {
-	e := t.main[d.bits&(1<<tableBits-1)]
-	if e&entrySub != 0 {
-		e = t.sub[int(e>>16)+int((d.bits>>tableBits)&(1<<(e&0xff)-1))]
-	}
-	n := uint(e & 0xff)
+// clSym decodes the next symbol of the code lengths' code, d.cl (no second level);
+// false when the bits are no code's or the data ends within it. The buffer must hold 7
+// bits, or all the data has left.
+func (d *inflater) clSym() (int, bool) {
+	e := d.cl.main[d.bits&(1<<clTableBits-1)]
+	n := uint(e & lenMask)
 	if n == 0 || n > d.nb {
 		return 0, false
 	}
@@ -142,8 +175,11 @@ func (d *inflater) sym(t *huffTable) (int, bool) {
 }
 
 // init builds t for a code of kind of these lengths (0: a symbol without a code); false
-// when the code is not complete (over- or under-subscribed, a code of one symbol among
-// them: the stream reader decides those).
+// when the code is not complete (over- or under-subscribed: the stream reader decides
+// those), but for a distance code of one symbol, of one bit: RFC 1951 (3.2.7) allows
+// it, the stream reader reads it, and BestSpeed writes it for a block without matches
+// (one of the 131 of the 100,000-deployment bundle, a third of a generated world's),
+// which inflateBlock gave up on. The bit string that is no code's is a bad entry.
 func (t *huffTable) init(lengths []uint8, kind int) bool {
 	var count [16]int
 	maxLen := 0
@@ -159,7 +195,8 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 			return false
 		}
 	}
-	if left != 0 {
+	oneBit := kind == distances && maxLen == 1 && count[1] == 1
+	if left != 0 && !oneBit {
 		return false
 	}
 	var next [16]int
@@ -168,9 +205,11 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 		code = (code + count[l-1]) << 1
 		next[l] = code
 	}
-	clear(t.main[:])
+	tb := tableBits(kind)
+	main := t.main[:1<<tb]
+	clear(main)
 	t.sub = t.sub[:0]
-	subBits := max(maxLen-tableBits, 0)
+	subBits := max(maxLen-tb, 0)
 	for s, l := range lengths {
 		if l == 0 {
 			continue
@@ -179,31 +218,60 @@ func (t *huffTable) init(lengths []uint8, kind int) bool {
 		rev := int(bits.Reverse16(uint16(next[n])) >> (16 - n))
 		next[n]++
 		e := entryOf(kind, s, n)
-		if n <= tableBits {
-			for i := rev; i < len(t.main); i += 1 << n {
-				t.main[i] = e
+		if n <= tb {
+			for i := rev; i < len(main); i += 1 << n {
+				main[i] = e
 			}
 			continue
 		}
-		prefix := rev & (1<<tableBits - 1)
-		head := t.main[prefix]
+		prefix := rev & (1<<tb - 1)
+		head := main[prefix]
 		if head&entrySub == 0 {
 			head = uint32(len(t.sub))<<16 | entrySub | uint32(subBits)
-			t.main[prefix] = head
+			main[prefix] = head
 			t.sub = append(t.sub, make([]uint32, 1<<subBits)...)
 		}
-		base, rest := int(head>>16), rev>>tableBits
-		for i := rest; i < 1<<subBits; i += 1 << (n - tableBits) {
+		base, rest := int(head>>16), rev>>tb
+		for i := rest; i < 1<<subBits; i += 1 << (n - tb) {
 			t.sub[base+i] = e
 		}
+	}
+	if oneBit { // the code's is 0; 1 is no code's
+		for i := 1; i < len(main); i += 2 {
+			main[i] = entryBad
+		}
+	}
+	if kind == litLengths {
+		t.pairLiterals()
 	}
 	return true
 }
 
-// fastRoom is the room block's first loop keeps in out: a match (258 bytes) and the
-// eight its copy may write past it, or the literals of one fill (56 bits, one bit a
-// literal at the least) and a match.
-const fastRoom = 258 + 8 + 56
+// pairLiterals makes each entry of main whose bits hold two literals' codes, one after
+// the other, an entry of both (entryTwo): the inflater then writes two bytes for one
+// lookup. The entry of the bits after the first code is main[i>>l], the bits past
+// litTableBits zero, which is the second code's when it is short enough to end within
+// litTableBits; main is read from the top down, so that entry is still one literal's.
+func (t *huffTable) pairLiterals() {
+	for i := len(t.main) - 1; i >= 0; i-- {
+		e := t.main[i]
+		if e&entryLit == 0 {
+			continue
+		}
+		l := e & lenMask
+		next := t.main[i>>l]
+		if next&entryLit == 0 || l+next&lenMask > litTableBits {
+			continue
+		}
+		t.main[i] = (e>>16|next>>16<<8)<<16 | entryLit | entryTwo | (l + next&lenMask)
+	}
+}
+
+// fastRoom is the room block's first loop keeps in out for a round: what its literals
+// write (three entries, six bytes, before a match; or four entries and one byte past
+// them) and what a match's copy writes (sixteen bytes, or its length, 258 at most, and
+// seven past it): 6 + 258 + 7 bytes at most.
+const fastRoom = 258 + 16
 
 // The lengths' and distances' bases and extra bits (RFC 1951, 3.2.5), by symbol.
 var (
@@ -316,15 +384,14 @@ func (d *inflater) codes() bool {
 		}
 		cl[codeOrder[i]] = uint8(v)
 	}
-	var clt huffTable
-	if !clt.init(cl[:], codeLengths) {
+	if !d.cl.init(cl[:], codeLengths) {
 		return false
 	}
 	var lengths [286 + 30]uint8
 	all := lengths[:nlit+ndist]
 	for i := 0; i < len(all); {
 		d.fill()
-		s, ok := d.sym(&clt)
+		s, ok := d.clSym()
 		if !ok {
 			return false
 		}
@@ -373,44 +440,86 @@ func (d *inflater) codes() bool {
 }
 
 // block inflates one compressed block's symbols, to its end of block. It is fill and
-// sym written out, on local copies of the bit buffer and positions (kept in registers).
+// the tables' lookups written out, on local copies of the bit buffer and positions
+// (kept in registers).
 func (d *inflater) block(lit, dist *huffTable) bool {
 	in, out := d.in, d.out
 	pos, n := d.pos, d.n
 	bb, nb := d.bits, d.nb
-	// Most of a block is read by this first loop, which checks less: while eight bytes
-	// of data are left, each fill leaves 56 bits or more, which hold a length's code and
-	// extra bits and a distance's (48 at most); while out has room for a match and more
-	// than a fill's literals, no write checks for it; the codes are complete (init), so
-	// every entry has a length. The rest is read by the loop after it, which checks all.
-	for pos+8 <= len(in) && n <= len(out)-fastRoom {
-		if nb <= 56 {
-			k := (63 - nb) >> 3
-			bb |= (binary.LittleEndian.Uint64(in[pos:]) & (1<<(8*k) - 1)) << nb
-			pos += int(k)
-			nb += 8 * k
-		}
-		e := lit.main[bb&(1<<tableBits-1)]
-		if e&entrySub != 0 {
-			e = lit.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
-		}
-		bb >>= e & 0xff
-		nb -= uint(e & 0xff)
+	// Most of a block is read by this first loop, which checks less. While sixteen bytes
+	// of data are left, each refill (two at most a round) reads eight whole bytes into
+	// the buffer, unmasked: it then holds 64 bits of the stream, nb of them counted
+	// (56 to 63), and a lookup reads the bits it needs whether they are counted or not;
+	// the uncounted ones, the stream's own, are read again by the next refill, which
+	// ORs the same bits onto them. A round reads up to four entries of literals (44 bits,
+	// each looked up as soon as the one before is consumed), or a length's code and
+	// extra bits and a distance's (48 at most, after a refill of their own), so it leaves
+	// 16 bits or more of the 64 for the next round's first lookup, which is made before
+	// that round's refill and so need not wait for it. While out has room for a round's
+	// match or literals, no write checks for it; the codes are complete (init), so every
+	// entry has a length (but a distance's bad ones, on which it gives up). The rest is
+	// read by the loop after it, which checks all.
+	if pos+8 <= len(in) { // the first round's lookup's bits
+		bb |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (nb & 63)
+		pos += int((63 - nb) >> 3)
+		nb |= 56
+	}
+	for pos+16 <= len(in) && n <= len(out)-fastRoom {
+		e := lit.main[bb&(1<<litTableBits-1)]
+		bb |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (nb & 63)
+		pos += int((63 - nb) >> 3)
+		nb |= 56
 		if e&entryLit != 0 {
-			out[n] = byte(e >> 16)
-			n++
-			for nb >= 15 {
-				e = lit.main[bb&(1<<tableBits-1)]
-				if e&entryLit == 0 {
-					break
-				}
+			// up to four entries of literals (44 bits), one or two bytes each: two bytes
+			// are written, the second written again after a lone literal
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
+			e = lit.main[bb&(1<<litTableBits-1)]
+			if e&entryLit == 0 {
+				goto notLiteral
+			}
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
+			e = lit.main[bb&(1<<litTableBits-1)]
+			if e&entryLit == 0 {
+				goto notLiteral
+			}
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
+			e = lit.main[bb&(1<<litTableBits-1)]
+			if e&entryLit == 0 {
+				goto notLiteral
+			}
+			binary.LittleEndian.PutUint16(out[n:n+2], uint16(e>>16))
+			n += 1 + int(e>>12&1)
+			bb >>= e & lenMask
+			nb -= uint(e & lenMask)
+			continue
+		notLiteral:
+			// a length (or the end, or a longer code's table): its bits, and the
+			// distance's, need a refill; the entry stays the bits' own
+			bb |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (nb & 63)
+			pos += int((63 - nb) >> 3)
+			nb |= 56
+		}
+		if e&entrySub != 0 {
+			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&lenMask)-1))]
+			if e&entryLit != 0 {
 				out[n] = byte(e >> 16)
 				n++
-				bb >>= e & 0xff
-				nb -= uint(e & 0xff)
+				bb >>= e & lenMask
+				nb -= uint(e & lenMask)
+				continue
 			}
-			continue
 		}
+		bb >>= e & lenMask
+		nb -= uint(e & lenMask)
 		if e&(entryEnd|entryBad) != 0 {
 			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
 			return e&entryEnd != 0
@@ -419,16 +528,16 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		length := int(e>>16) + int(bb&(1<<eb-1))
 		bb >>= eb
 		nb -= eb
-		e = dist.main[bb&(1<<tableBits-1)]
+		e = dist.main[bb&(1<<distTableBits-1)]
 		if e&entrySub != 0 {
-			e = dist.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&lenMask)-1))]
 		}
 		if e&entryBad != 0 {
 			d.pos, d.n, d.bits, d.nb = pos, n, bb, nb
 			return false
 		}
-		bb >>= e & 0xff
-		nb -= uint(e & 0xff)
+		bb >>= e & lenMask
+		nb -= uint(e & lenMask)
 		eb = uint(e>>12) & 0xf
 		distance := int(e>>16) + int(bb&(1<<eb-1))
 		bb >>= eb
@@ -439,8 +548,11 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		}
 		from, end := n-distance, n+length
 		if distance >= 8 {
-			for ; n < end; n, from = n+8, from+8 {
-				binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(out[from:]))
+			// sixteen bytes whatever the length (most are that short), then the rest
+			binary.LittleEndian.PutUint64(out[n:n+8], binary.LittleEndian.Uint64(out[from:from+8]))
+			binary.LittleEndian.PutUint64(out[n+8:n+16], binary.LittleEndian.Uint64(out[from+8:from+16]))
+			for n, from = n+16, from+16; n < end; n, from = n+8, from+8 {
+				binary.LittleEndian.PutUint64(out[n:n+8], binary.LittleEndian.Uint64(out[from:from+8]))
 			}
 			n = end
 			continue
@@ -452,48 +564,41 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	ok := false
 	for {
 		// 56 bits hold a length's code and extra bits and a distance's (48 at most)
-		if nb <= 56 {
+		if nb < 56 {
 			if pos+8 <= len(in) {
 				k := (63 - nb) >> 3
 				bb |= (binary.LittleEndian.Uint64(in[pos:]) & (1<<(8*k) - 1)) << nb
 				pos += int(k)
 				nb += 8 * k
 			} else {
-				for nb <= 56 && pos < len(in) {
+				for nb < 56 && pos < len(in) {
 					bb |= uint64(in[pos]) << nb
 					pos++
 					nb += 8
 				}
 			}
 		}
-		e := lit.main[bb&(1<<tableBits-1)]
+		e := lit.main[bb&(1<<litTableBits-1)]
 		if e&entrySub != 0 {
-			e = lit.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+			e = lit.sub[int(e>>16)+int((bb>>litTableBits)&(1<<(e&lenMask)-1))]
 		}
-		l := uint(e & 0xff)
+		l := uint(e & lenMask)
 		if l == 0 || l > nb {
 			break
 		}
 		bb >>= l
 		nb -= l
 		if e&entryLit != 0 {
-			if n >= len(out) {
+			// one literal, or two (entryTwo)
+			k := 1 + int(e>>12&1)
+			if k > len(out)-n {
 				break
 			}
 			out[n] = byte(e >> 16)
-			n++
-			// more literals while the buffer holds one's code (15 bits at most), without
-			// a fill; anything else is read as any symbol
-			for nb >= 15 && n < len(out) {
-				e = lit.main[bb&(1<<tableBits-1)]
-				if e&entryLit == 0 {
-					break
-				}
-				out[n] = byte(e >> 16)
-				n++
-				bb >>= e & 0xff
-				nb -= uint(e & 0xff)
+			if k == 2 {
+				out[n+1] = byte(e >> 24)
 			}
+			n += k
 			continue
 		}
 		if e&(entryEnd|entryBad) != 0 {
@@ -508,11 +613,11 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 		length := int(e>>16) + int(bb&(1<<eb-1))
 		bb >>= eb
 		nb -= eb
-		e = dist.main[bb&(1<<tableBits-1)]
+		e = dist.main[bb&(1<<distTableBits-1)]
 		if e&entrySub != 0 {
-			e = dist.sub[int(e>>16)+int((bb>>tableBits)&(1<<(e&0xff)-1))]
+			e = dist.sub[int(e>>16)+int((bb>>distTableBits)&(1<<(e&lenMask)-1))]
 		}
-		l = uint(e & 0xff)
+		l = uint(e & lenMask)
 		if l == 0 || l > nb || e&entryBad != 0 {
 			break
 		}

@@ -297,6 +297,51 @@ func hostileBlocks() []hostileBlock {
 		return w.fixed(256).bytes()
 	}
 	full := blockSize - 1 - 63 // 'a' and 4064 matches: a match of 63 fills the block
+	// "aa", 4064 matches of 258 at distance 1, then lits literals a and b by turns, end:
+	// a dynamic block whose codes (a, b, the end, length 258) are all two bits long, so
+	// that its literals are read two an entry (entryTwo) to the block's end, or a pair
+	// of them starts at its last byte; the distance code is of one bit. The text's
+	// length is 2 + 258×4064 + lits.
+	pairs := func(lits int) []byte {
+		l := make([]int, 286)
+		l['a'], l['b'], l[256], l[285] = 2, 2, 2, 2
+		w := dynamic(286, 1, append(l, 1)).code(0, 2).code(0, 2)
+		for range 4064 {
+			w.code(3, 2).code(0, 1)
+		}
+		for i := range lits {
+			w.code(uint64(i&1), 2)
+		}
+		return w.code(2, 2).bytes()
+	}
+	// 54 literals, 4063 matches of 258 at distance 1, then, at 266 bytes from the end of
+	// inflateBlock's text, one round of the fast loop: three entries of two literals and
+	// a match of 258 at distance 9, whose copy writes 6 + 258 + 7 bytes past the round's
+	// start (fastRoom). All its codes are two bits long, the distances' one. Twenty
+	// empty blocks follow, so that the data lasts for the fast loop.
+	roomy := func() []byte {
+		l := make([]int, 286)
+		l['a'], l['b'], l[256], l[285] = 2, 2, 2, 2
+		w := dynamic(286, 7, append(l, 1, 0, 0, 0, 0, 0, 1))
+		w.out[0] &^= 1 // not the last block
+		for range 54 {
+			w.code(0, 2)
+		}
+		for range 4063 {
+			w.code(3, 2).code(0, 1)
+		}
+		for range 6 {
+			w.code(0, 2)
+		}
+		w.code(3, 2).code(1, 1).bits(0, 2).code(2, 2)
+		for range 20 {
+			w.bits(0, 1).bits(1, 2).fixed(256)
+		}
+		return w.bits(1, 1).bits(1, 2).fixed(256).bytes()
+	}
+	pairsText := func(lits int) []byte {
+		return append(bytes.Repeat([]byte{'a'}, 2+258*4064), bytes.Repeat([]byte("ab"), lits/2)...)
+	}
 	lengths := func(lit []int, dist ...int) []int { return append(lit, dist...) }
 	return []hostileBlock{
 		{name: "empty"},
@@ -319,6 +364,9 @@ func hostileBlocks() []hostileBlock {
 		{name: "a match past the block", data: runs(full/258, 63+2)},
 		{name: "a literal past the block", data: runs(full/258, -(63 + 2))},
 		{name: "a text far past the block", data: runs(5000, 0)},
+		{name: "two literals an entry, to the block's end", data: pairs(62), ok: true, text: pairsText(62)},
+		{name: "two literals an entry, the last pair past the block", data: pairs(64)},
+		{name: "literals and a match in the fast loop's last round", data: roomy(), ok: true, text: bytes.Repeat([]byte{'a'}, 54+258*4063+6+258)},
 		{name: "HLIT 287", data: dynamic(287, 1, nil).bytes()},
 		{name: "HDIST 31", data: dynamic(257, 31, nil).bytes()},
 		{name: "repeat 16 first", data: dynamic(257, 1, []int{16, 0}).bytes()},
@@ -331,7 +379,12 @@ func hostileBlocks() []hostileBlock {
 			return w.bits(0, 8).bytes()
 		}()},
 		{name: "complete codes", data: dynamic(257, 2, lengths(litCode(1, 1), 1, 1)).code(0, 1).code(0, 1).code(1, 1).bytes(), ok: true, text: []byte("aa")},
-		{name: "one distance code (allowed incomplete)", data: dynamic(257, 1, lengths(litCode(1, 1), 1)).code(0, 1).code(0, 1).code(1, 1).bytes(), text: []byte("aa")},
+		// RFC 1951 allows a distance code of one code of one bit, as BestSpeed writes it
+		// for a block without matches; the bit string 1 is no distance's
+		{name: "one distance code (allowed incomplete)", data: dynamic(257, 1, lengths(litCode(1, 1), 1)).code(0, 1).code(0, 1).code(1, 1).bytes(), ok: true, text: []byte("aa")},
+		{name: "one distance code, a match", data: dynamic(258, 1, lengths(append(litCode(2, 1), 2), 1)).code(0, 1).code(3, 2).code(0, 1).code(2, 2).bytes(), ok: true, text: []byte("aaaa")},
+		{name: "one distance code, the bit string no code's", data: dynamic(258, 1, lengths(append(litCode(2, 1), 2), 1)).code(0, 1).code(3, 2).code(1, 1).code(2, 2).bytes()},
+		{name: "one distance code of two bits", data: dynamic(257, 1, lengths(litCode(1, 1), 2)).code(0, 1).code(0, 1).code(1, 1).bytes()},
 		{name: "an incomplete literal/length code", data: dynamic(257, 2, lengths(litCode(2, 1), 1, 1)).code(0, 1).code(2, 2).bytes()},
 		{name: "an over-subscribed literal/length code", data: dynamic(257, 2, lengths(litCode(1, 1, 1, 1), 1, 1)).code(0, 1).code(1, 1).bytes()},
 		{name: "no end of block", data: dynamic(257, 2, lengths(litCode(0, 1, 1), 1, 1)).code(0, 1).code(1, 1).bytes()},
