@@ -269,8 +269,9 @@ func (t *huffTable) pairLiterals() {
 
 // fastRoom is the room block's first loop keeps in out for a round: what its literals
 // write (three entries, six bytes, before a match; or four entries and one byte past
-// them) and what a match's copy writes (sixteen bytes, or its length, 258 at most, and
-// seven past it): 6 + 258 + 7 bytes at most.
+// them) and what a match's copy writes (sixteen bytes, or eight at a time to its length
+// and up to seven past it: 264 bytes for a length of 257 or 258): 6 + 264 = 270 bytes at
+// most, four short of fastRoom. TestInflateBlockEndsAtTheBuffersEdge fails at 258 + 11.
 const fastRoom = 258 + 16
 
 // The lengths' and distances' bases and extra bits (RFC 1951, 3.2.5), by symbol.

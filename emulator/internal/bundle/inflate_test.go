@@ -152,6 +152,11 @@ func FuzzInflateBlock(f *testing.F) {
 	for _, c := range hostileBlocks() {
 		f.Add(c.data)
 	}
+	// the fast loop's last round at 275 bytes from the end of inflateBlock's out
+	// (blockSize+1): three entries of two literals and a match of 258 at distance 9;
+	// then 10 literals (a text of blockSize) or 11 (one past it), the data padded or not
+	f.Add(must(edgeBlock(4063, 46, 10, true, true)))
+	f.Add(must(edgeBlock(4063, 46, 11, true, false)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, size := range []int{-1, 0, 1} {
 			// the trailer's length: the text's, as inflated, or one off
