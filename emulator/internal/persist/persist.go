@@ -9,7 +9,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/hostemu/hostemu/emulator/internal/hugeheap"
 	"github.com/hostemu/hostemu/emulator/internal/notify"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/world"
@@ -86,11 +85,6 @@ func Open(path string, w *world.World, log *slog.Logger, compactMin int64) (*Per
 	}
 	if len(removed) > 0 {
 		log.Info("removed temporary files a crash left", "files", removed)
-	}
-	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-		// a state read at the binary's start: about twice its text on the heap, on huge
-		// pages where the kernel gives them on request (nothing elsewhere: hugeheap)
-		hugeheap.Reserve(2 * uint64(st.Size()))
 	}
 	sf, exists, err := readSnapshotFile(path)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hostemu/hostemu/emulator/internal/hugeheap"
 	"github.com/hostemu/hostemu/emulator/internal/state"
 )
 
@@ -31,6 +32,11 @@ func readSnapshotFile(path string) (sf snapshotFile, ok bool, err error) {
 		return sf, false, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		// a state read at the binary's start: about twice its text on the heap, on huge
+		// pages where the kernel gives them on request (nothing elsewhere: hugeheap)
+		hugeheap.Reserve(2 * uint64(st.Size()))
+	}
 	sf.Snapshot, err = state.ReadSnapshot(bufio.NewReaderSize(f, 1<<20), state.ReadOptions{
 		Extra: func(key string, value []byte) (bool, error) {
 			if !strings.EqualFold(key, "log_seq") {
