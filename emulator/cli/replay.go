@@ -49,12 +49,13 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	file := args[0]
 	// the bundle's world is read and put in place before serving starts, all of it
 	// kept: the collector is given room for it until then (serving has its own)
-	stopRoom := gctune.Room(readRoom(file))
+	world := bundleWorld(file)
+	stopRoom := gctune.Room(readRoom(world))
 	defer stopRoom()
 	// and with huge pages under it where the kernel gives them on request (hugeheap)
 	stopHuge := hugeheap.Allow()
 	defer stopHuge()
-	hugeheap.Reserve(bundleWorld(file))
+	hugeheap.Reserve(world)
 	// the flags after FILE, with the variables and defaults: this process's own
 	// settings. They bound what is read (--max-state-bytes, --journal-size); a flag that
 	// does not parse is serve's to report, after.
@@ -143,18 +144,18 @@ func replay(ctx context.Context, args []string, getenv func(string) string, envi
 	})
 }
 
-// readRoom is the room the collector is given while a bundle file is read and replayed:
-// its state is about four times the file's size as text and about as much again
-// decoded, all of it kept, so eight times the file's size (at least gctune's default,
-// at most 1 GiB). The heap then grows to the world's size with a collection or none,
-// rather than one each time it doubles, each marking all that was read so far.
-func readRoom(file string) uint64 {
-	return max(bundleWorld(file), gctune.DefaultHeadroom)
+// readRoom is the room the collector is given while a bundle file is read and replayed,
+// for its world's estimate (bundleWorld), at least gctune's default. The heap then grows
+// to the world's size with a collection or none, rather than one each time it doubles,
+// each marking all that was read so far.
+func readRoom(world uint64) uint64 {
+	return max(world, gctune.DefaultHeadroom)
 }
 
 // bundleWorld estimates the heap the bundle file's world fills as it is read and put in
-// place: readRoom's eight times its size, without readRoom's floor (the collector's
-// room, not the world), so that a small bundle asks for no huge pages (hugeheap).
+// place: its state is about four times the file's size as text and about as much again
+// decoded, all of it kept, so eight times the file's size, at most 1 GiB (no floor:
+// a small bundle asks for no huge pages, hugeheap).
 func bundleWorld(file string) uint64 {
 	var size int64
 	if fi, err := os.Stat(file); err == nil {
