@@ -264,7 +264,7 @@ func (a *API) createNamespaceFromBundle(c *gin.Context) (any, error) {
 	}
 	// the replay runs before the namespace is registered: nobody sees it half made
 	n, err := a.ns.CreateWith(namespace.Spec{}.StartOn(sc), func(w *world.World) error {
-		return Restore(w, b)
+		return restoreOn(w, b, sc)
 	})
 	if err != nil {
 		return nil, err
@@ -287,11 +287,18 @@ type namespaceFromBundle struct {
 // Restore replaces w with bundle b: its scenario is the registry's of the same name when
 // the source is the same, else the bundle's own (for this world only).
 func Restore(w *world.World, b *bundle.Bundle) error {
-	m := b.Manifest
 	sc, err := bundleScenario(w.Scenarios(), b)
 	if err != nil {
 		return err
 	}
+	return restoreOn(w, b, sc)
+}
+
+// restoreOn is Restore on sc, the bundle's scenario as bundleScenario chose it already
+// (a namespace made from a bundle starts on it: the replay runs on the same one, its
+// source not parsed twice).
+func restoreOn(w *world.World, b *bundle.Bundle, sc *scenario.Scenario) error {
+	m := b.Manifest
 	var start time.Time
 	if m.Clock.Start != nil {
 		start = *m.Clock.Start
