@@ -57,16 +57,7 @@ func TestModeAndPageSizeFromSysfs(t *testing.T) {
 // start, a test run with -count=1) there is none; in a test process run many times
 // there are, and the allocation is checked only where it lands in the range.
 func TestReserveAdvisesTheHeapThatComesNext(t *testing.T) {
-	if mode() != "madvise" {
-		t.Skipf("transparent huge pages are %q here, not madvise", mode())
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	stop := Allow()
-	defer stop()
-	if !Reserve(64 << 20) {
-		t.Fatal("Reserve(64 MiB) did not advise")
-	}
-	beg, end := advisedRange()
+	_, beg, end := reserved(t)
 	b := make([]byte, 16<<20)
 	for _, at := range []*byte{&b[0], &b[len(b)-1]} {
 		p := uintptr(unsafe.Pointer(at))
@@ -78,6 +69,26 @@ func TestReserveAdvisesTheHeapThatComesNext(t *testing.T) {
 		}
 	}
 	b[0] = 1
+}
+
+// reserved is the set-up of a test of the advice, where the kernel gives huge pages on
+// request (else the test is skipped): collections off, as under a replay's room, until
+// the test ends; a window open until the test ends or it calls stop; a Reserve of 64 MiB
+// made in it, and the range that Reserve advised.
+func reserved(t *testing.T) (stop func(), beg, end uintptr) {
+	t.Helper()
+	if mode() != "madvise" {
+		t.Skipf("transparent huge pages are %q here, not madvise", mode())
+	}
+	gc := debug.SetGCPercent(-1)
+	t.Cleanup(func() { debug.SetGCPercent(gc) })
+	stop = Allow()
+	t.Cleanup(stop)
+	if !Reserve(64 << 20) {
+		t.Fatal("Reserve(64 MiB) did not advise")
+	}
+	beg, end = advisedRange()
+	return stop, beg, end
 }
 
 // advisedRange is the range the open windows' last Reserve advised.
@@ -182,16 +193,7 @@ func TestReserveStandsAsideWhereItIsNotSafe(t *testing.T) {
 // the process is advised": the runtime advises its own metadata once the heap's goal
 // passes 1 GiB, as with collections off.)
 func TestTheAdviceEndsWithTheWindow(t *testing.T) {
-	if mode() != "madvise" {
-		t.Skipf("transparent huge pages are %q here, not madvise", mode())
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	stop := Allow()
-	defer stop()
-	if !Reserve(64 << 20) {
-		t.Fatal("Reserve(64 MiB) did not advise")
-	}
-	beg, end := advisedRange()
+	stop, beg, end := reserved(t)
 	world := make([]byte, 8<<20)
 	world[0] = 1
 	if p := uintptr(unsafe.Pointer(&world[0])); p >= beg && p < end && !hg(vmFlags(t, p)) {
@@ -214,16 +216,7 @@ func TestTheAdviceEndsWithTheWindow(t *testing.T) {
 // A start that asks twice (--fixtures generating many deployments, then --state) has
 // both ranges taken back when it ends, the first one too.
 func TestEveryRangeOfAStartIsTakenBack(t *testing.T) {
-	if mode() != "madvise" {
-		t.Skipf("transparent huge pages are %q here, not madvise", mode())
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	stop := Allow()
-	defer stop()
-	if !Reserve(64 << 20) {
-		t.Fatal("the first Reserve did not advise")
-	}
-	beg1, end1 := advisedRange()
+	stop, beg1, end1 := reserved(t)
 	world := make([]byte, 56<<20) // the fixtures' world, kept
 	world[0] = 1
 	if !Reserve(64 << 20) {
