@@ -1,13 +1,10 @@
 package httpapi
 
 import (
-	"bytes"
-	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,27 +12,9 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/dashboard"
 )
 
+// dashboardFiles are the pages, rendered from their templates by go generate (see
+// package dashboard), and their assets: both are served as they are.
 var dashboardFiles = dashboard.Files()
-
-// renderedPages are the HTML pages, rendered once on first use: each starts with the
-// shared "top" template (layout.html: head, navigation, token dialog) filled with its
-// title and which link is the current page; nothing in them changes per request.
-var renderedPages = sync.OnceValue(func() map[string][]byte {
-	t := template.Must(template.ParseFS(dashboardFiles, "*.html"))
-	out := map[string][]byte{}
-	for name, data := range map[string]struct{ Title, Page string }{
-		"index.html":     {Title: "hostemu", Page: "home"},
-		"dashboard.html": {Title: "Dashboard", Page: "dashboard"},
-		"tokens.html":    {Title: "Tokens", Page: "tokens"},
-	} {
-		var buf bytes.Buffer
-		if err := t.ExecuteTemplate(&buf, name, data); err != nil {
-			panic(err) // the pages are embedded: a test renders every one
-		}
-		out[name] = buf.Bytes()
-	}
-	return out
-})
 
 // pageSecurity is what every page and asset is sent with: nothing may load from, or
 // connect to, another origin; no other site may frame a page (clickjacking); nothing
@@ -49,7 +28,7 @@ var pageSecurity = map[string]string{
 	"Cache-Control":          "no-cache",
 }
 
-// page serves an embedded HTML page.
+// page serves an embedded HTML page; nothing in one changes per request.
 func (a *API) page(name string) gin.HandlerFunc {
 	return func(c *gin.Context) { a.serveFile(c, name) }
 }
@@ -74,9 +53,7 @@ func (a *API) serveFile(c *gin.Context, name string) {
 	ct, known := contentTypes[path.Ext(name)]
 	var b []byte
 	var err error
-	if page, ok := renderedPages()[name]; ok {
-		b = page
-	} else if known && path.Ext(name) != ".html" && fs.ValidPath(name) {
+	if known && fs.ValidPath(name) {
 		b, err = fs.ReadFile(dashboardFiles, name)
 	}
 	if !known || b == nil || err != nil {
