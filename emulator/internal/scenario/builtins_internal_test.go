@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -176,5 +177,27 @@ func TestConcurrentFirstUsesShareOneParse(t *testing.T) {
 				t.Errorf("goroutine %d got another %s", g, s.Name)
 			}
 		}
+	}
+}
+
+func TestDefaultBuiltinIsTheBase(t *testing.T) {
+	data, err := scenarios.FS.ReadFile("default.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ps := Parse("default.yaml", data)
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	s.Source = SourceBuiltin
+	if !reflect.DeepEqual(s, defaultScenario()) {
+		t.Error("default.yaml parsed over the default differs from the default: the registry's default cannot be the base")
+	}
+	r, err := NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.Get("default"); got != defaultScenario() {
+		t.Error("the registry's default is a parse of its own")
 	}
 }
