@@ -81,10 +81,6 @@ func New(opts Options) (*Emulator, error) {
 	if !state.InRange(start) {
 		return nil, &ConfigError{fmt.Errorf("clock start %s is outside the years %d to %d", start.Format(time.RFC3339), state.MinYear, state.LastYear)}
 	}
-	// The built-in scenarios are parsed once a process, a millisecond of YAML that the
-	// first world waits for: on a goroutine of its own, so that on a second core it
-	// overlaps the fixtures' parse rather than precedes it.
-	go scenario.Preload()
 	files, err := namespace.Fixtures(opts.Fixtures)
 	if err != nil {
 		return nil, &ConfigError{err}

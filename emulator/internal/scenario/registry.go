@@ -7,13 +7,13 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
-	"github.com/hostemu/hostemu/scenarios"
 )
 
 // SourceBuiltin is the Source of the scenarios built into the binary.
@@ -33,7 +33,8 @@ type Info struct {
 // files of one directory. Reloads swap an immutable snapshot in atomically, so readers
 // never lock and never see half a reload. It is safe for concurrent use.
 type Registry struct {
-	builtins map[string]*Scenario // never modified after NewRegistry
+	builtins *builtinSet          // parsed on first use, shared by the process
+	inline   map[string]*Scenario // AddInline's, over the built-ins; guarded by loadMu
 
 	loadMu sync.Mutex // serialises reloads (a derived registry's overlays), so snapshots and notifications keep their order
 	snap   atomic.Pointer[snapshot]
@@ -51,9 +52,11 @@ type Registry struct {
 
 // snapshot is one immutable state of the registry.
 type snapshot struct {
-	version   uint64
+	version uint64
+	// scenarios is every scenario but the built-ins no other overrides: those are
+	// looked up in the registry's builtins, so that none is parsed until it is needed.
 	scenarios map[string]*Scenario
-	infos     []Info
+	infos     func() []Info // List's, made on its first call (it parses every built-in)
 	problems  []Problem
 	lastGood  map[string]*Scenario // by file path: the last version of the file that parsed
 	// neverParsed is, by scenario name, the file that claims it (its name:, else its
@@ -92,7 +95,7 @@ func (r *Registry) current() *snapshot {
 func (r *Registry) overlay(from *snapshot) *snapshot {
 	byName := maps.Clone(from.scenarios)
 	maps.Copy(byName, r.own)
-	s := newSnapshot(from.version, byName, from.problems, from.lastGood)
+	s := r.newSnapshot(from.version, byName, from.problems, from.lastGood)
 	s.neverParsed = maps.Clone(from.neverParsed)
 	for name := range r.own {
 		delete(s.neverParsed, name) // a document defines it: that one is in force
@@ -102,91 +105,90 @@ func (r *Registry) overlay(from *snapshot) *snapshot {
 }
 
 // NewRegistry returns a registry of the built-in scenarios. An error means a built-in
-// scenario is broken, a bug in hostemu.
+// scenario is broken, a bug in hostemu: here, that there is no default; a built-in
+// that does not parse is found when it is first used (Find), and by go test
+// (TestBuiltinsParse parses every one).
 func NewRegistry() (*Registry, error) {
-	builtins, err := embeddedBuiltins()
-	if err != nil {
-		return nil, err
+	return newRegistry(embeddedBuiltins())
+}
+
+func newRegistry(builtins *builtinSet) (*Registry, error) {
+	if _, ok := builtins.byName["default"]; !ok {
+		return nil, errors.New("built-in scenarios: no built-in default scenario")
 	}
-	r := &Registry{builtins: maps.Clone(builtins), // AddInline writes into its own copy
-		subs: map[int]func(){}}
-	r.snap.Store(newSnapshot(1, maps.Clone(builtins), nil, nil))
+	r := &Registry{builtins: builtins, inline: map[string]*Scenario{}, subs: map[int]func(){}}
+	r.snap.Store(r.newSnapshot(1, map[string]*Scenario{}, nil, nil))
 	return r, nil
 }
 
-// embeddedBuiltins parses the embedded scenarios once per process: compiled scenarios
-// are immutable, so every registry can share them, and starting an emulator (one per
-// test) does not parse YAML again.
-var embeddedBuiltins = sync.OnceValues(func() (map[string]*Scenario, error) { return loadBuiltins(scenarios.FS) })
+// newSnapshot is a snapshot of byName over r's built-ins. Its List is made when first
+// asked for: that parses every built-in no scenario of byName overrides.
+func (r *Registry) newSnapshot(version uint64, byName map[string]*Scenario, problems []Problem, lastGood map[string]*Scenario) *snapshot {
+	s := &snapshot{version: version, scenarios: byName, problems: problems, lastGood: lastGood}
+	s.infos = sync.OnceValue(func() []Info { return r.infos(s) })
+	return s
+}
 
-// Preload parses the embedded scenarios now, if no registry has yet: a caller starts it
-// on a goroutine so that the parse overlaps other work, and NewRegistry then waits
-// for it rather than doing it.
-func Preload() { embeddedBuiltins() }
-
-func loadBuiltins(fsys fs.FS) (map[string]*Scenario, error) {
-	files, err := fs.Glob(fsys, "*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]*Scenario{}
-	var problems []string
-	for _, f := range files {
-		data, err := fs.ReadFile(fsys, f)
-		if err != nil {
-			return nil, err
-		}
-		s, ps := Parse(f, data)
-		for _, p := range ps {
-			problems = append(problems, p.String())
+// infos is snap's List: a built-in that does not parse (a bug, see Find) is listed with
+// no description rather than left out.
+func (r *Registry) infos(snap *snapshot) []Info {
+	names := r.names(snap)
+	infos := make([]Info, 0, len(names))
+	for _, name := range names {
+		s, ok := snap.scenarios[name]
+		if !ok {
+			s, _, _ = r.builtins.get(name)
 		}
 		if s == nil {
+			infos = append(infos, Info{Name: name, Source: SourceBuiltin})
 			continue
 		}
-		if _, dup := out[s.Name]; dup {
-			problems = append(problems, fmt.Sprintf("%s: scenario %q defined twice", f, s.Name))
-			continue
-		}
-		s.Source = SourceBuiltin
-		out[s.Name] = s
-	}
-	if _, ok := out["default"]; !ok {
-		problems = append(problems, "no built-in default scenario")
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("built-in scenarios: %s", strings.Join(problems, "; "))
-	}
-	return out, nil
-}
-
-func newSnapshot(version uint64, byName map[string]*Scenario, problems []Problem, lastGood map[string]*Scenario) *snapshot {
-	infos := make([]Info, 0, len(byName))
-	for _, s := range byName {
 		infos = append(infos, Info{Name: s.Name, Description: s.Description, Source: s.Source})
 	}
-	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
-	return &snapshot{version: version, scenarios: byName, infos: infos, problems: problems, lastGood: lastGood}
+	return infos
 }
 
-// Get returns the scenario named name. The scenario is shared: never modify it.
+// names is every scenario name of snap, sorted, with no parse.
+func (r *Registry) names(snap *snapshot) []string {
+	names := slices.Clone(r.builtins.names)
+	for name := range snap.scenarios {
+		if _, builtin := r.builtins.byName[name]; !builtin {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Get returns the scenario named name. The scenario is shared: never modify it. A
+// built-in is parsed on its first use; one that does not parse is not found here, and
+// Find says why.
 func (r *Registry) Get(name string) (*Scenario, bool) {
-	s, ok := r.current().scenarios[name]
+	s, ok, _ := r.Find(name)
 	return s, ok
 }
 
-// List describes every available scenario, sorted by name.
+// Find is Get, and the error of a built-in that does not parse (a *BuiltinError, a bug
+// in hostemu), so that choosing it answers with an internal error naming the file
+// rather than with an unknown scenario.
+func (r *Registry) Find(name string) (*Scenario, bool, error) {
+	if s, ok := r.current().scenarios[name]; ok {
+		return s, true, nil
+	}
+	return r.builtins.get(name)
+}
+
+// List describes every available scenario, sorted by name. Its first call on a
+// version of the registry parses every built-in, for their descriptions.
 func (r *Registry) List() []Info {
-	return append([]Info(nil), r.current().infos...)
+	return slices.Clone(r.current().infos())
 }
 
 // NotFound words the refusal of an unknown scenario name: the name, and the closest
 // known one ("did you mean") or the list of known names. Every place that takes a name
 // (PUT /_emulator/scenarios/active, --scenario, a namespace's scenario) uses it.
 func (r *Registry) NotFound(name string) string {
-	var names []string
-	for _, info := range r.List() {
-		names = append(names, info.Name)
-	}
+	names := r.names(r.current())
 	msg := fmt.Sprintf("scenario %q not found", name)
 	if best := yamlcheck.Closest(name, names); best != "" {
 		return msg + fmt.Sprintf(" (did you mean %q?)", best)
@@ -310,8 +312,8 @@ func (r *Registry) AddInline(source string, data []byte) []Problem {
 	}
 	r.loadMu.Lock()
 	defer r.loadMu.Unlock()
-	r.builtins[s.Name] = s
-	r.snap.Store(newSnapshot(r.snap.Load().version+1, maps.Clone(r.builtins), nil, nil))
+	r.inline[s.Name] = s
+	r.snap.Store(r.newSnapshot(r.snap.Load().version+1, maps.Clone(r.inline), nil, nil))
 	return nil
 }
 
@@ -335,7 +337,7 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 	old := r.snap.Load()
 
 	files, problems := scenarioFiles(dir)
-	byName := maps.Clone(r.builtins)
+	byName := maps.Clone(r.inline)
 	claimed := map[string]string{} // scenario name → file that defines it
 	lastGood := map[string]*Scenario{}
 	neverParsed := map[string]string{}
@@ -383,7 +385,7 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 			byName[name] = prev
 		}
 	}
-	next := newSnapshot(old.version+1, byName, problems, lastGood)
+	next := r.newSnapshot(old.version+1, byName, problems, lastGood)
 	next.neverParsed = neverParsed
 	r.snap.Store(next)
 	if report != nil {
@@ -494,7 +496,7 @@ func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
 		sortProblems(problems)
 		return nil, problems
 	}
-	d := &Registry{builtins: map[string]*Scenario{}, subs: map[int]func(){}, base: r, own: own}
+	d := &Registry{builtins: r.builtins, inline: map[string]*Scenario{}, subs: map[int]func(){}, base: r, own: own}
 	d.snap.Store(d.overlay(r.current()))
 	return d, nil
 }

@@ -1,6 +1,14 @@
 // Package scenario reads, validates and compiles YAML scenarios: the lifecycles of
 // deployments and domains, certificates, rate limits and faults of one emulated world.
 // A compiled *Scenario is immutable; a reload swaps in a new one.
+//
+// The built-in scenarios (scenarios/*.yaml) are parsed on first use, each once a
+// process and shared by every registry: a start parses the one it runs on, not all of
+// them (issue #38). A built-in's name is therefore its file's name, known without a
+// parse, and TestBuiltinsParse, parsing every file, fails when a file's name: says
+// otherwise or a file is broken; should one still ship broken, choosing it is an
+// internal error naming the file (BuiltinError). List parses the rest, for their
+// descriptions, on its first call.
 package scenario
 
 import (

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -140,12 +141,13 @@ func (r *Registry) reload(dir string, logger *slog.Logger, initial bool) {
 		if !changed && !initial {
 			return
 		}
-		var fromDir []string
-		for _, info := range r.List() {
-			if info.Source != SourceBuiltin {
-				fromDir = append(fromDir, info.Name)
+		var fromDir []string // the scenarios not built in: no built-in need be parsed for it
+		for name, s := range r.current().scenarios {
+			if s.Source != SourceBuiltin {
+				fromDir = append(fromDir, name)
 			}
 		}
+		slices.Sort(fromDir)
 		logger.Info("scenarios loaded", "dir", dir, "version", r.Version(), "from_dir", fromDir, "problems", len(problems))
 		for _, p := range problems {
 			logger.Warn("scenario problem", "file", p.File, "line", p.Line, "column", p.Column, "error", p.Message)

@@ -198,7 +198,10 @@ func New(cfg Config) (*World, error) {
 	if sc == nil {
 		var err error
 		if sc, err = ChooseScenario(w.scenarios, cfg.Scenario); err != nil {
-			e, _ := apperr.As(err)
+			e, ok := apperr.As(err)
+			if !ok {
+				return nil, err // a broken built-in: internal, not a refusal
+			}
 			return nil, &ScenarioRefusal{Err: e}
 		}
 	}
