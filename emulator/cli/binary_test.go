@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -51,6 +52,21 @@ func TestBinary(t *testing.T) {
 		for _, p := range f.Progs {
 			if p.Type == elf.PT_INTERP {
 				t.Fatal("the binary asks for a dynamic loader: it is not static")
+			}
+		}
+	})
+
+	t.Run("no gofakeit linked", func(t *testing.T) {
+		// the generator draws gofakeit's words without it (fixture/words.go): linking any
+		// of its packages again runs their inits at every start (issue #38)
+		t.Parallel()
+		info, err := buildinfo.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range info.Deps {
+			if strings.Contains(m.Path, "gofakeit") {
+				t.Errorf("the binary links %s %s: a package of it is imported again (go list -deps ./cmd/hostemu | grep gofakeit)", m.Path, m.Version)
 			}
 		}
 	})
