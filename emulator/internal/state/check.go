@@ -35,8 +35,8 @@ func TLSStatusFor(domainStatus string) string {
 }
 
 // Check reports every inconsistency in snap: duplicate ids, tokens or hostnames, unknown
-// scopes or statuses, references to projects or deployments that do not exist, and env
-// variable names the API refuses (EnvProblem).
+// scopes or statuses, references to projects or deployments that do not exist, and
+// files and env variable names the API refuses (FilesProblem, EnvProblem).
 func (snap *Snapshot) Check() error { return snap.check(nil) }
 
 // check is Check. built, when not nil, waits for the deployments by id that a store's
@@ -117,6 +117,9 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("deployment %q: unknown target %q", d.ID, d.Target)
 		}
 		if problem := d.timingsProblem(); problem != "" {
+			bad("deployment %q: %s", d.ID, problem)
+		}
+		if problem := snap.filesRead.problem(i, d.Files); problem != "" {
 			bad("deployment %q: %s", d.ID, problem)
 		}
 		if problem := EnvProblem(d.Env); problem != "" {

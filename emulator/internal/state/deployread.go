@@ -50,13 +50,18 @@ func (p *dparser) deployment(d *Deployment) bool {
 		case 4:
 			d.Status, ok = p.str()
 		case 5:
-			d.Env, ok = p.stringMap(nil)
+			d.Env, ok = p.stringMap(nil, nil)
 		case 6:
 			var like *[]seen // the files of the project's last deployment
+			var valid bool   // whether like's are valid, then d.Files's
+			checked := &valid
 			if p.r != nil {
-				like = &p.r.files
+				like, checked = &p.r.files, &p.r.filesValid
 			}
-			d.Files, ok = p.stringMap(like)
+			d.Files, ok = p.stringMap(like, checked)
+			if ok {
+				p.a.readFiles(d.Files, *checked)
+			}
 		case 7:
 			ok = p.timings(&d.Timings)
 		case 8:
@@ -128,6 +133,10 @@ type arena struct {
 	empty map[string]string
 	// recents is, by project id, what its last deployment read held (recentOf)
 	recents map[string]*recent
+	// pending is the files of the deployment being read, verdict what is known of
+	// the files of those read (filesread.go)
+	pending filesRead
+	verdict filesVerdict
 }
 
 // recent is what the last deployment of a project read held, in the order read: its
@@ -144,6 +153,9 @@ type arena struct {
 type recent struct {
 	files []seen
 	logs  []seen
+	// filesValid is whether files are the pairs of a map of files found valid
+	// (dparser.stringMap)
+	filesValid bool
 }
 
 // seen is a string read and its first eight bytes (fewer when it is shorter): a
@@ -708,19 +720,34 @@ func (p *dparser) timePtr(dst **time.Time) bool {
 // stringMap reads an object of strings, or null; it gives up on a key given twice.
 // When like is not nil, a pair's name and value are like's at the pair's place when
 // the same (dparser.strLike), and like is then the pairs read.
-func (p *dparser) stringMap(like *[]seen) (map[string]string, bool) {
+//
+// checked, when not nil, reads a deployment's files: it says whether like's pairs
+// were found valid, and then whether the map read is (no name empty, every value a
+// ValidFileHash: FilesProblem says nothing). A value that is like's string itself at
+// its place (not only equal: strLike returned it) is not read again when like's were
+// valid: most digests of a big state (filesread.go).
+func (p *dparser) stringMap(like *[]seen, checked *bool) (map[string]string, bool) {
+	files := checked != nil
 	if p.null() {
+		if files {
+			*checked = true
+		}
 		return nil, true
 	}
 	if !p.is('{') {
 		return nil, false
 	}
 	if p.is('}') {
+		if files {
+			*checked = true
+		}
 		return p.a.emptyMap(), true
 	}
+	trusted := files && *checked && like != nil // like's strings were found valid
 	// the pairs first, then a map of their number: no growing it on the way
 	var room [32]string
 	kv := room[:0]
+	problem := false // files, and a name or a value found wrong
 	var was []seen
 	if like != nil {
 		was = *like
@@ -739,6 +766,10 @@ func (p *dparser) stringMap(like *[]seen) (map[string]string, bool) {
 			return nil, false
 		}
 		kv = append(kv, k, v)
+		if files && (k == "" || !(trusted && sameString(v, lv.s)) && !ValidFileHash(v)) {
+			files = false // a problem found: none looked for any more
+			problem = true
+		}
 		if p.is(',') {
 			continue
 		}
@@ -762,8 +793,16 @@ func (p *dparser) stringMap(like *[]seen) (map[string]string, bool) {
 		// a key given twice (as written, or once escaped) would keep the last: give up,
 		// for decodeElement's strict reading to refuse it; the map's size tells, at no
 		// cost to a map without one
+		if checked != nil {
+			*checked = !problem // like's too
+		}
 		return m, len(m) == len(kv)/2
 	}
+}
+
+// sameString reports whether a and b are one string in memory (not only equal).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && len(a) > 0 && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 func (p *dparser) timings(t *Timings) bool {

@@ -200,6 +200,11 @@ type Snapshot struct {
 	// Uploads are the contents of files uploaded with POST /v1/files, which the edge
 	// serves (digests in Files without contents are served as placeholders).
 	Uploads []Upload `json:"uploads"`
+
+	// filesRead is the state reader's verdict on the deployments' files (nil when
+	// the snapshot was not read by ReadSnapshot): Check takes it, rather than walking
+	// every file again (filesread.go)
+	filesRead *filesVerdict
 }
 
 // Upload is one uploaded file's content, named by its SHA-256 hex digest.

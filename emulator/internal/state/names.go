@@ -71,6 +71,31 @@ func EnvProblem(env map[string]string) string {
 	return ""
 }
 
+// FilesProblem says why files cannot be a deployment's files, in the API's words (the
+// field and the first wrong path in order, whatever the map's: an empty path, or a hash
+// that is not a ValidFileHash), or "" when none is wrong. The API answers it to a create,
+// and Check refuses a state imported (PUT /_emulator/state, --state, a bundle) with it;
+// the state reader checks each deployment's files as it reads them (dparser.fileMap),
+// so that Check does not walk a big state's files again.
+func FilesProblem(files map[string]string) string {
+	valid := true
+	for p, h := range files {
+		valid = valid && p != "" && ValidFileHash(h)
+	}
+	if valid {
+		return ""
+	}
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if p == "" {
+			return `field "files" has an empty file path`
+		}
+		if !ValidFileHash(files[p]) {
+			return fmt.Sprintf(`field "files": the hash of %q must be 64 lowercase hex characters (SHA-256)`, p)
+		}
+	}
+	return ""
+}
+
 // ValidFileHash reports whether h is a SHA-256 digest in 64 lowercase hex characters.
 func ValidFileHash(h string) bool {
 	if len(h) != 64 {

@@ -122,7 +122,9 @@ func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
 		case strings.EqualFold(key, "projects"):
 			snap.Projects, err = readArray[Project](o, s, "projects")
 		case strings.EqualFold(key, "deployments"):
-			snap.Deployments, err = readArray[Deployment](o, s, "deployments")
+			var ar arena
+			snap.Deployments, err = readArrayIn[Deployment](o, s, "deployments", &ar)
+			snap.filesRead = &ar.verdict
 		case strings.EqualFold(key, "domains"):
 			snap.Domains, err = readArray[Domain](o, s, "domains")
 		case strings.EqualFold(key, "files"):
@@ -158,6 +160,13 @@ func (o *ReadOptions) decode(s *scanner) (snap Snapshot, err error) {
 
 // readArray decodes a JSON array (or null) one element at a time.
 func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
+	var ar arena
+	return readArrayIn[T](o, s, field, &ar)
+}
+
+// readArrayIn is readArray cutting its strings from ar, which keeps the verdict on
+// the files of deployments read (filesread.go).
+func readArrayIn[T any](o *ReadOptions, s *scanner, field string, ar *arena) ([]T, error) {
 	c, ok := s.next()
 	if !ok {
 		return nil, o.jsonError(io.ErrUnexpectedEOF)
@@ -177,7 +186,6 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 		return nil, apperr.Errorf(apperr.InvalidRequest, "field %q must be an array", field)
 	}
 	var out gathered[T]
-	var ar arena
 	for first := true; ; first = false {
 		more, err := s.more(']', first)
 		if err != nil {
@@ -187,15 +195,18 @@ func readArray[T any](o *ReadOptions, s *scanner, field string) ([]T, error) {
 			break
 		}
 		v := out.next()
-		if !inPlace(s, v, &ar) {
+		if !inPlace(s, v, ar) {
 			start := s.offset()
 			text, err := s.value()
 			if err != nil {
 				return nil, o.jsonError(err)
 			}
-			if err := decodeElement(text, v, &ar, field); err != nil {
+			if err := decodeElement(text, v, ar, field); err != nil {
 				return nil, o.fieldError(field, at(err, start))
 			}
+		}
+		if d, ok := any(v).(*Deployment); ok {
+			ar.settleFiles(d)
 		}
 		if o.Charge != nil && !o.Charge(WeightOf(v)+2*int64(unsafe.Sizeof(*v))) { // 2×: the chunks, then the array
 			return nil, ErrRefused

@@ -146,7 +146,9 @@ func (s *Store) Prepare(snap Snapshot) *Prepared {
 	n.build(&snap)
 	close(built)
 	<-filed
-	return &Prepared{tables: n.tables, snap: snap, err: <-checked}
+	err := <-checked
+	snap.filesRead = nil // the check's alone: not kept with the world
+	return &Prepared{tables: n.tables, snap: snap, err: err}
 }
 
 // Commit puts a prepared snapshot in place of the whole state, or changes nothing and

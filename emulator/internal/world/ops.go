@@ -3,7 +3,6 @@ package world
 import (
 	"errors"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -44,15 +43,8 @@ func (in NewDeployment) check() (target string, entries int64, err error) {
 		valid = valid && p != "" && state.ValidFileHash(h)
 		entries += state.EntryWeight(p, h)
 	}
-	if !valid { // name the first wrong path in order, whatever the map's
-		for _, p := range slices.Sorted(maps.Keys(in.Files)) {
-			if p == "" {
-				return "", 0, apperr.New(apperr.InvalidRequest, `field "files" has an empty file path`)
-			}
-			if !state.ValidFileHash(in.Files[p]) {
-				return "", 0, apperr.Errorf(apperr.InvalidRequest, `field "files": the hash of %q must be 64 lowercase hex characters (SHA-256)`, p)
-			}
-		}
+	if !valid {
+		return "", 0, apperr.New(apperr.InvalidRequest, state.FilesProblem(in.Files))
 	}
 	target = state.TargetPreview
 	if in.Target != nil {
