@@ -165,3 +165,26 @@ func FuzzLabelOf(f *testing.F) {
 		}
 	})
 }
+
+// ValidFileHash, which reads eight bytes at a time, takes a digest with any one byte
+// changed exactly when the byte is a lowercase hex digit, at every place, and only
+// strings of 64 bytes.
+func TestValidFileHashEachByte(t *testing.T) {
+	t.Parallel()
+	digest := []byte("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+	for i := range digest {
+		for c := range 256 {
+			h := slices.Clone(digest)
+			h[i] = byte(c)
+			want := c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
+			if ValidFileHash(string(h)) != want {
+				t.Fatalf("byte %d as %#x: %v, want %v", i, c, !want, want)
+			}
+		}
+	}
+	for _, h := range []string{"", string(digest[:63]), string(digest) + "0", strings.ToUpper(string(digest))} {
+		if ValidFileHash(h) {
+			t.Errorf("%q taken", h)
+		}
+	}
+}
