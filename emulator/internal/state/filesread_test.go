@@ -1,0 +1,109 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A deployment's files are refused by Check in the API's words (FilesProblem), whether
+// the state reader read them and left its verdict (its own check, digests shared with
+// the project's last deployment included) or a snapshot was decoded or built
+// otherwise, or changed after the read: each path names the same deployments with the
+// same words.
+func TestCheckRefusesFilesAsTheAPI(t *testing.T) {
+	t.Parallel()
+	const h1 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	const h2 = "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"
+	files := []struct {
+		id, files, key string // key: "files", or "Files" for the strict decoder to read it
+	}{
+		{"dpl_01", `{"index.html":"` + h1 + `","app.js":"` + h2 + `"}`, "files"},
+		{"dpl_02", `{"index.html":"` + h1 + `","app.js":"` + h2 + `"}`, "files"},      // shares dpl_01's strings
+		{"dpl_03", `{"index.html":"` + h1 + `","app.js":"` + h2[:63] + `"}`, "files"}, // 63 characters
+		{"dpl_04", `{"index.html":"` + h1 + `","app.js":"` + h2[:63] + `"}`, "files"}, // the same again, after a wrong one
+		{"dpl_05", `{"index.html":"` + h1 + `","app.js":"` + h2 + `"}`, "files"},      // valid after them
+		{"dpl_06", `{"index.html":"` + strings.ToUpper(h1) + `"}`, "files"},           // upper case
+		{"dpl_07", `{"":"` + h1 + `","a":"nothex"}`, "files"},                         // the empty path comes first
+		{"dpl_08", `{"index.html":"nothex"}`, "Files"},                                // left to the strict decoder
+		{"dpl_09", `{"index.html":"` + h1 + `"}`, "Files"},                            // the same, valid
+		{"dpl_10", `{}`, "files"},
+		{"dpl_11", `null`, "files"},
+		{"dpl_12", `{"index.html":"` + h1 + `","app.js":"` + h2 + `","b":"` + h2 + `"}`, "files"},
+	}
+	var deps []string
+	for _, f := range files {
+		deps = append(deps, fmt.Sprintf(`{"id":%q,"project_id":"prj_1","url":"https://x","target":"preview","status":"queued",%q:%s,"timings":{"queued_at":"2026-01-02T03:04:05.000Z"},"created_at":"2026-01-02T03:04:05.000Z"}`, f.id, f.key, f.files))
+	}
+	doc := `{"projects":[{"id":"prj_1","name":"one","created_at":"2026-01-02T03:04:05.000Z"}],"deployments":[` + strings.Join(deps, ",") + `]}`
+	want := []string{
+		`deployment "dpl_03": field "files": the hash of "app.js" must be 64 lowercase hex characters (SHA-256)`,
+		`deployment "dpl_04": field "files": the hash of "app.js" must be 64 lowercase hex characters (SHA-256)`,
+		`deployment "dpl_06": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`,
+		`deployment "dpl_07": field "files" has an empty file path`,
+		`deployment "dpl_08": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`,
+	}
+	check := func(t *testing.T, snap *Snapshot) {
+		t.Helper()
+		err := snap.Check()
+		var got []string
+		if err != nil {
+			got = strings.Split(err.Error(), "\n")
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("Check:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		// Load refuses it for the same, and keeps nothing of the verdict
+		s := New()
+		if err := s.Load(*snap); err == nil || err.Error() != strings.Join(want, "\n") {
+			t.Errorf("Load: %v", err)
+		}
+	}
+
+	t.Run("read", func(t *testing.T) {
+		t.Parallel()
+		snap, err := ReadSnapshot(strings.NewReader(doc), ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the reader checked all but the two the strict decoder read, and the null
+		checkedByReader := 0
+		for i := range snap.Deployments {
+			if snap.filesRead.read[i] != nil {
+				checkedByReader++
+			}
+		}
+		if checkedByReader != len(files)-3 {
+			t.Errorf("the reader checked %d deployments' files, want %d", checkedByReader, len(files)-3)
+		}
+		check(t, &snap)
+	})
+	t.Run("decoded by encoding/json", func(t *testing.T) {
+		t.Parallel()
+		var snap Snapshot
+		if err := json.Unmarshal([]byte(doc), &snap); err != nil {
+			t.Fatal(err)
+		}
+		check(t, &snap)
+	})
+	t.Run("read, then changed", func(t *testing.T) {
+		t.Parallel()
+		snap, err := ReadSnapshot(strings.NewReader(doc), ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// a valid deployment's files replaced by wrong ones, and the deployments
+		// reversed: what the reader found of the ones at each place no longer holds
+		snap.Deployments[0].Files = map[string]string{"index.html": "nothex"}
+		slices.Reverse(snap.Deployments)
+		wantBefore := want
+		want := append([]string{`deployment "dpl_01": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`}, wantBefore...)
+		slices.Reverse(want)
+		err = snap.Check()
+		if err == nil || err.Error() != strings.Join(want, "\n") {
+			t.Errorf("Check: %v\nwant\n%s", err, strings.Join(want, "\n"))
+		}
+	})
+}
