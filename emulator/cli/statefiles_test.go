@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A --state file holding a deployment whose files the API refuses does not start: exit
+// 2, naming the file and the deployment in the API's words; the same file with valid
+// files starts.
+func TestStateFileWithFilesTheAPIRefusesDoesNotStart(t *testing.T) {
+	t.Parallel()
+	const digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	state := func(path, hash string) string {
+		return `{"projects":[{"id":"prj_a","name":"a","created_at":"2026-01-02T03:04:05.000Z"}],` +
+			`"deployments":[{"id":"dpl_a","project_id":"prj_a","url":"https://a-dpl-a.hostemu.localhost","target":"preview","status":"queued",` +
+			`"files":{"` + path + `":"` + hash + `"},"timings":{"queued_at":"2026-01-02T03:04:05.000Z"},"created_at":"2026-01-02T03:04:05.000Z"}]}`
+	}
+	for _, c := range []struct{ name, path, hash, want string }{
+		{"empty path", "", digest, `deployment "dpl_a": field "files" has an empty file path`},
+		{"63-character hash", "index.html", digest[:63], `deployment "dpl_a": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`},
+		{"upper-case hash", "index.html", strings.ToUpper(digest), `deployment "dpl_a": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`},
+		{"hash not hex", "index.html", "nothex", `deployment "dpl_a": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(state(c.path, c.hash)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// a start that took the file would serve until the bound: exit 0, not a hang
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			defer cancel()
+			out, errOut := newLockedBuffer(), newLockedBuffer()
+			vars := quietDefaults(nil)
+			code := Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--state", path}, env(vars), environ(vars), out, errOut)
+			if stderr := errOut.String(); code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, path) {
+				t.Errorf("exit %d, stderr %q: want 2, %s named and %q", code, stderr, path, c.want)
+			}
+		})
+	}
+	t.Run("valid", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "state.json")
+		if err := os.WriteFile(path, []byte(state("index.html", digest)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := startServe(t, nil, "--addr", "127.0.0.1:0", "--state", path)
+		if code := s.stop(t); code != 0 {
+			t.Errorf("exit %d; stderr:\n%s", code, s.stderr.String())
+		}
+	})
+}
