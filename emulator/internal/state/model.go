@@ -1,6 +1,13 @@
 // Package state holds one emulated world's resources: projects, deployments, domains,
 // tokens, uploaded files and decryption keys, with the indexes the API reads them by.
 // It knows nothing of HTTP; its errors carry the catalogue's codes.
+//
+// A snapshot imported any way (PUT /_emulator/state, a bundle, --state, fixtures) is
+// held by Check to what the API would have made: the rules and their words have one
+// owner each (EnvProblem, FilesProblem, NormalizeHostname…), which the API answers
+// too. Check does not walk a big state's files again: the state reader checks each
+// deployment's files as it reads them and leaves its verdict for Check, which checks
+// any deployment it did not read (filesread.go).
 package state
 
 import "time"
