@@ -17,11 +17,13 @@ import "unsafe"
 
 // filesVerdict is the reader's verdict on a snapshot's deployments' files, by index.
 type filesVerdict struct {
-	// read is, by deployment index, the files map the reader checked (nil: it did
-	// not check that deployment's), told apart from any other by its identity
-	// (mapPointer); held, so that no other map is ever made at its address. Two
-	// reads of one text give verdicts that reflect.DeepEqual finds equal.
-	read []map[string]string
+	// read is, by deployment index (in chunks of verdictChunk: no copying as it
+	// grows), the files map the reader checked (nil: it did not check that
+	// deployment's), told apart from any other by its identity (mapPointer); held, so
+	// that no other map is ever made at its address. Two reads of one text give
+	// verdicts that reflect.DeepEqual finds equal.
+	read [][]map[string]string
+	n    int // the deployments in read
 	// problems are the FilesProblem of those read with one, by index (nil: none)
 	problems map[int]string
 }
@@ -29,10 +31,37 @@ type filesVerdict struct {
 // problem is FilesProblem(files) for the deployment at index i: the reader's verdict
 // when files is the map it checked there.
 func (v *filesVerdict) problem(i int, files map[string]string) string {
-	if v != nil && i < len(v.read) && v.read[i] != nil && mapPointer(v.read[i]) == mapPointer(files) {
+	if m := v.at(i); m != nil && mapPointer(m) == mapPointer(files) {
 		return v.problems[i]
 	}
 	return FilesProblem(files)
+}
+
+// verdictChunk is how many deployments a chunk of filesVerdict.read holds.
+const verdictChunk = 4096
+
+// at is the files map the reader checked at index i, nil when none.
+func (v *filesVerdict) at(i int) map[string]string {
+	if v == nil || i < 0 || i >= v.n {
+		return nil
+	}
+	return v.read[i/verdictChunk][i%verdictChunk]
+}
+
+// add appends the next deployment's checked map (nil: not checked). The first chunk
+// grows as appends grow it, so that a small state's verdict stays small; the next
+// ones are made whole.
+func (v *filesVerdict) add(m map[string]string) {
+	if k := len(v.read); k == 0 || len(v.read[k-1]) == verdictChunk {
+		var c []map[string]string
+		if k > 0 {
+			c = make([]map[string]string, 0, verdictChunk)
+		}
+		v.read = append(v.read, c)
+	}
+	k := len(v.read) - 1
+	v.read[k] = append(v.read[k], m)
+	v.n++
 }
 
 // mapPointer is what m points at: one map's identity.
@@ -60,7 +89,7 @@ func (a *arena) readFiles(files map[string]string, valid bool) {
 // settleFiles adds d, the deployment just read (by a dparser or the strict decoder),
 // to the verdict: checked when its files are the map a dparser read and checked.
 func (a *arena) settleFiles(d *Deployment) {
-	m, i := d.Files, len(a.verdict.read)
+	m, i := d.Files, a.verdict.n
 	if m == nil || mapPointer(m) != mapPointer(a.pending.files) {
 		m = nil
 	} else if a.pending.problem != "" {
@@ -69,6 +98,6 @@ func (a *arena) settleFiles(d *Deployment) {
 		}
 		a.verdict.problems[i] = a.pending.problem
 	}
-	a.verdict.read = append(a.verdict.read, m)
+	a.verdict.add(m)
 	a.pending = filesRead{}
 }

@@ -71,7 +71,7 @@ func TestCheckRefusesFilesAsTheAPI(t *testing.T) {
 		// the reader checked all but the two the strict decoder read, and the null
 		checkedByReader := 0
 		for i := range snap.Deployments {
-			if snap.filesRead.read[i] != nil {
+			if snap.filesRead.at(i) != nil {
 				checkedByReader++
 			}
 		}
@@ -106,4 +106,33 @@ func TestCheckRefusesFilesAsTheAPI(t *testing.T) {
 			t.Errorf("Check: %v\nwant\n%s", err, strings.Join(want, "\n"))
 		}
 	})
+}
+
+// The verdict of a state of more deployments than one chunk of it holds names the
+// deployments at their places past the first chunk.
+func TestFilesVerdictAcrossChunks(t *testing.T) {
+	t.Parallel()
+	const h = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	n, wrong := 2*verdictChunk+10, map[int]bool{verdictChunk - 1: true, verdictChunk: true, 2*verdictChunk + 3: true}
+	var deps []string
+	var want []string
+	for i := range n {
+		hash := h
+		if wrong[i] {
+			hash = "nothex"
+			want = append(want, fmt.Sprintf(`deployment "dpl_%d": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`, i))
+		}
+		deps = append(deps, fmt.Sprintf(`{"id":"dpl_%d","project_id":"prj_1","url":"https://x","target":"preview","status":"queued","files":{"index.html":%q},"timings":{"queued_at":"2026-01-02T03:04:05.000Z"},"created_at":"2026-01-02T03:04:05.000Z"}`, i, hash))
+	}
+	doc := `{"projects":[{"id":"prj_1","name":"one","created_at":"2026-01-02T03:04:05.000Z"}],"deployments":[` + strings.Join(deps, ",") + `]}`
+	snap, err := ReadSnapshot(strings.NewReader(doc), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.filesRead.n != n || snap.filesRead.at(n-1) == nil || snap.filesRead.at(n) != nil {
+		t.Fatalf("the verdict holds %d deployments, want %d, each read", snap.filesRead.n, n)
+	}
+	if err := snap.Check(); err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("Check: %v\nwant\n%s", err, strings.Join(want, "\n"))
+	}
 }
