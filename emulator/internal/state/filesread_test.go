@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A deployment's files are refused by Check in the API's words (FilesProblem), whether
@@ -134,5 +135,35 @@ func TestFilesVerdictAcrossChunks(t *testing.T) {
 	}
 	if err := snap.Check(); err == nil || err.Error() != strings.Join(want, "\n") {
 		t.Errorf("Check: %v\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// TestFilesCheckedHoldsOnlyTheMapsItSaw: a snapshot whose builder vouched for its
+// files (the fixtures) is not walked again, but a deployment whose files are replaced
+// afterwards, or one appended, is checked as any other.
+func TestFilesCheckedHoldsOnlyTheMapsItSaw(t *testing.T) {
+	good := map[string]string{"/index.html": strings.Repeat("a", 64)}
+	bad := map[string]string{"/index.html": strings.Repeat("A", 64)}
+	snap := Snapshot{
+		Projects: []Project{{ID: "prj_a", Name: "a", CreatedAt: time.Unix(1e9, 0).UTC()}},
+	}
+	at := time.Unix(1e9, 0).UTC()
+	for _, id := range []string{"dpl_1", "dpl_2"} {
+		snap.Deployments = append(snap.Deployments, Deployment{ID: id, ProjectID: "prj_a", Status: StatusQueued,
+			Target: TargetPreview, CreatedAt: at, Timings: Timings{QueuedAt: &at}, Files: good})
+	}
+	snap.FilesChecked()
+	if err := snap.Check(); err != nil {
+		t.Fatalf("vouched, valid files: %v", err)
+	}
+	snap.Deployments[1].Files = bad
+	if err := snap.Check(); err == nil || !strings.Contains(err.Error(), `deployment "dpl_2": field "files": the hash of "/index.html" must be 64 lowercase hex characters`) {
+		t.Fatalf("files replaced after the vouch: %v", err)
+	}
+	snap.Deployments[1].Files = good
+	snap.Deployments = append(snap.Deployments, snap.Deployments[0])
+	snap.Deployments[2].ID, snap.Deployments[2].Files = "dpl_3", map[string]string{"": strings.Repeat("b", 64)}
+	if err := snap.Check(); err == nil || !strings.Contains(err.Error(), `deployment "dpl_3": field "files" has an empty file path`) {
+		t.Fatalf("a deployment added after the vouch: %v", err)
 	}
 }
