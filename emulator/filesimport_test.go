@@ -1,13 +1,8 @@
 package emulator_test
 
 import (
-	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/internal/clock"
 )
 
 // A deployment's files the API refuses do not get in another way: a state imported by
@@ -22,51 +17,7 @@ func TestImportedFilesAreRefusedAsByTheAPI(t *testing.T) {
 	bundle := members(t, src.get("/_emulator/bundle", "").Body)
 	const digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08" // dpl_first's index.html
 
-	paths := []struct {
-		name string
-		// load imports state (an export with dpl_first's files changed) and returns
-		// the error's message, "" when it was taken
-		load func(t *testing.T, state string) string
-	}{
-		{"PUT /_emulator/state", func(t *testing.T, state string) string {
-			e := newEnv(t)
-			before := e.get("/_emulator/state", "").Body
-			r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: state})
-			return refused(t, e, r, before)
-		}},
-		{"PUT /_emulator/bundle", func(t *testing.T, state string) string {
-			e := newEnv(t)
-			before := e.get("/_emulator/state", "").Body
-			r := e.putBundle("/_emulator/bundle", rebuild(t, bundle, map[string]string{"state.json": state}))
-			return refused(t, e, r, before)
-		}},
-		{"POST /_emulator/namespaces with a bundle", func(t *testing.T, state string) string {
-			e := newEnv(t)
-			before := e.get("/_emulator/namespaces", "").Body
-			r := e.do(req{Method: "POST", Path: "/_emulator/namespaces", Body: rebuild(t, bundle, map[string]string{"state.json": state}),
-				Headers: map[string]string{"Content-Type": "application/gzip"}})
-			if r.Status == 201 {
-				return ""
-			}
-			if r.Status != 400 || r.Code() != "invalid_request" {
-				t.Fatalf("%d %s, want 400 invalid_request", r.Status, r.Body)
-			}
-			if after := e.get("/_emulator/namespaces", "").Body; !bytes.Equal(after, before) {
-				t.Errorf("a refused bundle made a namespace: %s", after)
-			}
-			return r.Err(t).Message
-		}},
-		{"--state", func(t *testing.T, state string) string {
-			path := filepath.Join(t.TempDir(), "state.json")
-			writeFile(t, path, state)
-			emu, err := emulator.New(emulator.Options{Fixtures: "testdata/fixtures.yaml", ClockMode: clock.Manual, ClockStart: testStart, StateFile: path})
-			if err == nil {
-				emu.Close()
-				return ""
-			}
-			return err.Error()
-		}},
-	}
+	paths := importPaths(bundle)
 	for _, c := range []struct {
 		name, path, hash string
 	}{
