@@ -123,6 +123,9 @@ func (t *template) copyLists() state.Snapshot {
 		Uploads:     slices.Clone(src.Uploads),
 	}
 	copyLogs(snap.Deployments, t.lines)
+	// the files maps are the template's, which fixture.Build vouched for: the new
+	// world's check need not walk them again (state.Snapshot.FilesChecked)
+	snap.FilesChecked()
 	return snap
 }
 
