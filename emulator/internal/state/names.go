@@ -77,7 +77,7 @@ func EnvProblem(env map[string]string) string {
 // field and the first wrong path in order, whatever the map's: an empty path, or a hash
 // that is not a ValidFileHash), or "" when none is wrong. The API answers it to a create,
 // and Check refuses a state imported (PUT /_emulator/state, --state, a bundle) with it;
-// the state reader checks each deployment's files as it reads them (dparser.fileMap),
+// the state reader checks each deployment's files as it reads them (dparser.stringMap),
 // so that Check does not walk a big state's files again.
 func FilesProblem(files map[string]string) string {
 	valid := true
