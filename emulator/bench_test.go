@@ -97,7 +97,7 @@ func bigWorld(b *testing.B, n int) *emulator.Emulator {
 		at := testStart.Add(-time.Duration(i) * time.Second)
 		snap.Deployments = append(snap.Deployments, state.Deployment{
 			ID: fmt.Sprintf("dpl_bench%07d", i), ProjectID: "prj_blog", URL: fmt.Sprintf("https://blog-%07d.hostemu.localhost", i), Target: "preview",
-			Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at},
+			Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at}, Files: map[string]string{},
 		})
 	}
 	if err := emulator.World(e).Import(snap); err != nil {
@@ -189,7 +189,7 @@ func BenchmarkAdvance100kTransitions(b *testing.B) {
 			at := testStart.Add(-time.Duration(i) * time.Millisecond)
 			snap.Deployments = append(snap.Deployments, state.Deployment{
 				ID: fmt.Sprintf("dpl_q%07d", i), ProjectID: "prj_blog", URL: fmt.Sprintf("https://blog-%07d.hostemu.localhost", i), Target: "preview",
-				Status: "queued", CreatedAt: at, Timings: state.Timings{QueuedAt: &at},
+				Status: "queued", CreatedAt: at, Timings: state.Timings{QueuedAt: &at}, Files: map[string]string{},
 			})
 		}
 		if err := w.Import(snap); err != nil { // resumes: schedules the rest of every lifecycle

@@ -38,7 +38,7 @@ func BenchmarkPersistCreate100k(b *testing.B) {
 				at := start.Add(-time.Duration(i) * time.Second)
 				snap.Deployments = append(snap.Deployments, state.Deployment{
 					ID: fmt.Sprintf("dpl_bench%07d", i), ProjectID: "prj_blog", URL: "https://blog.hostemu.test", Target: "preview",
-					Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at},
+					Status: "ready", CreatedAt: at, Timings: state.Timings{QueuedAt: &at}, Files: map[string]string{},
 				})
 			}
 			if err := e.world.Import(snap); err != nil {

@@ -25,7 +25,7 @@ func TestOverviewDeploymentIsTheFullObject(t *testing.T) {
 			Tokens:   []state.Token{{Token: "t", Scope: state.ScopeRead}},
 			Projects: []state.Project{{ID: "prj_a", Name: "a", CreatedAt: at, Env: map[string]string{"API": "x", "MODE": "project"}}},
 			Deployments: []state.Deployment{{ID: "dpl_a", ProjectID: "prj_a", Status: state.StatusReady, Target: state.TargetPreview,
-				CreatedAt: at, Env: map[string]string{"MODE": "deployment"}, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at}}},
+				CreatedAt: at, Env: map[string]string{"MODE": "deployment"}, Files: map[string]string{}, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at, ReadyAt: &at}}},
 		}, nil
 	}})
 	if err != nil {

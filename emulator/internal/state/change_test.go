@@ -37,7 +37,7 @@ func TestReplayOfHookedChangesGivesTheState(t *testing.T) {
 		host := fmt.Sprintf("h%d.test", r.IntN(20))
 		switch r.IntN(9) {
 		case 0:
-			s.CreateDeployment(Deployment{ID: id, ProjectID: "prj_a", Status: StatusQueued, CreatedAt: at.Add(time.Duration(i) * time.Millisecond)})
+			s.CreateDeployment(Deployment{Files: map[string]string{}, ID: id, ProjectID: "prj_a", Status: StatusQueued, CreatedAt: at.Add(time.Duration(i) * time.Millisecond)})
 		case 1:
 			s.UpdateDeployment(id, func(d *Deployment, p *Project) {
 				d.Status = StatusReady
@@ -121,7 +121,7 @@ func TestDeploymentStepCarriesItsProjectOnlyWhenItMoved(t *testing.T) {
 		if id == "dpl_prod" {
 			target = TargetProduction
 		}
-		d := Deployment{ID: id, ProjectID: "prj_a", Target: target, CreatedAt: t0}
+		d := Deployment{Files: map[string]string{}, ID: id, ProjectID: "prj_a", Target: target, CreatedAt: t0}
 		d.SetStatus(nil, StatusQueued, nil, t0)
 		if _, err := s.CreateDeploymentRef(d); err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func TestStepChangesOnlyTheProjectsProductionPointer(t *testing.T) {
 		for _, from := range statuses {
 			for _, to := range statuses {
 				for _, production := range []string{"", "dpl_a", "dpl_other"} {
-					d := Deployment{ID: "dpl_a", ProjectID: "prj_a", Target: target, CreatedAt: t0}
+					d := Deployment{Files: map[string]string{}, ID: "dpl_a", ProjectID: "prj_a", Target: target, CreatedAt: t0}
 					d.SetStatus(nil, from, nil, t0)
 					p := Project{ID: "prj_a", Name: "a", CreatedAt: t0, Env: map[string]string{"K": "v"}, ProductionDeploymentID: production}
 					want := p
@@ -197,7 +197,7 @@ func TestStepChangesOnlyTheProjectsProductionPointer(t *testing.T) {
 func TestRecordedProjectKeepsItsEnv(t *testing.T) {
 	at := t0
 	snapWith := func(v string) Snapshot {
-		d := Deployment{ID: "dpl_a", ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
+		d := Deployment{Files: map[string]string{}, ID: "dpl_a", ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
 		d.SetStatus(nil, StatusReady, nil, at)
 		return Snapshot{Projects: []Project{{ID: "prj_a", Name: "a", CreatedAt: at, Env: map[string]string{"K": v}}},
 			Deployments: []Deployment{d}}
@@ -235,7 +235,7 @@ func TestRecordedProjectKeepsItsEnv(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = append(want, v)
-		d := Deployment{ID: fmt.Sprint("dpl_b", i), ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
+		d := Deployment{Files: map[string]string{}, ID: fmt.Sprint("dpl_b", i), ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
 		d.SetStatus(nil, StatusQueued, nil, at)
 		if err := s.CreateDeployment(d); err != nil {
 			t.Fatal(err)

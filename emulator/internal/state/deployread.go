@@ -60,7 +60,9 @@ func (p *dparser) deployment(d *Deployment) bool {
 			}
 			d.Files, ok = p.stringMap(like, checked)
 			if ok {
-				p.a.readFiles(d.Files, *checked)
+				// no pair (null or {}): none wrong; a null is FilesProblem's "required",
+				// which Check says (the verdict holds no nil map)
+				p.a.readFiles(d.Files, *checked || len(d.Files) == 0)
 			}
 		case 7:
 			ok = p.timings(&d.Timings)
@@ -725,22 +727,19 @@ func (p *dparser) timePtr(dst **time.Time) bool {
 // were found valid, and then whether the map read is (no name empty, every value a
 // ValidFileHash: FilesProblem says nothing). A value that is like's string itself at
 // its place (not only equal: strLike returned it) is not read again when like's were
-// valid: most digests of a big state (filesread.go).
+// valid: most digests of a big state (filesread.go). A null or {}, no pair to find
+// wrong, leaves like and checked as they were: the next deployment's digests are
+// compared with those before it, and trusted only when those were found valid (a null
+// or {} that said they were would have a wrong digest shared with them taken on trust).
 func (p *dparser) stringMap(like *[]seen, checked *bool) (map[string]string, bool) {
 	files := checked != nil
 	if p.null() {
-		if files {
-			*checked = true
-		}
 		return nil, true
 	}
 	if !p.is('{') {
 		return nil, false
 	}
 	if p.is('}') {
-		if files {
-			*checked = true
-		}
 		return p.a.emptyMap(), true
 	}
 	trusted := files && *checked && like != nil // like's strings were found valid

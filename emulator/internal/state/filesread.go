@@ -13,7 +13,9 @@ import "unsafe"
 // whose files are still the very map the reader checked, and checks any other itself:
 // a deployment the reader left to the strict decoder, or one a caller added or
 // replaced after the read. A map is never written once made (a deployment's files
-// are replaced, not edited), so the map the reader checked holds what it checked.
+// are replaced, not edited), so the map the reader checked holds what it checked. A
+// deployment without files (a nil map: null, or no "files" key) is FilesProblem's
+// "required": the verdict holds no nil map, so Check asks FilesProblem, at no walk.
 
 // filesVerdict is the reader's verdict on a snapshot's deployments' files, by index.
 type filesVerdict struct {

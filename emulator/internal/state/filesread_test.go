@@ -31,7 +31,7 @@ func TestCheckRefusesFilesAsTheAPI(t *testing.T) {
 		{"dpl_08", `{"index.html":"nothex"}`, "Files"},                                // left to the strict decoder
 		{"dpl_09", `{"index.html":"` + h1 + `"}`, "Files"},                            // the same, valid
 		{"dpl_10", `{}`, "files"},
-		{"dpl_11", `null`, "files"},
+		{"dpl_11", `null`, "files"}, // no files: refused as the API refuses a create without them
 		{"dpl_12", `{"index.html":"` + h1 + `","app.js":"` + h2 + `","b":"` + h2 + `"}`, "files"},
 	}
 	var deps []string
@@ -45,6 +45,7 @@ func TestCheckRefusesFilesAsTheAPI(t *testing.T) {
 		`deployment "dpl_06": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`,
 		`deployment "dpl_07": field "files" has an empty file path`,
 		`deployment "dpl_08": field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`,
+		`deployment "dpl_11": field "files" is required: an object of file path to SHA-256 hash`,
 	}
 	check := func(t *testing.T, snap *Snapshot) {
 		t.Helper()
@@ -166,4 +167,97 @@ func TestFilesCheckedHoldsOnlyTheMapsItSaw(t *testing.T) {
 	if err := snap.Check(); err == nil || !strings.Contains(err.Error(), `deployment "dpl_3": field "files" has an empty file path`) {
 		t.Fatalf("a deployment added after the vouch: %v", err)
 	}
+}
+
+// A deployment with no files ("files": null, or no "files" key; a nil map built in
+// Go) is refused by Check as the API refuses a create without them (FilesProblem),
+// whoever made the snapshot; a deployment of no files ({}), which the API creates, is
+// not. A null or {} between two deployments of a project with the same wrong digest
+// does not make the reader take the second's on trust (the digests it shares are
+// those of the deployment before the null).
+func TestCheckRefusesDeploymentsWithoutFiles(t *testing.T) {
+	t.Parallel()
+	const h = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	required := `field "files" is required: an object of file path to SHA-256 hash`
+	if got := FilesProblem(nil); got != required {
+		t.Fatalf("FilesProblem(nil) = %q, want %q", got, required)
+	}
+	if got := FilesProblem(map[string]string{}); got != "" {
+		t.Fatalf("FilesProblem({}) = %q, want none", got)
+	}
+	files := []struct{ id, member string }{
+		{"dpl_01", `"files":{"index.html":"` + h + `"}`},
+		{"dpl_02", `"files":null`},
+		{"dpl_03", ``},
+		{"dpl_04", `"files":{}`},
+		{"dpl_05", `"Files":null`}, // left to the strict decoder
+		{"dpl_06", `"files":{"index.html":"nothex"}`},
+		{"dpl_07", `"files":null`},
+		{"dpl_08", `"files":{"index.html":"nothex"}`}, // the same wrong digest after a null
+		{"dpl_09", `"files":{}`},
+		{"dpl_10", `"files":{"index.html":"nothex"}`}, // and after a {}
+	}
+	var deps []string
+	for _, f := range files {
+		member := f.member
+		if member != "" {
+			member += ","
+		}
+		deps = append(deps, fmt.Sprintf(`{"id":%q,"project_id":"prj_1","url":"https://x","target":"preview","status":"queued",%s"timings":{"queued_at":"2026-01-02T03:04:05.000Z"},"created_at":"2026-01-02T03:04:05.000Z"}`, f.id, member))
+	}
+	doc := `{"projects":[{"id":"prj_1","name":"one","created_at":"2026-01-02T03:04:05.000Z"}],"deployments":[` + strings.Join(deps, ",") + `]}`
+	wrong := `field "files": the hash of "index.html" must be 64 lowercase hex characters (SHA-256)`
+	want := []string{
+		`deployment "dpl_02": ` + required,
+		`deployment "dpl_03": ` + required,
+		`deployment "dpl_05": ` + required,
+		`deployment "dpl_06": ` + wrong,
+		`deployment "dpl_07": ` + required,
+		`deployment "dpl_08": ` + wrong,
+		`deployment "dpl_10": ` + wrong,
+	}
+	check := func(t *testing.T, snap *Snapshot) {
+		t.Helper()
+		if err := snap.Check(); err == nil || err.Error() != strings.Join(want, "\n") {
+			t.Errorf("Check: %v\nwant\n%s", err, strings.Join(want, "\n"))
+		}
+		if err := New().Load(*snap); err == nil || err.Error() != strings.Join(want, "\n") {
+			t.Errorf("Load: %v", err)
+		}
+	}
+	t.Run("read", func(t *testing.T) {
+		t.Parallel()
+		snap, err := ReadSnapshot(strings.NewReader(doc), ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, &snap)
+	})
+	t.Run("decoded by encoding/json", func(t *testing.T) {
+		t.Parallel()
+		var snap Snapshot
+		if err := json.Unmarshal([]byte(doc), &snap); err != nil {
+			t.Fatal(err)
+		}
+		check(t, &snap)
+	})
+	t.Run("built in Go", func(t *testing.T) {
+		t.Parallel()
+		at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		snap := Snapshot{Projects: []Project{{ID: "prj_1", Name: "one", CreatedAt: at}}}
+		for _, f := range []map[string]string{{"index.html": h}, nil, {}} {
+			snap.Deployments = append(snap.Deployments, Deployment{ID: fmt.Sprintf("dpl_%d", len(snap.Deployments)+1),
+				ProjectID: "prj_1", URL: "https://x", Target: TargetPreview, Status: StatusQueued,
+				Timings: Timings{QueuedAt: &at}, CreatedAt: at, Files: f})
+		}
+		want := `deployment "dpl_2": ` + required
+		if err := snap.Check(); err == nil || err.Error() != want {
+			t.Errorf("Check: %v, want %s", err, want)
+		}
+		// vouched for by its builder (Snapshot.FilesChecked) or not: a nil map is refused
+		snap.FilesChecked()
+		if err := New().Load(snap); err == nil || err.Error() != want {
+			t.Errorf("Load, vouched: %v, want %s", err, want)
+		}
+	})
 }

@@ -151,6 +151,8 @@ type LogLine struct {
 // Deployment is an immutable build of a project. Env holds the deployment's own
 // overrides; the merged environment is computed when read. Env and Files are never
 // mutated after creation, and Logs is only appended to, so copies may share them.
+// Files is never nil in a world (Check refuses it, as the API refuses a create without
+// files: FilesProblem); a deployment of no files has {}.
 type Deployment struct {
 	ID        string            `json:"id"`
 	ProjectID string            `json:"project_id"`

@@ -73,13 +73,19 @@ func EnvProblem(env map[string]string) string {
 	return ""
 }
 
-// FilesProblem says why files cannot be a deployment's files, in the API's words (the
-// field and the first wrong path in order, whatever the map's: an empty path, or a hash
-// that is not a ValidFileHash), or "" when none is wrong. The API answers it to a create,
-// and Check refuses a state imported (PUT /_emulator/state, --state, a bundle) with it;
-// the state reader checks each deployment's files as it reads them (dparser.stringMap),
-// so that Check does not walk a big state's files again.
+// FilesProblem says why files cannot be a deployment's files, in the API's words (no
+// files at all: a nil map, which a create's body without "files" or with "files": null
+// decodes to; else the field and the first wrong path in order, whatever the map's: an
+// empty path, or a hash that is not a ValidFileHash), or "" when none is wrong ({} is
+// a deployment of no files). The API answers it to a create, and Check refuses a state
+// imported (PUT /_emulator/state, --state, a bundle) with it; the state reader checks
+// each deployment's files as it reads them (dparser.stringMap), so that Check does not
+// walk a big state's files again. Nothing hostemu makes has a nil map: the API refuses
+// one, the fixtures make {} of a deployment without files.
 func FilesProblem(files map[string]string) string {
+	if files == nil {
+		return `field "files" is required: an object of file path to SHA-256 hash`
+	}
 	valid := true
 	for p, h := range files {
 		valid = valid && p != "" && ValidFileHash(h)

@@ -13,7 +13,7 @@ import (
 // and the change goes to the deployment of that id in the new tables, or to none.
 func TestDeploymentRef(t *testing.T) {
 	s := world(t, 3)
-	d := Deployment{ID: "dpl_new1", ProjectID: "prj_a", Target: TargetPreview, CreatedAt: t0}
+	d := Deployment{Files: map[string]string{}, ID: "dpl_new1", ProjectID: "prj_a", Target: TargetPreview, CreatedAt: t0}
 	d.SetStatus(nil, StatusQueued, nil, t0)
 	ref, err := s.CreateDeploymentRef(d)
 	if err != nil {
@@ -62,7 +62,7 @@ func TestDeploymentRef(t *testing.T) {
 func TestDeploymentRefRacesLoad(t *testing.T) {
 	s := world(t, 3)
 	without := s.Export()
-	d := Deployment{ID: "dpl_race", ProjectID: "prj_a", Target: TargetPreview, CreatedAt: t0}
+	d := Deployment{Files: map[string]string{}, ID: "dpl_race", ProjectID: "prj_a", Target: TargetPreview, CreatedAt: t0}
 	d.SetStatus(nil, StatusQueued, nil, t0)
 	ref, err := s.CreateDeploymentRef(d)
 	if err != nil {

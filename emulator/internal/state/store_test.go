@@ -23,7 +23,7 @@ func world(t *testing.T, n int) *Store {
 			p = "prj_b"
 		}
 		// shuffled creation times with ties, to exercise the id tie-break
-		d := Deployment{ID: fmt.Sprintf("dpl_%04d", i), ProjectID: p, Target: TargetPreview,
+		d := Deployment{Files: map[string]string{}, ID: fmt.Sprintf("dpl_%04d", i), ProjectID: p, Target: TargetPreview,
 			CreatedAt: t0.Add(time.Duration(r.IntN(n/2+1)) * time.Second)}
 		d.SetStatus(nil, StatusReady, nil, d.CreatedAt)
 		snap.Deployments = append(snap.Deployments, d)
@@ -181,7 +181,7 @@ func TestTokenKeys(t *testing.T) {
 func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 	at := t0
 	ready := func() Deployment {
-		d := Deployment{ID: "dpl_a", ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
+		d := Deployment{Files: map[string]string{}, ID: "dpl_a", ProjectID: "prj_a", Target: TargetProduction, CreatedAt: at}
 		d.SetStatus(nil, StatusReady, nil, at)
 		return d
 	}
@@ -314,7 +314,7 @@ func FuzzDeploymentByLabel(f *testing.F) {
 			if op < 128 && strings.HasPrefix(id, "dpl_") && len(id) > 4 { // the URL hostemu would make
 				label = "shop-" + id[4:]
 			}
-			d := Deployment{ID: id, ProjectID: "prj_a", URL: "https://" + label + ".hostemu.localhost", Target: TargetPreview,
+			d := Deployment{Files: map[string]string{}, ID: id, ProjectID: "prj_a", URL: "https://" + label + ".hostemu.localhost", Target: TargetPreview,
 				CreatedAt: t0.Add(time.Duration(i) * time.Second)}
 			d.SetStatus(nil, StatusQueued, nil, d.CreatedAt)
 			if err := s.CreateDeployment(d); err != nil {

@@ -35,10 +35,7 @@ func (in NewDeployment) check() (target string, entries int64, err error) {
 	if in.ProjectID == nil || *in.ProjectID == "" {
 		return "", 0, apperr.New(apperr.InvalidRequest, `field "project_id" is required`)
 	}
-	if in.Files == nil {
-		return "", 0, apperr.New(apperr.InvalidRequest, `field "files" is required: an object of file path to SHA-256 hash`)
-	}
-	valid := true
+	valid := in.Files != nil // none at all: FilesProblem says "required"
 	for p, h := range in.Files {
 		valid = valid && p != "" && state.ValidFileHash(h)
 		entries += state.EntryWeight(p, h)

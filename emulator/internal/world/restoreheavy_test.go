@@ -35,7 +35,7 @@ func TestRestoreRefusesAHeavyStateBeforeBuilding(t *testing.T) {
 	before := w.Export()
 	snap := project()
 	for i := range 20_000 {
-		snap.Deployments = append(snap.Deployments, state.Deployment{ID: fmt.Sprintf("dpl_%08d", i), ProjectID: "prj_a", Target: state.TargetPreview, Status: state.StatusReady, CreatedAt: t0})
+		snap.Deployments = append(snap.Deployments, state.Deployment{ID: fmt.Sprintf("dpl_%08d", i), ProjectID: "prj_a", Target: state.TargetPreview, Status: state.StatusReady, CreatedAt: t0, Files: map[string]string{}})
 	}
 	snap.Deployments[7].ProjectID = "prj_missing" // the check would refuse it too
 	scen, _ := reg.Get("default")

@@ -79,7 +79,7 @@ func TestLifecycleAndForcedStatus(t *testing.T) {
 func TestResumeInFlight(t *testing.T) {
 	snap := project()
 	at := t0.Add(-time.Minute)
-	snap.Deployments = []state.Deployment{{ID: "dpl_b", ProjectID: "prj_a", Target: "preview", Status: state.StatusBuilding, CreatedAt: at, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at}}}
+	snap.Deployments = []state.Deployment{{ID: "dpl_b", ProjectID: "prj_a", Files: map[string]string{}, Target: "preview", Status: state.StatusBuilding, CreatedAt: at, Timings: state.Timings{QueuedAt: &at, BuildingAt: &at}}}
 	snap.Domains = []state.Domain{{Hostname: "a.test", ProjectID: "prj_a", Status: state.StatusPending, CreatedAt: at, TLS: state.TLS{Status: state.TLSPending}}}
 	w := newWorld(t, snap)
 	w.Advance(12 * time.Second)
