@@ -449,6 +449,9 @@ func TestStateElementKeyGivenTwiceIsRefused(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{`{"tokens":[{"token":"t-x","scope":"admin","scope":"read"}]}`, `key "scope" in tokens is given twice: give it once`},
 		{`{"projects":[{"id":"prj_x","name":"x","created_at":"2026-11-01T00:00:00Z","env":{"A":"1","A":"2"}}]}`, `key "A" in projects.env is given twice`},
+		// a time its element cannot hold, named (it was encoding/json's words after "field")
+		{`{"projects":[{"id":"prj_x","name":"x","created_at":"yesterday"}]}`, `key "created_at" in projects: "yesterday" is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
+		{`{"projects":[{"id":"prj_x","name":"x","created_at":"2026-11-01T00:00:00Z"}],"deployments":[{"id":"dpl_x","project_id":"prj_x","files":{},"timings":{"queued_at":"soon"}}]}`, `key "queued_at" in deployments.timings: "soon" is not an RFC 3339 time`},
 	} {
 		r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: tc.doc})
 		if r.Status != http.StatusBadRequest || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {
@@ -474,6 +477,7 @@ func TestStateDeploymentKeyGivenTwiceIsRefused(t *testing.T) {
 		{`"files":{"index.html":"9f86`, `"files":{"index.html":"60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752","index.html":"9f86`, `key "index.html" in deployments.files is given twice: give it once`},
 		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on"},"env":{}`, `key "env" in deployments is given twice: give it once`},
 		{`"id":"dpl_first"`, `"id":"dpl_first","id":"dpl_first"`, `key "id" in deployments is given twice: give it once`},
+		{`"id":"dpl_first"`, `"id":"dpl_first","timings":{"redy_at":null},"timings":{}`, `key "timings" in deployments is given twice: give it once`},
 		{`"env":{"FEATURE_X":"on"}`, `"env":{"FEATURE_X":"on","F\u0045ATURE_X":"off"}`, `key "FEATURE_X" in deployments.env is given twice`},
 	} {
 		if !strings.Contains(doc, tc.old) {

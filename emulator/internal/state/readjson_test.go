@@ -77,6 +77,10 @@ func TestReadSnapshotRefusesUnknownKeys(t *testing.T) {
 		{`{"deployments":[{"id":"dpl_1","timings":{"ready_at":null,"ready_at":null}}]}`, `key "ready_at" in deployments.timings is given twice`},
 		{`{"deployments":[{"id":"dpl_1","logs":[{"text":"a","text":"b"}]}]}`, `key "text" in deployments.logs is given twice`},
 		{`{"deployments":[{"id":"dpl_1","error":{"code":"a","code":"b"}}]}`, `key "code" in deployments.error is given twice`},
+		// an unknown key in the value a later one replaces: the key twice, not encoding/json's
+		// bare "json: unknown field" (FuzzReadSnapshot found it)
+		{`{"deployments":[{"timings":{"x":""},"timings":{}}]}`, `key "timings" in deployments is given twice: give it once`},
+		{`{"deployments":[{"logs":[{"x":1}],"logs":[]}]}`, `key "logs" in deployments is given twice: give it once`},
 		{`{"deployments":[{"id":"dpl_1","env":{"A":"` + strings.Repeat("x", 20<<10) + `","A":"2"}}]}`, `key "A" in deployments.env is given twice`}, // longer than inPlaceRoom
 		// one field in two cases, as the control API words it
 		{`{"tokens":[{"token":"t","scope":"admin","SCOPE":"read"}]}`, `keys "SCOPE" and "scope" in tokens both set "scope": give it once`},
@@ -111,6 +115,9 @@ func errorKind(err error) string {
 		return "type " + typ.Field
 	}
 	if e, ok := apperr.As(err); ok {
+		if strings.Contains(e.Message, " is not an RFC 3339 time like ") {
+			return "field" // named by strictjson.RefusedValue, where the oracle has the decoder's words
+		}
 		return string(e.Code)
 	}
 	return "field" // a value's own decoder refused it (a time)
@@ -270,4 +277,24 @@ func unverdicted(t testing.TB, s Snapshot) Snapshot {
 	}
 	s.filesRead = nil
 	return s
+}
+
+// A time a state's element cannot hold is named by its key and place, 400
+// invalid_request, wherever it is: a deployment's (which its own reader gives up on for
+// the strict decoder), its timings' and log lines', a project's, a domain's certificate's.
+// A state import answered `field parsing time "yesterday" as "2006-01-02T15:04:05Z07:00":
+// cannot parse "yesterday" as "2006"`, which names no field.
+func TestReadSnapshotNamesRefusedTimes(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`{"deployments":[{"id":"dpl_1","created_at":"yesterday"}]}`, `key "created_at" in deployments: "yesterday" is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
+		{`{"deployments":[{"id":"dpl_1","timings":{"queued_at":""}}]}`, `key "queued_at" in deployments.timings: "" is not an RFC 3339 time`},
+		{`{"deployments":[{"id":"dpl_1","logs":[{"created_at":"2026-13-01T00:00:00Z","text":"x"}]}]}`, `key "created_at" in deployments.logs: "2026-13-01T00:00:00Z" is not an RFC 3339 time like 2026-11-01T10:00:00Z (month out of range)`},
+		{`{"projects":[{"id":"prj_1","created_at":5}]}`, `key "created_at" in projects: 5 is not an RFC 3339 time`},
+		{`{"domains":[{"hostname":"a.test","tls":{"expires_at":"soon"}}]}`, `key "expires_at" in domains.tls: "soon" is not an RFC 3339 time`},
+	} {
+		_, err := ReadSnapshot(strings.NewReader(tc.doc), ReadOptions{})
+		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidRequest || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want invalid_request %q", tc.doc, err, tc.want)
+		}
+	}
 }

@@ -8,11 +8,14 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
@@ -21,19 +24,127 @@ import (
 
 // Decode decodes text (one JSON value) into dst as json.Unmarshal does, refusing a key
 // dst's type has no field for, at any depth, with UnknownKeys' error (where names the
-// place: "deployments", "match"); any other error is encoding/json's.
+// place: "deployments", "match"); any other error is encoding/json's. An unknown key
+// in a value that a later value of the same key replaces ({"timings":{"x":1},
+// "timings":{}}) is not in the decoded value UnknownKeys walks: that is a key given
+// twice, refused as GivenOnce words it, never encoding/json's bare words.
+//
+// A value its type's own decoder refuses (a time that is not RFC 3339) is named too, by
+// its key and place (RefusedValue): encoding/json's error says neither.
 func Decode(text []byte, dst any, where string) error {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(dst)
-	if err != nil && strings.HasPrefix(err.Error(), "json: unknown field ") {
+	if err == nil {
+		return nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		if v, ok := Value(text); ok {
 			if kerr := UnknownKeys(v, reflect.TypeOf(dst), where); kerr != nil {
 				return kerr
 			}
+			if gerr := GivenOnce(text, dst, where); gerr != nil {
+				return gerr
+			}
+		}
+	case errors.As(err, &syn), errors.As(err, &typ), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+	default:
+		if v, ok := Value(text); ok {
+			if verr := RefusedValue(v, reflect.TypeOf(dst), where); verr != nil {
+				return verr
+			}
 		}
 	}
 	return err
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// RefusedValue reports the first value of v (decoded JSON, as Value decodes it) that
+// its place in type t decodes itself (json.Unmarshaler) and refuses, as 400
+// invalid_request naming its key and place: `key "created_at" in deployments: "x" is
+// not an RFC 3339 time like 2026-11-01T10:00:00Z`, or the decoder's own words. An
+// error path's walk: Decode runs it when encoding/json's error names no field.
+func RefusedValue(v any, t reflect.Type, where string) error {
+	return refusedValue(v, t, where, "")
+}
+
+func refusedValue(v any, t reflect.Type, where, key string) error {
+	for t.Kind() == reflect.Pointer {
+		if v == nil {
+			return nil // null: a nil pointer, decoded by nobody
+		}
+		t = t.Elem()
+	}
+	if t == rawMessage {
+		return nil
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		text, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		uerr := reflect.New(t).Interface().(json.Unmarshaler).UnmarshalJSON(text)
+		if uerr == nil {
+			return nil
+		}
+		place := "the value" + in(where)
+		if key != "" {
+			place = fmt.Sprintf("key %q%s", key, in(where))
+		}
+		if t == timeType {
+			why := ""
+			if pe, ok := errors.AsType[*time.ParseError](uerr); ok && pe.Message != "" {
+				why = " (" + strings.TrimPrefix(pe.Message, ": ") + ")" // a month out of range
+			}
+			return apperr.Errorf(apperr.InvalidRequest, "%s: %s is not an RFC 3339 time like 2026-11-01T10:00:00Z%s", place, text, why)
+		}
+		return apperr.Errorf(apperr.InvalidRequest, "%s: %v", place, uerr)
+	}
+	if key != "" {
+		where = join(where, key) // inside the value: its key is part of the place
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		fields := jsonFields(t)
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if _, ft, ok := fieldFor(fields, k); ok {
+				if err := refusedValue(obj[k], ft, where, k); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if err := refusedValue(obj[k], t.Elem(), where, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Slice, reflect.Array:
+		arr, ok := v.([]any)
+		if !ok {
+			return nil
+		}
+		for _, e := range arr {
+			if err := refusedValue(e, t.Elem(), where, ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Value decodes text, one JSON value, for UnknownKeys' walk, as json.Unmarshal into an

@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hostemu/hostemu/emulator/internal/apperr"
 )
 
 func TestDuplicateKeys(t *testing.T) {
@@ -258,5 +261,60 @@ func TestDecodeUnknownKeyBesideAHugeNumber(t *testing.T) {
 	err := Decode([]byte(`{"n":1e400,"tga":"x"}`), new(doc), "meta")
 	if err == nil || !strings.HasSuffix(err.Error(), `unknown key "tga" in meta (did you mean "tag"?)`) {
 		t.Errorf("%v", err)
+	}
+}
+
+// An unknown key in a value that a later value of the same key replaces is not in what
+// UnknownKeys walks (encoding/json's any keeps the last): Decode refuses the key given
+// twice in its words, 400 invalid_request, never encoding/json's bare "json: unknown
+// field" (which a state import answered as `field json: unknown field "x"`).
+func TestDecodeUnknownKeyInAReplacedValue(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{`{"tls":{"x":""},"tls":{}}`, `key "tls" in tokens is given twice: give it once`},
+		{`{"tls":{"x":""},"tls":null}`, `key "tls" in tokens is given twice: give it once`},
+		{`{"logs":[{"x":1}],"logs":[]}`, `key "logs" in tokens is given twice: give it once`},
+		{`{"tls":{"status":"a","sttaus":"b"},"tls":{}}`, `key "tls" in tokens is given twice: give it once`},
+		{`{"tls":{},"tls":{"x":""}}`, `unknown key "x" in tokens.tls`}, // the last is walked: named as ever
+	} {
+		err := Decode([]byte(tc.text), new(onceElem), "tokens")
+		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidRequest || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want invalid_request %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// A value its type's own decoder refuses is named by its key and place, 400
+// invalid_request (a state import answered `field parsing time "x" as
+// "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"`, naming no field).
+func TestDecodeNamesARefusedValue(t *testing.T) {
+	type step struct {
+		At *time.Time `json:"at"`
+	}
+	type doc struct {
+		CreatedAt time.Time         `json:"created_at"`
+		Steps     []step            `json:"steps"`
+		ByName    map[string]step   `json:"by_name"`
+		Raw       json.RawMessage   `json:"raw"`
+		Times     map[string]string `json:"times"`
+	}
+	for _, tc := range []struct{ text, want string }{
+		{`{"created_at":"yesterday"}`, `key "created_at" in deployments: "yesterday" is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
+		{`{"created_at":5}`, `key "created_at" in deployments: 5 is not an RFC 3339 time like`},
+		{`{"created_at":"2026-13-01T00:00:00Z"}`, `"2026-13-01T00:00:00Z" is not an RFC 3339 time like 2026-11-01T10:00:00Z (month out of range)`},
+		{`{"created_at":"2026-11-01T10:00:00Z","steps":[{"at":null},{"at":"soon"}]}`, `key "at" in deployments.steps: "soon" is not`},
+		{`{"by_name":{"a":{"at":"soon"}}}`, `key "at" in deployments.by_name.a: "soon" is not`},
+		{`{"raw":{"created_at":"x"},"times":{"created_at":"x"},"created_at":"x"}`, `key "created_at" in deployments: "x" is not`}, // raw and plain strings are nobody's to parse
+	} {
+		err := Decode([]byte(tc.text), new(doc), "deployments")
+		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidRequest || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want invalid_request %q", tc.text, err, tc.want)
+		}
+	}
+	// what encoding/json names itself stays its own: a syntax or a type error
+	if err := Decode([]byte(`{"steps":5}`), new(doc), "deployments"); err == nil || !strings.Contains(err.Error(), "cannot unmarshal number") {
+		t.Errorf("a type error: %v", err)
+	}
+	if err := Decode([]byte(`{"created_at":`), new(doc), "deployments"); err == nil || strings.Contains(err.Error(), "RFC 3339") {
+		t.Errorf("a cut document: %v", err)
 	}
 }
