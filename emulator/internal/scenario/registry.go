@@ -105,20 +105,32 @@ func (r *Registry) overlay(from *snapshot) *snapshot {
 }
 
 // NewRegistry returns a registry of the built-in scenarios. An error means a built-in
-// scenario is broken, a bug in hostemu: here, that there is no default; a built-in
-// that does not parse is found when it is first used (Find), and by go test
+// scenario is broken, a bug in hostemu: here, that there is no default or that it does
+// not parse (a *BuiltinError naming default.yaml), the default being the base of every
+// scenario, parsed here whatever scenario the caller runs on; another built-in that
+// does not parse is found when it is first used (Find), and by go test
 // (TestBuiltinsParse parses every one).
 func NewRegistry() (*Registry, error) {
 	return newRegistry(embeddedBuiltins())
 }
 
 func newRegistry(builtins *builtinSet) (*Registry, error) {
-	if _, ok := builtins.byName["default"]; !ok {
+	if _, ok := builtins.byName[defaultName]; !ok {
 		return nil, errors.New("built-in scenarios: no built-in default scenario")
+	}
+	if _, err := builtins.base(); err != nil {
+		return nil, err
 	}
 	r := &Registry{builtins: builtins, inline: map[string]*Scenario{}, subs: map[int]func(){}}
 	r.snap.Store(r.newSnapshot(1, map[string]*Scenario{}, nil, nil))
 	return r, nil
+}
+
+// defaultBase is the default built-in, every parse's base: it parses, or newRegistry would
+// have made no registry.
+func (r *Registry) defaultBase() *Scenario {
+	s, _ := r.builtins.base()
+	return s
 }
 
 // newSnapshot is a snapshot of byName over r's built-ins. Its List is made when first
@@ -306,7 +318,7 @@ func (r *Registry) notify() {
 // built-in of the same name), for scenarios given in memory rather than in files. Call
 // it before any other use of the registry. A document with problems adds nothing.
 func (r *Registry) AddInline(source string, data []byte) []Problem {
-	s, problems := Parse(source, data)
+	s, problems := r.builtins.parseDoc(source, data)
 	if s == nil || len(problems) > 0 {
 		return problems
 	}
@@ -343,7 +355,7 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 	neverParsed := map[string]string{}
 	for _, file := range files {
 		path := file.path
-		s, name, ps := file.parse()
+		s, name, ps := file.parse(r.defaultBase())
 		problems = append(problems, ps...)
 		if s == nil {
 			s = old.lastGood[path]
@@ -402,13 +414,13 @@ type scenarioFile struct {
 	err  error // why it could not be read
 }
 
-// parse parses the file, saying the name it claims even when it fails (parseNamed); a
-// file that could not be read is one problem.
-func (f scenarioFile) parse() (*Scenario, string, []Problem) {
+// parse parses the file over base, saying the name it claims even when it fails
+// (parseNamed); a file that could not be read is one problem.
+func (f scenarioFile) parse(base *Scenario) (*Scenario, string, []Problem) {
 	if f.err != nil {
 		return nil, "", []Problem{{File: f.path, Message: readProblem(f.err)}}
 	}
-	return parseNamed(f.path, f.data, defaultScenario())
+	return parseNamed(f.path, f.data, base)
 }
 
 // readProblem words a file that cannot be read: a link out of the directory and a
@@ -477,7 +489,7 @@ func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
 	claimed := make(map[string]string, len(docs))
 	for i, doc := range docs {
 		path := fmt.Sprintf("%s[%d]", source, i)
-		s, ps := Parse(path, []byte(doc))
+		s, ps := r.builtins.parseDoc(path, []byte(doc))
 		problems = append(problems, ps...)
 		if s == nil {
 			continue
