@@ -27,6 +27,10 @@ type Info struct {
 	// Deleted marks the active scenario whose file is gone: it stays active in its last
 	// version until another is chosen, but it cannot be chosen again.
 	Deleted bool
+	// Problem is why a built-in that does not parse cannot be chosen (its *BuiltinError,
+	// a bug in hostemu: the file and every problem); "" for every other scenario. Such
+	// a built-in has no description: it is listed, not left out, with this instead.
+	Problem string
 }
 
 // Registry holds the scenarios by name: the built-ins, overridden or added to by the
@@ -142,18 +146,18 @@ func (r *Registry) newSnapshot(version uint64, byName map[string]*Scenario, prob
 }
 
 // infos is snap's List: a built-in that does not parse (a bug, see Find) is listed with
-// no description rather than left out.
+// its problem rather than left out.
 func (r *Registry) infos(snap *snapshot) []Info {
 	names := r.names(snap)
 	infos := make([]Info, 0, len(names))
 	for _, name := range names {
 		s, ok := snap.scenarios[name]
 		if !ok {
-			s, _, _ = r.builtins.get(name)
-		}
-		if s == nil {
-			infos = append(infos, Info{Name: name, Source: SourceBuiltin})
-			continue
+			var err error
+			if s, _, err = r.builtins.get(name); err != nil {
+				infos = append(infos, Info{Name: name, Source: SourceBuiltin, Problem: err.Error()})
+				continue
+			}
 		}
 		infos = append(infos, Info{Name: s.Name, Description: s.Description, Source: s.Source})
 	}

@@ -7,8 +7,9 @@
 // them (issue #38). A built-in's name is therefore its file's name, known without a
 // parse, and TestBuiltinsParse, parsing every file, fails when a file's name: says
 // otherwise or a file is broken; should one still ship broken, choosing it is an
-// internal error naming the file (BuiltinError). List parses the rest, for their
-// descriptions, on its first call.
+// internal error naming the file (BuiltinError), and List (GET /_emulator/scenarios)
+// shows it with that error as its Info.Problem rather than an empty description. List
+// parses the rest, for their descriptions, on its first call.
 //
 // default.yaml is the exception: the base of every other parse, it is parsed when a
 // registry is made (NewRegistry), whatever the start runs on. Broken, it is a
