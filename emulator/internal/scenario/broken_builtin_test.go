@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/bundle"
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 	"github.com/hostemu/hostemu/emulator/internal/httpapi"
 	"github.com/hostemu/hostemu/emulator/internal/namespace"
@@ -155,4 +157,41 @@ func TestBrokenBuiltinIsNoRefusal(t *testing.T) {
 		t.Error("a namespace started on a broken built-in")
 	}
 	isBuiltinError("a namespace's creation", err)
+}
+
+// TestBundleExportParsesNoBuiltin: a bundle holds the text of every scenario the world
+// knows, which needs no parse: the export parses no built-in (it used to call List,
+// which parses every one for its description), and holds a broken one's file as it is.
+func TestBundleExportParsesNoBuiltin(t *testing.T) {
+	reg, h := brokenWorld(t)
+	if n := reg.BuiltinParses(); n != 1 {
+		t.Fatalf("a world on default parsed %d built-ins, want 1", n)
+	}
+	rec := call(h, "GET", "/_emulator/bundle", "")
+	if rec.Code != 200 {
+		t.Fatalf("GET /_emulator/bundle: %d %s", rec.Code, rec.Body)
+	}
+	if n := reg.BuiltinParses(); n != 1 {
+		t.Errorf("the export parsed %d built-ins more", n-1)
+	}
+	b, err := bundle.Read(rec.Body, bundle.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"broken": "name: broken\nfaults: 3\n"}
+	for _, name := range []string{"default", "instant"} {
+		data, err := scenarios.FS.ReadFile(name + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[name] = string(data)
+	}
+	if len(b.Scenarios) != len(want) {
+		t.Errorf("the bundle holds %d scenarios, want %d", len(b.Scenarios), len(want))
+	}
+	for name, text := range want {
+		if !bytes.Equal(b.Scenarios[name], []byte(text)) {
+			t.Errorf("scenarios/%s.yaml: %q, want the file as it is", name, b.Scenarios[name])
+		}
+	}
 }

@@ -28,6 +28,7 @@ import (
 // registry is made, and the error (a *BuiltinError naming default.yaml) stops the start
 // rather than a panic at the first parse that needs a base.
 type builtinSet struct {
+	fsys   fs.FS
 	names  []string                             // sorted
 	byName map[string]func() (*Scenario, error) // each parses its file once
 	// base is the default, parsed once: byName["default"], or an error when there is
@@ -45,14 +46,14 @@ const defaultName = "default"
 // newBuiltinSet lists fsys's *.yaml files without reading them.
 func newBuiltinSet(fsys fs.FS) *builtinSet {
 	files, _ := fs.Glob(fsys, "*.yaml") // the pattern is valid: no error
-	b := &builtinSet{byName: make(map[string]func() (*Scenario, error), len(files))}
+	b := &builtinSet{fsys: fsys, byName: make(map[string]func() (*Scenario, error), len(files))}
 	b.base = func() (*Scenario, error) {
 		return nil, &BuiltinError{File: defaultName + ".yaml", Problems: []string{"there is no such file"}}
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(f, ".yaml")
 		b.names = append(b.names, name)
-		b.byName[name] = sync.OnceValues(func() (*Scenario, error) { return b.parse(fsys, f, name) })
+		b.byName[name] = sync.OnceValues(func() (*Scenario, error) { return b.parse(f, name) })
 	}
 	if def, ok := b.byName[defaultName]; ok {
 		b.base = def
@@ -77,9 +78,9 @@ func (b *builtinSet) get(name string) (*Scenario, bool, error) {
 
 // parse reads the built-in file, over the default unless it is the default. A broken
 // default breaks every built-in: their error is the default's, naming default.yaml.
-func (b *builtinSet) parse(fsys fs.FS, file, name string) (*Scenario, error) {
+func (b *builtinSet) parse(file, name string) (*Scenario, error) {
 	b.parses.Add(1)
-	data, err := fs.ReadFile(fsys, file)
+	data, err := b.source(name)
 	if err != nil {
 		return nil, &BuiltinError{File: file, Problems: []string{err.Error()}}
 	}
@@ -102,6 +103,12 @@ func (b *builtinSet) parse(fsys fs.FS, file, name string) (*Scenario, error) {
 	}
 	s.Source = SourceBuiltin
 	return s, nil
+}
+
+// source is the text of the built-in named name, unparsed: what its parse reads, and
+// so its Scenario's Raw.
+func (b *builtinSet) source(name string) ([]byte, error) {
+	return fs.ReadFile(b.fsys, name+".yaml")
 }
 
 // parseDoc parses a scenario document over b's default; a broken default is a problem

@@ -177,6 +177,36 @@ func TestBrokenDefaultIsAnErrorNamingIt(t *testing.T) {
 	}
 }
 
+// TestSourcesParseNothing: Sources (a bundle's scenarios/) is every scenario's text with
+// no parse: a built-in's file as it is, an override's document in its place.
+func TestSourcesParseNothing(t *testing.T) {
+	r, set := freshRegistry(t)
+	if ps := r.AddInline("inline", []byte("name: flaky\ndescription: mine\n")); len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	d, ps := r.Derive("spec.scenarios", []string{"name: instant\ndescription: own\n", "name: extra\n"})
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	src, derived := r.Sources(), d.Sources()
+	if n := set.parses.Load(); n != 1 {
+		t.Fatalf("%d built-ins parsed, want 1 (the default, at NewRegistry)", n)
+	}
+	if string(src["flaky"]) != "name: flaky\ndescription: mine\n" || string(derived["instant"]) != "name: instant\ndescription: own\n" ||
+		string(derived["extra"]) != "name: extra\n" || string(derived["flaky"]) != string(src["flaky"]) {
+		t.Errorf("overrides: flaky %q, derived instant %q, extra %q", src["flaky"], derived["instant"], derived["extra"])
+	}
+	for _, info := range r.List() { // List parses: after the count
+		s, ok := r.Get(info.Name)
+		if !ok || string(src[info.Name]) != string(s.Raw) {
+			t.Errorf("Sources()[%s] = %q, want its Raw %q", info.Name, src[info.Name], s.Raw)
+		}
+	}
+	if len(src) != len(r.List()) || len(derived) != len(d.List()) {
+		t.Errorf("Sources names %d and %d scenarios, List %d and %d", len(src), len(derived), len(r.List()), len(d.List()))
+	}
+}
+
 func TestConcurrentFirstUsesShareOneParse(t *testing.T) {
 	r, set := freshRegistry(t)
 	d, ps := r.Derive("docs", []string{"name: own\n"})

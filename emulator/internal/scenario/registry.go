@@ -195,9 +195,31 @@ func (r *Registry) Find(name string) (*Scenario, bool, error) {
 }
 
 // List describes every available scenario, sorted by name. Its first call on a
-// version of the registry parses every built-in, for their descriptions.
+// version of the registry parses every built-in, for their descriptions: a caller that
+// needs the names or the text takes Sources, which parses none.
 func (r *Registry) List() []Info {
 	return slices.Clone(r.current().infos())
+}
+
+// Sources is the YAML source of every scenario List names, by name, as its file or
+// document says it, with no parse: a built-in that no file or document overrides is
+// its embedded file as it is (one that does not parse too: what the binary holds), any
+// other scenario the text it was parsed from. A bundle's export needs the text, not the
+// descriptions List parses every built-in for.
+func (r *Registry) Sources() map[string][]byte {
+	snap := r.current()
+	names := r.names(snap)
+	out := make(map[string][]byte, len(names))
+	for _, name := range names {
+		if s, ok := snap.scenarios[name]; ok {
+			if len(s.Raw) > 0 {
+				out[name] = s.Raw
+			}
+		} else if src, err := r.builtins.source(name); err == nil {
+			out[name] = src
+		}
+	}
+	return out
 }
 
 // NotFound words the refusal of an unknown scenario name: the name, and the closest

@@ -9,7 +9,8 @@
 // otherwise or a file is broken; should one still ship broken, choosing it is an
 // internal error naming the file (BuiltinError), and List (GET /_emulator/scenarios)
 // shows it with that error as its Info.Problem rather than an empty description. List
-// parses the rest, for their descriptions, on its first call.
+// parses the rest, for their descriptions, on its first call; Sources, the text a
+// bundle export holds, parses none (a built-in's is its file).
 //
 // default.yaml is the exception: the base of every other parse, it is parsed when a
 // registry is made (NewRegistry), whatever the start runs on. Broken, it is a
