@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -129,6 +130,12 @@ func New(opts Options) (*Emulator, error) {
 	ca := <-cas
 	if err != nil {
 		cancel()
+		var broken *scenario.BuiltinError
+		if errors.As(err, &broken) {
+			// --scenario naming a built-in that does not parse: a bug in hostemu, not a
+			// bad option (the command exits 1, as for a broken default.yaml)
+			return nil, err
+		}
 		return nil, &ConfigError{err}
 	}
 	// before the state file: an open persister has written the snapshot and holds the
