@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -81,16 +82,26 @@ func New(opts Options) (*Emulator, error) {
 	if !state.InRange(start) {
 		return nil, &ConfigError{fmt.Errorf("clock start %s is outside the years %d to %d", start.Format(time.RFC3339), state.MinYear, state.LastYear)}
 	}
+	// the CA is read (or made) on the other core while the fixtures and the world are
+	// built: the two share nothing, and a start waits for the later of them
+	cas := make(chan caResult, 1)
+	go func() {
+		ca, err := newCA(opts.CADir, opts.CADirFallback, opts.Logger)
+		cas <- caResult{ca, err}
+	}()
 	files, err := namespace.Fixtures(opts.Fixtures)
 	if err != nil {
+		<-cas
 		return nil, &ConfigError{err}
 	}
 	reg, err := scenario.NewRegistry()
 	if err != nil {
+		<-cas
 		return nil, err
 	}
 	for i, doc := range opts.ScenarioYAML {
 		if ps := reg.AddInline(fmt.Sprintf("scenario #%d", i+1), []byte(doc)); len(ps) > 0 {
+			<-cas
 			return nil, &ConfigError{fmt.Errorf("scenarios:\n%w", problem.List(ps))}
 		}
 	}
@@ -115,13 +126,21 @@ func New(opts Options) (*Emulator, error) {
 		},
 		Files: files, Start: start, MaxBytes: opts.MaxWorldBytes,
 	}
-	if e.world, err = e.worlds.Default(); err != nil {
+	e.world, err = e.worlds.Default()
+	ca := <-cas
+	if err != nil {
 		cancel()
+		var broken *scenario.BuiltinError
+		if errors.As(err, &broken) {
+			// --scenario naming a built-in that does not parse: a bug in hostemu, not a
+			// bad option (the command exits 1, as for a broken default.yaml)
+			return nil, err
+		}
 		return nil, &ConfigError{err}
 	}
 	// before the state file: an open persister has written the snapshot and holds the
 	// log open, which a later error would leave behind
-	if e.ca, err = newCA(opts.CADir, e.log); err != nil {
+	if e.ca, err = ca.ca, ca.err; err != nil {
 		cancel()
 		return nil, err
 	}
@@ -285,4 +304,10 @@ func urlPort(url string) int {
 		return n
 	}
 	return 80
+}
+
+// caResult is the CA newCA read or made, or why it could not.
+type caResult struct {
+	ca  *tlsca.CA
+	err error
 }

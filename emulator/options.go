@@ -42,6 +42,11 @@ type Options struct {
 	// CADir, when set, keeps the local CA (ca.pem, and ca-key.pem with mode 0600) so
 	// that every start has the same one; created if missing. Empty or CAInMemory (":memory:"): a new CA in memory.
 	CADir string
+	// CADirFallback keeps a new CA in memory, with a warning, when CADir cannot hold
+	// one (a read-only home in a container, a broken ca.pem), rather than fail the
+	// start: the command line's default directory does; a --ca-dir the user gave does
+	// not.
+	CADirFallback bool
 	// PublicURL, when set, is the base of links to hostemu (doc_url, build_logs_url).
 	PublicURL string
 	// ScenariosDir adds and overrides scenarios from YAML files, watched for changes.

@@ -15,11 +15,15 @@ import (
 const CAInMemory = ":memory:"
 
 // newCA is the local CA: kept in dir when it is set, else a new one in memory.
-func newCA(dir string, log *slog.Logger) (*tlsca.CA, error) {
+func newCA(dir string, fallback bool, log *slog.Logger) (*tlsca.CA, error) {
 	if dir == "" || dir == CAInMemory {
 		return tlsca.Generate()
 	}
 	ca, err := tlsca.Load(dir)
+	if err != nil && fallback {
+		log.Warn("the local CA is kept in memory, new at every start: set --ca-dir to keep it", "err", err)
+		return tlsca.Generate()
+	}
 	if err != nil {
 		return nil, &ConfigError{err}
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/hostemu/hostemu/emulator"
-	"github.com/hostemu/hostemu/emulator/internal/tlsca"
 )
 
 // defaultTLSAddr is where HTTPS listens unless --tls-addr says otherwise: deployment
@@ -87,20 +86,19 @@ func defaultCADir(getenv func(string) string) (string, error) {
 // resolveCADir gives the CA its default directory when --ca-dir (and HOSTEMU_CA_DIR)
 // was not given. A default that cannot be used (no home, a read-only one in a
 // container) is not the user's choice, so it is warned about and a CA in memory
-// serves instead; a --ca-dir the user gave that fails stops the start, in Listen.
+// serves instead (no home: here; a directory that cannot hold the CA: the emulator,
+// which reads it once, as Options.CADirFallback says); a --ca-dir the user gave that
+// fails stops the start, in Listen.
 func (c *Config) resolveCADir(getenv func(string) string, log *slog.Logger) {
 	if c.origin["ca-dir"] != "default --ca-dir" {
 		return
 	}
 	dir, err := defaultCADir(getenv)
-	if err == nil {
-		_, err = tlsca.Load(dir)
-	}
 	if err != nil {
 		log.Warn("the local CA is kept in memory, new at every start: set --ca-dir to keep it", "err", err)
 		return
 	}
-	c.Options.CADir = dir
+	c.Options.CADir, c.Options.CADirFallback = dir, true
 }
 
 // caDirOrDefault is dir, else HOSTEMU_CA_DIR's, else the default directory: the CA

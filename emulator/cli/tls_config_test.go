@@ -62,3 +62,26 @@ func TestCAPersistsInTheUserConfigDir(t *testing.T) {
 		t.Errorf("--ca-dir on a file: exit %d, %s", code, stderr)
 	}
 }
+
+// A key in the default CA directory that others can read is made private at the start,
+// and the log says so once (docs/security.md). The command line used to load the
+// default directory to test it and the emulator to load it again: the first load made
+// the key 0600 and its warning was dropped, so the second found nothing to say.
+func TestDefaultCADirOpenKeyIsSaid(t *testing.T) {
+	t.Parallel()
+	cfg := t.TempDir()
+	if code, _, stderr := runCmd(t, map[string]string{"XDG_CONFIG_HOME": cfg}, "ca"); code != 0 {
+		t.Fatalf("hostemu ca: exit %d, %s", code, stderr)
+	}
+	key := filepath.Join(cfg, "hostemu", "ca", "ca-key.pem")
+	if err := os.Chmod(key, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, map[string]string{"HOSTEMU_ADDR": "127.0.0.1:0", "HOSTEMU_CA_DIR": "", "XDG_CONFIG_HOME": cfg})
+	if n := strings.Count(s.stderr.String(), "was readable by others"); n != 1 {
+		t.Errorf("the warning about the open key, %d times:\n%s", n, s.stderr)
+	}
+	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the key after the start: %v %v", fi, err)
+	}
+}

@@ -50,12 +50,9 @@ func (a *API) BundleOf(w *world.World) *bundle.Bundle {
 		start := rec.ClockStart
 		m.Clock.Start = &start
 	}
-	scenarios := map[string][]byte{}
-	for _, info := range w.Scenarios().List() {
-		if sc, ok := w.Scenarios().Get(info.Name); ok && len(sc.Raw) > 0 {
-			scenarios[info.Name] = sc.Raw
-		}
-	}
+	// the text of every scenario, unparsed: List would parse every built-in for its
+	// description, which the bundle does not hold
+	scenarios := w.Scenarios().Sources()
 	scenarios[rec.Scenario.Name] = rec.Scenario.Raw // the version in force, even if its file is gone
 	// the uploads some deployment references (a big world has many deployments and
 	// few uploads: each file of each deployment is looked up, none is added)

@@ -302,6 +302,7 @@ type scenarioInfo struct {
 	Description string `json:"description"`
 	Source      string `json:"source"`
 	Deleted     bool   `json:"deleted,omitempty"` // the active scenario, its file gone
+	Problem     string `json:"problem,omitempty"` // a built-in that does not parse: why it cannot be chosen
 }
 
 type scenarioProblem struct {
@@ -321,7 +322,7 @@ func (a *API) listScenarios(c *gin.Context) (any, error) {
 	l := a.world(c).ListScenarios()
 	out := scenariosView{Active: l.Active, Scenarios: []scenarioInfo{}, Errors: []scenarioProblem{}}
 	for _, s := range l.Scenarios {
-		out.Scenarios = append(out.Scenarios, scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source, Deleted: s.Deleted})
+		out.Scenarios = append(out.Scenarios, scenarioInfo{Name: s.Name, Description: s.Description, Source: s.Source, Deleted: s.Deleted, Problem: s.Problem})
 	}
 	for _, p := range l.Problems {
 		out.Errors = append(out.Errors, scenarioProblem{File: p.File, Line: p.Line, Column: p.Column, Error: p.Message})

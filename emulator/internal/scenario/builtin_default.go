@@ -1,27 +1,17 @@
 package scenario
 
-import (
-	"fmt"
-	"sync"
-
-	"github.com/hostemu/hostemu/scenarios"
-)
-
-// defaultScenario is the built-in default, read once from scenarios/default.yaml with
-// no base (so it must set every key). It is shared: never modify it.
-var defaultScenario = sync.OnceValue(func() *Scenario {
-	data, err := scenarios.FS.ReadFile("default.yaml")
-	if err != nil {
-		panic(fmt.Sprintf("scenario: the built-in default.yaml is missing: %v", err))
-	}
-	s, problems := parse("default.yaml", data, nil)
-	if len(problems) > 0 {
-		panic(fmt.Sprintf("scenario: the built-in default.yaml is invalid: %v", problems))
-	}
-	s.Source = SourceBuiltin
-	return s
-})
+// defaultScenario is the embedded default.yaml, parsed once, with no base (so it must
+// set every key): the base of every parse. It is shared: never modify it. An error is a
+// *BuiltinError naming default.yaml.
+func defaultScenario() (*Scenario, error) { return embeddedBuiltins().base() }
 
 // Default returns the built-in default scenario (the default row of docs/scenarios.md), the base
-// every other scenario's missing sections come from. Each call returns a fresh copy.
-func Default() *Scenario { return defaultScenario().clone() }
+// every other scenario's missing sections come from. Each call returns a fresh copy. An
+// error is a broken default.yaml (a *BuiltinError, a bug in hostemu that go test catches).
+func Default() (*Scenario, error) {
+	s, err := defaultScenario()
+	if err != nil {
+		return nil, err
+	}
+	return s.clone(), nil
+}

@@ -68,7 +68,7 @@ func TestBuiltinsParse(t *testing.T) {
 }
 
 func TestDefaultIsProductDefault(t *testing.T) {
-	s := scenario.Default()
+	s := mustDefault(t)
 	want := &scenario.Scenario{
 		Name:        "default",
 		Description: s.Description,
@@ -96,9 +96,19 @@ func TestDefaultIsProductDefault(t *testing.T) {
 	}
 	// Default returns a copy: changing it changes nothing for others.
 	s.DeploymentLifecycle[1].After = time.Hour
-	if scenario.Default().DeploymentLifecycle[1].After != time.Second {
+	if mustDefault(t).DeploymentLifecycle[1].After != time.Second {
 		t.Error("Default() shares its lifecycle with callers")
 	}
+}
+
+// mustDefault is scenario.Default, which a broken default.yaml fails.
+func mustDefault(tb testing.TB) *scenario.Scenario {
+	tb.Helper()
+	s, err := scenario.Default()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 // exported copies the exported fields, the only ones callers see.
@@ -219,7 +229,7 @@ func TestRateLimited(t *testing.T) {
 	if !reflect.DeepEqual(s.RateLimits, want) {
 		t.Errorf("rate limits %+v, want %+v", s.RateLimits, want)
 	}
-	if !reflect.DeepEqual(s.DeploymentLifecycle, scenario.Default().DeploymentLifecycle) {
+	if !reflect.DeepEqual(s.DeploymentLifecycle, mustDefault(t).DeploymentLifecycle) {
 		t.Error("lifecycles should come from default")
 	}
 }

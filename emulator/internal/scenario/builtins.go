@@ -20,30 +20,43 @@ import (
 // name: key must say the same, which TestBuiltinsParse checks by parsing every file (so
 // the files stay the one place a built-in is written, with no second list to keep).
 // File names are unique, so two built-ins never claim one name.
+//
+// default.yaml is read with no base, so it sets every key, and is the base of every
+// other parse: the set's other built-ins, and the documents of the registries over it
+// (their files, inline scenarios, a namespace's). A start therefore parses it whatever
+// scenario it runs on, which is why newRegistry parses it first: when it is broken no
+// registry is made, and the error (a *BuiltinError naming default.yaml) stops the start
+// rather than a panic at the first parse that needs a base.
 type builtinSet struct {
+	fsys   fs.FS
 	names  []string                             // sorted
 	byName map[string]func() (*Scenario, error) // each parses its file once
-	parses atomic.Int32                         // files parsed so far, for the tests
+	// base is the default, parsed once: byName["default"], or an error when there is
+	// none.
+	base   func() (*Scenario, error)
+	parses atomic.Int32 // files parsed so far, for the tests
 }
 
-// embeddedBuiltins is the process's one set of the embedded scenarios. Its default is
-// defaultScenario, the base every parse reads default.yaml into anyway: parsed over
-// itself the file compiles to the same scenario (TestDefaultBuiltinIsTheBase), so a
-// start on the default parses one file once, not twice.
-var embeddedBuiltins = sync.OnceValue(func() *builtinSet {
-	b := newBuiltinSet(scenarios.FS)
-	b.byName["default"] = func() (*Scenario, error) { return defaultScenario(), nil }
-	return b
-})
+// embeddedBuiltins is the process's one set of the embedded scenarios.
+var embeddedBuiltins = sync.OnceValue(func() *builtinSet { return newBuiltinSet(scenarios.FS) })
+
+// defaultName is the built-in that every other scenario's missing sections come from.
+const defaultName = "default"
 
 // newBuiltinSet lists fsys's *.yaml files without reading them.
 func newBuiltinSet(fsys fs.FS) *builtinSet {
 	files, _ := fs.Glob(fsys, "*.yaml") // the pattern is valid: no error
-	b := &builtinSet{byName: make(map[string]func() (*Scenario, error), len(files))}
+	b := &builtinSet{fsys: fsys, byName: make(map[string]func() (*Scenario, error), len(files))}
+	b.base = func() (*Scenario, error) {
+		return nil, &BuiltinError{File: defaultName + ".yaml", Problems: []string{"there is no such file"}}
+	}
 	for _, f := range files {
 		name := strings.TrimSuffix(f, ".yaml")
 		b.names = append(b.names, name)
-		b.byName[name] = sync.OnceValues(func() (*Scenario, error) { return b.parse(fsys, f, name) })
+		b.byName[name] = sync.OnceValues(func() (*Scenario, error) { return b.parse(f, name) })
+	}
+	if def, ok := b.byName[defaultName]; ok {
+		b.base = def
 	}
 	slices.Sort(b.names)
 	return b
@@ -63,13 +76,21 @@ func (b *builtinSet) get(name string) (*Scenario, bool, error) {
 	return s, true, nil
 }
 
-func (b *builtinSet) parse(fsys fs.FS, file, name string) (*Scenario, error) {
+// parse reads the built-in file, over the default unless it is the default. A broken
+// default breaks every built-in: their error is the default's, naming default.yaml.
+func (b *builtinSet) parse(file, name string) (*Scenario, error) {
 	b.parses.Add(1)
-	data, err := fs.ReadFile(fsys, file)
+	data, err := b.source(name)
 	if err != nil {
 		return nil, &BuiltinError{File: file, Problems: []string{err.Error()}}
 	}
-	s, problems := Parse(file, data)
+	var base *Scenario
+	if name != defaultName {
+		if base, err = b.base(); err != nil {
+			return nil, err
+		}
+	}
+	s, problems := parse(file, data, base)
 	if len(problems) > 0 || s == nil {
 		e := &BuiltinError{File: file}
 		for _, p := range problems {
@@ -82,6 +103,22 @@ func (b *builtinSet) parse(fsys fs.FS, file, name string) (*Scenario, error) {
 	}
 	s.Source = SourceBuiltin
 	return s, nil
+}
+
+// source is the text of the built-in named name, unparsed: what its parse reads, and
+// so its Scenario's Raw.
+func (b *builtinSet) source(name string) ([]byte, error) {
+	return fs.ReadFile(b.fsys, name+".yaml")
+}
+
+// parseDoc parses a scenario document over b's default; a broken default is a problem
+// of the document, which cannot be checked (never a panic: Parse's contract).
+func (b *builtinSet) parseDoc(file string, data []byte) (*Scenario, []Problem) {
+	base, err := b.base()
+	if err != nil {
+		return nil, []Problem{{File: file, Line: 1, Message: "cannot be checked: " + err.Error()}}
+	}
+	return parse(file, data, base)
 }
 
 // BuiltinError is a built-in scenario that does not parse: a bug in hostemu (go test

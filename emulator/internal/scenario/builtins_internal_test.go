@@ -32,7 +32,8 @@ func TestBuiltinsParseOnFirstUse(t *testing.T) {
 			t.Fatalf("after %s: %d built-ins parsed, want %d", step, got, want)
 		}
 	}
-	wantParses("NewRegistry", 0)
+	// the default only, every other parse's base: a start parses it whatever it runs on
+	wantParses("NewRegistry", 1)
 	def, ok := r.Get("default")
 	if !ok || def.Name != "default" || def.Source != SourceBuiltin {
 		t.Fatalf("Get(default) = %+v, %v", def, ok)
@@ -84,7 +85,7 @@ func TestBuiltinsParseOnFirstUse(t *testing.T) {
 
 func TestEmbeddedRegistryParsesOnlyWhatItUses(t *testing.T) {
 	// the process's own set: whatever else ran, a fresh registry's Get parses at most
-	// the one it gets
+	// the one it gets and the default, the base of both
 	set := embeddedBuiltins()
 	before := set.parses.Load()
 	r, err := NewRegistry()
@@ -94,8 +95,8 @@ func TestEmbeddedRegistryParsesOnlyWhatItUses(t *testing.T) {
 	if _, ok := r.Get("slow-dns"); !ok {
 		t.Fatal("no slow-dns")
 	}
-	if n := set.parses.Load() - before; n > 1 {
-		t.Errorf("NewRegistry and Get(slow-dns) parsed %d built-ins, want at most 1", n)
+	if n := set.parses.Load() - before; n > 2 {
+		t.Errorf("NewRegistry and Get(slow-dns) parsed %d built-ins, want at most 2", n)
 	}
 }
 
@@ -133,6 +134,76 @@ func TestBrokenBuiltinIsAnErrorNamingItsFile(t *testing.T) {
 	delete(fsys, "default.yaml")
 	if _, err := newRegistry(newBuiltinSet(fsys)); err == nil || !strings.Contains(err.Error(), "no built-in default") {
 		t.Errorf("no default: %v", err)
+	}
+}
+
+// TestBrokenDefaultIsAnErrorNamingIt: default.yaml, every parse's base, used to panic
+// when it did not parse (at the first parse of anything). It is a *BuiltinError naming
+// default.yaml instead: no registry is made over it (so a start fails with it), every
+// other built-in fails with it, and a document parsed over it has it as its problem.
+func TestBrokenDefaultIsAnErrorNamingIt(t *testing.T) {
+	slow, err := scenarios.FS.ReadFile("slow-dns.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := newBuiltinSet(fstest.MapFS{
+		"default.yaml":  {Data: []byte("name: default\ndescription: every other key left out\n")},
+		"slow-dns.yaml": {Data: slow},
+	})
+	isDefaultsError := func(what string, err error) {
+		t.Helper()
+		var be *BuiltinError
+		if !errors.As(err, &be) || be.File != "default.yaml" || !strings.Contains(err.Error(), "default.yaml:1:1: the scenario: missing deployments") {
+			t.Errorf("%s: %v; want the BuiltinError of default.yaml", what, err)
+		}
+	}
+	r, err := newRegistry(set)
+	if r != nil {
+		t.Error("newRegistry made a registry over a broken default")
+	}
+	isDefaultsError("newRegistry", err)
+	_, ok, err := set.get("slow-dns")
+	if ok {
+		t.Error("slow-dns parsed with no base")
+	}
+	isDefaultsError("get(slow-dns)", err)
+	s, ps := set.parseDoc("mine.yaml", []byte("name: mine\n"))
+	if s != nil || len(ps) != 1 || ps[0].File != "mine.yaml" || ps[0].Line != 1 ||
+		!strings.HasPrefix(ps[0].Message, "cannot be checked: built-in scenario default.yaml is broken (a bug in hostemu): default.yaml:1:1:") {
+		t.Errorf("parseDoc over a broken default: %v, %v", s, ps)
+	}
+	if n := set.parses.Load(); n != 2 {
+		t.Errorf("%d parses, want 2: the default's error is kept, not parsed again", n)
+	}
+}
+
+// TestSourcesParseNothing: Sources (a bundle's scenarios/) is every scenario's text with
+// no parse: a built-in's file as it is, an override's document in its place.
+func TestSourcesParseNothing(t *testing.T) {
+	r, set := freshRegistry(t)
+	if ps := r.AddInline("inline", []byte("name: flaky\ndescription: mine\n")); len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	d, ps := r.Derive("spec.scenarios", []string{"name: instant\ndescription: own\n", "name: extra\n"})
+	if len(ps) > 0 {
+		t.Fatal(ps)
+	}
+	src, derived := r.Sources(), d.Sources()
+	if n := set.parses.Load(); n != 1 {
+		t.Fatalf("%d built-ins parsed, want 1 (the default, at NewRegistry)", n)
+	}
+	if string(src["flaky"]) != "name: flaky\ndescription: mine\n" || string(derived["instant"]) != "name: instant\ndescription: own\n" ||
+		string(derived["extra"]) != "name: extra\n" || string(derived["flaky"]) != string(src["flaky"]) {
+		t.Errorf("overrides: flaky %q, derived instant %q, extra %q", src["flaky"], derived["instant"], derived["extra"])
+	}
+	for _, info := range r.List() { // List parses: after the count
+		s, ok := r.Get(info.Name)
+		if !ok || string(src[info.Name]) != string(s.Raw) {
+			t.Errorf("Sources()[%s] = %q, want its Raw %q", info.Name, src[info.Name], s.Raw)
+		}
+	}
+	if len(src) != len(r.List()) || len(derived) != len(d.List()) {
+		t.Errorf("Sources names %d and %d scenarios, List %d and %d", len(src), len(derived), len(r.List()), len(d.List()))
 	}
 }
 
@@ -190,14 +261,18 @@ func TestDefaultBuiltinIsTheBase(t *testing.T) {
 		t.Fatal(ps)
 	}
 	s.Source = SourceBuiltin
-	if !reflect.DeepEqual(s, defaultScenario()) {
+	def, err := defaultScenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(s, def) {
 		t.Error("default.yaml parsed over the default differs from the default: the registry's default cannot be the base")
 	}
 	r, err := NewRegistry()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := r.Get("default"); got != defaultScenario() {
+	if got, _ := r.Get("default"); got != def {
 		t.Error("the registry's default is a parse of its own")
 	}
 }

@@ -22,9 +22,10 @@ var topKeys = []string{"name", "description", "deployments", "domains", "certifi
 // the scenario's Source; its base name, without extension, is the name when the file
 // has no name: key. Sections the file leaves out are taken from the built-in default.
 // It returns the scenario, or nil and every problem found, each with a line (≥ 1).
-// It never panics.
+// It never panics: a broken built-in default (a bug in hostemu) is a problem of file,
+// which cannot be checked without it.
 func Parse(file string, data []byte) (*Scenario, []Problem) {
-	return parse(file, data, defaultScenario())
+	return embeddedBuiltins().parseDoc(file, data)
 }
 
 // parse reads a scenario over base; a nil base requires every section and key (the

@@ -89,7 +89,7 @@ func TestParseProductExample(t *testing.T) {
 }
 
 func TestParseMergesDefault(t *testing.T) {
-	def := scenario.Default()
+	def := mustDefault(t)
 	tests := []struct {
 		name  string
 		text  string

@@ -27,6 +27,10 @@ type Info struct {
 	// Deleted marks the active scenario whose file is gone: it stays active in its last
 	// version until another is chosen, but it cannot be chosen again.
 	Deleted bool
+	// Problem is why a built-in that does not parse cannot be chosen (its *BuiltinError,
+	// a bug in hostemu: the file and every problem); "" for every other scenario. Such
+	// a built-in has no description: it is listed, not left out, with this instead.
+	Problem string
 }
 
 // Registry holds the scenarios by name: the built-ins, overridden or added to by the
@@ -105,20 +109,32 @@ func (r *Registry) overlay(from *snapshot) *snapshot {
 }
 
 // NewRegistry returns a registry of the built-in scenarios. An error means a built-in
-// scenario is broken, a bug in hostemu: here, that there is no default; a built-in
-// that does not parse is found when it is first used (Find), and by go test
+// scenario is broken, a bug in hostemu: here, that there is no default or that it does
+// not parse (a *BuiltinError naming default.yaml), the default being the base of every
+// scenario, parsed here whatever scenario the caller runs on; another built-in that
+// does not parse is found when it is first used (Find), and by go test
 // (TestBuiltinsParse parses every one).
 func NewRegistry() (*Registry, error) {
 	return newRegistry(embeddedBuiltins())
 }
 
 func newRegistry(builtins *builtinSet) (*Registry, error) {
-	if _, ok := builtins.byName["default"]; !ok {
+	if _, ok := builtins.byName[defaultName]; !ok {
 		return nil, errors.New("built-in scenarios: no built-in default scenario")
+	}
+	if _, err := builtins.base(); err != nil {
+		return nil, err
 	}
 	r := &Registry{builtins: builtins, inline: map[string]*Scenario{}, subs: map[int]func(){}}
 	r.snap.Store(r.newSnapshot(1, map[string]*Scenario{}, nil, nil))
 	return r, nil
+}
+
+// defaultBase is the default built-in, every parse's base: it parses, or newRegistry would
+// have made no registry.
+func (r *Registry) defaultBase() *Scenario {
+	s, _ := r.builtins.base()
+	return s
 }
 
 // newSnapshot is a snapshot of byName over r's built-ins. Its List is made when first
@@ -130,18 +146,18 @@ func (r *Registry) newSnapshot(version uint64, byName map[string]*Scenario, prob
 }
 
 // infos is snap's List: a built-in that does not parse (a bug, see Find) is listed with
-// no description rather than left out.
+// its problem rather than left out.
 func (r *Registry) infos(snap *snapshot) []Info {
 	names := r.names(snap)
 	infos := make([]Info, 0, len(names))
 	for _, name := range names {
 		s, ok := snap.scenarios[name]
 		if !ok {
-			s, _, _ = r.builtins.get(name)
-		}
-		if s == nil {
-			infos = append(infos, Info{Name: name, Source: SourceBuiltin})
-			continue
+			var err error
+			if s, _, err = r.builtins.get(name); err != nil {
+				infos = append(infos, Info{Name: name, Source: SourceBuiltin, Problem: err.Error()})
+				continue
+			}
 		}
 		infos = append(infos, Info{Name: s.Name, Description: s.Description, Source: s.Source})
 	}
@@ -179,9 +195,31 @@ func (r *Registry) Find(name string) (*Scenario, bool, error) {
 }
 
 // List describes every available scenario, sorted by name. Its first call on a
-// version of the registry parses every built-in, for their descriptions.
+// version of the registry parses every built-in, for their descriptions: a caller that
+// needs the names or the text takes Sources, which parses none.
 func (r *Registry) List() []Info {
 	return slices.Clone(r.current().infos())
+}
+
+// Sources is the YAML source of every scenario List names, by name, as its file or
+// document says it, with no parse: a built-in that no file or document overrides is
+// its embedded file as it is (one that does not parse too: what the binary holds), any
+// other scenario the text it was parsed from. A bundle's export needs the text, not the
+// descriptions List parses every built-in for.
+func (r *Registry) Sources() map[string][]byte {
+	snap := r.current()
+	names := r.names(snap)
+	out := make(map[string][]byte, len(names))
+	for _, name := range names {
+		if s, ok := snap.scenarios[name]; ok {
+			if len(s.Raw) > 0 {
+				out[name] = s.Raw
+			}
+		} else if src, err := r.builtins.source(name); err == nil {
+			out[name] = src
+		}
+	}
+	return out
 }
 
 // NotFound words the refusal of an unknown scenario name: the name, and the closest
@@ -306,7 +344,7 @@ func (r *Registry) notify() {
 // built-in of the same name), for scenarios given in memory rather than in files. Call
 // it before any other use of the registry. A document with problems adds nothing.
 func (r *Registry) AddInline(source string, data []byte) []Problem {
-	s, problems := Parse(source, data)
+	s, problems := r.builtins.parseDoc(source, data)
 	if s == nil || len(problems) > 0 {
 		return problems
 	}
@@ -343,7 +381,7 @@ func (r *Registry) load(dir string, report func(problems []Problem, changed bool
 	neverParsed := map[string]string{}
 	for _, file := range files {
 		path := file.path
-		s, name, ps := file.parse()
+		s, name, ps := file.parse(r.defaultBase())
 		problems = append(problems, ps...)
 		if s == nil {
 			s = old.lastGood[path]
@@ -402,13 +440,13 @@ type scenarioFile struct {
 	err  error // why it could not be read
 }
 
-// parse parses the file, saying the name it claims even when it fails (parseNamed); a
-// file that could not be read is one problem.
-func (f scenarioFile) parse() (*Scenario, string, []Problem) {
+// parse parses the file over base, saying the name it claims even when it fails
+// (parseNamed); a file that could not be read is one problem.
+func (f scenarioFile) parse(base *Scenario) (*Scenario, string, []Problem) {
 	if f.err != nil {
 		return nil, "", []Problem{{File: f.path, Message: readProblem(f.err)}}
 	}
-	return parseNamed(f.path, f.data, defaultScenario())
+	return parseNamed(f.path, f.data, base)
 }
 
 // readProblem words a file that cannot be read: a link out of the directory and a
@@ -477,7 +515,7 @@ func (r *Registry) Derive(source string, docs []string) (*Registry, []Problem) {
 	claimed := make(map[string]string, len(docs))
 	for i, doc := range docs {
 		path := fmt.Sprintf("%s[%d]", source, i)
-		s, ps := Parse(path, []byte(doc))
+		s, ps := r.builtins.parseDoc(path, []byte(doc))
 		problems = append(problems, ps...)
 		if s == nil {
 			continue

@@ -7,8 +7,17 @@
 // them (issue #38). A built-in's name is therefore its file's name, known without a
 // parse, and TestBuiltinsParse, parsing every file, fails when a file's name: says
 // otherwise or a file is broken; should one still ship broken, choosing it is an
-// internal error naming the file (BuiltinError). List parses the rest, for their
-// descriptions, on its first call.
+// internal error naming the file (BuiltinError), and List (GET /_emulator/scenarios)
+// shows it with that error as its Info.Problem rather than an empty description. List
+// parses the rest, for their descriptions, on its first call; Sources, the text a
+// bundle export holds, parses none (a built-in's is its file).
+//
+// default.yaml is the exception: the base of every other parse, it is parsed when a
+// registry is made (NewRegistry), whatever the start runs on. Broken, it is a
+// BuiltinError there, so the start fails naming it (the command exits 1) and no server
+// runs; Parse and Default, which need it too, answer with it as a problem or an error,
+// never a panic (TestBrokenDefaultIsAnErrorNamingIt, and the command built with it
+// broken: the cli's TestBrokenDefaultBuiltin).
 package scenario
 
 import (

@@ -1132,6 +1132,8 @@ export interface components {
             description: string;
             source: string;
             deleted?: boolean;
+            /** @description Why a built-in scenario that does not parse (a bug in hostemu) cannot be chosen: its file and every problem; its description is empty. Absent otherwise. */
+            problem?: string;
         };
         ScenarioProblem: {
             file: string;

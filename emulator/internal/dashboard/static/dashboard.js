@@ -53,9 +53,10 @@ const loadScenarios = coalesced(async () => {
   $("scenario-active").textContent = s.active;
   $("scenarios").replaceChildren(...s.scenarios.map((x) => el("tr", { "data-scenario": x.name },
     el("th", { scope: "row" }, x.name, x.name === s.active ? el("span", { class: "badge ready" }, " active") : null),
-    el("td", {}, x.description),
+    // a built-in that does not parse (a bug in hostemu) has its problem, not a description
+    el("td", {}, x.problem ? [el("span", { class: "badge error" }, "broken"), " ", x.problem] : x.description),
     el("td", { class: "muted" }, x.source),
-    el("td", {}, el("button", { type: "button", "data-use": x.name, disabled: x.name === s.active, "aria-label": `Use scenario ${x.name}`,
+    el("td", {}, el("button", { type: "button", "data-use": x.name, disabled: x.name === s.active || !!x.problem, "aria-label": `Use scenario ${x.name}`,
       onclick: () => guard(() => call("PUT", "/_emulator/scenarios/active", { name: x.name }), `Scenario ${x.name} is active.`) }, "Use")),
   )));
   $("scenario-errors-box").hidden = s.errors.length === 0;
