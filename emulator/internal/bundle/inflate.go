@@ -459,7 +459,10 @@ func (d *inflater) block(lit, dist *huffTable) bool {
 	// that round's refill and so need not wait for it. While out has room for a round's
 	// match or literals, no write checks for it; the codes are complete (init), so every
 	// entry has a length (but a distance's bad ones, on which it gives up). The rest is
-	// read by the loop after it, which checks all.
+	// read by the loop after it, which checks all. The input's guard, sixteen bytes, is
+	// pinned by tests that give the data no capacity past its end (Go checks a slice
+	// expression against the capacity): TestInflateBlockReadsNothingPastItsInput and
+	// FuzzInflateBlock's seed guard-12-reads-past-the-end fail with twelve or fewer.
 	if pos+8 <= len(in) { // the first round's lookup's bits
 		bb |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (nb & 63)
 		pos += int((63 - nb) >> 3)
