@@ -26,13 +26,7 @@ import (
 // stamped) and checks what only a real process shows: the static binary, version
 // stamping, and a clean exit on SIGTERM.
 func TestBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH")
-	}
+	goTool := goToBuild(t)
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "hostemu")
 	build := exec.Command(goTool, "build", "-trimpath", "-tags", "nomsgpack", // as cmd/hostemu/binaries.sh and the Dockerfile build it

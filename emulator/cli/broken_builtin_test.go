@@ -66,13 +66,7 @@ func TestBrokenBuiltinScenarioFlag(t *testing.T) {
 // no start writes one into the developer's config directory.
 func builtWithBroken(t *testing.T, file, text string) func(args ...string) (string, int) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH")
-	}
+	goTool := goToBuild(t)
 	t.Parallel()
 	dir := t.TempDir()
 	embedded, err := filepath.Abs("../../scenarios/" + file)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -155,4 +156,18 @@ func httpCall(tb testing.TB, base, method, path, token, body string) (int, []byt
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, b
+}
+
+// goToBuild is the go command, for a test that builds the binary: it skips the test
+// under -short (a build takes seconds) or without go in PATH.
+func goToBuild(tb testing.TB) string {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("builds the binary; skipped with -short")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		tb.Skip("no go tool in PATH")
+	}
+	return goTool
 }

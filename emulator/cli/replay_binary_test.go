@@ -19,13 +19,7 @@ import (
 // replay keeps — on an https edge (HTTPS takes the URLs' port) and on an http one (the
 // hosting listener takes it; the same host opens over HTTPS on HTTPS's port too).
 func TestReplayBinaryOpensTestkitBundles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool in PATH")
-	}
+	goTool := goToBuild(t)
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh")
