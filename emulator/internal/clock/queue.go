@@ -103,6 +103,10 @@ func (q *eventQueue) reclaim(e *event) int {
 
 // compact moves l's pending events to the front of its room.
 func (l *lane) compact() {
+	if n := len(l.q) - l.head; cap(l.q) > keptRoom && n <= keptRoom/4 {
+		l.q, l.head = append(make([]event, 0, 2*n), l.q[l.head:]...), 0
+		return
+	}
 	n := copy(l.q, l.q[l.head:])
 	clear(l.q[n:])
 	l.q, l.head = l.q[:n], 0
@@ -148,6 +152,9 @@ func (q *eventQueue) pop() event {
 	switch {
 	case l.head == len(l.q):
 		l.q, l.head = l.q[:0], 0
+		if cap(l.q) > keptRoom {
+			l.q = nil // a burst's room goes with it
+		}
 	case l.head >= 1024 && 2*l.head >= len(l.q):
 		// half of the lane is behind its head: moved to the front, so that a lane
 		// never emptied (a steady stream) does not hold its dead events
@@ -155,6 +162,12 @@ func (q *eventQueue) pop() event {
 	}
 	return e
 }
+
+// keptRoom is the most room for events a lane or the heap keeps once its events are
+// gone: a burst (100,000 creates at once) leaves no megabytes behind in a quiet world.
+// Beyond it, an emptied lane lets its array go, and a lane or heap down to a quarter of
+// it moves to an array twice its events: once a burst, not at every halving of a drain.
+const keptRoom = 4096
 
 // each calls fn on every pending event, in no order.
 func (q *eventQueue) each(fn func(e *event)) {

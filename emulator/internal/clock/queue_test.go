@@ -161,3 +161,47 @@ func TestEventQueueReclaimBounded(t *testing.T) {
 		t.Fatalf("popped %d, want the early event %d", got.seq, seq)
 	}
 }
+
+// A burst's room is not kept once its events are gone: 100,000 events in order (a
+// lane) and 100,000 out of order (the heap), all fired, leave at most keptRoom of room
+// in each; the events come out in order all the same.
+func TestEventQueueShrinksAfterABurst(t *testing.T) {
+	var q eventQueue
+	var seq uint64
+	const burst = 100_000
+	for i := range burst {
+		seq++
+		q.push(event{at: int64(i), seq: seq})
+	}
+	for i := range burst { // far ahead, each before the last: the heap
+		seq++
+		q.push(event{at: int64(1e12 - i), seq: seq})
+	}
+	if len(q.heap) < burst/2 {
+		t.Fatalf("%d events in the heap, want the out-of-order half there", len(q.heap))
+	}
+	last := int64(-1)
+	for q.len() > 10 {
+		e := q.pop()
+		if e.at < last {
+			t.Fatalf("%d after %d", e.at, last)
+		}
+		last = e.at
+	}
+	if c := cap(q.heap); c > keptRoom {
+		t.Errorf("the heap keeps room for %d events, 10 pending", c)
+	}
+	for i := range q.lanes {
+		if c := cap(q.lanes[i].q); c > keptRoom {
+			t.Errorf("lane %d keeps room for %d events", i, c)
+		}
+	}
+	for q.len() > 0 {
+		q.pop()
+	}
+	for i := range q.lanes {
+		if c := cap(q.lanes[i].q); c > keptRoom {
+			t.Errorf("emptied lane %d keeps room for %d events", i, c)
+		}
+	}
+}

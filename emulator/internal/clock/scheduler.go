@@ -121,6 +121,9 @@ func (h *eventHeap) pop() event {
 		q[i], q[m] = q[m], q[i]
 		i = m
 	}
+	if cap(q) > keptRoom && len(q) <= keptRoom/4 {
+		q = append(make(eventHeap, 0, 2*len(q)), q...) // after a burst (keptRoom)
+	}
 	*h = q
 	return top
 }
