@@ -600,6 +600,10 @@ func TestControlInputIsStrict(t *testing.T) {
 		{"journal status far out of range", "GET", "/_emulator/requests?status=99999999999", nil, `status 99999999999: want an HTTP status from 100 to 599`},
 		{"journal bogus", "GET", "/_emulator/requests?bogus=1", nil, `unknown query parameter "bogus"`},
 		{"a route that takes none", "GET", "/_emulator/faults?all=1", nil, `takes none`},
+		// an enum value refused names its field and the closest known one
+		{"forced deployment status", "POST", "/_emulator/deployments/dpl_first/status", map[string]any{"status": "redy"}, `field "status": "redy" is not a deployment status (did you mean "ready"?); it is one of queued, building, ready or error`},
+		{"forced domain status", "POST", "/_emulator/domains/shop.test/status", map[string]any{"status": "activ"}, `field "status": "activ" is not a domain status (did you mean "active"?); it is one of pending, verifying, active or error`},
+		{"token scope", "POST", "/_emulator/tokens", map[string]any{"scope": "raed"}, `field "scope" must be read, deploy or admin, not "raed" (did you mean "read"?)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.do(req{Method: tc.method, Path: tc.path, Body: tc.body})
