@@ -34,6 +34,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 )
 
 // Format is the version of the archive's layout this hostemu writes and the newest it
@@ -784,7 +785,11 @@ func (b *Bundle) manifest(data []byte, version string) error {
 		HostemuVersion string `json:"hostemu_version"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return problem("manifest.json is not JSON: %v", err)
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return problem("manifest.json is not JSON: %v", err)
+		}
+		return problem("manifest.json: %s", strictjson.Words(err)) // {"format":"1"}
 	}
 	if probe.Format == nil {
 		return problem("manifest.json has no format: it is not a failure bundle's")
@@ -826,12 +831,16 @@ func orUnknown(v string) string {
 	return v
 }
 
-// strict decodes one JSON value refusing unknown keys and anything after it.
+// strict decodes one JSON value refusing unknown keys and anything after it. A value
+// refused is named by its key and place, as the state and the control API name it
+// (strictjson's words: `field "seed" must be a number, not string`, `key "now" in clock:
+// "x" is not an RFC 3339 time …`), never encoding/json's ("cannot unmarshal string
+// into Go struct field Manifest.seed of type int64").
 func strict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return err
+		return errors.New(strictjson.Words(strictjson.Explain(data, v, "", err)))
 	}
 	if dec.More() {
 		return errors.New("more than one JSON value")

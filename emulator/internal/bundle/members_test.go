@@ -75,10 +75,10 @@ func TestCoverageAndFailureMembers(t *testing.T) {
 		t.Fatalf("a bundle without them: %v, %v, %q", err, old.Coverage, old.Failure)
 	}
 	for name, tc := range map[string]struct{ set map[string]string }{
-		"seen -1 is negative":        {map[string]string{CoverageName: `{"operations":[{"method":"GET","path":"/v1/projects","seen":-1,"responses":[]}],"transitions":[],"faults":[],"totals":{"operations":{"seen":0,"total":0,"percent":0},"responses":{"seen":0,"total":0,"percent":0},"transitions":{"seen":0,"total":0,"percent":0},"percent":0}}`}},
-		`unknown field "operatoins"`: {map[string]string{CoverageName: `{"operatoins":[]}`}},
-		"failure.txt is not UTF-8":   {map[string]string{FailureName: "\xff\xfe"}},
-		"failure.txt is 65537 bytes": {map[string]string{FailureName: strings.Repeat("x", MaxFailure+1)}},
+		"seen -1 is negative": {map[string]string{CoverageName: `{"operations":[{"method":"GET","path":"/v1/projects","seen":-1,"responses":[]}],"transitions":[],"faults":[],"totals":{"operations":{"seen":0,"total":0,"percent":0},"responses":{"seen":0,"total":0,"percent":0},"transitions":{"seen":0,"total":0,"percent":0},"percent":0}}`}},
+		`unknown key "operatoins" (did you mean "operations"?)`: {map[string]string{CoverageName: `{"operatoins":[]}`}},
+		"failure.txt is not UTF-8":                              {map[string]string{FailureName: "\xff\xfe"}},
+		"failure.txt is 65537 bytes":                            {map[string]string{FailureName: strings.Repeat("x", MaxFailure+1)}},
 	} {
 		_, err := Read(bytes.NewReader(repack(t, buf.Bytes(), tc.set)), ReadOptions{})
 		if err == nil || !strings.Contains(err.Error(), name) {

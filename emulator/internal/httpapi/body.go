@@ -8,12 +8,14 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 )
 
 // Body limits.
@@ -204,12 +206,29 @@ func notJSON(c *gin.Context, what string) error {
 func unmarshalStrict(b []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(dst); err != nil {
+		if ownDecoderRefused(err) {
+			// a field's own decoder refused its value (a fault's delay): named by its
+			// place, which encoding/json's error does not say ("then.delay")
+			if v, ok := strictjson.Value(b); ok {
+				if verr := strictjson.RefusedValue(v, reflect.TypeOf(dst), ""); verr != nil {
+					return verr
+				}
+			}
+		}
 		return jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return apperr.New(apperr.InvalidJSON, "the request body has data after the JSON value")
 	}
 	return nil
+}
+
+// ownDecoderRefused says whether err, an error of encoding/json's decoding of well-formed JSON, is
+// a value's own decoder refusing it (not a syntax or type error, nor the end of input).
+func ownDecoderRefused(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	return !errors.As(err, &syn) && !errors.As(err, &typ) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF)
 }
 
 func jsonError(err error) error {
@@ -219,29 +238,14 @@ func jsonError(err error) error {
 	case errors.As(err, &syn):
 		return apperr.Errorf(apperr.InvalidJSON, "the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset)
 	case errors.As(err, &typ):
-		if typ.Field == "" {
+		msg, named := strictjson.TypeMessage(typ)
+		if !named {
 			return apperr.New(apperr.InvalidRequest, "the request body must be a JSON object")
 		}
-		return apperr.Errorf(apperr.InvalidRequest, "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		return apperr.New(apperr.InvalidRequest, msg)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return apperr.New(apperr.InvalidJSON, "the request body is not valid JSON: unexpected end of input")
 	}
 	// the JSON was well formed: a field's own decoder refused its value (a fault's delay)
 	return apperr.New(apperr.InvalidRequest, "field "+err.Error())
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "map", "struct":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	case "int", "int64", "float64":
-		return "a number"
-	}
-	return "of another type"
 }

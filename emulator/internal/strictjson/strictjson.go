@@ -3,15 +3,25 @@
 // The control API's bodies and the state documents (PUT /_emulator/state, a bundle's
 // state.json, --state files) are read this way: a typo must fail loudly, never pass with
 // the key ignored.
+//
+// A value refused is worded here too, once for every reader: by its field and place,
+// in hostemu's words, never encoding/json's ("cannot unmarshal string into Go struct
+// field Manifest.seed of type int64", "parsing time … as \"2006-01-02T15:04:05Z07:00\"",
+// "illegal base64 data at input byte 0"): TypeMessage for a value of the wrong JSON type
+// or a number its field cannot hold, RefusedValue for one its type's own decoder refuses
+// (a time, a fault's delay, base64), Words for a caller that says it in a sentence of its
+// own (a failure bundle's members).
 package strictjson
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -38,6 +48,13 @@ func Decode(text []byte, dst any, where string) error {
 	if err == nil {
 		return nil
 	}
+	return Explain(text, dst, where, err)
+}
+
+// Explain is Decode's error path: err is encoding/json's error decoding text into dst
+// (refusing unknown fields), named as Decode names it; for a caller that decodes with a
+// decoder of its own and comes here only when it fails.
+func Explain(text []byte, dst any, where string, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -50,7 +67,13 @@ func Decode(text []byte, dst any, where string) error {
 				return gerr
 			}
 		}
-	case errors.As(err, &syn), errors.As(err, &typ), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+	case errors.As(err, &typ):
+		if field := jsonPath(reflect.TypeOf(dst), typ.Field); field != typ.Field {
+			named := *typ
+			named.Field = field
+			return &named
+		}
+	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 	default:
 		if v, ok := Value(text); ok {
 			if verr := RefusedValue(v, reflect.TypeOf(dst), where); verr != nil {
@@ -102,7 +125,25 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 			}
 			return apperr.Errorf(apperr.InvalidRequest, "%s: %s is not an RFC 3339 time like 2026-11-01T10:00:00Z%s", place, text, why)
 		}
+		if field, rest, ok := ownName(uerr.Error(), key); ok {
+			// the decoder named its own field ("delay: invalid duration"): the place
+			// goes before its name, as a type error's field does
+			return apperr.Errorf(apperr.InvalidRequest, "field %q%s", join(where, field), rest)
+		}
 		return apperr.Errorf(apperr.InvalidRequest, "%s: %v", place, uerr)
+	}
+	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		// []byte: encoding/json reads a base64 string, and its error names no field
+		if s, ok := v.(string); ok {
+			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+				place := "the value" + in(where)
+				if key != "" {
+					place = fmt.Sprintf("key %q%s", key, in(where))
+				}
+				return apperr.Errorf(apperr.InvalidRequest, "%s: %.80q is not base64 (standard alphabet, padded)", place, s)
+			}
+		}
+		return nil
 	}
 	if key != "" {
 		where = join(where, key) // inside the value: its key is part of the place
@@ -145,6 +186,52 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 		}
 	}
 	return nil
+}
+
+// jsonPath is a type error's field path (encoding/json's UnmarshalTypeError.Field, as
+// "faults.Spec.status") without the Go names of the embedded structs it passed through
+// ("faults.status"): the keys of the JSON, as a user wrote them.
+func jsonPath(t reflect.Type, field string) string {
+	if t == nil || field == "" {
+		return field
+	}
+	var out []string
+	for _, name := range strings.Split(field, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			out = append(out, name)
+			continue
+		}
+		if _, ft, ok := fieldFor(jsonFields(t), name); ok {
+			out = append(out, name)
+			t = ft
+			continue
+		}
+		if f, ok := t.FieldByName(name); ok && f.Anonymous && f.Tag.Get("json") == "" {
+			t = f.Type // an embedded struct: its fields are its parent's keys
+			continue
+		}
+		out = append(out, name)
+	}
+	return strings.Join(out, ".")
+}
+
+// ownName splits a decoder's error that begins with its own field's name, key ("delay:
+// invalid duration", "delay.min: invalid duration", "delay must be a duration"), into
+// that name with what follows it in the name ("delay.min") and the rest (": invalid
+// duration"); ok is false when it begins otherwise.
+func ownName(msg, key string) (field, rest string, ok bool) {
+	after, found := strings.CutPrefix(msg, key)
+	if key == "" || !found {
+		return "", "", false
+	}
+	i := strings.IndexAny(after, ": ")
+	if i < 0 || (i > 0 && after[0] != '.') {
+		return "", "", false // "delays: …", or a name that only begins with key
+	}
+	return key + after[:i], after[i:], true
 }
 
 // Value decodes text, one JSON value, for UnknownKeys' walk, as json.Unmarshal into an
@@ -542,4 +629,105 @@ func join(where, key string) string {
 		return key
 	}
 	return where + "." + key
+}
+
+// Words is the message of a decoding error of Decode or Explain, for a caller that
+// says it in its own sentence (a failure bundle's "manifest.json: …"): a coded error's
+// message, a type error as TypeMessage words it, malformed JSON as "not valid JSON: …
+// (at byte N)", else the error's text.
+func Words(err error) string {
+	if e, ok := apperr.As(err); ok {
+		return e.Message
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typ):
+		if msg, ok := TypeMessage(typ); ok {
+			return msg
+		}
+		return fmt.Sprintf("the value must be %s, not %s", jsonKind(typ.Type), typ.Value)
+	case errors.As(err, &syn):
+		return fmt.Sprintf("not valid JSON: %v (at byte %d)", syn, syn.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "not valid JSON: unexpected end of input"
+	}
+	return err.Error()
+}
+
+// TypeMessage words encoding/json's refusal of a value of the wrong JSON type by the
+// field it names: `field "count" must be a number, not string` (an integer's field
+// too: "a number" is what JSON calls it); and of a number its
+// field cannot hold by what it can: `field "count" must be an integer, not 1.5`,
+// `field "seed" must be an integer from 0 to 18446744073709551615, not -1`, `field
+// "rate" must be a number from -1.8e308 to 1.8e308, not 1e400` (encoding/json says
+// "number 1e400" to a field that is a number). ok is false when it names no field: the
+// document itself is of the wrong type. The control API's bodies, the state documents
+// and a failure bundle's members say it alike.
+func TypeMessage(typ *json.UnmarshalTypeError) (msg string, ok bool) {
+	if typ.Field == "" {
+		return "", false
+	}
+	t := typ.Type
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	got, isNumber := strings.CutPrefix(typ.Value, "number ")
+	if !isNumber {
+		return fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(t), typ.Value), true
+	}
+	kind := jsonKind(t)
+	switch {
+	case t == nil:
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		kind = "an integer"
+		if integral(got) {
+			bits := t.Bits()
+			kind = fmt.Sprintf("an integer from %d to %d", int64(-1)<<(bits-1), int64(1)<<(bits-1)-1)
+		}
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr:
+		kind = "an integer"
+		if integral(got) {
+			kind = fmt.Sprintf("an integer from 0 to %d", uint64(math.MaxUint64)>>(64-t.Bits()))
+		}
+	case t.Kind() == reflect.Float32:
+		kind = "a number from -3.4e38 to 3.4e38"
+	case t.Kind() == reflect.Float64:
+		kind = "a number from -1.8e308 to 1.8e308"
+	}
+	return fmt.Sprintf("field %q must be %s, not %s", typ.Field, kind, got), true
+}
+
+// integral says whether a JSON number is written as an integer (no fraction, no
+// exponent): one its field would hold were it in range.
+func integral(number string) bool {
+	return !strings.ContainsAny(number, ".eE")
+}
+
+// jsonKind names the JSON a Go type decodes from, for TypeMessage.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		if t == timeType {
+			return "a string" // an RFC 3339 time
+		}
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
+			return "a string" // []byte: base64
+		}
+		return "an array"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "of another type"
 }
