@@ -86,3 +86,19 @@ func TestCoverageAndFailureMembers(t *testing.T) {
 		}
 	}
 }
+
+// A member's malformed value is named by its key and place, in strictjson's words, with
+// no JSONError given too (hostemu replay reads so): never encoding/json's.
+func TestMembersNameAMalformedValue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, text, want string }{
+		{StateName, `{"projects":[{"id":5}]}`, `state.json: field "projects.id" must be a string, not number`},
+		{"lifecycles.json", `{"crt:a.test":"soon"}`, `lifecycles.json: key "crt:a.test": "soon" is not an RFC 3339 time`},
+		{"faults.json", `{"faults":[{"id":"flt_1","source":"api","match":{},"status":"503"}],"scenario_faults":[],"next_id":2}`, `faults.json: field "faults.status" must be a number, not string`},
+	} {
+		_, err := Read(bytes.NewReader(repack(t, small(t), map[string]string{tc.name: tc.text})), ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("%s %s: %v, want %q", tc.name, tc.text, err, tc.want)
+		}
+	}
+}

@@ -115,7 +115,7 @@ func errorKind(err error) string {
 		return "type " + typ.Field
 	}
 	if e, ok := apperr.As(err); ok {
-		if strings.Contains(e.Message, " is not an RFC 3339 time like ") {
+		if strings.Contains(e.Message, " is not an RFC 3339 time like ") || strings.Contains(e.Message, " is not base64 ") {
 			return "field" // named by strictjson.RefusedValue, where the oracle has the decoder's words
 		}
 		return string(e.Code)
@@ -154,6 +154,7 @@ func FuzzReadSnapshot(f *testing.F) {
 		`{"deployments":[{"created_at":"2026-13-01T00:00:00Z"}]}`, `{"projects":[{"created_at":"x"}]}`, "{\"a\n\":1}", `{"a":"\x"}`,
 		`{"deployments":[{"id":"a"} {"id":"b"}]}`, `{"deployments":[{"id":"a"}]`, `{"files":["a",1]}`, `{"files":[-]}`,
 		`{"deployments":[{"id":"a","env":{"A":"1","A":"2"}}]}`, `{"tokens":[{"scope":"read","SCOPE":"admin"}]}`, `{"projects":[{"env":{"A":"1","a":"2"}}]}`,
+		`{"cipher":{"master_keys":[{"id":"m","key":"!!"}]}}`, `{"uploads":[{"digest":"abc","content":"!!"}]}`,
 	} {
 		f.Add(s)
 	}

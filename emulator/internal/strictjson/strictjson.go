@@ -40,7 +40,8 @@ import (
 // twice, refused as GivenOnce words it, never encoding/json's bare words.
 //
 // A value its type's own decoder refuses (a time that is not RFC 3339) is named too, by
-// its key and place (RefusedValue): encoding/json's error says neither.
+// its key and place (RefusedValue): encoding/json's error says neither; one that a later
+// value of its key replaces is a key given twice.
 func Decode(text []byte, dst any, where string) error {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -78,6 +79,11 @@ func Explain(text []byte, dst any, where string, err error) error {
 		if v, ok := Value(text); ok {
 			if verr := RefusedValue(v, reflect.TypeOf(dst), where); verr != nil {
 				return verr
+			}
+			// a refused value that a later value of its key replaces is not in v: the
+			// key is given twice ({"time":"soon","time":"2026-…"})
+			if gerr := GivenOnce(text, dst, where); gerr != nil {
+				return gerr
 			}
 		}
 	}
@@ -118,7 +124,7 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 		if key != "" {
 			place = fmt.Sprintf("key %q%s", key, in(where))
 		}
-		if t == timeType {
+		if t == timeType || (t.Kind() == reflect.Struct && t.ConvertibleTo(timeType)) { // state.Timestamp too
 			why := ""
 			if pe, ok := errors.AsType[*time.ParseError](uerr); ok && pe.Message != "" {
 				why = " (" + strings.TrimPrefix(pe.Message, ": ") + ")" // a month out of range
@@ -646,7 +652,7 @@ func Words(err error) string {
 		if msg, ok := TypeMessage(typ); ok {
 			return msg
 		}
-		return fmt.Sprintf("the value must be %s, not %s", jsonKind(typ.Type), typ.Value)
+		return "the value " + mustBe(typ)
 	case errors.As(err, &syn):
 		return fmt.Sprintf("not valid JSON: %v (at byte %d)", syn, syn.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -668,13 +674,18 @@ func TypeMessage(typ *json.UnmarshalTypeError) (msg string, ok bool) {
 	if typ.Field == "" {
 		return "", false
 	}
+	return fmt.Sprintf("field %q %s", typ.Field, mustBe(typ)), true
+}
+
+// mustBe is what TypeMessage says of typ's value: "must be an integer, not 1.5".
+func mustBe(typ *json.UnmarshalTypeError) string {
 	t := typ.Type
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	got, isNumber := strings.CutPrefix(typ.Value, "number ")
 	if !isNumber {
-		return fmt.Sprintf("field %q must be %s, not %s", typ.Field, jsonKind(t), typ.Value), true
+		return fmt.Sprintf("must be %s, not %s", jsonKind(t), typ.Value)
 	}
 	kind := jsonKind(t)
 	switch {
@@ -695,7 +706,7 @@ func TypeMessage(typ *json.UnmarshalTypeError) (msg string, ok bool) {
 	case t.Kind() == reflect.Float64:
 		kind = "a number from -1.8e308 to 1.8e308"
 	}
-	return fmt.Sprintf("field %q must be %s, not %s", typ.Field, kind, got), true
+	return fmt.Sprintf("must be %s, not %s", kind, got)
 }
 
 // integral says whether a JSON number is written as an integer (no fraction, no

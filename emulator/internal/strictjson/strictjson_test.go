@@ -406,3 +406,16 @@ func TestTypeMessage(t *testing.T) {
 		}
 	}
 }
+
+// A refused value that a later value of its key replaces is the key given twice, never
+// encoding/json's words ("parsing time \"soon\" as …"): the decoded value RefusedValue
+// walks holds the later one (a journal line edited by hand found it).
+func TestDecodeRefusedValueReplacedIsAKeyTwice(t *testing.T) {
+	type doc struct {
+		At time.Time `json:"at"`
+	}
+	err := Decode([]byte(`{"at":"soon","at":"2026-11-01T10:00:00Z"}`), new(doc), "journal")
+	if e, ok := apperr.As(err); !ok || !strings.Contains(e.Message, `key "at" in journal is given twice`) {
+		t.Errorf("%v", err)
+	}
+}
