@@ -602,6 +602,8 @@ func TestControlInputIsStrict(t *testing.T) {
 		{"a route that takes none", "GET", "/_emulator/faults?all=1", nil, `takes none`},
 		// a malformed value is named by its field and place, in hostemu's words
 		{"a fault's from not a time", "POST", "/_emulator/faults", map[string]any{"status": 503, "from": "yesterday"}, `key "from": "yesterday" is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
+		{"a query matcher's value a number", "POST", "/_emulator/faults", `{"status":503,"match":{"query":{"a":"x","b":5}}}`, `key "b" in match.query must be a string, not number`},
+		{"a then step's header a number", "POST", "/_emulator/faults", `{"then":[{"headers":{"X-A":5}}]}`, `key "X-A" in then.headers must be a string, not number`},
 		{"a fault's until a number", "POST", "/_emulator/faults", map[string]any{"status": 503, "until": 5}, `key "until": 5 is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
 		{"a then step's delay not a duration", "POST", "/_emulator/faults", map[string]any{"then": []any{map[string]any{"delay": "soon"}}}, `field "then.delay": invalid duration "soon"`},
 		{"a then step's delay range", "POST", "/_emulator/faults", map[string]any{"then": []any{map[string]any{"delay": map[string]string{"min": "x", "max": "1s"}}}}, `field "then.delay.min": invalid duration "x"`},

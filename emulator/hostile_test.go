@@ -457,6 +457,8 @@ func TestStateElementKeyGivenTwiceIsRefused(t *testing.T) {
 		{`{"cipher":{"master_keys":[{"id":"m","key":"!!"}]}}`, `key "key" in cipher.master_keys: "!!" is not base64 (standard alphabet, padded)`},
 		{`{"uploads":[{"digest":"a","content":"!!"}]}`, `key "content" in uploads: "!!" is not base64`},
 		{`{"cipher":{"master_keys":[{"id":"m","key":5}]}}`, `field "cipher.master_keys.key" must be a string, not number`},
+		// a map's value of the wrong type is named by its key (was field "projects.env")
+		{`{"projects":[{"id":"prj_x","name":"x","created_at":"2026-11-01T00:00:00Z","env":{"A":"1","B":5}}]}`, `key "B" in projects.env must be a string, not number`},
 		// a state document's enum value names the closest known one
 		{`{"tokens":[{"token":"t-x","scope":"raed"}]}`, `tokens: unknown scope "raed" (did you mean "read"?)`},
 	} {

@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 
@@ -206,16 +205,9 @@ func notJSON(c *gin.Context, what string) error {
 func unmarshalStrict(b []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(dst); err != nil {
-		if ownDecoderRefused(err) {
-			// a field's own decoder refused its value (a fault's delay): named by its
-			// place, which encoding/json's error does not say ("then.delay")
-			if v, ok := strictjson.Value(b); ok {
-				if verr := strictjson.RefusedValue(v, reflect.TypeOf(dst), ""); verr != nil {
-					return verr
-				}
-			}
-		}
-		return jsonError(err)
+		// a value refused is named by its place, which encoding/json's error does not
+		// say: a field's own decoder's refusal ("then.delay"), a map's key ("match.query")
+		return jsonError(strictjson.Explain(b, dst, "", err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return apperr.New(apperr.InvalidJSON, "the request body has data after the JSON value")
@@ -223,15 +215,10 @@ func unmarshalStrict(b []byte, dst any) error {
 	return nil
 }
 
-// ownDecoderRefused says whether err, an error of encoding/json's decoding of well-formed JSON, is
-// a value's own decoder refusing it (not a syntax or type error, nor the end of input).
-func ownDecoderRefused(err error) bool {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	return !errors.As(err, &syn) && !errors.As(err, &typ) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF)
-}
-
 func jsonError(err error) error {
+	if isCoded(err) {
+		return err // worded already (strictjson.Explain)
+	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {

@@ -24,6 +24,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -69,9 +70,15 @@ func Explain(text []byte, dst any, where string, err error) error {
 			}
 		}
 	case errors.As(err, &typ):
-		if field := jsonPath(reflect.TypeOf(dst), typ.Field); field != typ.Field {
-			named := *typ
-			named.Field = field
+		named := *typ
+		named.Field = jsonPath(reflect.TypeOf(dst), typ.Field)
+		if v, ok := Value(text); ok {
+			// a map's value: encoding/json names the map, not the key
+			if at, key, ok := mapKey(v, reflect.TypeOf(dst), splitPath(named.Field)); ok {
+				return apperr.Errorf(apperr.InvalidRequest, "key %q%s %s", key, in(join(where, at)), mustBe(&named))
+			}
+		}
+		if named.Field != typ.Field {
 			return &named
 		}
 	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
@@ -222,6 +229,110 @@ func jsonPath(t reflect.Type, field string) string {
 		out = append(out, name)
 	}
 	return strings.Join(out, ".")
+}
+
+func splitPath(field string) []string {
+	if field == "" {
+		return nil
+	}
+	return strings.Split(field, ".")
+}
+
+// mapKey finds, along a type error's field path (JSON names, from type t), the map
+// whose value is of the wrong JSON type, and that value's key: ("match.query", "a") for
+// {"match":{"query":{"a":5}}}, whose error names "match.query" alone; the keys of maps
+// it passes are in the place ("deep.x", "z"). ok is false when
+// the path leads to no map (or to none such): the error names its field already.
+func mapKey(v any, t reflect.Type, path []string) (at, key string, ok bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessage || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return "", "", false
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if arr, isArr := v.([]any); isArr {
+			for _, e := range arr {
+				if at, key, ok := mapKey(e, t.Elem(), path); ok {
+					return at, key, true
+				}
+			}
+		}
+	case reflect.Map:
+		obj, isObj := v.(map[string]any)
+		if !isObj {
+			return "", "", false
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if len(path) == 0 && !fits(obj[k], t.Elem()) {
+				return "", k, true
+			}
+			// a value of the right kind may hold the wrong one deeper; the path goes on
+			// past a map's keys, which encoding/json's does not name, and here they are
+			if at, key, ok := mapKey(obj[k], t.Elem(), path); ok {
+				if at == "" {
+					return k, key, true
+				}
+				return k + "." + at, key, true
+			}
+		}
+	case reflect.Struct:
+		obj, isObj := v.(map[string]any)
+		if !isObj || len(path) == 0 {
+			return "", "", false
+		}
+		name, ft, known := fieldFor(jsonFields(t), path[0])
+		if !known {
+			return "", "", false
+		}
+		for k, val := range obj {
+			if k == name || strings.EqualFold(k, name) {
+				if at, key, ok := mapKey(val, ft, path[1:]); ok {
+					if at == "" {
+						return name, key, true
+					}
+					return name + "." + at, key, true
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+// fits says whether JSON value v (as Value decodes it) decodes into type t without a
+// type error, as far as its JSON type and a number's range say.
+func fits(v any, t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil || t.Kind() == reflect.Interface || t == rawMessage || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return true
+	}
+	switch x := v.(type) {
+	case string:
+		return t.Kind() == reflect.String || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8)
+	case bool:
+		return t.Kind() == reflect.Bool
+	case json.Number:
+		switch {
+		case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+			_, err := strconv.ParseInt(string(x), 10, t.Bits())
+			return err == nil
+		case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr:
+			_, err := strconv.ParseUint(string(x), 10, t.Bits())
+			return err == nil
+		case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+			_, err := strconv.ParseFloat(string(x), t.Bits())
+			return err == nil
+		}
+		return false
+	case map[string]any:
+		return t.Kind() == reflect.Map || t.Kind() == reflect.Struct
+	case []any:
+		return t.Kind() == reflect.Slice || t.Kind() == reflect.Array
+	}
+	return true
 }
 
 // ownName splits a decoder's error that begins with its own field's name, key ("delay:

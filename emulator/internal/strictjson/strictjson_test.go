@@ -383,6 +383,9 @@ func TestTypeMessage(t *testing.T) {
 		Nested struct {
 			On bool `json:"on"`
 		} `json:"nested"`
+		Env   map[string]string              `json:"env"`
+		Steps []struct{ Env map[string]int } `json:"steps"`
+		Deep  map[string]map[string]uint8    `json:"deep"`
 	}
 	for _, tc := range []struct{ text, want string }{
 		{`{"count":"1"}`, `field "count" must be a number, not string`},
@@ -397,6 +400,10 @@ func TestTypeMessage(t *testing.T) {
 		{`{"dice":5}`, `field "dice" must be a string, not number`},
 		{`{"list":{}}`, `field "list" must be an array, not object`},
 		{`{"nested":{"on":"yes"}}`, `field "nested.on" must be a boolean, not string`},
+		// a map's value is named by its key, which encoding/json's error leaves out
+		{`{"env":{"A":"1","B":5}}`, `key "B" in env must be a string, not number`},
+		{`{"steps":[{"Env":{"a":1}},{"env":{"b":1.5}}]}`, `key "b" in steps.Env must be an integer, not 1.5`},
+		{`{"deep":{"x":{"y":1,"z":300}}}`, `key "z" in deep.x must be an integer from 0 to 255, not 300`},
 		{`[1]`, `the value must be an object, not array`},
 		{`{"name":`, `not valid JSON: unexpected end of input`},
 		{`{"name" 5}`, `not valid JSON: invalid character '5' after object key (at byte 9)`},
