@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -237,6 +238,15 @@ func TestBundleRefusals(t *testing.T) {
 	man["format"], man["hostemu_version"] = 99, "v9.9.9"
 	newer, _ := json.Marshal(man)
 	badState := strings.Replace(string(m["state.json"]), `"status":"ready"`, `"status":"shipped"`, 1)
+	// swap replaces old with new in member name, which must hold old
+	swap := func(name, old, new string) []byte {
+		if !strings.Contains(string(m[name]), old) {
+			t.Fatalf("%s holds no %s", name, old)
+		}
+		return with(map[string]string{name: strings.Replace(string(m[name]), old, new, 1)})
+	}
+	firstCert := regexp.MustCompile(`"crt:[^"]*": "[^"]*"`).FindString(string(m["lifecycles.json"]))
+	certKey, _, _ := strings.Cut(firstCert, ": ")
 
 	for _, tc := range []struct {
 		name string
@@ -256,6 +266,18 @@ func TestBundleRefusals(t *testing.T) {
 		{"an unknown key in the manifest", with(map[string]string{"manifest.json": strings.Replace(string(m["manifest.json"]), `"seed"`, `"sede"`, 1)}), "sede"},
 		{"an archive over the size bound", tgz(t, [][2]string{{"manifest.json", string(m["manifest.json"])}, {"files/" + strings.Repeat("cd", 32), "x"}}, map[string]int64{"files/" + strings.Repeat("cd", 32): 600 << 20}), "more than its bound"},
 		{"an empty body", nil, "not gzip"},
+		// a value a member cannot hold is named by its key and place, never in
+		// encoding/json's words ("cannot unmarshal string into Go struct field Manifest.seed")
+		{"a manifest's seed not a number", swap("manifest.json", `"seed": 1`, `"seed": "x"`), `manifest.json: field "seed" must be a number, not string`},
+		{"a manifest's seed not whole", swap("manifest.json", `"seed": 1`, `"seed": 1.5`), `manifest.json: field "seed" must be an integer, not 1.5`},
+		{"a manifest's format a string", swap("manifest.json", `"format": 1`, `"format": "1"`), `manifest.json: field "format" must be a number, not string`},
+		{"a manifest's clock not a time", swap("manifest.json", `"now": "`, `"now": "x`), `manifest.json: key "now" in clock: "x`},
+		{"a manifest's dice not base64", swap("manifest.json", `"id_dice": "`, `"id_dice": "!!`), `manifest.json: key "id_dice": "!!`},
+		{"a saved fault's status a string", with(map[string]string{"faults.json": `{"faults":[{"id":"flt_1","source":"api","match":{},"status":"503"}],"scenario_faults":[],"next_id":2}`}), `faults.json: field "faults.status" must be a number, not string`},
+		{"a saved fault's delay", with(map[string]string{"faults.json": `{"faults":[{"id":"flt_1","source":"api","match":{},"status":503,"delay":"soon"}],"scenario_faults":[],"next_id":2}`}), `faults.json: field "faults.delay": invalid duration "soon"`},
+		{"a lifecycle time", swap("lifecycles.json", firstCert, certKey+`: "soon"`), `lifecycles.json: key ` + certKey + `: "soon" is not an RFC 3339 time`},
+		{"a journal seq a string", swap("journal.ndjson", `{"seq":1,`, `{"seq":"1",`), `journal.ndjson: line 1: field "seq" must be a number, not string`},
+		{"a journal entry's unknown key", swap("journal.ndjson", `{"seq":1,`, `{"seq":1,"sequ":1,`), `journal.ndjson: line 1: unknown key "sequ" (did you mean "seq"?)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)

@@ -570,7 +570,7 @@ func TestControlInputIsStrict(t *testing.T) {
 		{"fault key", "POST", "/_emulator/faults", map[string]any{"status": 503, "time": 1}, `unknown key "time" (did you mean "times"?)`},
 		{"fault method", "POST", "/_emulator/faults", map[string]any{"match": map[string]any{"method": "PSOT"}, "status": 503}, `did you mean "POST"?`},
 		{"fault service", "POST", "/_emulator/faults", map[string]any{"match": map[string]any{"service": "hostnig"}, "status": 503}, `did you mean "hosting"?`},
-		{"delay key", "POST", "/_emulator/faults", map[string]any{"delay": map[string]any{"min": "1s", "maks": "2s"}}, `delay: unknown key "maks" (did you mean "max"?)`},
+		{"delay key", "POST", "/_emulator/faults", map[string]any{"delay": map[string]any{"min": "1s", "maks": "2s"}}, `field "delay": unknown key "maks" (did you mean "max"?)`},
 		{"namespace seed", "POST", "/_emulator/namespaces", map[string]any{"sed": 3}, `unknown key "sed" (did you mean "seed"?)`},
 		{"await key", "POST", "/_emulator/await", map[string]any{"deploymnet": "dpl_first", "status": "ready"}, `unknown key "deploymnet" (did you mean "deployment"?)`},
 		{"await requests key", "POST", "/_emulator/await", map[string]any{"requests": map[string]any{"metod": "GET"}, "count": 1}, `unknown key "metod" in requests (did you mean "method"?)`},
@@ -600,6 +600,22 @@ func TestControlInputIsStrict(t *testing.T) {
 		{"journal status far out of range", "GET", "/_emulator/requests?status=99999999999", nil, `status 99999999999: want an HTTP status from 100 to 599`},
 		{"journal bogus", "GET", "/_emulator/requests?bogus=1", nil, `unknown query parameter "bogus"`},
 		{"a route that takes none", "GET", "/_emulator/faults?all=1", nil, `takes none`},
+		// a malformed value is named by its field and place, in hostemu's words
+		{"a fault's from not a time", "POST", "/_emulator/faults", map[string]any{"status": 503, "from": "yesterday"}, `key "from": "yesterday" is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
+		{"a query matcher's value a number", "POST", "/_emulator/faults", `{"status":503,"match":{"query":{"a":"x","b":5}}}`, `key "b" in match.query must be a string, not number`},
+		{"a then step's header a number", "POST", "/_emulator/faults", `{"then":[{"headers":{"X-A":5}}]}`, `key "X-A" in then.headers must be a string, not number`},
+		{"a fault's until a number", "POST", "/_emulator/faults", map[string]any{"status": 503, "until": 5}, `key "until": 5 is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
+		{"a then step's delay not a duration", "POST", "/_emulator/faults", map[string]any{"then": []any{map[string]any{"delay": "soon"}}}, `field "then.delay": invalid duration "soon"`},
+		{"a then step's delay range", "POST", "/_emulator/faults", map[string]any{"then": []any{map[string]any{"delay": map[string]string{"min": "x", "max": "1s"}}}}, `field "then.delay.min": invalid duration "x"`},
+		{"a count not whole", "POST", "/_emulator/await", `{"requests":{"status":500},"count":1.5}`, `field "count" must be an integer, not 1.5`},
+		{"a count out of range", "POST", "/_emulator/await", `{"requests":{"status":500},"count":1e400}`, `field "count" must be an integer, not 1e400`},
+		{"a since below zero", "POST", "/_emulator/await", `{"requests":{"since":-1},"count":1}`, `field "requests.since" must be an integer from 0 to 18446744073709551615, not -1`},
+		{"a since not a number", "POST", "/_emulator/await", `{"requests":{"since":"x"},"count":1}`, `field "requests.since" must be a number, not string`},
+		{"a rate out of range", "PUT", "/_emulator/clock", `{"mode":"scaled","rate":1e400}`, `field "rate" must be a number from -1.8e308 to 1.8e308, not 1e400`},
+		{"a seed out of range", "POST", "/_emulator/namespaces", `{"seed":99999999999999999999}`, `field "seed" must be an integer from -9223372036854775808 to 9223372036854775807, not 99999999999999999999`},
+		{"forced deployment status", "POST", "/_emulator/deployments/dpl_first/status", map[string]any{"status": "redy"}, `field "status": "redy" is not a deployment status (did you mean "ready"?); it is one of queued, building, ready or error`},
+		{"forced domain status", "POST", "/_emulator/domains/shop.test/status", map[string]any{"status": "activ"}, `field "status": "activ" is not a domain status (did you mean "active"?); it is one of pending, verifying, active or error`},
+		{"token scope", "POST", "/_emulator/tokens", map[string]any{"scope": "raed"}, `field "scope" must be read, deploy or admin, not "raed" (did you mean "read"?)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.do(req{Method: tc.method, Path: tc.path, Body: tc.body})

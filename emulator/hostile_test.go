@@ -452,6 +452,15 @@ func TestStateElementKeyGivenTwiceIsRefused(t *testing.T) {
 		// a time its element cannot hold, named (it was encoding/json's words after "field")
 		{`{"projects":[{"id":"prj_x","name":"x","created_at":"yesterday"}]}`, `key "created_at" in projects: "yesterday" is not an RFC 3339 time like 2026-11-01T10:00:00Z`},
 		{`{"projects":[{"id":"prj_x","name":"x","created_at":"2026-11-01T00:00:00Z"}],"deployments":[{"id":"dpl_x","project_id":"prj_x","files":{},"timings":{"queued_at":"soon"}}]}`, `key "queued_at" in deployments.timings: "soon" is not an RFC 3339 time`},
+		// base64 its element cannot hold, named (it was "field illegal base64 data at input
+		// byte 0"), and a number where base64 goes is a string wanted, not an array
+		{`{"cipher":{"master_keys":[{"id":"m","key":"!!"}]}}`, `key "key" in cipher.master_keys: "!!" is not base64 (standard alphabet, padded)`},
+		{`{"uploads":[{"digest":"a","content":"!!"}]}`, `key "content" in uploads: "!!" is not base64`},
+		{`{"cipher":{"master_keys":[{"id":"m","key":5}]}}`, `field "cipher.master_keys.key" must be a string, not number`},
+		// a map's value of the wrong type is named by its key (was field "projects.env")
+		{`{"projects":[{"id":"prj_x","name":"x","created_at":"2026-11-01T00:00:00Z","env":{"A":"1","B":5}}]}`, `key "B" in projects.env must be a string, not number`},
+		// a state document's enum value names the closest known one
+		{`{"tokens":[{"token":"t-x","scope":"raed"}]}`, `tokens: unknown scope "raed" (did you mean "read"?)`},
 	} {
 		r := e.do(req{Method: "PUT", Path: "/_emulator/state", Body: tc.doc})
 		if r.Status != http.StatusBadRequest || r.Code() != "invalid_request" || !strings.Contains(r.Err(t).Message, tc.want) {

@@ -34,6 +34,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/fault"
 	"github.com/hostemu/hostemu/emulator/internal/journal"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 )
 
 // Format is the version of the archive's layout this hostemu writes and the newest it
@@ -489,7 +490,8 @@ type ReadOptions struct {
 	StateMax int64
 	// Charge is asked for each state element's decoded size (state.ReadOptions).
 	Charge func(int64) bool
-	// JSONError words a JSON decoding error of state.json.
+	// JSONError words a JSON decoding error of state.json (nil: strictjson.Words, as
+	// the other members' errors are worded; hostemu replay reads so).
 	JSONError func(error) error
 	// Version is this hostemu's version, named when a bundle is too new.
 	Version string
@@ -671,7 +673,11 @@ func (b *Bundle) member(name string, size int64, r io.Reader, opt ReadOptions) e
 		if size > opt.StateMax {
 			return problem("state.json is %d bytes, over the bound of %d (--max-state-bytes)", size, opt.StateMax)
 		}
-		snap, err := state.ReadSnapshot(r, state.ReadOptions{Max: opt.StateMax, Charge: opt.Charge, JSONError: opt.JSONError})
+		jsonError := opt.JSONError
+		if jsonError == nil {
+			jsonError = wordedJSON
+		}
+		snap, err := state.ReadSnapshot(r, state.ReadOptions{Max: opt.StateMax, Charge: opt.Charge, JSONError: jsonError})
 		if err != nil {
 			if errors.Is(err, state.ErrRefused) {
 				return err // the caller's budget said no: not the bundle's fault
@@ -784,7 +790,11 @@ func (b *Bundle) manifest(data []byte, version string) error {
 		HostemuVersion string `json:"hostemu_version"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return problem("manifest.json is not JSON: %v", err)
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return problem("manifest.json is not JSON: %v", err)
+		}
+		return problem("manifest.json: %s", strictjson.Words(err)) // {"format":"1"}
 	}
 	if probe.Format == nil {
 		return problem("manifest.json has no format: it is not a failure bundle's")
@@ -826,12 +836,21 @@ func orUnknown(v string) string {
 	return v
 }
 
-// strict decodes one JSON value refusing unknown keys and anything after it.
+// wordedJSON is state.json's decoding error in strictjson's words: `field "projects.id"
+// must be a string, not number`, not encoding/json's "cannot unmarshal number into Go
+// struct field Project.projects.id of type string".
+func wordedJSON(err error) error { return errors.New(strictjson.Words(err)) }
+
+// strict decodes one JSON value refusing unknown keys and anything after it. A value
+// refused is named by its key and place, as the state and the control API name it
+// (strictjson's words: `field "seed" must be a number, not string`, `key "now" in clock:
+// "x" is not an RFC 3339 time …`), never encoding/json's ("cannot unmarshal string
+// into Go struct field Manifest.seed of type int64").
 func strict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return err
+		return wordedJSON(strictjson.Explain(data, v, "", err))
 	}
 	if dec.More() {
 		return errors.New("more than one JSON value")

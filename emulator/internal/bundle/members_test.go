@@ -75,14 +75,30 @@ func TestCoverageAndFailureMembers(t *testing.T) {
 		t.Fatalf("a bundle without them: %v, %v, %q", err, old.Coverage, old.Failure)
 	}
 	for name, tc := range map[string]struct{ set map[string]string }{
-		"seen -1 is negative":        {map[string]string{CoverageName: `{"operations":[{"method":"GET","path":"/v1/projects","seen":-1,"responses":[]}],"transitions":[],"faults":[],"totals":{"operations":{"seen":0,"total":0,"percent":0},"responses":{"seen":0,"total":0,"percent":0},"transitions":{"seen":0,"total":0,"percent":0},"percent":0}}`}},
-		`unknown field "operatoins"`: {map[string]string{CoverageName: `{"operatoins":[]}`}},
-		"failure.txt is not UTF-8":   {map[string]string{FailureName: "\xff\xfe"}},
-		"failure.txt is 65537 bytes": {map[string]string{FailureName: strings.Repeat("x", MaxFailure+1)}},
+		"seen -1 is negative": {map[string]string{CoverageName: `{"operations":[{"method":"GET","path":"/v1/projects","seen":-1,"responses":[]}],"transitions":[],"faults":[],"totals":{"operations":{"seen":0,"total":0,"percent":0},"responses":{"seen":0,"total":0,"percent":0},"transitions":{"seen":0,"total":0,"percent":0},"percent":0}}`}},
+		`unknown key "operatoins" (did you mean "operations"?)`: {map[string]string{CoverageName: `{"operatoins":[]}`}},
+		"failure.txt is not UTF-8":                              {map[string]string{FailureName: "\xff\xfe"}},
+		"failure.txt is 65537 bytes":                            {map[string]string{FailureName: strings.Repeat("x", MaxFailure+1)}},
 	} {
 		_, err := Read(bytes.NewReader(repack(t, buf.Bytes(), tc.set)), ReadOptions{})
 		if err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("want an error naming %q, got %v", name, err)
+		}
+	}
+}
+
+// A member's malformed value is named by its key and place, in strictjson's words, with
+// no JSONError given too (hostemu replay reads so): never encoding/json's.
+func TestMembersNameAMalformedValue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, text, want string }{
+		{StateName, `{"projects":[{"id":5}]}`, `state.json: field "projects.id" must be a string, not number`},
+		{"lifecycles.json", `{"crt:a.test":"soon"}`, `lifecycles.json: key "crt:a.test": "soon" is not an RFC 3339 time`},
+		{"faults.json", `{"faults":[{"id":"flt_1","source":"api","match":{},"status":"503"}],"scenario_faults":[],"next_id":2}`, `faults.json: field "faults.status" must be a number, not string`},
+	} {
+		_, err := Read(bytes.NewReader(repack(t, small(t), map[string]string{tc.name: tc.text})), ReadOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("%s %s: %v, want %q", tc.name, tc.text, err, tc.want)
 		}
 	}
 }

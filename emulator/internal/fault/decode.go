@@ -171,7 +171,7 @@ func (s *Spec) Validate() error {
 		problems = append(problems, "probability: must be between 0 and 1")
 	}
 	if sv := s.Match.Service; sv != "" && !slices.Contains(Services, sv) {
-		problems = append(problems, fmt.Sprintf("match.service %q: want hosting, cipher or edge%s", sv, yamlcheck.Suggest(sv, Services)))
+		problems = append(problems, fmt.Sprintf("match.service %q: want hosting, cipher or edge%s", sv, yamlcheck.DidYouMean(sv, Services)))
 	}
 	if sc := s.Match.Scope; sc != "" {
 		if _, ok := state.ParseScope(sc); !ok {
@@ -305,7 +305,7 @@ func (st Step) problems(at string, step bool) []string {
 	switch {
 	case st.DelayClock == "" || st.DelayClock == DelayWall:
 	case st.DelayClock != DelayEmulated:
-		add("delay_clock %q: want wall or emulated%s", st.DelayClock, yamlcheck.Suggest(st.DelayClock, []string{DelayWall, DelayEmulated}))
+		add("delay_clock %q: want wall or emulated%s", st.DelayClock, yamlcheck.DidYouMean(st.DelayClock, []string{DelayWall, DelayEmulated}))
 	case st.Delay == nil:
 		add("delay_clock goes with delay")
 	}

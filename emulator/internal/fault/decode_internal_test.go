@@ -60,3 +60,23 @@ func TestBodyDecodedOnce(t *testing.T) {
 		t.Error("the body was decoded again")
 	}
 }
+
+// An enum value far from every known one is refused with the list once: the sentence
+// lists them already, and yamlcheck.Suggest's "(want …)" said it again.
+func TestEnumRefusalListsOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Status: 503, Match: Match{Service: "zzzzzz"}}, `match.service "zzzzzz": want hosting, cipher or edge`},
+		{Spec{Status: 503, Match: Match{Service: "hostin"}}, `match.service "hostin": want hosting, cipher or edge (did you mean "hosting"?)`},
+		{Spec{Status: 503, DelayClock: "zzzzzz"}, `delay_clock "zzzzzz": want wall or emulated`},
+		{Spec{Status: 503, DelayClock: "wal"}, `delay_clock "wal": want wall or emulated (did you mean "wall"?)`},
+	} {
+		err := tc.spec.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "(want ") {
+			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}

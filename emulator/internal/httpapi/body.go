@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/hostemu/hostemu/emulator/internal/apperr"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 )
 
 // Body limits.
@@ -204,7 +205,9 @@ func notJSON(c *gin.Context, what string) error {
 func unmarshalStrict(b []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(dst); err != nil {
-		return jsonError(err)
+		// a value refused is named by its place, which encoding/json's error does not
+		// say: a field's own decoder's refusal ("then.delay"), a map's key ("match.query")
+		return jsonError(strictjson.Explain(b, dst, "", err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return apperr.New(apperr.InvalidJSON, "the request body has data after the JSON value")
@@ -213,35 +216,23 @@ func unmarshalStrict(b []byte, dst any) error {
 }
 
 func jsonError(err error) error {
+	if isCoded(err) {
+		return err // worded already (strictjson.Explain)
+	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
 		return apperr.Errorf(apperr.InvalidJSON, "the request body is not valid JSON: %v (at byte %d)", syn, syn.Offset)
 	case errors.As(err, &typ):
-		if typ.Field == "" {
+		msg, named := strictjson.TypeMessage(typ)
+		if !named {
 			return apperr.New(apperr.InvalidRequest, "the request body must be a JSON object")
 		}
-		return apperr.Errorf(apperr.InvalidRequest, "field %q must be %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		return apperr.New(apperr.InvalidRequest, msg)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return apperr.New(apperr.InvalidJSON, "the request body is not valid JSON: unexpected end of input")
 	}
 	// the JSON was well formed: a field's own decoder refused its value (a fault's delay)
 	return apperr.New(apperr.InvalidRequest, "field "+err.Error())
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "map", "struct":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	case "int", "int64", "float64":
-		return "a number"
-	}
-	return "of another type"
 }

@@ -17,7 +17,7 @@ func (a *API) coverageScope(c *gin.Context) (all bool, err error) {
 		return false, nil
 	}
 	if v != "all" {
-		return false, apperr.Errorf(apperr.InvalidRequest, "query parameter namespaces=%q: the only value is \"all\"%s", v, yamlcheck.Suggest(v, []string{"all"}))
+		return false, apperr.Errorf(apperr.InvalidRequest, "query parameter namespaces=%q: the only value is \"all\"%s", v, yamlcheck.DidYouMean(v, []string{"all"}))
 	}
 	if c.Param("ns") != "" {
 		return false, apperr.New(apperr.InvalidRequest, "namespaces=all is taken by GET /_emulator/coverage, not by a namespace's coverage")

@@ -181,3 +181,26 @@ func TestAppendRecordInPlaceIsTheLogsFormat(t *testing.T) {
 		t.Fatalf("parsed: torn %v, %d changes, last %d", lc.torn, len(lc.changes), lc.last)
 	}
 }
+
+// A --state file's malformed value is named by its field, never in encoding/json's
+// words ("cannot unmarshal number into Go struct field Project.projects.id of type
+// string", "cannot unmarshal number -1 into Go value of type uint64").
+func TestSnapshotFileNamesAMalformedValue(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct{ doc, want string }{
+		{`{"projects":[{"id":5}]}`, `field "projects.id" must be a string, not number`},
+		{`{"log_seq":"x"}`, `field "log_seq" must be a number, not string`},
+		{`{"log_seq":-1}`, `field "log_seq" must be an integer from 0 to 18446744073709551615, not -1`},
+		{`{"cipher":{"master_keys":[{"id":"m","key":"!!"}]}}`, `key "key" in cipher.master_keys: "!!" is not base64`},
+	} {
+		path := filepath.Join(dir, "state.json")
+		if err := os.WriteFile(path, []byte(tc.doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := readSnapshotFile(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("%s: %v, want %q", tc.doc, err, tc.want)
+		}
+	}
+}

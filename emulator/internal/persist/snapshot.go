@@ -3,6 +3,7 @@ package persist
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hostemu/hostemu/emulator/internal/hugeheap"
 	"github.com/hostemu/hostemu/emulator/internal/state"
+	"github.com/hostemu/hostemu/emulator/internal/strictjson"
 )
 
 // snapshotFile is the --state file: the state as GET /_emulator/state exports it (so
@@ -42,8 +44,17 @@ func readSnapshotFile(path string) (sf snapshotFile, ok bool, err error) {
 			if !strings.EqualFold(key, "log_seq") {
 				return false, nil
 			}
-			return true, json.Unmarshal(value, &sf.LogSeq)
+			err := json.Unmarshal(value, &sf.LogSeq)
+			if typ, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && typ.Field == "" {
+				// named, as a field's refusal is: `field "log_seq" must be an integer
+				// from 0 to …, not -1`
+				typ.Field = "log_seq"
+			}
+			return true, err
 		},
+		// in strictjson's words, as the control API and a bundle say them, never
+		// encoding/json's ("cannot unmarshal number into Go struct field Project.…")
+		JSONError: func(err error) error { return errors.New(strictjson.Words(err)) },
 	})
 	if err != nil {
 		return sf, false, err

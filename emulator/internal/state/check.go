@@ -8,6 +8,7 @@ import (
 	"github.com/hostemu/hostemu/emulator/internal/clock"
 
 	"github.com/hostemu/hostemu/emulator/internal/envelope"
+	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
 // The years a timestamp of the world may have: within them Unix nanoseconds, RFC 3339
@@ -58,11 +59,11 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 		}
 		tokens[t.Token] = true
 		if _, ok := ParseScope(string(t.Scope)); !ok {
-			bad("tokens: unknown scope %q", t.Scope)
+			bad("tokens: unknown scope %q%s", t.Scope, yamlcheck.Suggest(string(t.Scope), []string{string(ScopeRead), string(ScopeDeploy), string(ScopeAdmin)}))
 		}
 	}
 	if s := snap.Policy.DomainWriteScope; s != "" && s != ScopeAdmin && s != ScopeDeploy {
-		bad("policy.domain_write_scope: %q is not admin or deploy", s)
+		bad("policy.domain_write_scope: %q is not admin or deploy%s", s, yamlcheck.DidYouMean(string(s), []string{string(ScopeAdmin), string(ScopeDeploy)}))
 	}
 	keyIDs := map[string]bool{}
 	for _, k := range snap.Cipher.MasterKeys {
@@ -111,10 +112,10 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("deployment %q: project %q does not exist", d.ID, d.ProjectID)
 		}
 		if !ValidDeploymentStatus(d.Status) {
-			bad("deployment %q: unknown status %q", d.ID, d.Status)
+			bad("deployment %q: unknown status %q%s", d.ID, d.Status, yamlcheck.Suggest(d.Status, []string{StatusQueued, StatusBuilding, StatusReady, StatusError}))
 		}
 		if d.Target != TargetPreview && d.Target != TargetProduction {
-			bad("deployment %q: unknown target %q", d.ID, d.Target)
+			bad("deployment %q: unknown target %q%s", d.ID, d.Target, yamlcheck.Suggest(d.Target, []string{TargetPreview, TargetProduction}))
 		}
 		if problem := d.timingsProblem(); problem != "" {
 			bad("deployment %q: %s", d.ID, problem)
@@ -167,12 +168,12 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("domain %q: project %q does not exist", d.Hostname, d.ProjectID)
 		}
 		if !ValidDomainStatus(d.Status) {
-			bad("domain %q: unknown status %q", d.Hostname, d.Status)
+			bad("domain %q: unknown status %q%s", d.Hostname, d.Status, yamlcheck.Suggest(d.Status, []string{StatusPending, StatusVerifying, StatusActive, StatusError}))
 		}
 		switch d.TLS.Status {
 		case TLSPending, TLSIssued, TLSError:
 		default:
-			bad("domain %q: unknown tls status %q", d.Hostname, d.TLS.Status)
+			bad("domain %q: unknown tls status %q%s", d.Hostname, d.TLS.Status, yamlcheck.Suggest(d.TLS.Status, []string{TLSPending, TLSIssued, TLSError}))
 		}
 		renewalFailed := d.Status == StatusActive && d.TLS.Status == TLSError && d.TLS.ExpiresAt != nil && d.TLS.Issuer != nil
 		if want := TLSStatusFor(d.Status); ValidDomainStatus(d.Status) && d.TLS.Status != want && !renewalFailed {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,8 @@ func TestReadSnapshotRefusesUnknownKeys(t *testing.T) {
 
 // errorKind is what a caller can tell of a ReadSnapshot error: the catalogue's code, or
 // which of encoding/json's errors it is.
+var mapValueType = regexp.MustCompile(`^key "(?:[^"\\]|\\.)*" in (\S+) must be `)
+
 func errorKind(err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -115,8 +118,11 @@ func errorKind(err error) string {
 		return "type " + typ.Field
 	}
 	if e, ok := apperr.As(err); ok {
-		if strings.Contains(e.Message, " is not an RFC 3339 time like ") {
+		if strings.Contains(e.Message, " is not an RFC 3339 time like ") || strings.Contains(e.Message, " is not base64 ") {
 			return "field" // named by strictjson.RefusedValue, where the oracle has the decoder's words
+		}
+		if m := mapValueType.FindStringSubmatch(e.Message); m != nil {
+			return "type " + m[1] // a map's value of the wrong type, named by its key (strictjson.Explain)
 		}
 		return string(e.Code)
 	}
@@ -154,6 +160,9 @@ func FuzzReadSnapshot(f *testing.F) {
 		`{"deployments":[{"created_at":"2026-13-01T00:00:00Z"}]}`, `{"projects":[{"created_at":"x"}]}`, "{\"a\n\":1}", `{"a":"\x"}`,
 		`{"deployments":[{"id":"a"} {"id":"b"}]}`, `{"deployments":[{"id":"a"}]`, `{"files":["a",1]}`, `{"files":[-]}`,
 		`{"deployments":[{"id":"a","env":{"A":"1","A":"2"}}]}`, `{"tokens":[{"scope":"read","SCOPE":"admin"}]}`, `{"projects":[{"env":{"A":"1","a":"2"}}]}`,
+		`{"cipher":{"master_keys":[{"id":"m","key":"!!"}]}}`, `{"uploads":[{"digest":"abc","content":"!!"}]}`,
+		`{"projects":[{"env":{"A":5}}]}`, `{"deployments":[{"id":"d","env":{"A":5}}]}`, `{"deployments":[{"id":"d","files":{"a":5}}]}`,
+		`{"deployments":[{"id":"d","env":{"A":"1","B":[]}}]}`, `{"projects":[{"env":5}]}`,
 	} {
 		f.Add(s)
 	}

@@ -199,6 +199,14 @@ func TestCheckRefusesWhatTheAPICannotMake(t *testing.T) {
 		edit       func(s *Snapshot)
 	}{
 		{"upper-case hostname", "not a lower-case", func(s *Snapshot) { s.Domains[0].Hostname = "UPPER.TEST" }},
+		// an enum value refused names the closest known one, or lists them
+		{"a token's scope misspelt", `tokens: unknown scope "raed" (did you mean "read"?)`, func(s *Snapshot) { s.Tokens = []Token{{Token: "t", Scope: "raed"}} }},
+		{"a token's scope far off", `tokens: unknown scope "root" (want read, deploy, admin)`, func(s *Snapshot) { s.Tokens = []Token{{Token: "t", Scope: "root"}} }},
+		{"a domain's status misspelt", `domain "shop.test": unknown status "pendng" (did you mean "pending"?)`, func(s *Snapshot) { s.Domains[0].Status = "pendng" }},
+		{"a domain's tls status misspelt", `domain "shop.test": unknown tls status "isued" (did you mean "issued"?)`, func(s *Snapshot) { s.Domains[0].TLS.Status = "isued" }},
+		{"a deployment's status misspelt", `deployment "dpl_a": unknown status "redy" (did you mean "ready"?)`, func(s *Snapshot) { s.Deployments[0].Status = "redy" }},
+		{"a deployment's target misspelt", `deployment "dpl_a": unknown target "prod" (want preview, production)`, func(s *Snapshot) { s.Deployments[0].Target = "prod" }},
+		{"the policy's scope misspelt", `policy.domain_write_scope: "admn" is not admin or deploy (did you mean "admin"?)`, func(s *Snapshot) { s.Policy.DomainWriteScope = "admn" }},
 		{"empty hostname", "not a lower-case", func(s *Snapshot) { s.Domains[0].Hostname = "" }},
 		{"hostname with a slash and a space", "not a lower-case", func(s *Snapshot) { s.Domains[0].Hostname = "a/b c" }},
 		{"redirect_to not normalized", "redirect_to", func(s *Snapshot) { s.Domains[0].RedirectTo = "Other.TEST." }},

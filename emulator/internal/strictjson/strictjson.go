@@ -3,17 +3,28 @@
 // The control API's bodies and the state documents (PUT /_emulator/state, a bundle's
 // state.json, --state files) are read this way: a typo must fail loudly, never pass with
 // the key ignored.
+//
+// A value refused is worded here too, once for every reader: by its field and place,
+// in hostemu's words, never encoding/json's ("cannot unmarshal string into Go struct
+// field Manifest.seed of type int64", "parsing time … as \"2006-01-02T15:04:05Z07:00\"",
+// "illegal base64 data at input byte 0"): TypeMessage for a value of the wrong JSON type
+// or a number its field cannot hold, RefusedValue for one its type's own decoder refuses
+// (a time, a fault's delay, base64), Words for a caller that says it in a sentence of its
+// own (a failure bundle's members).
 package strictjson
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,7 +41,8 @@ import (
 // twice, refused as GivenOnce words it, never encoding/json's bare words.
 //
 // A value its type's own decoder refuses (a time that is not RFC 3339) is named too, by
-// its key and place (RefusedValue): encoding/json's error says neither.
+// its key and place (RefusedValue): encoding/json's error says neither; one that a later
+// value of its key replaces is a key given twice.
 func Decode(text []byte, dst any, where string) error {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -38,6 +50,13 @@ func Decode(text []byte, dst any, where string) error {
 	if err == nil {
 		return nil
 	}
+	return Explain(text, dst, where, err)
+}
+
+// Explain is Decode's error path: err is encoding/json's error decoding text into dst
+// (refusing unknown fields), named as Decode names it; for a caller that decodes with a
+// decoder of its own and comes here only when it fails.
+func Explain(text []byte, dst any, where string, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -50,11 +69,28 @@ func Decode(text []byte, dst any, where string) error {
 				return gerr
 			}
 		}
-	case errors.As(err, &syn), errors.As(err, &typ), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+	case errors.As(err, &typ):
+		named := *typ
+		named.Field = jsonPath(reflect.TypeOf(dst), typ.Field)
+		if v, ok := Value(text); ok {
+			// a map's value: encoding/json names the map, not the key
+			if at, key, ok := mapKey(v, reflect.TypeOf(dst), splitPath(named.Field)); ok {
+				return apperr.Errorf(apperr.InvalidRequest, "key %q%s %s", key, in(join(where, at)), mustBe(&named))
+			}
+		}
+		if named.Field != typ.Field {
+			return &named
+		}
+	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 	default:
 		if v, ok := Value(text); ok {
 			if verr := RefusedValue(v, reflect.TypeOf(dst), where); verr != nil {
 				return verr
+			}
+			// a refused value that a later value of its key replaces is not in v: the
+			// key is given twice ({"time":"soon","time":"2026-…"})
+			if gerr := GivenOnce(text, dst, where); gerr != nil {
+				return gerr
 			}
 		}
 	}
@@ -95,14 +131,32 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 		if key != "" {
 			place = fmt.Sprintf("key %q%s", key, in(where))
 		}
-		if t == timeType {
+		if t == timeType || (t.Kind() == reflect.Struct && t.ConvertibleTo(timeType)) { // state.Timestamp too
 			why := ""
 			if pe, ok := errors.AsType[*time.ParseError](uerr); ok && pe.Message != "" {
 				why = " (" + strings.TrimPrefix(pe.Message, ": ") + ")" // a month out of range
 			}
 			return apperr.Errorf(apperr.InvalidRequest, "%s: %s is not an RFC 3339 time like 2026-11-01T10:00:00Z%s", place, text, why)
 		}
+		if field, rest, ok := ownName(uerr.Error(), key); ok {
+			// the decoder named its own field ("delay: invalid duration"): the place
+			// goes before its name, as a type error's field does
+			return apperr.Errorf(apperr.InvalidRequest, "field %q%s", join(where, field), rest)
+		}
 		return apperr.Errorf(apperr.InvalidRequest, "%s: %v", place, uerr)
+	}
+	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+		// []byte: encoding/json reads a base64 string, and its error names no field
+		if s, ok := v.(string); ok {
+			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+				place := "the value" + in(where)
+				if key != "" {
+					place = fmt.Sprintf("key %q%s", key, in(where))
+				}
+				return apperr.Errorf(apperr.InvalidRequest, "%s: %.80q is not base64 (standard alphabet, padded)", place, s)
+			}
+		}
+		return nil
 	}
 	if key != "" {
 		where = join(where, key) // inside the value: its key is part of the place
@@ -145,6 +199,156 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 		}
 	}
 	return nil
+}
+
+// jsonPath is a type error's field path (encoding/json's UnmarshalTypeError.Field, as
+// "faults.Spec.status") without the Go names of the embedded structs it passed through
+// ("faults.status"): the keys of the JSON, as a user wrote them.
+func jsonPath(t reflect.Type, field string) string {
+	if t == nil || field == "" {
+		return field
+	}
+	var out []string
+	for _, name := range strings.Split(field, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			out = append(out, name)
+			continue
+		}
+		if _, ft, ok := fieldFor(jsonFields(t), name); ok {
+			out = append(out, name)
+			t = ft
+			continue
+		}
+		if f, ok := t.FieldByName(name); ok && f.Anonymous && f.Tag.Get("json") == "" {
+			t = f.Type // an embedded struct: its fields are its parent's keys
+			continue
+		}
+		out = append(out, name)
+	}
+	return strings.Join(out, ".")
+}
+
+func splitPath(field string) []string {
+	if field == "" {
+		return nil
+	}
+	return strings.Split(field, ".")
+}
+
+// mapKey finds, along a type error's field path (JSON names, from type t), the map
+// whose value is of the wrong JSON type, and that value's key: ("match.query", "a") for
+// {"match":{"query":{"a":5}}}, whose error names "match.query" alone; the keys of maps
+// it passes are in the place ("deep.x", "z"). ok is false when
+// the path leads to no map (or to none such): the error names its field already.
+func mapKey(v any, t reflect.Type, path []string) (at, key string, ok bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessage || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return "", "", false
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if arr, isArr := v.([]any); isArr {
+			for _, e := range arr {
+				if at, key, ok := mapKey(e, t.Elem(), path); ok {
+					return at, key, true
+				}
+			}
+		}
+	case reflect.Map:
+		obj, isObj := v.(map[string]any)
+		if !isObj {
+			return "", "", false
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if len(path) == 0 && !fits(obj[k], t.Elem()) {
+				return "", k, true
+			}
+			// a value of the right kind may hold the wrong one deeper; the path goes on
+			// past a map's keys, which encoding/json's does not name, and here they are
+			if at, key, ok := mapKey(obj[k], t.Elem(), path); ok {
+				if at == "" {
+					return k, key, true
+				}
+				return k + "." + at, key, true
+			}
+		}
+	case reflect.Struct:
+		obj, isObj := v.(map[string]any)
+		if !isObj || len(path) == 0 {
+			return "", "", false
+		}
+		name, ft, known := fieldFor(jsonFields(t), path[0])
+		if !known {
+			return "", "", false
+		}
+		for k, val := range obj {
+			if k == name || strings.EqualFold(k, name) {
+				if at, key, ok := mapKey(val, ft, path[1:]); ok {
+					if at == "" {
+						return name, key, true
+					}
+					return name + "." + at, key, true
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+// fits says whether JSON value v (as Value decodes it) decodes into type t without a
+// type error, as far as its JSON type and a number's range say.
+func fits(v any, t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil || t.Kind() == reflect.Interface || t == rawMessage || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return true
+	}
+	switch x := v.(type) {
+	case string:
+		return t.Kind() == reflect.String || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8)
+	case bool:
+		return t.Kind() == reflect.Bool
+	case json.Number:
+		switch {
+		case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+			_, err := strconv.ParseInt(string(x), 10, t.Bits())
+			return err == nil
+		case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr:
+			_, err := strconv.ParseUint(string(x), 10, t.Bits())
+			return err == nil
+		case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+			_, err := strconv.ParseFloat(string(x), t.Bits())
+			return err == nil
+		}
+		return false
+	case map[string]any:
+		return t.Kind() == reflect.Map || t.Kind() == reflect.Struct
+	case []any:
+		return t.Kind() == reflect.Slice || t.Kind() == reflect.Array
+	}
+	return true
+}
+
+// ownName splits a decoder's error that begins with its own field's name, key ("delay:
+// invalid duration", "delay.min: invalid duration", "delay must be a duration"), into
+// that name with what follows it in the name ("delay.min") and the rest (": invalid
+// duration"); ok is false when it begins otherwise.
+func ownName(msg, key string) (field, rest string, ok bool) {
+	after, found := strings.CutPrefix(msg, key)
+	if key == "" || !found {
+		return "", "", false
+	}
+	i := strings.IndexAny(after, ": ")
+	if i < 0 || (i > 0 && after[0] != '.') {
+		return "", "", false // "delays: …", or a name that only begins with key
+	}
+	return key + after[:i], after[i:], true
 }
 
 // Value decodes text, one JSON value, for UnknownKeys' walk, as json.Unmarshal into an
@@ -542,4 +746,110 @@ func join(where, key string) string {
 		return key
 	}
 	return where + "." + key
+}
+
+// Words is the message of a decoding error of Decode or Explain, for a caller that
+// says it in its own sentence (a failure bundle's "manifest.json: …"): a coded error's
+// message, a type error as TypeMessage words it, malformed JSON as "not valid JSON: …
+// (at byte N)", else the error's text.
+func Words(err error) string {
+	if e, ok := apperr.As(err); ok {
+		return e.Message
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typ):
+		if msg, ok := TypeMessage(typ); ok {
+			return msg
+		}
+		return "the value " + mustBe(typ)
+	case errors.As(err, &syn):
+		return fmt.Sprintf("not valid JSON: %v (at byte %d)", syn, syn.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "not valid JSON: unexpected end of input"
+	}
+	return err.Error()
+}
+
+// TypeMessage words encoding/json's refusal of a value of the wrong JSON type by the
+// field it names: `field "count" must be a number, not string` (an integer's field
+// too: "a number" is what JSON calls it); and of a number its
+// field cannot hold by what it can: `field "count" must be an integer, not 1.5`,
+// `field "seed" must be an integer from 0 to 18446744073709551615, not -1`, `field
+// "rate" must be a number from -1.8e308 to 1.8e308, not 1e400` (encoding/json says
+// "number 1e400" to a field that is a number). ok is false when it names no field: the
+// document itself is of the wrong type. The control API's bodies, the state documents
+// and a failure bundle's members say it alike.
+func TypeMessage(typ *json.UnmarshalTypeError) (msg string, ok bool) {
+	if typ.Field == "" {
+		return "", false
+	}
+	return fmt.Sprintf("field %q %s", typ.Field, mustBe(typ)), true
+}
+
+// mustBe is what TypeMessage says of typ's value: "must be an integer, not 1.5".
+func mustBe(typ *json.UnmarshalTypeError) string {
+	t := typ.Type
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	got, isNumber := strings.CutPrefix(typ.Value, "number ")
+	if !isNumber {
+		return fmt.Sprintf("must be %s, not %s", jsonKind(t), typ.Value)
+	}
+	kind := jsonKind(t)
+	switch {
+	case t == nil:
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		kind = "an integer"
+		if integral(got) {
+			bits := t.Bits()
+			kind = fmt.Sprintf("an integer from %d to %d", int64(-1)<<(bits-1), int64(1)<<(bits-1)-1)
+		}
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr:
+		kind = "an integer"
+		if integral(got) {
+			kind = fmt.Sprintf("an integer from 0 to %d", uint64(math.MaxUint64)>>(64-t.Bits()))
+		}
+	case t.Kind() == reflect.Float32:
+		kind = "a number from -3.4e38 to 3.4e38"
+	case t.Kind() == reflect.Float64:
+		kind = "a number from -1.8e308 to 1.8e308"
+	}
+	return fmt.Sprintf("must be %s, not %s", kind, got)
+}
+
+// integral says whether a JSON number is written as an integer (no fraction, no
+// exponent): one its field would hold were it in range.
+func integral(number string) bool {
+	return !strings.ContainsAny(number, ".eE")
+}
+
+// jsonKind names the JSON a Go type decodes from, for TypeMessage.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		if t == timeType {
+			return "a string" // an RFC 3339 time
+		}
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
+			return "a string" // []byte: base64
+		}
+		return "an array"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "of another type"
 }

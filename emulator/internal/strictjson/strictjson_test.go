@@ -3,6 +3,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -316,5 +317,112 @@ func TestDecodeNamesARefusedValue(t *testing.T) {
 	}
 	if err := Decode([]byte(`{"created_at":`), new(doc), "deployments"); err == nil || strings.Contains(err.Error(), "RFC 3339") {
 		t.Errorf("a cut document: %v", err)
+	}
+}
+
+// A []byte's value that is not base64, and a value whose own decoder names itself
+// ("delay: …"), are named by their place; a type error's field loses the Go names of
+// the embedded structs encoding/json puts in it ("faults.Spec.status").
+func TestDecodeNamesBase64OwnNamesAndEmbedded(t *testing.T) {
+	type Inner struct {
+		Status int `json:"status"`
+	}
+	type saved struct {
+		Inner
+		Delay selfNamed `json:"delay"`
+	}
+	type doc struct {
+		Dice   []byte  `json:"dice"`
+		Faults []saved `json:"faults"`
+	}
+	for _, tc := range []struct{ text, want string }{
+		{`{"dice":"!!x"}`, `key "dice" in bundle: "!!x" is not base64 (standard alphabet, padded)`},
+		{`{"faults":[{"delay":"soon"}]}`, `field "bundle.faults.delay": invalid duration "soon"`},
+		{`{"faults":[{"delay":"range"}]}`, `field "bundle.faults.delay.min": invalid duration "x"`},
+		{`{"faults":[{"delay":"word"}]}`, `field "bundle.faults.delay" must be a duration`},
+		{`{"faults":[{"delay":"other"}]}`, `key "delay" in bundle.faults: delays are off`},
+	} {
+		err := Decode([]byte(tc.text), new(doc), "bundle")
+		if e, ok := apperr.As(err); !ok || e.Code != apperr.InvalidRequest || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want invalid_request %q", tc.text, err, tc.want)
+		}
+	}
+	err := Decode([]byte(`{"faults":[{"status":"503"}]}`), new(doc), "")
+	if got := Words(err); got != `field "faults.status" must be a number, not string` {
+		t.Errorf("a type error through an embedded struct: %q", got)
+	}
+}
+
+// selfNamed decodes as a fault's delay does: its errors begin with its own name.
+type selfNamed struct{}
+
+func (selfNamed) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"soon"`:
+		return errors.New(`delay: invalid duration "soon"`)
+	case `"range"`:
+		return errors.New(`delay.min: invalid duration "x"`)
+	case `"word"`:
+		return errors.New(`delay must be a duration string such as "750ms"`)
+	case `"other"`:
+		return errors.New(`delays are off`)
+	}
+	return nil
+}
+
+// encoding/json's type errors in words: a number a field cannot hold says what it can.
+func TestTypeMessage(t *testing.T) {
+	type doc struct {
+		Count  int     `json:"count"`
+		Since  uint64  `json:"since"`
+		Small  int8    `json:"small"`
+		Rate   float64 `json:"rate"`
+		Name   string  `json:"name"`
+		Dice   []byte  `json:"dice"`
+		List   []int   `json:"list"`
+		Nested struct {
+			On bool `json:"on"`
+		} `json:"nested"`
+		Env   map[string]string              `json:"env"`
+		Steps []struct{ Env map[string]int } `json:"steps"`
+		Deep  map[string]map[string]uint8    `json:"deep"`
+	}
+	for _, tc := range []struct{ text, want string }{
+		{`{"count":"1"}`, `field "count" must be a number, not string`},
+		{`{"count":1.5}`, `field "count" must be an integer, not 1.5`},
+		{`{"count":1e400}`, `field "count" must be an integer, not 1e400`},
+		{`{"count":99999999999999999999}`, `field "count" must be an integer from -9223372036854775808 to 9223372036854775807, not 99999999999999999999`},
+		{`{"since":-1}`, `field "since" must be an integer from 0 to 18446744073709551615, not -1`},
+		{`{"since":"x"}`, `field "since" must be a number, not string`},
+		{`{"small":300}`, `field "small" must be an integer from -128 to 127, not 300`},
+		{`{"rate":1e400}`, `field "rate" must be a number from -1.8e308 to 1.8e308, not 1e400`},
+		{`{"name":5}`, `field "name" must be a string, not number`},
+		{`{"dice":5}`, `field "dice" must be a string, not number`},
+		{`{"list":{}}`, `field "list" must be an array, not object`},
+		{`{"nested":{"on":"yes"}}`, `field "nested.on" must be a boolean, not string`},
+		// a map's value is named by its key, which encoding/json's error leaves out
+		{`{"env":{"A":"1","B":5}}`, `key "B" in env must be a string, not number`},
+		{`{"steps":[{"Env":{"a":1}},{"env":{"b":1.5}}]}`, `key "b" in steps.Env must be an integer, not 1.5`},
+		{`{"deep":{"x":{"y":1,"z":300}}}`, `key "z" in deep.x must be an integer from 0 to 255, not 300`},
+		{`[1]`, `the value must be an object, not array`},
+		{`{"name":`, `not valid JSON: unexpected end of input`},
+		{`{"name" 5}`, `not valid JSON: invalid character '5' after object key (at byte 9)`},
+	} {
+		if got := Words(Decode([]byte(tc.text), new(doc), "")); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// A refused value that a later value of its key replaces is the key given twice, never
+// encoding/json's words ("parsing time \"soon\" as …"): the decoded value RefusedValue
+// walks holds the later one (a journal line edited by hand found it).
+func TestDecodeRefusedValueReplacedIsAKeyTwice(t *testing.T) {
+	type doc struct {
+		At time.Time `json:"at"`
+	}
+	err := Decode([]byte(`{"at":"soon","at":"2026-11-01T10:00:00Z"}`), new(doc), "journal")
+	if e, ok := apperr.As(err); !ok || !strings.Contains(e.Message, `key "at" in journal is given twice`) {
+		t.Errorf("%v", err)
 	}
 }

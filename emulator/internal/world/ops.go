@@ -276,7 +276,7 @@ func (w *World) ForceDeploymentStatus(id string, req ForcedStatus) (state.Deploy
 	}
 	status := *req.Status
 	if !state.ValidDeploymentStatus(status) {
-		return state.Deployment{}, apperr.Errorf(apperr.InvalidRequest, "status %q: want queued, building, ready or error", status)
+		return state.Deployment{}, statusProblem("deployment", &status, deploymentStatuses...)
 	}
 	forced, err := req.forcedError(state.CodeBuildFailed)
 	if err != nil {
@@ -312,7 +312,7 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	}
 	status := *req.Status
 	if !state.ValidDomainStatus(status) {
-		return state.Domain{}, apperr.Errorf(apperr.InvalidRequest, "status %q: want pending, verifying, active or error", status)
+		return state.Domain{}, statusProblem("domain", &status, domainStatuses...)
 	}
 	forced, err := req.forcedError(state.CodeVerificationFailed)
 	if err != nil {
