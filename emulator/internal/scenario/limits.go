@@ -5,6 +5,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hostemu/hostemu/emulator/internal/state"
 	"github.com/hostemu/hostemu/emulator/internal/yamlcheck"
 )
 
@@ -132,7 +133,7 @@ func (d *decoder) rateLimits(n *yaml.Node, base *Scenario) (RateLimits, bool) {
 }
 
 // scopes are the token scopes per_scope may name, as state.ParseScope reads them.
-var scopes = []string{"read", "deploy", "admin"}
+var scopes = state.Scopes
 
 // perScope reads rate_limits.per_scope: {deploy: {per_second, per_minute}, ...}, each
 // key it leaves out taken from rl's per-token numbers.

@@ -59,7 +59,7 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 		}
 		tokens[t.Token] = true
 		if _, ok := ParseScope(string(t.Scope)); !ok {
-			bad("tokens: unknown scope %q%s", t.Scope, yamlcheck.Suggest(string(t.Scope), []string{string(ScopeRead), string(ScopeDeploy), string(ScopeAdmin)}))
+			bad("tokens: unknown scope %q%s", t.Scope, yamlcheck.Suggest(string(t.Scope), Scopes))
 		}
 	}
 	if s := snap.Policy.DomainWriteScope; s != "" && s != ScopeAdmin && s != ScopeDeploy {
@@ -112,10 +112,10 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("deployment %q: project %q does not exist", d.ID, d.ProjectID)
 		}
 		if !ValidDeploymentStatus(d.Status) {
-			bad("deployment %q: unknown status %q%s", d.ID, d.Status, yamlcheck.Suggest(d.Status, []string{StatusQueued, StatusBuilding, StatusReady, StatusError}))
+			bad("deployment %q: unknown status %q%s", d.ID, d.Status, yamlcheck.Suggest(d.Status, DeploymentStatuses))
 		}
 		if d.Target != TargetPreview && d.Target != TargetProduction {
-			bad("deployment %q: unknown target %q%s", d.ID, d.Target, yamlcheck.Suggest(d.Target, []string{TargetPreview, TargetProduction}))
+			bad("deployment %q: unknown target %q%s", d.ID, d.Target, yamlcheck.Suggest(d.Target, Targets))
 		}
 		if problem := d.timingsProblem(); problem != "" {
 			bad("deployment %q: %s", d.ID, problem)
@@ -168,12 +168,12 @@ func (snap *Snapshot) check(built func() map[string]*Deployment) error {
 			bad("domain %q: project %q does not exist", d.Hostname, d.ProjectID)
 		}
 		if !ValidDomainStatus(d.Status) {
-			bad("domain %q: unknown status %q%s", d.Hostname, d.Status, yamlcheck.Suggest(d.Status, []string{StatusPending, StatusVerifying, StatusActive, StatusError}))
+			bad("domain %q: unknown status %q%s", d.Hostname, d.Status, yamlcheck.Suggest(d.Status, DomainStatuses))
 		}
 		switch d.TLS.Status {
 		case TLSPending, TLSIssued, TLSError:
 		default:
-			bad("domain %q: unknown tls status %q%s", d.Hostname, d.TLS.Status, yamlcheck.Suggest(d.TLS.Status, []string{TLSPending, TLSIssued, TLSError}))
+			bad("domain %q: unknown tls status %q%s", d.Hostname, d.TLS.Status, yamlcheck.Suggest(d.TLS.Status, TLSStatuses))
 		}
 		renewalFailed := d.Status == StatusActive && d.TLS.Status == TLSError && d.TLS.ExpiresAt != nil && d.TLS.Issuer != nil
 		if want := TLSStatusFor(d.Status); ValidDomainStatus(d.Status) && d.TLS.Status != want && !renewalFailed {

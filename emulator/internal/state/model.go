@@ -74,6 +74,16 @@ const (
 	TargetProduction = "production"
 )
 
+// The values each of these may take, in lifecycle order: what a refusal lists, or
+// names the closest of ("did you mean"). Read them, never modify them.
+var (
+	Scopes             = []string{string(ScopeRead), string(ScopeDeploy), string(ScopeAdmin)}
+	DeploymentStatuses = []string{StatusQueued, StatusBuilding, StatusReady, StatusError}
+	DomainStatuses     = []string{StatusPending, StatusVerifying, StatusActive, StatusError}
+	TLSStatuses        = []string{TLSPending, TLSIssued, TLSError}
+	Targets            = []string{TargetPreview, TargetProduction}
+)
+
 // ValidDeploymentStatus reports whether s is one of the spec's deployment statuses.
 func ValidDeploymentStatus(s string) bool {
 	switch s {

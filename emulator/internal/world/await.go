@@ -217,7 +217,7 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 	switch {
 	case req.Deployment != nil:
 		if req.Status == nil || !state.ValidDeploymentStatus(*req.Status) {
-			return nil, false, statusProblem("deployment", req.Status, deploymentStatuses...)
+			return nil, false, statusProblem("deployment", req.Status, state.DeploymentStatuses...)
 		}
 		id, want := *req.Deployment, *req.Status
 		if _, _, err := w.store.Deployment(id); err != nil {
@@ -230,7 +230,7 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 		}, false, nil
 	case req.Domain != nil:
 		if req.Status == nil || !state.ValidDomainStatus(*req.Status) {
-			return nil, false, statusProblem("domain", req.Status, domainStatuses...)
+			return nil, false, statusProblem("domain", req.Status, state.DomainStatuses...)
 		}
 		host, err := domainHost(*req.Domain)
 		if err != nil {
@@ -266,12 +266,6 @@ func (w *World) awaitCondition(req AwaitRequest, out *AwaitResult) (cond func() 
 		return out.Count >= n
 	}, true, nil
 }
-
-// The statuses of each resource, in lifecycle order, as statusProblem lists them.
-var (
-	deploymentStatuses = []string{state.StatusQueued, state.StatusBuilding, state.StatusReady, state.StatusError}
-	domainStatuses     = []string{state.StatusPending, state.StatusVerifying, state.StatusActive, state.StatusError}
-)
 
 // statusProblem refuses an awaited or forced status that is missing or not one of known
 // (a resource's statuses): it names the value given and the closest known one, as every

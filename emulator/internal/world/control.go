@@ -94,7 +94,7 @@ func (w *World) MintToken(scope *string) (state.Token, error) {
 	}
 	sc, ok := state.ParseScope(*scope)
 	if !ok {
-		return state.Token{}, apperr.Errorf(apperr.InvalidRequest, `field "scope" must be read, deploy or admin, not %q%s`, *scope, yamlcheck.DidYouMean(*scope, []string{"read", "deploy", "admin"}))
+		return state.Token{}, apperr.Errorf(apperr.InvalidRequest, `field "scope" must be read, deploy or admin, not %q%s`, *scope, yamlcheck.DidYouMean(*scope, state.Scopes))
 	}
 	t := state.Token{Token: w.tokenPrefix + string(sc) + "_" + strings.ToLower(rand.Text()), Scope: sc}
 	if err := w.charge(state.WeightOf(&t)); err != nil {

@@ -276,7 +276,7 @@ func (w *World) ForceDeploymentStatus(id string, req ForcedStatus) (state.Deploy
 	}
 	status := *req.Status
 	if !state.ValidDeploymentStatus(status) {
-		return state.Deployment{}, statusProblem("deployment", &status, deploymentStatuses...)
+		return state.Deployment{}, statusProblem("deployment", &status, state.DeploymentStatuses...)
 	}
 	forced, err := req.forcedError(state.CodeBuildFailed)
 	if err != nil {
@@ -312,7 +312,7 @@ func (w *World) ForceDomainStatus(hostname string, req ForcedStatus) (state.Doma
 	}
 	status := *req.Status
 	if !state.ValidDomainStatus(status) {
-		return state.Domain{}, statusProblem("domain", &status, domainStatuses...)
+		return state.Domain{}, statusProblem("domain", &status, state.DomainStatuses...)
 	}
 	forced, err := req.forcedError(state.CodeVerificationFailed)
 	if err != nil {
