@@ -675,7 +675,7 @@ func (b *Bundle) member(name string, size int64, r io.Reader, opt ReadOptions) e
 		}
 		jsonError := opt.JSONError
 		if jsonError == nil {
-			jsonError = wordedJSON
+			jsonError = strictjson.Worded
 		}
 		snap, err := state.ReadSnapshot(r, state.ReadOptions{Max: opt.StateMax, Charge: opt.Charge, JSONError: jsonError})
 		if err != nil {
@@ -836,11 +836,6 @@ func orUnknown(v string) string {
 	return v
 }
 
-// wordedJSON is state.json's decoding error in strictjson's words: `field "projects.id"
-// must be a string, not number`, not encoding/json's "cannot unmarshal number into Go
-// struct field Project.projects.id of type string".
-func wordedJSON(err error) error { return errors.New(strictjson.Words(err)) }
-
 // strict decodes one JSON value refusing unknown keys and anything after it. A value
 // refused is named by its key and place, as the state and the control API name it
 // (strictjson's words: `field "seed" must be a number, not string`, `key "now" in clock:
@@ -850,7 +845,7 @@ func strict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return wordedJSON(strictjson.Explain(data, v, "", err))
+		return strictjson.Worded(strictjson.Explain(data, v, "", err))
 	}
 	if dec.More() {
 		return errors.New("more than one JSON value")

@@ -54,7 +54,7 @@ func readSnapshotFile(path string) (sf snapshotFile, ok bool, err error) {
 		},
 		// in strictjson's words, as the control API and a bundle say them, never
 		// encoding/json's ("cannot unmarshal number into Go struct field Project.…")
-		JSONError: func(err error) error { return errors.New(strictjson.Words(err)) },
+		JSONError: strictjson.Worded,
 	})
 	if err != nil {
 		return sf, false, err

@@ -127,10 +127,7 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 		if uerr == nil {
 			return nil
 		}
-		place := "the value" + in(where)
-		if key != "" {
-			place = fmt.Sprintf("key %q%s", key, in(where))
-		}
+		place := placeOf(where, key)
 		if t == timeType || (t.Kind() == reflect.Struct && t.ConvertibleTo(timeType)) { // state.Timestamp too
 			why := ""
 			if pe, ok := errors.AsType[*time.ParseError](uerr); ok && pe.Message != "" {
@@ -145,15 +142,11 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 		}
 		return apperr.Errorf(apperr.InvalidRequest, "%s: %v", place, uerr)
 	}
-	if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+	if isBytes(t) {
 		// []byte: encoding/json reads a base64 string, and its error names no field
 		if s, ok := v.(string); ok {
 			if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-				place := "the value" + in(where)
-				if key != "" {
-					place = fmt.Sprintf("key %q%s", key, in(where))
-				}
-				return apperr.Errorf(apperr.InvalidRequest, "%s: %.80q is not base64 (standard alphabet, padded)", place, s)
+				return apperr.Errorf(apperr.InvalidRequest, "%s: %.80q is not base64 (standard alphabet, padded)", placeOf(where, key), s)
 			}
 		}
 		return nil
@@ -199,6 +192,20 @@ func refusedValue(v any, t reflect.Type, where, key string) error {
 		}
 	}
 	return nil
+}
+
+// placeOf names a refused value's place: its key in where, or the value itself when it
+// has none (an element of an array).
+func placeOf(where, key string) string {
+	if key == "" {
+		return "the value" + in(where)
+	}
+	return fmt.Sprintf("key %q%s", key, in(where))
+}
+
+// isBytes says whether t is []byte, which encoding/json reads from a base64 string.
+func isBytes(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
 }
 
 // jsonPath is a type error's field path (encoding/json's UnmarshalTypeError.Field, as
@@ -311,7 +318,7 @@ func fits(v any, t reflect.Type) bool {
 	}
 	switch x := v.(type) {
 	case string:
-		return t.Kind() == reflect.String || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8)
+		return t.Kind() == reflect.String || isBytes(t)
 	case bool:
 		return t.Kind() == reflect.Bool
 	case json.Number:
@@ -772,6 +779,10 @@ func Words(err error) string {
 	return err.Error()
 }
 
+// Worded is err in Words' words, for a reader whose caller puts it in a sentence of its
+// own (a failure bundle's state.json, a --state file).
+func Worded(err error) error { return errors.New(Words(err)) }
+
 // TypeMessage words encoding/json's refusal of a value of the wrong JSON type by the
 // field it names: `field "count" must be a number, not string` (an integer's field
 // too: "a number" is what JSON calls it); and of a number its
@@ -840,7 +851,7 @@ func jsonKind(t reflect.Type) string {
 		}
 		return "an object"
 	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
+		if isBytes(t) {
 			return "a string" // []byte: base64
 		}
 		return "an array"
