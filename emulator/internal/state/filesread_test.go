@@ -84,11 +84,7 @@ func TestCheckRefusesFilesAsTheAPI(t *testing.T) {
 	})
 	t.Run("decoded by encoding/json", func(t *testing.T) {
 		t.Parallel()
-		var snap Snapshot
-		if err := json.Unmarshal([]byte(doc), &snap); err != nil {
-			t.Fatal(err)
-		}
-		check(t, &snap)
+		check(t, decodedByJSON(t, doc))
 	})
 	t.Run("read, then changed", func(t *testing.T) {
 		t.Parallel()
@@ -235,11 +231,7 @@ func TestCheckRefusesDeploymentsWithoutFiles(t *testing.T) {
 	})
 	t.Run("decoded by encoding/json", func(t *testing.T) {
 		t.Parallel()
-		var snap Snapshot
-		if err := json.Unmarshal([]byte(doc), &snap); err != nil {
-			t.Fatal(err)
-		}
-		check(t, &snap)
+		check(t, decodedByJSON(t, doc))
 	})
 	t.Run("built in Go", func(t *testing.T) {
 		t.Parallel()
@@ -260,4 +252,15 @@ func TestCheckRefusesDeploymentsWithoutFiles(t *testing.T) {
 			t.Errorf("Load, vouched: %v, want %s", err, want)
 		}
 	})
+}
+
+// decodedByJSON is doc decoded by encoding/json, with no reader's verdict: a snapshot
+// whose deployments' files Check must check itself.
+func decodedByJSON(t *testing.T, doc string) *Snapshot {
+	t.Helper()
+	var snap Snapshot
+	if err := json.Unmarshal([]byte(doc), &snap); err != nil {
+		t.Fatal(err)
+	}
+	return &snap
 }
