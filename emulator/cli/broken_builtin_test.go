@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBrokenDefaultBuiltin builds the command with scenarios/default.yaml broken (go
@@ -90,7 +92,12 @@ func builtWithBroken(t *testing.T, file, text string) func(args ...string) (stri
 	}
 	return func(args ...string) (string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
+		// each run is to fail at once; should a regression make it serve, it is killed
+		// rather than left to hang the test (and outlive it)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.WaitDelay = time.Second
 		cmd.Env = append(cleanEnv(), "HOSTEMU_CA_DIR="+caInMemory)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
